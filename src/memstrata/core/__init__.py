@@ -1,0 +1,1 @@
+"""Pure, synchronous logic: no I/O, no network, no database."""

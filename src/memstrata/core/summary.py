@@ -1,0 +1,239 @@
+"""The structured conversation summary (seed 000, phase 2) and how summaries merge."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+LIST_FIELDS = ("topics", "actions_taken", "decisions", "open_questions", "user_preferences")
+
+
+class SummaryEntity(BaseModel):
+    """A person, place, product, date or other thing the conversation mentioned."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    type: str = "other"
+    details: str = ""
+
+    @field_validator("name", "type", "details", mode="before")
+    @classmethod
+    def _text(cls, value: Any) -> str:
+        return "" if value is None else str(value).strip()
+
+
+class ConversationSummary(BaseModel):
+    """A structured running summary.
+
+    ``parse()`` reads an LLM's JSON answer and falls back to narrative-only on anything it
+    cannot read; ``merge()`` folds a newer summary into this one without losing entities.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    topics: tuple[str, ...] = ()
+    entities: tuple[SummaryEntity, ...] = ()
+    actions_taken: tuple[str, ...] = ()
+    decisions: tuple[str, ...] = ()
+    open_questions: tuple[str, ...] = ()
+    user_preferences: tuple[str, ...] = ()
+    narrative: str = ""
+    covered_turns: int = Field(default=0, ge=0)
+
+    @field_validator(*LIST_FIELDS, mode="before")
+    @classmethod
+    def _string_list(cls, value: Any) -> tuple[str, ...]:
+        if value is None:
+            return ()
+        if isinstance(value, str):
+            value = [value]
+        return dedupe(str(item).strip() for item in value if str(item).strip())
+
+    @field_validator("entities", mode="before")
+    @classmethod
+    def _entity_list(cls, value: Any) -> Any:
+        if value is None:
+            return ()
+        if isinstance(value, dict):
+            value = [value]
+        return tuple(
+            item if isinstance(item, SummaryEntity) else _entity_from_any(item)
+            for item in value
+            if item
+        )
+
+    @field_validator("narrative", mode="before")
+    @classmethod
+    def _narrative(cls, value: Any) -> str:
+        return "" if value is None else str(value).strip()
+
+    @field_validator("covered_turns", mode="before")
+    @classmethod
+    def _turns(cls, value: Any) -> int:
+        try:
+            return max(0, int(value or 0))
+        except (TypeError, ValueError):
+            return 0
+
+    @classmethod
+    def parse(cls, text: str) -> ConversationSummary:
+        """Read a JSON summary; anything unreadable becomes a narrative-only summary."""
+        data = extract_json_object(text)
+        if data is not None:
+            try:
+                return cls.model_validate(data)
+            except ValidationError:
+                pass
+        return cls(narrative=text.strip())
+
+    @property
+    def is_empty(self) -> bool:
+        """True when nothing at all is recorded."""
+        return not (self.narrative or self.entities or any(getattr(self, f) for f in LIST_FIELDS))
+
+    def merge(self, newer: ConversationSummary) -> ConversationSummary:
+        """Fold ``newer`` into this summary.
+
+        Lists keep first-seen order without duplicates (case-insensitive); entities merge by
+        case-insensitive name, combining details without repeats; the newer narrative wins
+        when it has one (an extension rewrites the story), and covered turns add up.
+        """
+        merged: dict[str, Any] = {
+            name: dedupe((*getattr(self, name), *getattr(newer, name))) for name in LIST_FIELDS
+        }
+        return ConversationSummary(
+            **merged,
+            entities=merge_entities((*self.entities, *newer.entities)),
+            narrative=newer.narrative or self.narrative,
+            covered_turns=self.covered_turns + newer.covered_turns,
+        )
+
+    def to_context_string(self) -> str:
+        """Render for injection into an LLM prompt: compact labelled sections."""
+        lines: list[str] = []
+        if self.narrative:
+            lines.append(self.narrative)
+        sections = (
+            ("Topics", self.topics),
+            ("Decisions", self.decisions),
+            ("Actions taken", self.actions_taken),
+            ("Open questions", self.open_questions),
+            ("User preferences", self.user_preferences),
+        )
+        for label, items in sections:
+            if items:
+                lines.append(f"{label}: " + "; ".join(items))
+        if self.entities:
+            lines.append("Entities: " + "; ".join(_render_entity(e) for e in self.entities))
+        return "\n".join(lines)
+
+    def to_json(self) -> str:
+        """Compact JSON, the stored form of a structured summary."""
+        return json.dumps(self.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
+
+
+def _entity_from_any(item: Any) -> SummaryEntity:
+    if isinstance(item, str):
+        return SummaryEntity(name=item)
+    if isinstance(item, dict):
+        return SummaryEntity(
+            name=item.get("name", ""), type=item.get("type") or "other", details=item.get("details")
+        )
+    raise ValueError(f"an entity must be an object or a name, got {type(item).__name__}")
+
+
+def _render_entity(entity: SummaryEntity) -> str:
+    text = (
+        f"{entity.name} ({entity.type})" if entity.type and entity.type != "other" else entity.name
+    )
+    return f"{text}: {entity.details}" if entity.details else text
+
+
+def dedupe(items: Iterable[str]) -> tuple[str, ...]:
+    """Keep first occurrences, comparing case-insensitively and ignoring outer whitespace."""
+    seen: set[str] = set()
+    kept: list[str] = []
+    for item in items:
+        key = _normal(item)
+        if key and key not in seen:
+            seen.add(key)
+            kept.append(item.strip())
+    return tuple(kept)
+
+
+def merge_entities(entities: Iterable[SummaryEntity]) -> tuple[SummaryEntity, ...]:
+    """Merge entities by case-insensitive name; details combine without repeats.
+
+    The first-seen spelling of a name is kept; a specific type replaces ``other``.
+    """
+    merged: dict[str, SummaryEntity] = {}
+    for entity in entities:
+        key = _normal(entity.name)
+        if not key:
+            continue
+        known = merged.get(key)
+        if known is None:
+            merged[key] = entity
+            continue
+        merged[key] = SummaryEntity(
+            name=known.name,
+            type=known.type if known.type not in ("", "other") else entity.type,
+            details=combine_details(known.details, entity.details),
+        )
+    return tuple(merged.values())
+
+
+def combine_details(old: str, new: str) -> str:
+    """Join two detail strings, dropping parts (split on ``;``) already present."""
+    parts = [p.strip() for p in re.split(r";", old) if p.strip()]
+    known = {_normal(p) for p in parts}
+    for part in (p.strip() for p in re.split(r";", new)):
+        key = _normal(part)
+        if not part or key in known or any(key in k for k in known):
+            continue
+        parts = [p for p in parts if _normal(p) not in key]
+        known = {_normal(p) for p in parts}
+        parts.append(part)
+        known.add(key)
+    return "; ".join(parts)
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
+
+
+def extract_json_object(text: str) -> dict[str, Any] | None:
+    """The JSON object in ``text``: bare, fenced, or surrounded by prose; None if there is none.
+
+    Near-JSON (trailing commas, single quotes, missing brackets) is repaired with json-repair.
+    """
+    candidates = [m.group(1) for m in _FENCE.finditer(text)]
+    start, end = text.find("{"), text.rfind("}")
+    if start != -1:
+        candidates.append(text[start : end + 1] if end > start else text[start:])
+    for candidate in candidates:
+        data = _load_object(candidate.strip())
+        if data is not None:
+            return data
+    return None
+
+
+def _load_object(candidate: str) -> dict[str, Any] | None:
+    try:
+        data = json.loads(candidate)
+    except json.JSONDecodeError:
+        import json_repair
+
+        try:
+            data = json_repair.loads(candidate)
+        except Exception:  # noqa: BLE001 - json-repair raises assorted errors on garbage
+            return None
+    return data if isinstance(data, dict) and data else None

@@ -1,0 +1,1 @@
+"""LLM protocol, backends and the offline summarizer."""

@@ -1,0 +1,1 @@
+"""Chat storage: the protocol, an in-memory store, SQLite and PostgreSQL."""

@@ -1,0 +1,1 @@
+"""Vector stores for semantic recall."""
