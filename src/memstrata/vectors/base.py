@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from memstrata.core.messages import Message
 
@@ -81,3 +81,75 @@ class NullVectorReader:
 
     async def delete_chat(self, scope: RecallScope) -> None:
         """Nothing to delete."""
+
+
+@dataclass(frozen=True, slots=True)
+class SparseVector:
+    """A sparse vector (lexical terms): parallel index and weight tuples."""
+
+    indices: tuple[int, ...]
+    values: tuple[float, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class VectorPoint:
+    """One stored turn: its id, dense vector, optional sparse vector and payload.
+
+    The payload carries the scope fields (``namespace``, ``tenant``, ``user``, ``chat_id``)
+    and the turn (``role``, ``name``, ``message_id``, ``sequence``, ``timestamp``,
+    ``content``, ``content_hash``).
+    """
+
+    id: str
+    vector: Sequence[float]
+    payload: Mapping[str, Any]
+    sparse: SparseVector | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredPoint:
+    """A search hit: the point's id, its score and its payload."""
+
+    id: str
+    score: float
+    payload: Mapping[str, Any]
+
+
+@runtime_checkable
+class VectorStore(Protocol):
+    """Where turn vectors live. Every read and delete is filtered by a ``RecallScope``.
+
+    ``setup`` records the embedding model's identity beside the vectors and refuses to mix
+    spaces: opening a store made with another model raises ``VectorStoreError``.
+    """
+
+    async def setup(self, *, dimension: int, model_id: str) -> None:
+        """Create collections and payload indexes; check the stored model identity."""
+        ...
+
+    async def upsert(self, points: Sequence[VectorPoint]) -> None:
+        """Insert or replace points by id (same id twice is a no-op in effect)."""
+        ...
+
+    async def search(
+        self,
+        scope: RecallScope,
+        *,
+        dense: Sequence[float] | None = None,
+        sparse: SparseVector | None = None,
+        limit: int = 10,
+    ) -> list[ScoredPoint]:
+        """The nearest points within the scope: by ``dense`` (cosine) or by ``sparse``."""
+        ...
+
+    async def fetch(self, scope: RecallScope, sequences: Sequence[int]) -> list[ScoredPoint]:
+        """The points of the scope's chat with these sequences (for adjacent turns)."""
+        ...
+
+    async def delete(self, scope: RecallScope) -> None:
+        """Delete every point of the scope's chat."""
+        ...
+
+    async def close(self) -> None:
+        """Release resources."""
+        ...
