@@ -142,11 +142,24 @@ def group_episodes(messages: Iterable[Message], *, first_number: int = 1) -> lis
 
 
 def format_transcript(messages: Iterable[Message]) -> str:
-    """Render messages as ``Speaker: text`` lines, with dates when known."""
-    return "\n".join(format_line(message) for message in messages)
+    """Render messages as ``Speaker: text`` lines.
+
+    Dates are printed once, as a ``[YYYY-MM-DD HH:MM]`` line before the first message of
+    each new timestamp, not on every line: the summarizer (and the reader) still knows when
+    things were said, at a fraction of the tokens.
+    """
+    lines: list[str] = []
+    last_stamp: str | None = None
+    for message in messages:
+        if message.timestamp is not None:
+            stamp = f"{message.timestamp:%Y-%m-%d %H:%M}"
+            if stamp != last_stamp:
+                lines.append(f"[{stamp}]")
+                last_stamp = stamp
+        lines.append(format_line(message))
+    return "\n".join(lines)
 
 
 def format_line(message: Message) -> str:
-    """One transcript line."""
-    stamp = f"[{message.timestamp:%Y-%m-%d %H:%M}] " if message.timestamp else ""
-    return f"{stamp}{message.speaker()}: {message.content}"
+    """One transcript line, without the date."""
+    return f"{message.speaker()}: {message.content}"

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 LIST_FIELDS = ("topics", "actions_taken", "decisions", "open_questions", "user_preferences")
+SCHEMA_KEYS = ("topics", "entities", *LIST_FIELDS[1:], "narrative", "covered_turns")
 
 
 class SummaryEntity(BaseModel):
@@ -132,6 +133,38 @@ class ConversationSummary(BaseModel):
             lines.append("Entities: " + "; ".join(_render_entity(e) for e in self.entities))
         return "\n".join(lines)
 
+    @staticmethod
+    def json_schema() -> dict[str, Any]:
+        """The JSON schema an LLM is asked to follow for structured output."""
+        text_list = {"type": "array", "items": {"type": "string"}}
+        return {
+            "type": "object",
+            "properties": {
+                "topics": text_list,
+                "entities": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "name": {"type": "string"},
+                            "type": {"type": "string"},
+                            "details": {"type": "string"},
+                        },
+                        "required": ["name", "type", "details"],
+                        "additionalProperties": False,
+                    },
+                },
+                "actions_taken": text_list,
+                "decisions": text_list,
+                "open_questions": text_list,
+                "user_preferences": text_list,
+                "narrative": {"type": "string"},
+                "covered_turns": {"type": "integer"},
+            },
+            "required": [*SCHEMA_KEYS],
+            "additionalProperties": False,
+        }
+
     def to_json(self) -> str:
         """Compact JSON, the stored form of a structured summary."""
         return json.dumps(self.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
@@ -142,7 +175,9 @@ def _entity_from_any(item: Any) -> SummaryEntity:
         return SummaryEntity(name=item)
     if isinstance(item, dict):
         return SummaryEntity(
-            name=item.get("name", ""), type=item.get("type") or "other", details=item.get("details")
+            name=item.get("name", ""),
+            type=item.get("type") or "other",
+            details=item.get("details") or "",
         )
     raise ValueError(f"an entity must be an object or a name, got {type(item).__name__}")
 

@@ -1,0 +1,90 @@
+"""``LLMSummaryWriter``: the summary-writer seam backed by any ``LLM``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memstrata.core.cleaning import clean_output
+from memstrata.core.messages import Message, format_transcript
+from memstrata.core.prompts import PromptSet
+from memstrata.core.summary import ConversationSummary
+from memstrata.core.writer import SummaryDraft
+from memstrata.errors import LLMOutputError
+from memstrata.llm.base import LLM, ChatMessage, LLMRequest
+
+
+class LLMSummaryWriter:
+    """Extends a summary with one LLM call whose input is the summary plus the new messages.
+
+    Structured mode asks for JSON following ``ConversationSummary.json_schema()`` and merges
+    the answer into the existing summary, so entities the model forgot are kept; an answer
+    that is not JSON becomes a narrative-only update. An empty or cut-off answer raises
+    ``LLMOutputError`` and nothing is stored.
+    """
+
+    def __init__(
+        self,
+        llm: LLM,
+        *,
+        prompts: PromptSet | None = None,
+        temperature: float = 0.2,
+        max_tokens: int = 500,
+        structured_max_tokens: int = 1200,
+        use_json_schema: bool = True,
+    ) -> None:
+        self.llm = llm
+        self.prompts = prompts or PromptSet()
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.structured_max_tokens = structured_max_tokens
+        self.use_json_schema = use_json_schema
+
+    def build_request(
+        self,
+        existing: ConversationSummary | None,
+        new_messages: Sequence[Message],
+        *,
+        structured: bool,
+    ) -> LLMRequest:
+        """The request an extension sends (computation only)."""
+        transcript = format_transcript(new_messages)
+        if existing is None or existing.is_empty:
+            prompt = self.prompts.compression(transcript)
+        else:
+            shown = existing.to_json() if structured else existing.narrative
+            prompt = self.prompts.extension(shown, transcript)
+        system = self.prompts.compression_system
+        if structured:
+            system = f"{system}\n\n{self.prompts.structured_instructions}".strip()
+        messages = [ChatMessage("system", system)] if system else []
+        messages.append(ChatMessage("user", prompt))
+        return LLMRequest(
+            messages=tuple(messages),
+            temperature=self.temperature,
+            max_tokens=self.structured_max_tokens if structured else self.max_tokens,
+            json_schema=ConversationSummary.json_schema()
+            if structured and self.use_json_schema
+            else None,
+            schema_name="conversation_summary",
+        )
+
+    async def extend(
+        self,
+        existing: ConversationSummary | None,
+        new_messages: Sequence[Message],
+        *,
+        structured: bool,
+    ) -> SummaryDraft:
+        """Ask the model for the updated summary."""
+        request = self.build_request(existing, new_messages, structured=structured)
+        response = await self.llm.complete(request)
+        if response.finish_reason == "length":
+            raise LLMOutputError("the summary was cut off by the output limit; not stored")
+        text = clean_output(response.text)
+        if not text:
+            raise LLMOutputError("the model returned an empty summary; not stored")
+        if not structured:
+            return SummaryDraft(ConversationSummary(narrative=text), response.usage)
+        update = ConversationSummary.parse(text)
+        merged = existing.merge(update) if existing is not None else update
+        return SummaryDraft(merged, response.usage)
