@@ -1,0 +1,252 @@
+"""Configuration: pydantic models for ``agents.yaml``, YAML loading and env overrides.
+
+Layout (every key optional)::
+
+    supervisor:
+      memory: {...}              # MemoryConfig: seed 000's keys plus memstrata's
+      history_summary_enabled    # legacy toggles, mapped onto memory.*
+      history_summary_model
+      history_summary_recent_turns
+      history_max_turns
+      history_max_chars
+    agents:
+      - name: my-agent
+        prompt_sections: {summary_compression_system_prompt, ...}
+    storage: {url}
+    vectors: {url, embedder}
+    llm: {base_url, api_key_env, timeout_seconds, max_retries}
+    service: {host, port, api_keys, max_message_chars, max_batch_size, ...}
+
+Environment variables ``MEMSTRATA_<SECTION>__<KEY>`` (double underscore between levels,
+e.g. ``MEMSTRATA_SUPERVISOR__MEMORY__STRATEGY=none``) override the file; values are read as
+YAML scalars. Unknown keys and bad values raise ``ConfigError`` naming the key path.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from memstrata.core.prompts import PromptSet
+from memstrata.errors import ConfigError
+
+MemoryStrategy = Literal["none", "running_summary", "rag_augmented"]
+TruncationName = Literal["hard", "middle", "llm", "semantic"]
+TriggerName = Literal["pending_tokens", "count_or_tokens", "tokens_and_episodes"]
+ENV_PREFIX = "MEMSTRATA_"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class MemoryConfig(_Strict):
+    """``supervisor.memory``: seed 000's keys with their defaults, plus memstrata's."""
+
+    strategy: MemoryStrategy = "rag_augmented"
+    summary_recent_turns: int = Field(10, ge=0, description="Exchanges kept verbatim.")
+    summary_model: str | None = Field(None, description="None = the offline summarizer.")
+    structured_output: bool = True
+    persist_summary: bool = True
+    summary_prompt: str | None = None
+    rag_namespace: str = "__memory__"
+    rag_k: int = Field(5, ge=1)
+    rag_similarity_threshold: float = Field(0.5, ge=-1.0, le=1.0)
+    store_turns: bool = True
+    truncation_strategy: TruncationName = "hard"
+    truncation_max_chars: int = Field(1000, ge=1)
+    # memstrata additions ---------------------------------------------------------------
+    history_max_turns: int | None = Field(None, ge=1, description="Cap on verbatim turns.")
+    summary_trigger: TriggerName = "pending_tokens"
+    summary_trigger_tokens: int = Field(2000, ge=1)
+    message_threshold: int = Field(20, ge=0)
+    token_threshold: int = Field(4000, ge=0)
+    summary_threshold_tokens: int = Field(200, ge=0)
+    summary_min_episodes: int = Field(5, ge=1)
+    max_summary_tokens: int = Field(800, ge=50)
+    summary_input_max_chars: int = Field(12000, ge=200)
+    max_extensions_per_run: int = Field(8, ge=1)
+    smart_load_tail: int = Field(4, ge=0)
+    context_max_tokens: int = Field(4000, ge=50)
+    token_counter: str = Field("heuristic", description="heuristic or an encoding name.")
+    chars_per_token: float = Field(4.0, gt=0)
+
+
+class SupervisorConfig(_Strict):
+    """``supervisor``: the memory block and the legacy history toggles."""
+
+    memory: MemoryConfig | None = None
+    history_summary_enabled: bool | None = None
+    history_summary_model: str | None = None
+    history_summary_recent_turns: int | None = Field(None, ge=0)
+    history_max_turns: int | None = Field(None, ge=1)
+    history_max_chars: int | None = Field(None, ge=1)
+
+    def effective_memory(self) -> MemoryConfig:
+        """The memory settings with the legacy toggles mapped on; explicit new keys win."""
+        memory = self.memory or MemoryConfig()
+        explicit = memory.model_fields_set
+        updates: dict[str, Any] = {}
+        if self.history_summary_enabled is not None and "strategy" not in explicit:
+            if not self.history_summary_enabled:
+                updates["strategy"] = "none"
+            elif self.memory is None:
+                updates["strategy"] = "running_summary"
+        legacy = {
+            "summary_model": self.history_summary_model,
+            "summary_recent_turns": self.history_summary_recent_turns,
+            "history_max_turns": self.history_max_turns,
+            "truncation_max_chars": self.history_max_chars,
+        }
+        for key, value in legacy.items():
+            if value is not None and key not in explicit:
+                updates[key] = value
+        return memory.model_copy(update=updates) if updates else memory
+
+
+class PromptSections(_Strict):
+    """``agents[].prompt_sections``: per-agent prompt overrides (seed 000 names)."""
+
+    summary_compression_system_prompt: str | None = None
+    summary_compression_user_prompt: str | None = None
+    summary_extension_user_prompt: str | None = None
+
+
+class AgentConfig(BaseModel):
+    """One entry of ``agents``; keys memstrata does not use belong to the host app."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str
+    prompt_sections: PromptSections = Field(default_factory=PromptSections)
+
+
+class StorageConfig(_Strict):
+    """``storage``: where chats live (None = SQLite under the user data directory)."""
+
+    url: str | None = None
+
+
+class VectorsConfig(_Strict):
+    """``vectors``: the vector store (None = Qdrant edge under the data directory)."""
+
+    url: str | None = None
+    embedder: str = "minilm"
+
+
+class LLMConfig(_Strict):
+    """``llm``: how to reach the summary model."""
+
+    base_url: str | None = None
+    api_key_env: str | None = None
+    timeout_seconds: float = Field(60.0, gt=0)
+    max_retries: int = Field(3, ge=0)
+
+
+class ServiceConfig(_Strict):
+    """``service``: the HTTP service."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(8765, ge=0, le=65535)
+    api_keys: dict[str, str] = Field(default_factory=dict, description="API key -> tenant.")
+    max_message_chars: int = Field(100_000, ge=1)
+    max_batch_size: int = Field(500, ge=1)
+    summary_workers: int = Field(2, ge=1)
+    summary_retry_seconds: float = Field(5.0, gt=0)
+
+
+class Settings(_Strict):
+    """The whole configuration file."""
+
+    supervisor: SupervisorConfig = Field(default_factory=SupervisorConfig)
+    agents: list[AgentConfig] = Field(default_factory=list)
+    storage: StorageConfig = Field(default_factory=StorageConfig)
+    vectors: VectorsConfig = Field(default_factory=VectorsConfig)
+    llm: LLMConfig = Field(default_factory=LLMConfig)
+    service: ServiceConfig = Field(default_factory=ServiceConfig)
+
+    @model_validator(mode="after")
+    def _unique_agents(self) -> Settings:
+        names = [agent.name for agent in self.agents]
+        duplicates = sorted({name for name in names if names.count(name) > 1})
+        if duplicates:
+            raise ValueError(f"agent names must be unique, repeated: {duplicates}")
+        return self
+
+    @property
+    def memory(self) -> MemoryConfig:
+        """The effective memory settings."""
+        return self.supervisor.effective_memory()
+
+    def prompts_for(self, agent: str | None = None) -> PromptSet:
+        """The prompts an agent uses: defaults, then ``summary_prompt``, then its sections."""
+        prompts = PromptSet()
+        if self.memory.summary_prompt:
+            prompts = prompts.with_overrides({"summary_prompt": self.memory.summary_prompt})
+        for entry in self.agents:
+            if entry.name == agent:
+                prompts = prompts.with_overrides(entry.prompt_sections.model_dump())
+        return prompts
+
+
+def load_settings(
+    path: str | Path | None = None, *, environ: Mapping[str, str] | None = None
+) -> Settings:
+    """Read ``agents.yaml`` (or nothing), apply environment overrides, validate."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        data = _read_yaml(Path(path))
+    apply_env_overrides(data, os.environ if environ is None else environ)
+    return parse_settings(data)
+
+
+def parse_settings(data: Mapping[str, Any]) -> Settings:
+    """Validate a mapping; errors name the key path, e.g. ``supervisor.memory.rag_k``."""
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as exc:
+        errors = exc.errors()
+        path = ".".join(str(part) for part in errors[0]["loc"]) or "(top level)"
+        problems = [errors[0]["msg"]] + [
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errors[1:]
+        ]
+        raise ConfigError("; ".join(problems), path=path) from None
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read the configuration file: {exc.strerror}", path=str(path))
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"not valid YAML: {exc}", path=str(path)) from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError("the top level must be a mapping", path=str(path))
+    return data
+
+
+def apply_env_overrides(data: dict[str, Any], environ: Mapping[str, str]) -> None:
+    """Set ``MEMSTRATA_A__B__C=value`` as ``data[a][b][c] = yaml(value)``, in place."""
+    for name, raw in sorted(environ.items()):
+        if not name.startswith(ENV_PREFIX) or "__" not in name:
+            continue
+        keys = [part.lower() for part in name[len(ENV_PREFIX) :].split("__")]
+        target = data
+        for key in keys[:-1]:
+            child = target.setdefault(key, {})
+            if not isinstance(child, dict):
+                raise ConfigError(f"{name} sets a key below a value", path=".".join(keys))
+            target = child
+        try:
+            target[keys[-1]] = yaml.safe_load(raw) if raw != "" else None
+        except yaml.YAMLError:
+            target[keys[-1]] = raw
