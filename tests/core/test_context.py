@@ -1,0 +1,205 @@
+from dataclasses import dataclass
+from datetime import datetime
+
+import pytest
+
+from memstrata.core.context import (
+    ContextBudget,
+    assemble_context,
+    auto_k,
+)
+from memstrata.core.messages import Message, assistant, tool_result, user
+from memstrata.core.tokens import HeuristicTokenCounter
+from memstrata.storage.base import SummaryRow
+from memstrata.vectors.base import RecalledTurn
+
+COUNTER = HeuristicTokenCounter()
+
+
+def turn(seq: int, text: str, score: float, day: int = 1, hour: int = 10) -> RecalledTurn:
+    message = user(text, name="Ann", timestamp=datetime(2023, 5, day, hour, 0), id=f"m{seq}")
+    return RecalledTurn(message=message, score=score, sequence=seq)
+
+
+def recent(n: int) -> list[Message]:
+    return [
+        (user if i % 2 == 0 else assistant)(f"recent message number {i}", id=f"r{i}")
+        for i in range(n)
+    ]
+
+
+def test_parts_come_in_order_recalled_summary_verbatim() -> None:
+    ctx = assemble_context(
+        recalled=[turn(3, "I adopted a cat named Miso", 0.9)],
+        summary="Ann likes cats.",
+        verbatim=recent(2),
+        budget_tokens=500,
+        counter=COUNTER,
+    )
+    assert [part.kind for part in ctx.parts] == ["recalled", "summary", "verbatim"]
+    text = ctx.render()
+    assert text.index("Miso") < text.index("Ann likes cats") < text.index("recent message")
+    assert ctx.text == text
+
+
+def test_recalled_turns_are_chronological_with_dates_printed_once_per_day() -> None:
+    ctx = assemble_context(
+        recalled=[
+            turn(9, "later on day two", 0.95, day=2),
+            turn(2, "first thing on day one", 0.5, day=1),
+            turn(4, "second thing on day one", 0.7, day=1, hour=11),
+        ],
+        budget_tokens=500,
+        counter=COUNTER,
+    )
+    part = ctx.part("recalled")
+    assert part is not None
+    assert part.sequences == (2, 4, 9)
+    assert part.scores == (0.5, 0.7, 0.95)
+    assert part.message_ids == ("m2", "m4", "m9")
+    lines = part.text.splitlines()
+    assert lines[1:] == [
+        "[2023-05-01 10:00]",
+        "Ann: first thing on day one",
+        "Ann: second thing on day one",
+        "[2023-05-02 10:00]",
+        "Ann: later on day two",
+    ]
+
+
+def test_dates_on_every_line_when_date_headers_are_off() -> None:
+    ctx = assemble_context(
+        recalled=[turn(1, "hello", 0.9)],
+        budget_tokens=100,
+        counter=COUNTER,
+        rules=ContextBudget(date_headers=False, headers=False),
+    )
+    assert ctx.render() == "[2023-05-01 10:00] Ann: hello"
+
+
+@pytest.mark.parametrize("budget", [40, 80, 150, 300, 1000])
+def test_the_rendered_context_never_exceeds_the_budget(budget: int) -> None:
+    recalled = [
+        turn(i, f"a recalled turn about topic {i} " * (1 + i % 3), 1 - i / 100) for i in range(60)
+    ]
+    ctx = assemble_context(
+        recalled=recalled,
+        summary="A long summary sentence. " * 40,
+        verbatim=recent(30),
+        budget_tokens=budget,
+        counter=COUNTER,
+    )
+    assert COUNTER.count(ctx.render()) <= budget
+    assert ctx.tokens_used <= budget
+
+
+def test_best_scored_turns_win_when_space_is_short() -> None:
+    recalled = [turn(i, f"turn number {i:02d} with some words", score=i / 10) for i in range(10)]
+    ctx = assemble_context(
+        recalled=sorted(recalled, key=lambda t: -t.score), budget_tokens=40, counter=COUNTER
+    )
+    part = ctx.part("recalled")
+    assert part is not None
+    assert set(part.sequences) == {9, 8, 7} or set(part.sequences) >= {9, 8}
+    assert min(part.scores) >= 0.7
+    assert ctx.dropped_recalled == 10 - len(part.sequences)
+
+
+def test_recent_messages_are_kept_newest_first_and_never_open_with_a_tool_result() -> None:
+    messages = [
+        user("old question " * 10, id="a"),
+        tool_result("tool output", "call1", id="b"),
+        assistant("the answer", id="c"),
+    ]
+    ctx = assemble_context(
+        verbatim=messages,
+        budget_tokens=30,
+        counter=COUNTER,
+        rules=ContextBudget(min_verbatim_messages=2),
+    )
+    assert [m.id for m in ctx.verbatim] == ["c"]
+    assert ctx.dropped_verbatim == 2
+
+
+def test_min_verbatim_messages_are_kept_beyond_their_share() -> None:
+    ctx = assemble_context(
+        recalled=[turn(i, f"recalled words here {i}", 0.9) for i in range(20)],
+        verbatim=recent(6),
+        budget_tokens=100,
+        counter=COUNTER,
+        rules=ContextBudget(
+            recall_share=0.95, summary_share=0.0, verbatim_share=0.05, min_verbatim_messages=3
+        ),
+    )
+    assert [m.id for m in ctx.verbatim] == ["r3", "r4", "r5"]
+
+
+def test_unused_shares_flow_to_the_other_parts() -> None:
+    many = recent(40)
+    ctx = assemble_context(verbatim=many, budget_tokens=400, counter=COUNTER)
+    assert len(ctx.verbatim) > 20  # recall and summary are empty: verbatim takes it all
+    assert COUNTER.count(ctx.render()) <= 400
+
+
+def test_recalled_turns_already_in_the_window_are_dropped() -> None:
+    window = recent(2)
+    duplicate = RecalledTurn(message=window[0], score=0.99, sequence=1)
+    ctx = assemble_context(
+        recalled=[duplicate, turn(5, "unique", 0.5), turn(5, "unique", 0.5)],
+        verbatim=window,
+        budget_tokens=500,
+        counter=COUNTER,
+    )
+    assert [m.content for m in ctx.recalled] == ["unique"]
+
+
+def test_summary_rows_drop_oldest_first_and_record_their_episode_ranges() -> None:
+    rows = [
+        SummaryRow(chat_id="c", summary_text="old row " * 60, episode_first=1, episode_last=10),
+        SummaryRow(chat_id="c", summary_text="newest row text", episode_first=11, episode_last=12),
+    ]
+    ctx = assemble_context(summary_rows=rows, budget_tokens=60, counter=COUNTER)
+    part = ctx.part("summary")
+    assert part is not None
+    assert "newest row text" in part.text and "old row" not in part.text
+    assert part.episode_ranges == ((11, 12),)
+    assert part.truncated
+
+
+def test_a_long_summary_is_cut_at_a_word_with_an_ellipsis() -> None:
+    ctx = assemble_context(summary="word " * 500, budget_tokens=50, counter=COUNTER)
+    assert ctx.summary_text is not None and ctx.summary_text.endswith("word…")
+    assert COUNTER.count(ctx.render()) <= 50
+
+
+def test_empty_inputs_and_zero_budget_give_an_empty_context() -> None:
+    assert assemble_context(budget_tokens=100).render() == ""
+    ctx = assemble_context(recalled=[turn(1, "x", 1.0)], verbatim=recent(3), budget_tokens=0)
+    assert ctx.parts == ()
+
+
+def test_invalid_rules_are_rejected() -> None:
+    with pytest.raises(ValueError):
+        ContextBudget(recall_share=-1)
+    with pytest.raises(ValueError):
+        ContextBudget(recall_share=0, summary_share=0, verbatim_share=0)
+
+
+def test_auto_k_grows_with_the_budget() -> None:
+    assert auto_k(2000) > auto_k(1000) > auto_k(100) >= 1
+
+
+@dataclass(frozen=True)
+class Row:
+    summary_text: str
+    episode_first: int
+    episode_last: int
+
+
+def test_any_row_like_object_works_and_explicit_text_wins() -> None:
+    ctx = assemble_context(
+        summary="merged text", summary_rows=[Row("ignored", 1, 4)], budget_tokens=100
+    )
+    part = ctx.part("summary")
+    assert part is not None and "merged text" in part.text and "ignored" not in part.text
+    assert part.episode_ranges == ((1, 4),)
