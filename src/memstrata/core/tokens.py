@@ -88,3 +88,10 @@ class TokenUsage:
         return TokenUsage(
             self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens
         )
+
+
+def resolve_counter(name: str = "heuristic", *, chars_per_token: float = 4.0) -> TokenCounter:
+    """``heuristic`` (chars / ratio) or an offline BPE encoding name such as ``cl100k_base``."""
+    if name == "heuristic":
+        return HeuristicTokenCounter(chars_per_token)
+    return TiktokenCounter(name)

@@ -1,0 +1,336 @@
+"""The memory engine: plan a turn (computation only), commit it (one transaction).
+
+A turn loads the chat smartly (summary chain + unsummarized messages), lets the planner
+extend the running summary with only the messages that left the verbatim window, writes the
+new messages, summary rows, title and bookkeeping in ONE transaction guarded by a
+compare-and-swap on the summary version (a loser re-plans from fresh state), then stores
+the turns for recall and assembles the context: [recalled turns] [summary] [recent verbatim].
+
+Every step degrades instead of failing: a failing summary writer leaves the last good
+summary and the verbatim turns; a failing vector store leaves recall empty.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from memstrata.chain import render_chain, row_summary
+from memstrata.config import MemoryConfig
+from memstrata.core.context import AssembledContext, ContextBudget, assemble_context
+from memstrata.core.filters import MessageFilterPipeline, agent_pipeline
+from memstrata.core.history import Numbered
+from memstrata.core.messages import Message
+from memstrata.core.tokens import TokenCounter, resolve_counter
+from memstrata.core.truncation import TextEmbedder, TruncationStrategy
+from memstrata.core.writer import SummaryWriter
+from memstrata.errors import BackendError, ConflictError
+from memstrata.llm.base import LLM
+from memstrata.planner import SummaryPlan, SummaryPlanner
+from memstrata.storage.base import (
+    ChatRecord,
+    ChatState,
+    ChatStorage,
+    StoredMessage,
+    TurnCommit,
+)
+from memstrata.title import generate_title
+from memstrata.vectors.base import (
+    NullVectorReader,
+    RecalledTurn,
+    RecallScope,
+    TurnStore,
+    VectorReader,
+)
+
+log = logging.getLogger(__name__)
+CAS_ATTEMPTS = 5
+
+
+class RecallBackend(VectorReader, TurnStore, Protocol):
+    """Reads and stores turns: what ``rag_augmented`` needs."""
+
+
+@dataclass(frozen=True, slots=True)
+class SummarizeOutcome:
+    """What a summarization run did: the plan, the chat afterwards, the new title."""
+
+    plan: SummaryPlan = field(default_factory=SummaryPlan)
+    chat: ChatRecord | None = None
+    title: str | None = None
+    attempts: int = 0
+
+    @property
+    def changed(self) -> bool:
+        """True when the summary chain changed."""
+        return self.plan.changed
+
+
+@dataclass(frozen=True, slots=True)
+class TurnResult:
+    """A committed turn: the stored messages, the summary outcome and the context."""
+
+    messages: tuple[StoredMessage, ...]
+    summary: SummarizeOutcome
+    context: AssembledContext
+
+
+class MemoryEngine:
+    """Conversation memory over a ``ChatStorage``, a ``SummaryWriter`` and optional recall.
+
+    ``writer`` defaults to the offline summarizer; ``recall`` to ``NullVectorReader``.
+    """
+
+    def __init__(
+        self,
+        storage: ChatStorage,
+        *,
+        config: MemoryConfig | None = None,
+        writer: SummaryWriter | None = None,
+        recall: RecallBackend | None = None,
+        counter: TokenCounter | None = None,
+        title_llm: LLM | None = None,
+        truncation_llm: LLM | None = None,
+        embedder: TextEmbedder | None = None,
+        budget: ContextBudget | None = None,
+        pipeline: MessageFilterPipeline | None = None,
+    ) -> None:
+        self.storage = storage
+        self.config = config or MemoryConfig()
+        self.counter = counter or resolve_counter(
+            self.config.token_counter, chars_per_token=self.config.chars_per_token
+        )
+        self.writer = writer or _offline_writer()
+        self.recall: RecallBackend = recall or NullVectorReader()
+        self.title_llm = title_llm
+        self.budget = budget or ContextBudget()
+        self.planner = SummaryPlanner(self.config, self.writer, self.counter)
+        self.pipeline = pipeline or agent_pipeline(
+            (),
+            max_chars=self.config.truncation_max_chars,
+            max_turns=self.config.history_max_turns,
+            strategy=TruncationStrategy(self.config.truncation_strategy),
+            skip_prefixes=(),
+            exclude_last_user=False,
+            embedder=embedder,
+            llm=truncation_llm,
+        )
+
+    @property
+    def uses_recall(self) -> bool:
+        """True for ``rag_augmented``."""
+        return self.config.strategy == "rag_augmented"
+
+    @property
+    def summarizes(self) -> bool:
+        """True unless the strategy is ``none``."""
+        return self.config.strategy != "none"
+
+    # -- writes -----------------------------------------------------------------------------
+
+    async def create_chat(
+        self,
+        chat_id: str | None = None,
+        *,
+        tenant: str = "default",
+        user: str | None = None,
+        title: str | None = None,
+    ) -> ChatRecord:
+        """Create a chat."""
+        return await self.storage.create_chat(chat_id, tenant=tenant, user=user, title=title)
+
+    async def add_messages(
+        self, chat_id: str, messages: Sequence[Message], *, index: bool = True
+    ) -> list[StoredMessage]:
+        """Append messages (never waits for an LLM) and, with recall, store them as turns."""
+        stored = await self.storage.append_messages(chat_id, messages)
+        if index:
+            await self.index_turns(chat_id, stored)
+        return stored
+
+    async def index_turns(self, chat_id: str, stored: Sequence[StoredMessage]) -> int:
+        """Store messages for recall; a failing vector store is logged, not raised."""
+        if not (self.uses_recall and self.config.store_turns and stored):
+            return 0
+        chat = await self.storage.get_chat(chat_id)
+        if chat is None:
+            return 0
+        try:
+            return await self.recall.store_turns(
+                self.scope(chat), [(item.sequence, item.message) for item in stored]
+            )
+        except BackendError as exc:
+            log.warning("storing turns for recall failed for chat %s: %s", chat_id, exc)
+            return 0
+
+    async def delete_chat(self, chat_id: str, *, tenant: str | None = None) -> bool:
+        """Delete a chat with its messages, summaries and recall vectors."""
+        chat = await self.storage.get_chat(chat_id, tenant=tenant)
+        if chat is None:
+            return False
+        try:
+            await self.recall.delete_chat(self.scope(chat))
+        except BackendError as exc:
+            log.warning("deleting recall vectors failed for chat %s: %s", chat_id, exc)
+        return await self.storage.delete_chat(chat_id, tenant=tenant)
+
+    # -- summarization ------------------------------------------------------------------------
+
+    async def summarize(self, chat_id: str, *, force: bool = False) -> SummarizeOutcome:
+        """Extend the summary if the trigger holds (or ``force``); CAS-guarded, re-plans."""
+        if not self.summarizes:
+            return SummarizeOutcome()
+        for attempt in range(1, CAS_ATTEMPTS + 1):
+            state = await self._load(chat_id)
+            plan = await self._plan(state, _numbered(state.messages), force=force)
+            if not plan.changed:
+                return SummarizeOutcome(plan, state.chat, None, attempt)
+            title = await self._title(plan, state)
+            commit = TurnCommit(
+                chat_id=chat_id,
+                summaries=plan.rows,
+                title=title,
+                last_summarized_sequence=plan.last_summarized,
+                expected_summary_version=state.chat.summary_version,
+            )
+            try:
+                result = await self.storage.commit_turn(commit)
+            except ConflictError:
+                if attempt == CAS_ATTEMPTS:
+                    raise
+                continue
+            return SummarizeOutcome(plan, result.chat, title, attempt)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def run_turn(
+        self,
+        chat_id: str,
+        new_messages: Sequence[Message],
+        *,
+        query: str | None = None,
+        budget_tokens: int | None = None,
+    ) -> TurnResult:
+        """One whole turn (seed 003): plan the summary, then commit everything at once.
+
+        The new messages, summary rows, title and bookkeeping land in one transaction; a
+        concurrent turn that changed the summary first makes this one re-plan.
+        """
+        for attempt in range(1, CAS_ATTEMPTS + 1):
+            state = await self._load(chat_id)
+            stored = _numbered(state.messages)
+            base = state.chat.message_count
+            upcoming = [(base + i + 1, m) for i, m in enumerate(new_messages)]
+            # The newest episode is always in the window, so new messages are never folded
+            # unless there is no window at all; then only stored messages are planned.
+            planned = stored + upcoming if self.config.summary_recent_turns > 0 else stored
+            plan = await self._plan(state, planned) if self.summarizes else SummaryPlan()
+            title = await self._title(plan, state) if plan.changed else None
+            commit = TurnCommit(
+                chat_id=chat_id,
+                new_messages=tuple(new_messages),
+                summaries=plan.rows,
+                title=title,
+                last_summarized_sequence=plan.last_summarized,
+                expected_summary_version=state.chat.summary_version,
+            )
+            try:
+                result = await self.storage.commit_turn(commit)
+            except ConflictError:
+                if attempt == CAS_ATTEMPTS:
+                    raise
+                continue
+            await self.index_turns(chat_id, result.messages)
+            outcome = SummarizeOutcome(plan, result.chat, title, attempt)
+            context = await self.get_context(chat_id, query, budget_tokens=budget_tokens)
+            return TurnResult(result.messages, outcome, context)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _load(self, chat_id: str) -> ChatState:
+        return await self.storage.load_state(chat_id, tail=self.config.smart_load_tail)
+
+    async def _plan(
+        self, state: ChatState, messages: list[Numbered], *, force: bool = False
+    ) -> SummaryPlan:
+        return await self.planner.plan(
+            state.summaries,
+            messages,
+            chat_id=state.chat.id,
+            last_summarized=state.chat.last_summarized_sequence,
+            force=force,
+        )
+
+    async def _title(self, plan: SummaryPlan, state: ChatState) -> str | None:
+        if not plan.rows:
+            return None
+        messages = [item.message for item in state.messages]
+        return await generate_title(self.title_llm, row_summary(plan.rows[-1]), messages)
+
+    # -- reads --------------------------------------------------------------------------------
+
+    async def get_context(
+        self, chat_id: str, query: str | None = None, *, budget_tokens: int | None = None
+    ) -> AssembledContext:
+        """The context for ``query``: [recalled turns] [summary] [recent verbatim]."""
+        if not self.summarizes:
+            return await self._plain_context(chat_id)
+        budget = budget_tokens or self.config.context_max_tokens
+        state = await self._load(chat_id)
+        split = self.planner.split(_numbered(state.messages), state.chat.last_summarized_sequence)
+        verbatim = [message for _, message in split.verbatim]
+        recalled = await self._recall(state.chat, query, verbatim) if self.uses_recall else []
+        shown = await self.pipeline.apply_async(verbatim) if verbatim else []
+        return assemble_context(
+            recalled=recalled,
+            summary=render_chain(state.summaries) or None,
+            summary_rows=state.summaries,
+            verbatim=shown,
+            budget_tokens=budget,
+            counter=self.counter,
+            rules=self.budget,
+        )
+
+    async def _plain_context(self, chat_id: str) -> AssembledContext:
+        """Strategy ``none``: the filtered history, as if there were no memory."""
+        messages = [item.message for item in await self.storage.list_messages(chat_id)]
+        shown = await self.pipeline.apply_async(messages) if messages else []
+        return assemble_context(
+            verbatim=shown,
+            budget_tokens=sys.maxsize // 4,
+            counter=self.counter,
+            rules=ContextBudget(0.0, 0.0, 1.0, min_verbatim_messages=len(shown)),
+        )
+
+    async def _recall(
+        self, chat: ChatRecord, query: str | None, verbatim: Sequence[Message]
+    ) -> list[RecalledTurn]:
+        if not query:
+            return []
+        return await self.recall.get_relevant_history(
+            query,
+            self.scope(chat),
+            k=self.config.rag_k,
+            similarity_threshold=self.config.rag_similarity_threshold,
+            exclude_hashes=frozenset(message.content_hash for message in verbatim),
+        )
+
+    def scope(self, chat: ChatRecord) -> RecallScope:
+        """The recall scope of a chat."""
+        return RecallScope(
+            chat_id=chat.id,
+            tenant=chat.tenant,
+            user=chat.user,
+            namespace=self.config.rag_namespace,
+        )
+
+
+def _numbered(messages: Sequence[StoredMessage]) -> list[Numbered]:
+    return [(item.sequence, item.message) for item in messages]
+
+
+def _offline_writer() -> SummaryWriter:
+    from memstrata.llm.offline import OfflineSummaryWriter
+
+    return OfflineSummaryWriter()

@@ -1,0 +1,56 @@
+"""Chat titles regenerated from the summary (seed 003), with an offline fallback."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+
+from memstrata.core.cleaning import clean_output
+from memstrata.core.messages import Message, Role
+from memstrata.core.prompts import TITLE_PROMPT, render_prompt
+from memstrata.core.summary import ConversationSummary
+from memstrata.errors import LLMError
+from memstrata.llm.base import LLM, prompt_request
+
+log = logging.getLogger(__name__)
+MAX_TITLE_CHARS = 80
+DEFAULT_TITLE = "New chat"
+
+
+def fallback_title(summary: ConversationSummary | None, messages: Sequence[Message] = ()) -> str:
+    """A title without an LLM: the summary's first topics, else the first user words."""
+    if summary is not None and summary.topics:
+        return _tidy(", ".join(summary.topics[:3]))
+    first = next((m.content for m in messages if m.role == Role.USER and m.content.strip()), "")
+    if first:
+        return _tidy(" ".join(first.split()[:8]))
+    if summary is not None and summary.narrative:
+        return _tidy(" ".join(summary.narrative.split()[:8]))
+    return DEFAULT_TITLE
+
+
+async def generate_title(
+    llm: LLM | None,
+    summary: ConversationSummary,
+    messages: Sequence[Message] = (),
+) -> str:
+    """Ask the LLM for a short title; fall back to :func:`fallback_title` on any failure."""
+    if llm is None:
+        return fallback_title(summary, messages)
+    prompt = render_prompt(TITLE_PROMPT, {"summary": summary.to_context_string()})
+    try:
+        response = await llm.complete(prompt_request(prompt, temperature=0.2, max_tokens=30))
+    except LLMError as exc:
+        log.warning("title generation failed, using the offline title: %s", exc)
+        return fallback_title(summary, messages)
+    lines = [line for line in clean_output(response.text).splitlines() if line.strip()]
+    return _tidy(lines[0]) if lines else fallback_title(summary, messages)
+
+
+def _tidy(text: str) -> str:
+    text = re.sub(r"\s+", " ", text).strip().strip("\"'“”‘’*#").strip()
+    text = re.sub(r"^(title)\s*:\s*", "", text, flags=re.IGNORECASE).rstrip(".!?;:,")
+    if len(text) > MAX_TITLE_CHARS:
+        text = text[: MAX_TITLE_CHARS - 1].rstrip() + "…"
+    return (text[:1].upper() + text[1:]) if text else DEFAULT_TITLE
