@@ -12,7 +12,7 @@ Layout (every key optional)::
     agents:
       - name: my-agent
         prompt_sections: {summary_compression_system_prompt, ...}
-    storage: {url}
+    storage: {url, sqlite_path, smart_load_tail, busy_timeout_seconds, ...}
     vectors: {url, embedder}
     llm: {base_url, api_key_env, timeout_seconds, max_retries}
     service: {host, port, api_keys, max_message_chars, max_batch_size, ...}
@@ -34,6 +34,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from memstrata.core.prompts import PromptSet
 from memstrata.errors import ConfigError
+from memstrata.storage.config import StorageConfig
+from memstrata.storage.config import StorageConfig
 
 MemoryStrategy = Literal["none", "running_summary", "rag_augmented"]
 TruncationName = Literal["hard", "middle", "llm", "semantic"]
@@ -71,7 +73,6 @@ class MemoryConfig(_Strict):
     max_summary_tokens: int = Field(800, ge=50)
     summary_input_max_chars: int = Field(12000, ge=200)
     max_extensions_per_run: int = Field(8, ge=1)
-    smart_load_tail: int = Field(4, ge=0)
     context_max_tokens: int = Field(4000, ge=50)
     token_counter: str = Field("heuristic", description="heuristic or an encoding name.")
     chars_per_token: float = Field(4.0, gt=0)
@@ -124,12 +125,6 @@ class AgentConfig(BaseModel):
 
     name: str
     prompt_sections: PromptSections = Field(default_factory=PromptSections)
-
-
-class StorageConfig(_Strict):
-    """``storage``: where chats live (None = SQLite under the user data directory)."""
-
-    url: str | None = None
 
 
 class VectorsConfig(_Strict):

@@ -249,7 +249,7 @@ class MemoryEngine:
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _load(self, chat_id: str) -> ChatState:
-        return await self.storage.load_state(chat_id, tail=self.config.smart_load_tail)
+        return await self.storage.load_state(chat_id)
 
     async def _plan(
         self, state: ChatState, messages: list[Numbered], *, force: bool = False
