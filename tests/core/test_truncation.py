@@ -144,8 +144,7 @@ def test_middle_unchanged_when_it_fits_and_unicode_is_kept_whole() -> None:
 
 
 async def test_llm_answer_is_cleaned_and_used() -> None:
-    llm = ScriptedLLM("<think>plan</think><|im_start|>assistant\nShort version.<|im_end|>")
-    llm.answer = "<think>plan</think>Short version.<|im_end|>"
+    llm = ScriptedLLM("<think>plan</think>Short version.<|im_end|>")
     result = await truncate_content_async(TEXT, 100, TruncationStrategy.LLM, llm=llm)
     assert result == "Short version."
     assert len(llm.requests) == 1
