@@ -1,0 +1,186 @@
+"""Token cost of the running summary vs naive re-summarization, and a no-loss check.
+
+    python bench/token_cost.py --data PATH [--json OUT]
+
+Every conversation of a LoCoMo-format file is replayed message by message through the
+running-summary engine in its default configuration, with an LLM double that counts every
+input token (instructions included) and answers every call with a 300-token summary. In the
+same run a naive baseline re-summarizes everything older than the verbatim window, from
+scratch, at the same moments. Printed: summarization input tokens / transcript tokens for
+both (1.0 = every message read exactly once), and a check that no message was lost: each
+message must have been in exactly one summarizer input, or still be verbatim at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections import Counter
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from memstrata.config import MemoryConfig
+from memstrata.core.history import split_history
+from memstrata.core.messages import Message, format_line, format_transcript
+from memstrata.core.prompts import PromptSet
+from memstrata.core.tokens import HeuristicTokenCounter
+from memstrata.datasets.locomo import Conversation, load_locomo
+from memstrata.engine import MemoryEngine
+from memstrata.llm.writer import LLMSummaryWriter
+from memstrata.planner import SummaryPlanner
+from memstrata.storage.memory import InMemoryStorage
+from memstrata.testing import CountingLLM
+
+COUNTER = HeuristicTokenCounter(4.0)
+ANSWER_TOKENS = 300
+
+
+@dataclass
+class ConversationCost:
+    sample_id: str
+    messages: int
+    transcript_tokens: int
+    memstrata_input_tokens: int
+    memstrata_calls: int
+    memstrata_ratio: float
+    naive_input_tokens: int
+    naive_calls: int
+    naive_ratio: float
+    lost_messages: int
+    read_twice: int
+
+
+async def replay_memstrata(
+    conversation: Conversation, config: MemoryConfig
+) -> tuple[CountingLLM, list[Message]]:
+    """Feed every message as its own turn; return the LLM double and the final verbatim."""
+    llm = CountingLLM(answer_tokens=ANSWER_TOKENS, counter=COUNTER)
+    storage = InMemoryStorage()
+    engine = MemoryEngine(storage, config=config, writer=LLMSummaryWriter(llm), counter=COUNTER)
+    chat = await engine.create_chat(conversation.sample_id)
+    for message in conversation.messages:
+        await engine.run_turn(chat.id, [message])
+    state = await storage.load_state(chat.id)
+    verbatim = [
+        item.message
+        for item in state.messages
+        if item.sequence > state.chat.last_summarized_sequence
+    ]
+    return llm, verbatim
+
+
+async def replay_naive(conversation: Conversation, config: MemoryConfig) -> tuple[int, int]:
+    """Same trigger moments, but every call re-reads everything older than the window."""
+    planner = SummaryPlanner(config, LLMSummaryWriter(CountingLLM()), COUNTER)
+    prompts = PromptSet()
+    numbered: list[tuple[int, Message]] = []
+    last, tokens, calls = 0, 0, 0
+    for sequence, message in enumerate(conversation.messages, start=1):
+        numbered.append((sequence, message))
+        split = split_history(
+            numbered, last_summarized=last, recent_turns=config.summary_recent_turns
+        )
+        if not planner.decide(split).triggered:
+            continue
+        last = split.pending[-1][0]
+        older = [m for s, m in numbered if s <= last]
+        prompt = prompts.compression(format_transcript(older))
+        system = f"{prompts.compression_system}\n\n{prompts.structured_instructions}"
+        tokens += COUNTER.count(system) + COUNTER.count(prompt)
+        calls += 1
+    return tokens, calls
+
+
+def occurrences(text: str, line: str) -> int:
+    """How often ``line`` stands as whole lines in ``text`` (overlaps counted)."""
+    haystack, needle = f"\n{text}\n", f"\n{line}\n"
+    count, start = 0, haystack.find(needle)
+    while start != -1:
+        count += 1
+        start = haystack.find(needle, start + 1)
+    return count
+
+
+def check_loss(
+    conversation: Conversation, llm: CountingLLM, verbatim: list[Message]
+) -> tuple[int, int]:
+    """(lost, read twice): each message must be in exactly one input or still verbatim."""
+    expected = Counter(format_line(m) for m in conversation.messages)
+    inputs = [call.request.messages[-1].content for call in llm.calls]
+    seen = Counter(format_line(m) for m in verbatim)
+    for line in expected:
+        seen[line] += sum(occurrences(text, line) for text in inputs)
+    lost = sum(max(0, n - seen[line]) for line, n in expected.items())
+    twice = sum(max(0, seen[line] - n) for line, n in expected.items())
+    return lost, twice
+
+
+async def measure(conversation: Conversation, config: MemoryConfig) -> ConversationCost:
+    transcript_tokens = COUNTER.count(format_transcript(conversation.messages))
+    llm, verbatim = await replay_memstrata(conversation, config)
+    naive_tokens, naive_calls = await replay_naive(conversation, config)
+    lost, twice = check_loss(conversation, llm, verbatim)
+    return ConversationCost(
+        sample_id=conversation.sample_id,
+        messages=len(conversation.messages),
+        transcript_tokens=transcript_tokens,
+        memstrata_input_tokens=llm.input_tokens,
+        memstrata_calls=len(llm.calls),
+        memstrata_ratio=llm.input_tokens / transcript_tokens,
+        naive_input_tokens=naive_tokens,
+        naive_calls=naive_calls,
+        naive_ratio=naive_tokens / transcript_tokens,
+        lost_messages=lost,
+        read_twice=twice,
+    )
+
+
+def print_table(rows: list[ConversationCost], overall: dict[str, float]) -> None:
+    header = f"{'conversation':<14}{'msgs':>6}{'transcript':>12}{'memstrata':>11}{'calls':>7}"
+    header += f"{'naive':>9}{'calls':>7}{'lost':>6}"
+    print(header)
+    for r in rows:
+        print(
+            f"{r.sample_id:<14}{r.messages:>6}{r.transcript_tokens:>12}{r.memstrata_ratio:>11.3f}"
+            f"{r.memstrata_calls:>7}{r.naive_ratio:>9.2f}{r.naive_calls:>7}{r.lost_messages:>6}"
+        )
+    print(
+        f"{'overall':<14}{sum(r.messages for r in rows):>6}"
+        f"{sum(r.transcript_tokens for r in rows):>12}{overall['memstrata_ratio']:>11.3f}"
+        f"{sum(r.memstrata_calls for r in rows):>7}{overall['naive_ratio']:>9.2f}"
+        f"{sum(r.naive_calls for r in rows):>7}{int(overall['lost_messages']):>6}"
+    )
+    print(
+        f"\nsummarization input / transcript tokens: memstrata {overall['memstrata_ratio']:.3f}"
+        f" vs naive {overall['naive_ratio']:.2f} "
+        f"({overall['naive_ratio'] / overall['memstrata_ratio']:.1f}x cheaper); "
+        f"lost messages: {int(overall['lost_messages'])}"
+    )
+
+
+async def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, required=True, help="a LoCoMo-format JSON file")
+    parser.add_argument("--json", type=Path, help="write the results here")
+    args = parser.parse_args(argv)
+    config = MemoryConfig(strategy="running_summary")
+    rows = [await measure(c, config) for c in load_locomo(args.data)]
+    transcript = sum(r.transcript_tokens for r in rows)
+    overall = {
+        "memstrata_ratio": sum(r.memstrata_input_tokens for r in rows) / transcript,
+        "naive_ratio": sum(r.naive_input_tokens for r in rows) / transcript,
+        "lost_messages": sum(r.lost_messages for r in rows),
+        "read_twice": sum(r.read_twice for r in rows),
+    }
+    print_table(rows, overall)
+    if args.json:
+        payload = {**overall, "conversations": [asdict(r) for r in rows]}
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(payload, indent=2), encoding="utf-8")
+    return 0 if overall["lost_messages"] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))

@@ -1,0 +1,1 @@
+"""Readers for public conversation datasets (LoCoMo)."""
