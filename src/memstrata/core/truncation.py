@@ -38,7 +38,6 @@ logger = logging.getLogger(__name__)
 
 ELLIPSIS = "…"
 MIDDLE_MARKER = "…[truncated]…"
-MIDDLE_SHARE = 0.4
 SEMANTIC_GAP = " … "
 
 LLM_TRUNCATION_SYSTEM_PROMPT = (
@@ -89,7 +88,7 @@ def truncate_middle(content: str, max_chars: int) -> str:
     _check_limit(max_chars)
     if len(content) <= max_chars:
         return content
-    keep = int(max_chars * MIDDLE_SHARE)
+    keep = max_chars * 2 // 5  # 40 %, in integers
     if keep == 0 or 2 * keep + len(MIDDLE_MARKER) > max_chars:
         return truncate_hard(content, max_chars)
     return content[:keep] + MIDDLE_MARKER + content[-keep:]
