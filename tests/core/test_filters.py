@@ -398,3 +398,21 @@ def test_no_filter_separates_a_tool_call_from_its_results(message_filter: Messag
         assert_tool_groups_whole(history, result)
         ids = [m.id for m in result]
         assert ids == sorted(ids) and len(set(ids)) == len(ids)
+
+
+async def test_max_chars_llm_answers_are_remembered_but_fallbacks_are_not() -> None:
+    llm = ScriptedLLM()
+    truncator = MaxCharsFilter(65, "llm", llm=llm, cache_size=2)  # type: ignore[arg-type]
+    first, second, third = ("alpha " * 20, "beta " * 20, "gamma " * 20)
+    for _ in range(3):
+        result = await truncator.apply_async([user(first), assistant(second)])
+    assert contents(result) == ["LLM: alpha alpha alpha", "LLM: beta beta beta"]
+    assert llm.calls == 2
+    await truncator.apply_async([user(third)])  # evicts the oldest answer
+    await truncator.apply_async([user(first)])
+    assert llm.calls == 4
+    llm.fail = True
+    for _ in range(2):
+        fallback = await truncator.apply_async([user("delta " * 20)])
+        assert MIDDLE_MARKER in fallback[0].content
+    assert llm.calls == 6

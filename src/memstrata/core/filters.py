@@ -10,6 +10,7 @@ its results.
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -20,6 +21,7 @@ from memstrata.core.truncation import (
     TruncationStrategy,
     truncate_content,
     truncate_content_async,
+    truncate_middle,
 )
 from memstrata.llm.base import LLM
 
@@ -217,7 +219,9 @@ class MaxCharsFilter:
 
     ``semantic`` ranks sentences against the run's query (by default the last user
     message of the unfiltered history); ``llm`` calls ``llm`` when the pipeline is awaited
-    (``apply_async``) and uses ``middle`` in the synchronous ``apply``.
+    (``apply_async``) and uses ``middle`` in the synchronous ``apply``. The LLM's answers
+    are remembered (the last ``cache_size`` messages), so a long message that stays in the
+    verbatim window is shortened once, not on every turn; fallbacks are not remembered.
     """
 
     max_chars: int
@@ -225,6 +229,10 @@ class MaxCharsFilter:
     embedder: TextEmbedder | None = field(default=None, compare=False)
     llm: LLM | None = field(default=None, compare=False)
     concurrency: int = 4
+    cache_size: int = 256
+    _cache: OrderedDict[str, str] = field(
+        default_factory=OrderedDict, init=False, compare=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         if self.max_chars < 0:
@@ -246,18 +254,26 @@ class MaxCharsFilter:
         async def one(message: Message) -> Message:
             if len(message.content) <= self.max_chars:
                 return message
+            if self.strategy is not TruncationStrategy.LLM or self.llm is None:
+                return self._truncate(message, context)
             async with gate:
-                content = await truncate_content_async(
-                    message.content,
-                    self.max_chars,
-                    self.strategy,
-                    llm=self.llm,
-                    query=context.query,
-                    embedder=self.embedder,
-                )
-            return message.with_content(content)
+                return message.with_content(await self._ask_llm(message.content))
 
         return list(await asyncio.gather(*(one(message) for message in messages)))
+
+    async def _ask_llm(self, content: str) -> str:
+        cached = self._cache.get(content)
+        if cached is not None:
+            self._cache.move_to_end(content)
+            return cached
+        shortened = await truncate_content_async(
+            content, self.max_chars, TruncationStrategy.LLM, llm=self.llm
+        )
+        if shortened != truncate_middle(content, self.max_chars) and self.cache_size > 0:
+            self._cache[content] = shortened
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+        return shortened
 
     def _truncate(self, message: Message, context: FilterContext) -> Message:
         if len(message.content) <= self.max_chars:
