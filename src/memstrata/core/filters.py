@@ -39,7 +39,10 @@ __all__ = [
     "SkipTypeFilter",
     "StripPrefixFilter",
     "agent_pipeline",
+    "context_for",
+    "drop_whole_groups",
     "extract_conversation_history",
+    "keep_whole_groups",
     "tool_groups",
 ]
 

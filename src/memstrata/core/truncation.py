@@ -24,9 +24,13 @@ from memstrata.llm.base import LLM, prompt_request
 
 __all__ = [
     "ELLIPSIS",
+    "LLM_TRUNCATION_SYSTEM_PROMPT",
     "MIDDLE_MARKER",
+    "SEMANTIC_GAP",
     "TextEmbedder",
     "TruncationStrategy",
+    "llm_truncation_prompt",
+    "split_sentences",
     "truncate_content",
     "truncate_content_async",
     "truncate_hard",
