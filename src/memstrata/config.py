@@ -153,6 +153,7 @@ class ServiceConfig(_Strict):
     max_batch_size: int = Field(500, ge=1)
     summary_workers: int = Field(2, ge=1)
     summary_retry_seconds: float = Field(5.0, gt=0)
+    summary_retry_max_seconds: float = Field(300.0, gt=0, description="Backoff ceiling.")
 
 
 class Settings(_Strict):

@@ -1,0 +1,106 @@
+"""The FastAPI app factory: ``create_app(settings)``.
+
+The lifespan opens the memory (``open_memory``) unless an engine is passed in, starts the
+summarization workers, re-queues chats with unsummarized messages (work pending when the
+service last stopped), and on shutdown ends the event streams and the workers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from importlib.resources import files
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.responses import RedirectResponse
+from fastapi.staticfiles import StaticFiles
+
+from memstrata.config import Settings
+from memstrata.engine import MemoryEngine
+from memstrata.errors import MemstrataError
+from memstrata.service import health, routes
+from memstrata.service.errors import install_error_handlers
+from memstrata.service.metrics import MetricsMiddleware, ServiceMetrics
+from memstrata.service.state import Service
+
+log = logging.getLogger(__name__)
+STATIC = Path(str(files("memstrata.service") / "static"))
+
+
+def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None = None) -> FastAPI:
+    """The memstrata HTTP service for ``settings`` (default: the embedded stack).
+
+    With ``engine`` the app uses it (and does not close it); otherwise it opens the memory
+    from ``settings`` at start-up. ``app.state.service`` is the running ``Service``.
+    """
+    settings = settings or Settings()
+    metrics = ServiceMetrics()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with AsyncExitStack() as stack:
+            memory = engine
+            if memory is None:
+                from memstrata.factory import open_memory
+
+                memory = await stack.enter_async_context(open_memory(settings))
+            service = Service(memory, settings.service, metrics=metrics)
+            app.state.service = service
+            _announce(service)
+            service.jobs.start()
+            stack.push_async_callback(service.jobs.stop)
+            stack.callback(service.hub.close)
+            recovery = asyncio.create_task(_recover(service))
+            service.recovery = recovery
+            yield
+            recovery.cancel()
+
+    app = FastAPI(
+        title="memstrata",
+        summary="Conversation memory: running summaries, recall, bounded context.",
+        version=_version(),
+        lifespan=lifespan,
+    )
+    install_error_handlers(app)
+    app.add_middleware(MetricsMiddleware, metrics=metrics)
+    app.include_router(routes.router)
+    app.include_router(health.router)
+    app.mount("/ui", StaticFiles(directory=STATIC, html=True), name="ui")
+
+    @app.get("/", include_in_schema=False)
+    async def home() -> RedirectResponse:
+        return RedirectResponse("/ui/")
+
+    return app
+
+
+async def _recover(service: Service) -> None:
+    try:
+        queued = await service.jobs.recover(service.auth.tenants())
+    except MemstrataError as exc:  # the service stays up; the work stays in storage
+        log.error("re-queuing pending summarization work failed: %s", exc)
+        return
+    if queued:
+        log.info("re-queued %d chats with unsummarized messages", queued)
+
+
+def _announce(service: Service) -> None:
+    if service.auth.enabled:
+        log.info("API keys configured for tenants: %s", ", ".join(service.auth.tenants()))
+    else:
+        log.warning(
+            "no API keys configured: every request is the 'default' tenant and the service "
+            "binds to 127.0.0.1 only"
+        )
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("memstrata")
+    except PackageNotFoundError:  # pragma: no cover
+        return "0.0.0"

@@ -1,0 +1,85 @@
+"""``/healthz`` and ``/metrics``: storage, vector store and LLM reachability; Prometheus."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import JSONResponse
+
+from memstrata.engine import MemoryEngine
+from memstrata.errors import MemstrataError
+from memstrata.service.metrics import CONTENT_TYPE
+from memstrata.service.state import Service
+from memstrata.vectors.base import NullVectorReader, RecallScope
+
+router = APIRouter(tags=["operations"])
+CHECK_TIMEOUT = 5.0
+PROBE_TENANT = "__healthz__"
+
+
+@router.get("/healthz")
+async def healthz(request: Request) -> JSONResponse:
+    """``ok`` (200), ``degraded`` (200: recall or LLM down) or ``down`` (503: storage down)."""
+    service: Service = request.app.state.service
+    engine = service.engine
+    checks = {
+        "storage": await _check(_storage(engine)),
+        "vectors": await _check(_vectors(engine)),
+        "llm": await _check(_llm(engine)),
+    }
+    statuses = {name: check["status"] for name, check in checks.items()}
+    if statuses["storage"] != "ok":
+        status, code = "down", 503
+    elif "error" in statuses.values():
+        status, code = "degraded", 200
+    else:
+        status, code = "ok", 200
+    checks["jobs"] = {"status": "ok", "workers": service.jobs.workers}
+    return JSONResponse({"status": status, "checks": checks}, code)
+
+
+@router.get("/metrics")
+async def metrics(request: Request) -> Response:
+    """Prometheus exposition."""
+    service: Service = request.app.state.service
+    return Response(service.metrics.render(), media_type=CONTENT_TYPE)
+
+
+async def _check(probe: Any) -> dict[str, Any]:
+    started = time.perf_counter()
+    try:
+        detail: dict[str, Any] = await asyncio.wait_for(probe, CHECK_TIMEOUT)
+    except (MemstrataError, OSError, TimeoutError) as exc:
+        detail = {"status": "error", "error": f"{type(exc).__name__}: {exc}"}
+    detail["ms"] = round((time.perf_counter() - started) * 1000, 2)
+    return detail
+
+
+async def _storage(engine: MemoryEngine) -> dict[str, Any]:
+    await engine.storage.list_chats(tenant=PROBE_TENANT, limit=1)
+    return {"status": "ok", "backend": type(engine.storage).__name__}
+
+
+async def _vectors(engine: MemoryEngine) -> dict[str, Any]:
+    if isinstance(engine.recall, NullVectorReader) or not engine.uses_recall:
+        return {"status": "disabled", "backend": type(engine.recall).__name__}
+    scope = RecallScope(chat_id="__healthz__", tenant=PROBE_TENANT)
+    await engine.recall.get_relevant_history("health check", scope, k=1)
+    return {"status": "ok", "backend": type(engine.recall).__name__}
+
+
+async def _llm(engine: MemoryEngine) -> dict[str, Any]:
+    llm = getattr(engine.writer, "llm", None)
+    if llm is None:
+        return {"status": "offline", "backend": type(engine.writer).__name__}
+    probe = getattr(llm, "ping", None) or getattr(llm, "health", None)
+    if probe is None:
+        return {"status": "configured", "backend": type(llm).__name__}
+    result = probe()
+    if inspect.isawaitable(result):
+        await result
+    return {"status": "ok", "backend": type(llm).__name__}

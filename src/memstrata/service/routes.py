@@ -1,0 +1,185 @@
+"""The HTTP routes: chats, messages, context, summaries, events; thin over ``Service``."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi.responses import StreamingResponse
+
+from memstrata.service.auth import request_key
+from memstrata.service.schemas import (
+    AppendIn,
+    AppendOut,
+    ChatIn,
+    ChatList,
+    ChatOut,
+    ContextIn,
+    ContextOut,
+    MessageBatch,
+    MessageList,
+    MessageOut,
+    SummarizeOut,
+    SummaryCreate,
+    SummaryList,
+    SummaryOut,
+    SummaryPatchIn,
+)
+from memstrata.service.state import Service
+from memstrata.storage.base import ChatRecord
+
+router = APIRouter()
+
+
+def get_service(request: Request) -> Service:
+    """The service of this app."""
+    service: Service = request.app.state.service
+    return service
+
+
+def get_tenant(request: Request) -> str:
+    """The caller's tenant (401 without a valid key when keys are configured)."""
+    return get_service(request).auth.tenant_for(request_key(request))
+
+
+ServiceDep = Annotated[Service, Depends(get_service)]
+TenantDep = Annotated[str, Depends(get_tenant)]
+
+
+async def get_chat(chat_id: str, service: ServiceDep, tenant: TenantDep) -> ChatRecord:
+    """The path's chat, for the caller's tenant only."""
+    return await service.chat(chat_id, tenant)
+
+
+ChatDep = Annotated[ChatRecord, Depends(get_chat)]
+
+
+# -- chats ------------------------------------------------------------------------------------
+
+
+@router.post("/chats", status_code=201, tags=["chats"])
+async def create_chat(body: ChatIn, service: ServiceDep, tenant: TenantDep) -> ChatOut:
+    """Create a chat (a random id unless one is given)."""
+    chat = await service.create_chat(body.id, tenant, body.user, body.title)
+    return service.chat_out(chat)
+
+
+@router.get("/chats", tags=["chats"])
+async def list_chats(
+    service: ServiceDep,
+    tenant: TenantDep,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> ChatList:
+    """The caller's chats, newest first, paged."""
+    chats = await service.engine.storage.list_chats(tenant=tenant, limit=limit, offset=offset)
+    return ChatList(
+        items=[service.chat_out(chat) for chat in chats],
+        limit=limit,
+        offset=offset,
+        next_offset=offset + limit if len(chats) == limit else None,
+    )
+
+
+@router.get("/chats/{chat_id}", tags=["chats"])
+async def read_chat(chat: ChatDep, service: ServiceDep) -> ChatOut:
+    """A chat with its summary state (idle, summarizing, failed) and last error."""
+    return service.chat_out(chat)
+
+
+@router.delete("/chats/{chat_id}", status_code=204, tags=["chats"])
+async def delete_chat(chat: ChatDep, service: ServiceDep) -> Response:
+    """Delete a chat with its messages, summaries and recall vectors."""
+    await service.delete_chat(chat.id, chat.tenant)
+    return Response(status_code=204)
+
+
+# -- messages -------------------------------------------------------------------------------
+
+
+@router.post("/chats/{chat_id}/messages", status_code=201, tags=["messages"])
+async def append_messages(body: AppendIn, chat: ChatDep, service: ServiceDep) -> AppendOut:
+    """Append one message or ``{"messages": [...]}``; returns at once (no LLM on this path)."""
+    messages = body.messages if isinstance(body, MessageBatch) else [body]
+    stored = await service.append(chat, messages)
+    state, _ = service.jobs.state(chat.id)
+    return AppendOut(
+        chat_id=chat.id,
+        stored=[MessageOut.of(item) for item in stored],
+        message_count=stored[-1].sequence if stored else chat.message_count,
+        summary_state=state,
+    )
+
+
+@router.get("/chats/{chat_id}/messages", tags=["messages"])
+async def list_messages(
+    chat: ChatDep,
+    service: ServiceDep,
+    after_sequence: Annotated[int, Query(ge=0)] = 0,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> MessageList:
+    """Messages after ``after_sequence``, oldest first, paged."""
+    items = await service.engine.storage.list_messages(
+        chat.id, after_sequence=after_sequence, limit=limit
+    )
+    return MessageList(
+        items=[MessageOut.of(item) for item in items],
+        after_sequence=after_sequence,
+        limit=limit,
+        next_after=items[-1].sequence if len(items) == limit else None,
+    )
+
+
+# -- context and summaries ------------------------------------------------------------------
+
+
+@router.post("/chats/{chat_id}/context", tags=["context"])
+async def chat_context(body: ContextIn, chat: ChatDep, service: ServiceDep) -> ContextOut:
+    """[recalled turns] [summary] [recent verbatim] under the budget, with provenance."""
+    return await service.context(chat, body.query, body.budget_tokens, body.strategy)
+
+
+@router.get("/chats/{chat_id}/summaries", tags=["summaries"])
+async def list_summaries(chat: ChatDep, service: ServiceDep) -> SummaryList:
+    """The summary chain, oldest first, each row with its episode range."""
+    rows = await service.engine.storage.list_summaries(chat.id)
+    return SummaryList(chat_id=chat.id, items=[SummaryOut.of(row) for row in rows])
+
+
+@router.post("/chats/{chat_id}/summarize", tags=["summaries"])
+async def summarize_now(chat: ChatDep, service: ServiceDep) -> SummarizeOut:
+    """Summarize now, even below the trigger, through the chat's job queue."""
+    result = await service.jobs.run_now(chat.id, chat.tenant)
+    state, _ = service.jobs.state(chat.id)
+    return SummarizeOut(
+        chat_id=chat.id,
+        outcome=result.outcome,
+        episode_ranges=result.episode_ranges,
+        error=result.error,
+        summary_state=state,
+    )
+
+
+@router.post("/summaries", status_code=201, tags=["summaries"])
+async def create_summary(body: SummaryCreate, service: ServiceDep, tenant: TenantDep) -> SummaryOut:
+    """Create a summary row (seed 002: ``{sessionId, content, tokenCount, episodeRange}``)."""
+    return SummaryOut.of(await service.create_summary(body, tenant))
+
+
+@router.patch("/summaries/{summary_id}", tags=["summaries"])
+async def update_summary(
+    summary_id: int, body: SummaryPatchIn, service: ServiceDep, tenant: TenantDep
+) -> SummaryOut:
+    """Update a row's content, token count or episode range."""
+    return SummaryOut.of(await service.update_summary(summary_id, body, tenant))
+
+
+# -- events ---------------------------------------------------------------------------------
+
+
+@router.get("/chats/{chat_id}/events", tags=["events"])
+async def chat_events(chat: ChatDep, service: ServiceDep) -> StreamingResponse:
+    """Server-Sent Events: ``state`` first, then ``summarizing``/``summarized``/``failed``."""
+    stream = service.hub.subscribe(chat.id, service.jobs.event(chat.id))
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    return StreamingResponse(stream, media_type="text/event-stream", headers=headers)
