@@ -35,7 +35,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from memstrata.core.prompts import PromptSet
 from memstrata.errors import ConfigError
 from memstrata.storage.config import StorageConfig
-from memstrata.storage.config import StorageConfig
 
 MemoryStrategy = Literal["none", "running_summary", "rag_augmented"]
 TruncationName = Literal["hard", "middle", "llm", "semantic"]
@@ -218,7 +217,9 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ConfigError(f"cannot read the configuration file: {exc.strerror}", path=str(path))
+        raise ConfigError(
+            f"cannot read the configuration file: {exc.strerror}", path=str(path)
+        ) from exc
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -242,7 +243,17 @@ def apply_env_overrides(data: dict[str, Any], environ: Mapping[str, str]) -> Non
             if not isinstance(child, dict):
                 raise ConfigError(f"{name} sets a key below a value", path=".".join(keys))
             target = child
-        try:
-            target[keys[-1]] = yaml.safe_load(raw) if raw != "" else None
-        except yaml.YAMLError:
-            target[keys[-1]] = raw
+        target[keys[-1]] = _env_value(raw)
+
+
+def _env_value(raw: str) -> Any:
+    """A YAML scalar (``9``, ``true``, ``null``), a flow collection, or the raw string."""
+    if raw == "":
+        return None
+    try:
+        value = yaml.safe_load(raw)
+    except yaml.YAMLError:
+        return raw
+    if isinstance(value, dict | list) and not raw.lstrip().startswith(("{", "[")):
+        return raw  # "memory:" or "a: b" are strings, not mappings
+    return value

@@ -266,7 +266,9 @@ class MemoryEngine:
         if not plan.rows:
             return None
         messages = [item.message for item in state.messages]
-        return await generate_title(self.title_llm, row_summary(plan.rows[-1]), messages)
+        return await generate_title(
+            self.title_llm, row_summary(plan.rows[-1]), messages, current=state.chat.title
+        )
 
     # -- reads --------------------------------------------------------------------------------
 

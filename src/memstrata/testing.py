@@ -46,13 +46,13 @@ def _as_response(reply: str | LLMResponse, request: LLMRequest) -> LLMResponse:
 class ScriptedLLM:
     """Answers each call with the next queued reply; an exception in the queue is raised.
 
-    With an empty queue it answers ``default`` (or raises ``AssertionError`` when that is
-    None, so a test notices an unexpected call).
+    With an empty queue it answers ``default`` (raised when it is an exception; an
+    ``AssertionError`` when it is None, so a test notices an unexpected call).
     """
 
     __test__ = False
 
-    default: str | None = None
+    default: Reply | None = None
     calls: list[RecordedCall] = field(default_factory=list)
     _queue: deque[Reply] = field(default_factory=deque)
 

@@ -34,23 +34,30 @@ async def generate_title(
     llm: LLM | None,
     summary: ConversationSummary,
     messages: Sequence[Message] = (),
+    *,
+    current: str | None = None,
 ) -> str:
-    """Ask the LLM for a short title; fall back to :func:`fallback_title` on any failure."""
+    """Ask the LLM for a short title.
+
+    Without an LLM the offline :func:`fallback_title` is used; when the LLM fails, the
+    ``current`` title stays (or the offline one is used when there is none).
+    """
     if llm is None:
         return fallback_title(summary, messages)
     prompt = render_prompt(TITLE_PROMPT, {"summary": summary.to_context_string()})
     try:
         response = await llm.complete(prompt_request(prompt, temperature=0.2, max_tokens=30))
     except LLMError as exc:
-        log.warning("title generation failed, using the offline title: %s", exc)
-        return fallback_title(summary, messages)
+        log.warning("title generation failed, keeping the current title: %s", exc)
+        return current or fallback_title(summary, messages)
     lines = [line for line in clean_output(response.text).splitlines() if line.strip()]
     return _tidy(lines[0]) if lines else fallback_title(summary, messages)
 
 
 def _tidy(text: str) -> str:
-    text = re.sub(r"\s+", " ", text).strip().strip("\"'“”‘’*#").strip()
-    text = re.sub(r"^(title)\s*:\s*", "", text, flags=re.IGNORECASE).rstrip(".!?;:,")
+    text = re.sub(r"\s+", " ", text).strip().strip("*#").strip()
+    text = re.sub(r"^title\s*:\s*", "", text, flags=re.IGNORECASE)
+    text = text.strip("\"'“”‘’*").strip().rstrip(".!?;:,")
     if len(text) > MAX_TITLE_CHARS:
         text = text[: MAX_TITLE_CHARS - 1].rstrip() + "…"
     return (text[:1].upper() + text[1:]) if text else DEFAULT_TITLE

@@ -53,6 +53,8 @@ class ConversationSummary(BaseModel):
             return ()
         if isinstance(value, str):
             value = [value]
+        if not isinstance(value, list | tuple):
+            raise ValueError(f"expected a list of strings, got {type(value).__name__}")
         return dedupe(str(item).strip() for item in value if str(item).strip())
 
     @field_validator("entities", mode="before")
@@ -62,6 +64,8 @@ class ConversationSummary(BaseModel):
             return ()
         if isinstance(value, dict):
             value = [value]
+        if not isinstance(value, list | tuple):
+            raise ValueError(f"expected a list of entities, got {type(value).__name__}")
         return tuple(
             item if isinstance(item, SummaryEntity) else _entity_from_any(item)
             for item in value

@@ -1,0 +1,258 @@
+import asyncio
+from collections.abc import Sequence
+
+import pytest
+
+from memstrata import NullConversationMemory, compress_conversation_history
+from memstrata.config import MemoryConfig
+from memstrata.core.messages import Message, assistant, user
+from memstrata.core.tokens import HeuristicTokenCounter
+from memstrata.engine import MemoryEngine
+from memstrata.errors import LLMTransientError, VectorStoreError
+from memstrata.llm.base import LLMRequest
+from memstrata.llm.writer import LLMSummaryWriter
+from memstrata.storage.memory import InMemoryStorage
+from memstrata.testing import FunctionLLM, ScriptedLLM
+from memstrata.vectors.base import RecalledTurn, RecallScope
+
+COUNTER = HeuristicTokenCounter()
+
+
+def exchange(i: int) -> list[Message]:
+    return [user(f"question {i} about topic {i} " + "q" * 60), assistant(f"answer {i} " + "a" * 60)]
+
+
+def engine(llm: ScriptedLLM | FunctionLLM, **settings: object) -> MemoryEngine:
+    defaults: dict[str, object] = {
+        "strategy": "running_summary",
+        "summary_recent_turns": 2,
+        "summary_trigger_tokens": 60,
+        "structured_output": False,
+    }
+    config = MemoryConfig(**{**defaults, **settings})  # type: ignore[arg-type]
+    storage = InMemoryStorage()
+    return MemoryEngine(storage, config=config, writer=LLMSummaryWriter(llm), counter=COUNTER)
+
+
+async def play(memory: MemoryEngine, chat_id: str, turns: int) -> None:
+    for i in range(turns):
+        await memory.run_turn(chat_id, exchange(i))
+
+
+async def test_a_turn_commits_messages_summary_and_title_together() -> None:
+    memory = engine(ScriptedLLM(default="Ann plans a trip."))
+    chat = await memory.create_chat("c1")
+    await play(memory, chat.id, 4)
+    state = await memory.storage.load_state(chat.id)
+    assert state.chat.message_count == 8
+    assert state.chat.last_summarized_sequence == 4
+    assert [r.summary_text for r in state.summaries] == ["Ann plans a trip."]
+    assert state.chat.title is not None and state.chat.title.startswith("Question 0 about")
+    assert len(state.chat.title) <= 80
+
+
+async def test_context_is_summary_then_verbatim_and_bounded() -> None:
+    memory = engine(ScriptedLLM(default="Summary of older turns."))
+    chat = await memory.create_chat("c1")
+    await play(memory, chat.id, 12)
+    context = await memory.get_context(chat.id, "what about topic 3?")
+    kinds = [part.kind for part in context.parts]
+    assert kinds == ["summary", "verbatim"]
+    assert "Summary of older turns." in context.render()
+    assert "question 11" in context.render()
+    assert "question 0 " not in context.render()
+    assert context.tokens_used <= memory.config.context_max_tokens
+
+
+async def test_each_extension_reads_only_new_messages() -> None:
+    llm = ScriptedLLM(default="S")
+    memory = engine(llm)
+    chat = await memory.create_chat("c1")
+    await play(memory, chat.id, 15)
+    inputs = "\n".join(call.request.messages[-1].content for call in llm.calls)
+    for i in range(12):
+        assert inputs.count(f"question {i} ") == 1
+
+
+async def test_llm_failure_degrades_to_last_good_summary_and_verbatim() -> None:
+    llm = ScriptedLLM(default="good summary")
+    memory = engine(llm)
+    chat = await memory.create_chat("c1")
+    await play(memory, chat.id, 4)
+    llm.default = LLMTransientError("model is down")
+    errors = [(await memory.run_turn(chat.id, exchange(i))).summary.plan.error for i in range(4, 8)]
+    assert any(isinstance(error, LLMTransientError) for error in errors)
+    state = await memory.storage.load_state(chat.id)
+    assert [r.summary_text for r in state.summaries] == ["good summary"]
+    assert state.chat.message_count == 16
+    context = await memory.get_context(chat.id, "q")
+    assert "good summary" in context.render()
+    assert "question 7" in context.render() and "question 3" in context.render()
+    assert "down" not in context.render()
+    # recovery: the next successful run folds everything that waited, nothing skipped
+    llm.default = "recovered summary"
+    outcome = await memory.summarize(chat.id)
+    assert outcome.changed
+    assert "question 3 " in llm.calls[-1].request.messages[-1].content
+
+
+async def test_strategy_none_is_identical_to_no_memory() -> None:
+    llm = ScriptedLLM()
+    memory = engine(llm, strategy="none")
+    chat = await memory.create_chat("c1")
+    await play(memory, chat.id, 10)
+    context = await memory.get_context(chat.id, "q")
+    assert llm.calls == []
+    assert [p.kind for p in context.parts] == ["verbatim"]
+    assert len(context.verbatim) == 20
+    assert context.verbatim[0].content.startswith("question 0")
+
+
+async def test_rag_with_null_reader_behaves_as_running_summary() -> None:
+    plain = engine(ScriptedLLM(default="S"))
+    rag = engine(ScriptedLLM(default="S"), strategy="rag_augmented")
+    for memory in (plain, rag):
+        await memory.create_chat("c1")
+        await play(memory, "c1", 6)
+    a = await plain.get_context("c1", "topic 1")
+    b = await rag.get_context("c1", "topic 1")
+    assert a.render() == b.render()
+
+
+async def test_concurrent_summarizations_never_overwrite_newer_with_older() -> None:
+    gate = asyncio.Event()
+    calls = 0
+
+    async def slow(request: LLMRequest) -> str:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            await gate.wait()  # the first planner is stalled while the second commits
+        return f"summary {calls}"
+
+    memory = engine(FunctionLLM(slow), summary_trigger_tokens=10_000)
+    chat = await memory.create_chat("c1")
+    for i in range(8):
+        await memory.add_messages(chat.id, exchange(i))
+    first = asyncio.create_task(memory.summarize(chat.id, force=True))
+    await asyncio.sleep(0.01)
+    second = await memory.summarize(chat.id, force=True)
+    gate.set()
+    first_outcome = await first
+    assert second.changed and second.attempts == 1
+    assert first_outcome.attempts == 2  # lost the compare-and-swap, re-planned
+    state = await memory.storage.load_state(chat.id)
+    assert state.chat.last_summarized_sequence == 12
+    assert [r.summary_text for r in state.summaries] == ["summary 2"]
+
+
+async def test_concurrent_turns_keep_all_messages_in_order() -> None:
+    memory = engine(ScriptedLLM(default="S"))
+    chat = await memory.create_chat("c1")
+    await asyncio.gather(*(memory.run_turn(chat.id, exchange(i)) for i in range(10)))
+    stored = await memory.storage.list_messages(chat.id)
+    assert [m.sequence for m in stored] == list(range(1, 21))
+    for first, second in zip(stored[::2], stored[1::2], strict=True):
+        assert first.message.content.split()[1] == second.message.content.split()[1]
+
+
+async def test_title_comes_from_the_llm_and_falls_back_offline() -> None:
+    llm = ScriptedLLM(default="S")
+    memory = engine(llm)
+    memory.title_llm = ScriptedLLM().enqueue('Title: "Trip planning."', LLMTransientError("x"))
+    chat = await memory.create_chat("c1")
+    await play(memory, chat.id, 4)
+    assert (await memory.storage.get_chat(chat.id)).title == "Trip planning"  # type: ignore[union-attr]
+    await play(memory, chat.id, 3)  # the title model fails: the title stays
+    assert (await memory.storage.get_chat(chat.id)).title == "Trip planning"  # type: ignore[union-attr]
+    offline = engine(ScriptedLLM(default="S"))
+    await offline.create_chat("c2")
+    await play(offline, "c2", 4)
+    title = (await offline.storage.get_chat("c2")).title  # type: ignore[union-attr]
+    assert title and title.startswith("Question 0 about topic 0")
+
+
+class RecordingRecall:
+    def __init__(self, fail: bool = False) -> None:
+        self.fail = fail
+        self.stored: list[tuple[RecallScope, int]] = []
+        self.deleted: list[RecallScope] = []
+        self.queries: list[tuple[str, frozenset[str]]] = []
+
+    async def get_relevant_history(
+        self,
+        query: str,
+        scope: RecallScope,
+        *,
+        k: int = 5,
+        similarity_threshold: float = 0.5,
+        exclude_hashes: frozenset[str] = frozenset(),
+    ) -> list[RecalledTurn]:
+        self.queries.append((query, exclude_hashes))
+        return [RecalledTurn(user("an old fact about the boat"), 0.9, 1)]
+
+    async def store_turns(self, scope: RecallScope, messages: Sequence[tuple[int, Message]]) -> int:
+        if self.fail:
+            raise VectorStoreError("store is down")
+        self.stored.append((scope, len(messages)))
+        return len(messages)
+
+    async def delete_chat(self, scope: RecallScope) -> None:
+        self.deleted.append(scope)
+
+
+async def test_rag_recalls_before_the_summary_and_excludes_the_window() -> None:
+    recall = RecordingRecall()
+    memory = engine(ScriptedLLM(default="S"), strategy="rag_augmented")
+    memory.recall = recall
+    chat = await memory.create_chat("c1", tenant="t1", user="u1")
+    await play(memory, chat.id, 6)
+    context = await memory.get_context(chat.id, "boat?")
+    assert [p.kind for p in context.parts] == ["recalled", "summary", "verbatim"]
+    assert recall.stored and recall.stored[0][0] == RecallScope("c1", "t1", "u1")
+    _, excluded = recall.queries[-1]
+    assert {m.content_hash for m in context.verbatim} <= excluded
+    assert await memory.delete_chat(chat.id)
+    assert recall.deleted == [RecallScope("c1", "t1", "u1")]
+
+
+async def test_a_failing_vector_store_never_breaks_the_write_path() -> None:
+    memory = engine(ScriptedLLM(default="S"), strategy="rag_augmented")
+    memory.recall = RecordingRecall(fail=True)
+    chat = await memory.create_chat("c1")
+    stored = await memory.add_messages(chat.id, exchange(0))
+    assert [m.sequence for m in stored] == [1, 2]
+
+
+async def test_null_conversation_memory_accepts_everything() -> None:
+    memory = NullConversationMemory()
+    chat = await memory.create_chat()
+    assert await memory.add_messages(chat.id, exchange(0)) == []
+    assert (await memory.get_context(chat.id, "q")).render() == ""
+    assert not (await memory.summarize(chat.id)).changed
+    assert await memory.delete_chat(chat.id) is False
+
+
+async def test_compress_conversation_history_is_incremental() -> None:
+    llm = ScriptedLLM(default="S")
+    writer = LLMSummaryWriter(llm)
+    config = MemoryConfig(
+        strategy="running_summary",
+        summary_recent_turns=2,
+        summary_trigger_tokens=60,
+        structured_output=False,
+    )
+    history: list[Message] = []
+    result = None
+    for i in range(10):
+        history += exchange(i)
+        result = await compress_conversation_history(
+            history, writer=writer, previous=result, config=config, counter=COUNTER
+        )
+    assert result is not None and result.summary_text == "S"
+    assert result.to_messages()[0].content.startswith("[Conversation summary]")
+    assert result.verbatim[-1].content.startswith("answer 9")
+    inputs = "\n".join(c.request.messages[-1].content for c in llm.calls)
+    assert all(inputs.count(f"question {i} ") == 1 for i in range(result.summarized_count // 2))
+    with pytest.raises(ValueError, match="whole conversation"):
+        await compress_conversation_history(history[:2], writer=writer, previous=result)
