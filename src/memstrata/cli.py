@@ -1,0 +1,392 @@
+"""The ``memstrata`` command line (Typer + rich).
+
+Errors map to exit codes in one place (:func:`_run`): a usage or configuration error exits
+2, an unknown chat 4, a failing backend 1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.panel import Panel
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.table import Table
+
+from memstrata.config import Settings, load_settings
+from memstrata.core.messages import Message, assistant, user
+from memstrata.engine import MemoryEngine
+from memstrata.errors import MemstrataError, NotFoundError, UsageError
+from memstrata.ingest import DEMO_CHAT_ID, ChatFile, demo_path, ingest_chats, read_chats
+from memstrata.llm.base import LLM, ChatMessage, LLMRequest
+from memstrata.service.schemas import ContextOut, StrategyName, SummaryOut
+
+T = TypeVar("T")
+
+app = typer.Typer(
+    name="memstrata",
+    help="Conversation memory: running summaries, recall and a bounded context.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+config_app = typer.Typer(help="Check configuration files.", no_args_is_help=True)
+app.add_typer(config_app, name="config")
+
+out = Console(soft_wrap=True)
+err = Console(stderr=True)
+
+ConfigOption = Annotated[
+    Path | None,
+    typer.Option("--config", "-c", help="agents.yaml to read (MEMSTRATA_* env applies too)."),
+]
+TenantOption = Annotated[str, typer.Option(help="Tenant the chats belong to.")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+MAX_SUMMARY_PASSES = 50
+
+
+def _run(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run ``coroutine``; memstrata errors become a message and an exit code."""
+    try:
+        return asyncio.run(coroutine)
+    except MemstrataError as exc:
+        err.print(f"[bold red]Error:[/] {exc}", highlight=False)
+        raise typer.Exit(_exit_code(exc)) from None
+
+
+def _exit_code(exc: MemstrataError) -> int:
+    if isinstance(exc, NotFoundError):
+        return 4
+    if isinstance(exc, UsageError):
+        return 2
+    return 1
+
+
+def _settings(config: Path | None) -> Settings:
+    try:
+        return load_settings(config)
+    except MemstrataError as exc:
+        err.print(f"[bold red]Error:[/] {exc}", highlight=False)
+        raise typer.Exit(2) from None
+
+
+async def _memory_run(settings: Settings, work: Any) -> Any:
+    from memstrata.factory import open_memory
+
+    async with open_memory(settings) as memory:
+        return await work(memory)
+
+
+async def summarize_all(memory: MemoryEngine, chat_id: str, *, force: bool = False) -> int:
+    """Summarize ``chat_id`` until nothing is due; returns the number of passes that changed."""
+    changed = 0
+    for _ in range(MAX_SUMMARY_PASSES):
+        outcome = await memory.summarize(chat_id, force=force)
+        if outcome.plan.error is not None:
+            raise outcome.plan.error
+        if not outcome.changed:
+            break
+        changed += 1
+    return changed
+
+
+# -- serve ------------------------------------------------------------------------------------
+
+
+@app.command()
+def serve(
+    config: ConfigOption = None,
+    host: Annotated[str | None, typer.Option(help="Host (127.0.0.1 without API keys).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default: service.port).")] = None,
+    demo: Annotated[bool, typer.Option(help="Ingest the bundled demo chat first.")] = False,
+    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+) -> None:
+    """Run the HTTP service and web view on the configured (or embedded) stack."""
+    import uvicorn
+
+    from memstrata.service import bind_host, create_app
+
+    settings = _settings(config)
+    bound = bind_host(settings.service, host)
+    if not settings.service.api_keys:
+        err.print("No API keys configured: single tenant 'default', bound to 127.0.0.1 only.")
+    port = settings.service.port if port is None else port
+    page = f"http://{bound}:{port}/ui/"
+    if demo:
+        _run(_memory_run(settings, _load_demo))
+        page += f"#/chats/{DEMO_CHAT_ID}"
+    out.print(f"Web view: [link={page}]{page}[/link]  ·  API docs: http://{bound}:{port}/docs")
+    uvicorn.run(
+        create_app(settings),
+        host=bound,
+        port=port,
+        log_level=log_level,
+        timeout_graceful_shutdown=2,
+    )
+
+
+async def _load_demo(memory: MemoryEngine) -> None:
+    """Ingest the demo chat session by session, summarizing after each as a service would."""
+    (whole,) = read_chats(demo_path(), chat_id=DEMO_CHAT_ID)
+    added = passes = 0
+    for end in _session_ends(whole.messages):
+        prefix = ChatFile(whole.chat_id, whole.messages[:end], "Trip to Portugal")
+        added += (await ingest_chats(memory, [prefix])).added
+        passes += await summarize_all(memory, DEMO_CHAT_ID, force=True)
+    out.print(f"Demo chat {DEMO_CHAT_ID!r}: {added} messages added, {passes} summary passes.")
+
+
+def _session_ends(messages: list[Message]) -> list[int]:
+    """Where each session (a gap of over an hour) ends."""
+    ends = []
+    for index in range(1, len(messages)):
+        before, after = messages[index - 1].timestamp, messages[index].timestamp
+        if before and after and (after - before).total_seconds() > 3600:
+            ends.append(index)
+    return [*ends, len(messages)]
+
+
+@app.command()
+def demo(config: ConfigOption = None, port: Annotated[int | None, typer.Option()] = None) -> None:
+    """Same as ``serve --demo``: the service with the demo chat ingested."""
+    serve(config=config, host=None, port=port, demo=True, log_level="info")
+
+
+# -- ingest ------------------------------------------------------------------------------------
+
+
+@app.command()
+def ingest(
+    file: Annotated[Path, typer.Argument(help="JSONL messages or a LoCoMo JSON file.")],
+    config: ConfigOption = None,
+    chat: Annotated[str | None, typer.Option(help="Chat id for JSONL lines without one.")] = None,
+    tenant: TenantOption = "default",
+    batch: Annotated[int, typer.Option(min=1, help="Messages per transaction.")] = 100,
+    summarize: Annotated[bool, typer.Option(help="Summarize the chats afterwards.")] = True,
+) -> None:
+    """Load conversations; resumable, and re-running it adds nothing twice."""
+    chats = _run(_read(file, chat))
+    total = sum(len(item.messages) for item in chats)
+
+    async def work(memory: MemoryEngine) -> None:
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+        with Progress(*columns, console=err, transient=True) as progress:
+            task = progress.add_task("ingesting", total=total)
+            report = await ingest_chats(
+                memory,
+                chats,
+                tenant=tenant,
+                batch=batch,
+                progress=lambda n: progress.advance(task, n),
+            )
+        passes = 0
+        if summarize:
+            for item in chats:
+                passes += await summarize_all(memory, item.chat_id)
+        out.print(
+            f"{report.chats} chats ({report.created} new): {report.added} messages added, "
+            f"{report.skipped} already stored, {passes} summary passes."
+        )
+
+    _run(_memory_run(_settings(config), work))
+
+
+async def _read(file: Path, chat: str | None) -> Any:
+    return read_chats(file, chat_id=chat)
+
+
+# -- chat ----------------------------------------------------------------------------------------
+
+
+@app.command()
+def chat(
+    chat_id: Annotated[str, typer.Argument(help="Chat to continue or create.")] = "cli",
+    config: ConfigOption = None,
+    tenant: TenantOption = "default",
+) -> None:
+    """Chat in the terminal with memory; offline it still records, summarizes and recalls."""
+    settings = _settings(config)
+
+    async def work(memory: MemoryEngine) -> None:
+        from memstrata.factory import summary_llm
+
+        if await memory.storage.get_chat(chat_id, tenant=tenant) is None:
+            await memory.create_chat(chat_id, tenant=tenant)
+        llm = summary_llm(settings)
+        out.print(f"Chat {chat_id!r} ({'offline' if llm is None else 'model'}); empty line ends.")
+        while True:
+            try:
+                text = input("you> ").strip()
+            except EOFError:
+                break
+            if not text or text in ("/quit", "/exit"):
+                break
+            await _turn(memory, llm, chat_id, text)
+
+    _run(_memory_run(settings, work))
+
+
+async def _turn(memory: MemoryEngine, llm: LLM | None, chat_id: str, text: str) -> None:
+    result = await memory.run_turn(chat_id, [user(text)], query=text)
+    context = result.context
+    if llm is None:
+        reply = "(offline: no model configured; recorded)"
+        preamble = context.preamble()
+        if preamble:
+            reply += "\n" + preamble
+    else:
+        messages = [ChatMessage("system", context.preamble() or "You are a helpful assistant.")]
+        messages += [
+            ChatMessage("assistant" if m.role == "assistant" else "user", m.content)
+            for m in context.verbatim
+        ]
+        reply = (await llm.complete(LLMRequest(messages=messages))).text
+    await memory.add_messages(chat_id, [assistant(reply)])
+    out.print(f"[bold]assistant>[/] {reply}", highlight=False)
+    kinds = ", ".join(f"{part.kind} {part.tokens}t" for part in context.parts)
+    out.print(f"[dim]context: {kinds or 'empty'}[/]")
+
+
+# -- reading ----------------------------------------------------------------------------------
+
+
+@app.command()
+def context(
+    chat_id: Annotated[str, typer.Argument(help="Chat id.")],
+    query: Annotated[str | None, typer.Option("--query", "-q", help="What to recall for.")] = None,
+    budget: Annotated[int | None, typer.Option(min=1, help="Token budget.")] = None,
+    strategy: Annotated[str | None, typer.Option(help="none|running_summary|rag_augmented")] = None,
+    config: ConfigOption = None,
+    tenant: TenantOption = "default",
+    as_json: JsonOption = False,
+) -> None:
+    """Assemble the context for a query under a token budget, with provenance."""
+    if strategy not in (None, "none", "running_summary", "rag_augmented"):
+        err.print(f"[bold red]Error:[/] unknown strategy {strategy!r}")
+        raise typer.Exit(2)
+    settings = _settings(config)
+
+    async def work(memory: MemoryEngine) -> ContextOut:
+        from memstrata.service.state import Service
+
+        service = Service(memory, settings.service)
+        record = await service.chat(chat_id, tenant)
+        chosen: StrategyName | None = strategy  # type: ignore[assignment]
+        return await service.context(record, query, budget, chosen)
+
+    result: ContextOut = _run(_memory_run(settings, work))
+    if as_json:
+        out.print_json(result.model_dump_json())
+        return
+    for part in result.parts:
+        where = _provenance(part.sequences, part.episode_ranges, part.scores)
+        out.print(Panel(part.text, title=f"{part.kind} · {part.tokens} tokens", subtitle=where))
+    out.print(f"{result.tokens_used}/{result.budget_tokens} tokens ({result.strategy})")
+
+
+def _provenance(
+    sequences: list[int | None], ranges: list[tuple[int, int]], scores: list[float]
+) -> str:
+    if ranges:
+        return "episodes " + ", ".join(f"{a}-{b}" for a, b in ranges)
+    shown = [str(s) for s in sequences if s is not None]
+    text = f"messages {', '.join(shown)}" if shown else ""
+    return text + (f" · scores {', '.join(f'{s:.2f}' for s in scores)}" if scores else "")
+
+
+@app.command()
+def summaries(
+    chat_id: Annotated[str, typer.Argument(help="Chat id.")],
+    config: ConfigOption = None,
+    tenant: TenantOption = "default",
+    as_json: JsonOption = False,
+) -> None:
+    """Show a chat's summary chain (one row per episode range)."""
+    rows: list[SummaryOut] = _run(_memory_run(_settings(config), _chain(chat_id, tenant)))
+    if as_json:
+        out.print_json(json.dumps([row.model_dump(mode="json") for row in rows]))
+        return
+    table = Table("id", "episodes", "tokens", "version", "summary")
+    for row in rows:
+        text = row.structured.get("narrative", "") if row.structured else row.summary_text
+        table.add_row(str(row.id), row.episode_range, str(row.token_count), str(row.version), text)
+    out.print(table if rows else "No summary yet.")
+
+
+def _chain(chat_id: str, tenant: str) -> Any:
+    async def work(memory: MemoryEngine) -> list[SummaryOut]:
+        await _chat_of(memory, chat_id, tenant)
+        return [SummaryOut.of(row) for row in await memory.storage.list_summaries(chat_id)]
+
+    return work
+
+
+async def _chat_of(memory: MemoryEngine, chat_id: str, tenant: str) -> Any:
+    record = await memory.storage.get_chat(chat_id, tenant=tenant)
+    if record is None:
+        raise NotFoundError(f"no chat {chat_id!r} for tenant {tenant!r}")
+    return record
+
+
+@app.command()
+def export(
+    chat_id: Annotated[str, typer.Argument(help="Chat id.")],
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="File (else stdout).")
+    ] = None,
+    config: ConfigOption = None,
+    tenant: TenantOption = "default",
+) -> None:
+    """Export a chat with its messages and summary chain as JSON."""
+
+    async def work(memory: MemoryEngine) -> dict[str, Any]:
+        record = await _chat_of(memory, chat_id, tenant)
+        messages = await memory.storage.list_messages(chat_id)
+        rows = await memory.storage.list_summaries(chat_id)
+        return {
+            "chat": {
+                "id": record.id,
+                "tenant": record.tenant,
+                "user": record.user,
+                "title": record.title,
+                "message_count": record.message_count,
+                "last_summarized_sequence": record.last_summarized_sequence,
+            },
+            "messages": [
+                {"sequence": m.sequence, **m.message.model_dump(mode="json")} for m in messages
+            ],
+            "summaries": [SummaryOut.of(row).model_dump(mode="json") for row in rows],
+        }
+
+    data = _run(_memory_run(_settings(config), work))
+    text = json.dumps(data, ensure_ascii=False, indent=2, default=str)
+    if output is None:
+        out.out(text, highlight=False)
+    else:
+        output.write_text(text + "\n", encoding="utf-8")
+        err.print(f"wrote {output}")
+
+
+# -- config -------------------------------------------------------------------------------------
+
+
+@config_app.command("check")
+def config_check(
+    file: Annotated[Path, typer.Argument(help="agents.yaml to validate.")],
+) -> None:
+    """Validate a configuration file and print the effective settings."""
+    settings = _settings(file)
+    effective = settings.model_dump(mode="json")
+    effective["memory (effective)"] = settings.memory.model_dump(mode="json")
+    keys = effective["service"]["api_keys"]
+    effective["service"]["api_keys"] = {f"{key[:3]}***": tenant for key, tenant in keys.items()}
+    out.print_json(json.dumps(effective))
+    err.print(f"[green]{file}: valid[/]")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    app()

@@ -1,0 +1,213 @@
+"""Load conversations from files into a memory: JSONL messages or LoCoMo JSON.
+
+Resumable and idempotent: every batch is appended in one transaction, and a chat that
+already holds the first N messages of a file gets only the rest (checked by comparing the
+N-th message, so a different conversation is refused rather than mixed in). Re-running an
+ingest after it finished, or after it stopped half-way, ends in the same state.
+
+JSONL: one message per line (``Message`` fields: ``role``, ``content``, optional ``name``,
+``timestamp``, ``id``, ...), with an optional ``chat_id`` per line; without one the chat id
+is the ``chat_id`` argument, else the file's stem. LoCoMo: a JSON list of samples, one chat
+per sample (``locomo-<sample_id>``), speaker A as the user and speaker B as the assistant.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from memstrata.core.messages import Message, Role
+from memstrata.engine import MemoryEngine
+from memstrata.errors import UsageError
+
+__all__ = [
+    "DEMO_CHAT_ID",
+    "ChatFile",
+    "IngestReport",
+    "demo_path",
+    "ingest_chats",
+    "ingest_file",
+    "read_chats",
+]
+
+DEMO_CHAT_ID = "demo"
+DEFAULT_BATCH = 100
+_LOCOMO_DATES = ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%d %B, %Y")
+
+Progress = Callable[[int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class ChatFile:
+    """One conversation read from a file."""
+
+    chat_id: str
+    messages: list[Message]
+    title: str | None = None
+
+
+@dataclass(slots=True)
+class IngestReport:
+    """What an ingest did."""
+
+    chats: int = 0
+    created: int = 0
+    added: int = 0
+    skipped: int = 0
+
+
+def demo_path() -> Path:
+    """The bundled demo conversation (JSONL)."""
+    return Path(str(files("memstrata") / "data" / "demo_chat.jsonl"))
+
+
+def read_chats(path: str | Path, *, chat_id: str | None = None) -> list[ChatFile]:
+    """The conversations in ``path`` (JSONL messages or a LoCoMo JSON file)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from exc
+    if path.suffix == ".json" or text.lstrip().startswith("["):
+        return _locomo(path, text)
+    return _jsonl(path, text, chat_id or path.stem)
+
+
+def _jsonl(path: Path, text: str, default_chat: str) -> list[ChatFile]:
+    chats: dict[str, list[Message]] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            if not isinstance(data, dict):
+                raise ValueError("a line must be a JSON object")
+            chat = str(data.pop("chat_id", None) or default_chat)
+            message = Message.model_validate(data)
+        except (ValueError, ValidationError) as exc:
+            raise UsageError(f"{path}:{number}: not a message: {_first_line(exc)}") from exc
+        chats.setdefault(chat, []).append(message)
+    return [ChatFile(chat, messages) for chat, messages in chats.items()]
+
+
+def _locomo(path: Path, text: str) -> list[ChatFile]:
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"{path}: not valid JSON: {exc}") from exc
+    if not isinstance(data, list) or not all(isinstance(s, dict) for s in data):
+        raise UsageError(f"{path}: a LoCoMo file is a JSON list of samples")
+    try:
+        return [_locomo_sample(sample, index) for index, sample in enumerate(data)]
+    except (KeyError, TypeError, ValidationError) as exc:
+        raise UsageError(f"{path}: not a LoCoMo sample: {_first_line(exc)}") from exc
+
+
+def _locomo_sample(sample: dict[str, Any], index: int) -> ChatFile:
+    conversation = sample["conversation"]
+    speaker_a = conversation.get("speaker_a")
+    numbers = sorted(
+        int(m.group(1)) for key in conversation if (m := re.fullmatch(r"session_(\d+)", key))
+    )
+    messages: list[Message] = []
+    for number in numbers:
+        when = _locomo_date(str(conversation.get(f"session_{number}_date_time", "")))
+        for turn in conversation[f"session_{number}"] or []:
+            speaker = str(turn.get("speaker", ""))
+            caption = turn.get("blip_caption")
+            content = str(turn.get("text", "")) + (f" [shares {caption}]" if caption else "")
+            messages.append(
+                Message(
+                    role=Role.USER if speaker == speaker_a else Role.ASSISTANT,
+                    content=content,
+                    name=speaker or None,
+                    timestamp=when,
+                    id=str(turn["dia_id"]) if turn.get("dia_id") else None,
+                )
+            )
+    sample_id = str(sample.get("sample_id", index))
+    title = f"{speaker_a} & {conversation.get('speaker_b')}" if speaker_a else None
+    return ChatFile(f"locomo-{sample_id}", messages, title)
+
+
+def _locomo_date(text: str) -> datetime | None:
+    for fmt in _LOCOMO_DATES:
+        try:
+            return datetime.strptime(text.strip(), fmt)
+        except ValueError:
+            continue
+    return None
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+async def ingest_chats(
+    engine: MemoryEngine,
+    chats: list[ChatFile],
+    *,
+    tenant: str = "default",
+    batch: int = DEFAULT_BATCH,
+    progress: Progress | None = None,
+) -> IngestReport:
+    """Append each chat's messages that are not stored yet, in batches."""
+    report = IngestReport()
+    for chat in chats:
+        report.chats += 1
+        stored = await _prepare(engine, chat, tenant, report)
+        report.skipped += stored
+        if progress is not None and stored:
+            progress(stored)
+        for start in range(stored, len(chat.messages), batch):
+            chunk = chat.messages[start : start + batch]
+            await engine.add_messages(chat.chat_id, chunk)
+            report.added += len(chunk)
+            if progress is not None:
+                progress(len(chunk))
+    return report
+
+
+async def ingest_file(
+    engine: MemoryEngine,
+    path: str | Path,
+    *,
+    chat_id: str | None = None,
+    tenant: str = "default",
+    batch: int = DEFAULT_BATCH,
+    progress: Progress | None = None,
+) -> IngestReport:
+    """Read ``path`` and ingest every conversation in it."""
+    chats = read_chats(path, chat_id=chat_id)
+    return await ingest_chats(engine, chats, tenant=tenant, batch=batch, progress=progress)
+
+
+async def _prepare(engine: MemoryEngine, chat: ChatFile, tenant: str, report: IngestReport) -> int:
+    """Create the chat if needed; how many of its messages are already stored."""
+    record = await engine.storage.get_chat(chat.chat_id)
+    if record is None:
+        await engine.create_chat(chat.chat_id, tenant=tenant, title=chat.title)
+        report.created += 1
+        return 0
+    if record.tenant != tenant:
+        raise UsageError(f"chat {chat.chat_id!r} belongs to another tenant; pick another id")
+    count = record.message_count
+    if count == 0:
+        return 0
+    if count <= len(chat.messages):
+        last = await engine.storage.list_messages(chat.chat_id, after_sequence=count - 1)
+        if last and last[0].message.content_hash == chat.messages[count - 1].content_hash:
+            return count
+    raise UsageError(
+        f"chat {chat.chat_id!r} already holds {count} messages that are not this file's "
+        "first ones; ingest into another chat (--chat)"
+    )
+

@@ -1,0 +1,173 @@
+// memstrata web view: plain JS, no build step. Hash routes: #/ (chat list), #/chats/<id>.
+"use strict";
+
+const PAGE = 50;
+const state = { offset: 0, events: null, chatId: null };
+const $ = (selector) => document.querySelector(selector);
+
+function apiKey() { return localStorage.getItem("memstrata.apiKey") || ""; }
+
+async function api(path) {
+  const headers = apiKey() ? { "X-API-Key": apiKey() } : {};
+  const response = await fetch(path, { headers });
+  if (response.status === 401) { $("#key-form").hidden = false; throw new Error("API key needed"); }
+  if (!response.ok) { throw new Error(`${response.status}: ${(await response.json()).detail}`); }
+  return response.json();
+}
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (name === "class") node.className = value; else node.setAttribute(name, value);
+  }
+  for (const child of children) {
+    node.append(child instanceof Node ? child : document.createTextNode(String(child ?? "")));
+  }
+  return node;
+}
+
+function setSummaryState(summaryState, error) {
+  document.body.dataset.summaryState = summaryState;
+  $("#summarising").hidden = summaryState !== "summarizing";
+  const banner = $("#summary-error");
+  banner.hidden = summaryState !== "failed";
+  banner.textContent = summaryState === "failed" ? `Summary failed: ${error || "unknown error"}` : "";
+}
+
+// -- chat list --------------------------------------------------------------------------------
+
+async function showList() {
+  $("#list-view").hidden = false;
+  $("#chat-view").hidden = true;
+  $("#chat-title").textContent = "";
+  setSummaryState("idle");
+  const page = await api(`/chats?limit=${PAGE}&offset=${state.offset}`);
+  const body = $("#chat-table tbody");
+  body.replaceChildren(...page.items.map((chat) => el("tr", { "data-chat-id": chat.id },
+    el("td", {}, el("a", { href: `#/chats/${encodeURIComponent(chat.id)}` }, chat.title || chat.id)),
+    el("td", {}, chat.message_count),
+    el("td", {}, chat.last_summarized_sequence),
+    el("td", { class: `state-${chat.summary_state}` }, chat.summary_state),
+    el("td", {}, (chat.updated_at || "").replace("T", " ").slice(0, 19)))));
+  $("#prev-page").disabled = state.offset === 0;
+  $("#next-page").disabled = page.next_offset === null;
+}
+
+// -- chat page --------------------------------------------------------------------------------
+
+async function showChat(chatId) {
+  $("#list-view").hidden = true;
+  $("#chat-view").hidden = false;
+  state.chatId = chatId;
+  const chat = await api(`/chats/${encodeURIComponent(chatId)}`);
+  $("#chat-title").textContent = chat.title || chat.id;
+  setSummaryState(chat.summary_state, chat.last_error);
+  await Promise.all([loadMessages(chatId), loadSummaries(chatId)]);
+  follow(chatId);
+}
+
+async function loadMessages(chatId) {
+  const items = [];
+  let after = 0;
+  for (let page = 0; page < 20; page += 1) {
+    const batch = await api(`/chats/${encodeURIComponent(chatId)}/messages?after_sequence=${after}&limit=500`);
+    items.push(...batch.items);
+    if (batch.next_after === null) break;
+    after = batch.next_after;
+  }
+  $("#message-count").textContent = `(${items.length})`;
+  $("#messages").replaceChildren(...items.map(({ sequence, message }) =>
+    el("li", { class: `message role-${message.role}`, "data-sequence": sequence },
+      el("span", { class: "seq" }, `#${sequence}`),
+      el("div", { class: "who" }, message.name || message.role),
+      el("div", { class: "text" }, message.content))));
+}
+
+function rangeLabel(row) {
+  return row.episode_first === row.episode_last
+    ? `Episode ${row.episode_first}` : `Episodes ${row.episode_first}–${row.episode_last}`;
+}
+
+function summaryCard(row) {
+  const narrative = row.structured ? row.structured.narrative : row.summary_text;
+  return el("article", { class: "summary-card", "data-range": row.episode_range, "data-id": row.id },
+    el("h3", {}, rangeLabel(row)),
+    el("div", { class: "meta" }, `${row.token_count} tokens · version ${row.version} · up to message ${row.turn_number}`),
+    el("div", { class: "narrative" }, narrative || ""));
+}
+
+const SECTIONS = [
+  ["topics", "Topics"], ["entities", "Entities"], ["decisions", "Decisions"],
+  ["open_questions", "Open questions"], ["user_preferences", "Preferences"],
+  ["actions_taken", "Actions taken"],
+];
+
+function mergeStructured(rows) {
+  const merged = Object.fromEntries(SECTIONS.map(([key]) => [key, []]));
+  for (const row of rows) {
+    if (!row.structured) continue;
+    for (const [key] of SECTIONS) {
+      for (const item of row.structured[key] || []) {
+        const text = key === "entities" ? `${item.name}${item.details ? ` — ${item.details}` : ""}` : item;
+        if (!merged[key].includes(text)) merged[key].push(text);
+      }
+    }
+  }
+  return merged;
+}
+
+function structuredView(rows) {
+  const merged = mergeStructured(rows);
+  const sections = SECTIONS.filter(([key]) => merged[key].length).map(([key, title]) =>
+    el("div", { class: "section", "data-section": key }, el("h3", {}, title),
+      el("ul", {}, ...merged[key].map((item) => el("li", {}, item)))));
+  return sections.length ? sections : [el("p", { class: "empty" }, "No structured summary yet.")];
+}
+
+async function loadSummaries(chatId) {
+  const chain = await api(`/chats/${encodeURIComponent(chatId)}/summaries`);
+  const cards = chain.items.map(summaryCard);
+  $("#summary-cards").replaceChildren(...(cards.length ? cards : [el("p", { class: "empty" }, "No summary yet.")]));
+  $("#structured").replaceChildren(...structuredView(chain.items));
+}
+
+function follow(chatId) {
+  if (state.events) state.events.close();
+  const key = apiKey() ? `?api_key=${encodeURIComponent(apiKey())}` : "";
+  const events = new EventSource(`/chats/${encodeURIComponent(chatId)}/events${key}`);
+  const data = (event) => JSON.parse(event.data);
+  events.addEventListener("state", (event) => { const d = data(event); setSummaryState(d.state, d.error); });
+  events.addEventListener("summarizing", () => setSummaryState("summarizing"));
+  events.addEventListener("summarized", async () => {
+    setSummaryState("idle");
+    await Promise.all([loadMessages(chatId), loadSummaries(chatId)]);
+    const chat = await api(`/chats/${encodeURIComponent(chatId)}`);
+    $("#chat-title").textContent = chat.title || chat.id;
+  });
+  events.addEventListener("failed", (event) => { setSummaryState("failed", data(event).error); });
+  events.addEventListener("open", () => { document.body.dataset.events = "open"; });
+  state.events = events;
+}
+
+// -- routing ----------------------------------------------------------------------------------
+
+async function route() {
+  if (state.events) { state.events.close(); state.events = null; }
+  const match = location.hash.match(/^#\/chats\/(.+)$/);
+  try {
+    if (match) await showChat(decodeURIComponent(match[1])); else await showList();
+  } catch (error) {
+    setSummaryState("failed", error.message);
+  }
+}
+
+$("#prev-page").addEventListener("click", () => { state.offset = Math.max(0, state.offset - PAGE); route(); });
+$("#next-page").addEventListener("click", () => { state.offset += PAGE; route(); });
+$("#key-form form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  localStorage.setItem("memstrata.apiKey", $("#api-key").value);
+  $("#key-form").hidden = true;
+  route();
+});
+window.addEventListener("hashchange", route);
+route();
