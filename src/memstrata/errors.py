@@ -16,6 +16,7 @@
         ├── StorageError            the database failed; names the operation
         │   ├── StorageUnavailableError   the database cannot be reached
         │   ├── SchemaVersionError  the database is newer than this code
+        │   ├── NotFoundError       no such chat or summary row (also a LookupError)
         │   └── ConflictError       a compare-and-swap lost: re-plan and retry
         ├── EmbeddingError          the embedder failed
         └── VectorStoreError        the vector store failed
@@ -97,6 +98,10 @@ class StorageUnavailableError(StorageError):
 
 class SchemaVersionError(StorageError):
     """The database schema is newer than this code understands."""
+
+
+class NotFoundError(StorageError, LookupError):
+    """The chat or summary row asked for does not exist."""
 
 
 class ConflictError(StorageError):

@@ -1,1 +1,63 @@
-"""Chat storage: the protocol, an in-memory store, SQLite and PostgreSQL."""
+"""Chat storage: the protocol, an in-memory store, SQLite and PostgreSQL.
+
+``resolve_storage`` / ``from_url`` pick a backend. ``SqliteStorage`` and ``PostgresStorage``
+are imported from their modules (``memstrata.storage.sqlite`` / ``.postgres``) or lazily
+from here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from memstrata.storage.base import (
+    DEFAULT_SMART_LOAD_TAIL,
+    ChatRecord,
+    ChatState,
+    ChatStorage,
+    CommitResult,
+    StoredMessage,
+    SummaryFormat,
+    SummaryPatch,
+    SummaryRow,
+    TurnCommit,
+)
+from memstrata.storage.config import StorageConfig, default_sqlite_path
+from memstrata.storage.memory import InMemoryStorage
+from memstrata.storage.resolve import from_url, resolve_storage
+
+if TYPE_CHECKING:
+    from memstrata.storage.postgres import PostgresStorage
+    from memstrata.storage.sqlite import SqliteStorage
+
+__all__ = [
+    "DEFAULT_SMART_LOAD_TAIL",
+    "ChatRecord",
+    "ChatState",
+    "ChatStorage",
+    "CommitResult",
+    "InMemoryStorage",
+    "PostgresStorage",
+    "SqliteStorage",
+    "StorageConfig",
+    "StoredMessage",
+    "SummaryFormat",
+    "SummaryPatch",
+    "SummaryRow",
+    "TurnCommit",
+    "default_sqlite_path",
+    "from_url",
+    "resolve_storage",
+]
+
+_LAZY = {
+    "SqliteStorage": "memstrata.storage.sqlite",
+    "PostgresStorage": "memstrata.storage.postgres",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

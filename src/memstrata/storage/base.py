@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Literal, Protocol, runtime_checkable
 
 from memstrata.core.messages import Message
+from memstrata.errors import ConflictError, UsageError
 
 SummaryFormat = Literal["text", "json"]
 DEFAULT_SMART_LOAD_TAIL = 4
@@ -48,11 +49,17 @@ class StoredMessage:
 
 @dataclass(frozen=True, slots=True)
 class SummaryRow:
-    """One row of a chat's summary chain (seed 002), covering episodes first..last."""
+    """One row of a chat's summary chain (seed 002), covering episodes first..last.
+
+    ``summary_text`` is JSON when ``format`` is ``"json"`` (a structured summary), plain text
+    otherwise. ``sequence`` (the row's place in the chain), ``id``, ``version`` and the
+    timestamps are assigned by storage: a new row (``id`` None) always goes at the end of the
+    chain, and every update of a row increases its ``version``.
+    """
 
     chat_id: str
-    sequence: int
     summary_text: str
+    sequence: int = 0
     format: SummaryFormat = "text"
     episode_first: int = 0
     episode_last: int = 0
@@ -78,6 +85,33 @@ class SummaryPatch:
     episode_first: int | None = None
     episode_last: int | None = None
     format: SummaryFormat | None = None
+    turn_number: int | None = None
+
+    @classmethod
+    def from_row(cls, row: SummaryRow) -> SummaryPatch:
+        """A patch that sets every content field of ``row``."""
+        return cls(
+            summary_text=row.summary_text,
+            token_count=row.token_count,
+            episode_first=row.episode_first,
+            episode_last=row.episode_last,
+            format=row.format,
+            turn_number=row.turn_number,
+        )
+
+    def values(self) -> dict[str, object]:
+        """The fields this patch sets, by name."""
+        return {name: value for name in _PATCH_FIELDS if (value := getattr(self, name)) is not None}
+
+
+_PATCH_FIELDS = (
+    "summary_text",
+    "token_count",
+    "episode_first",
+    "episode_last",
+    "format",
+    "turn_number",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +139,8 @@ class TurnCommit:
     ``summaries`` are rows to insert (``id`` None) or replace (``id`` set).
     ``expected_summary_version`` makes the summary part a compare-and-swap: when the chat's
     version differs, nothing is written and ``ConflictError`` is raised. It is only checked
-    when the commit changes summaries.
+    when the commit changes summaries. Whether checked or not, ``last_summarized_sequence``
+    never moves backwards: a commit that would do so raises ``ConflictError`` too.
     """
 
     chat_id: str
@@ -114,6 +149,11 @@ class TurnCommit:
     title: str | None = None
     last_summarized_sequence: int | None = None
     expected_summary_version: int | None = None
+
+    @property
+    def changes_summaries(self) -> bool:
+        """True when the commit writes summary rows or summary bookkeeping."""
+        return bool(self.summaries) or self.last_summarized_sequence is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,8 +214,12 @@ class ChatStorage(Protocol):
         """Messages after a sequence, oldest first."""
         ...
 
-    async def load_state(self, chat_id: str, *, tail: int = DEFAULT_SMART_LOAD_TAIL) -> ChatState:
-        """Smart load: the summary chain, unsummarized messages and at least the last ``tail``."""
+    async def load_state(self, chat_id: str, *, tail: int | None = None) -> ChatState:
+        """Smart load: the summary chain, unsummarized messages and at least the last ``tail``.
+
+        ``tail`` None means the storage's configured ``smart_load_tail`` (default 4).
+        Raises ``NotFoundError`` for an unknown chat.
+        """
         ...
 
     async def commit_turn(self, commit: TurnCommit) -> CommitResult:
@@ -193,3 +237,51 @@ class ChatStorage(Protocol):
     async def update_summary(self, summary_id: int, patch: SummaryPatch) -> SummaryRow:
         """Patch a summary row (seed 002's PATCH /summaries/{id})."""
         ...
+
+
+def smart_load_after(chat: ChatRecord, *, has_summary: bool, tail: int) -> int:
+    """The sequence after which ``load_state`` loads messages (seed 003's smart loading).
+
+    Without a summary every message is loaded (0). With one, the messages not yet folded
+    into it and at least the last ``tail``: the summary replaces everything before.
+    """
+    if tail < 0:
+        raise UsageError(f"tail must be 0 or more, got {tail}")
+    if not has_summary:
+        return 0
+    return max(0, min(chat.last_summarized_sequence, chat.message_count - tail))
+
+
+def check_commit(chat: ChatRecord, commit: TurnCommit) -> None:
+    """Raise unless ``commit`` may be applied to ``chat`` as it is now.
+
+    ``ConflictError`` when the summary compare-and-swap fails or the summary bookkeeping
+    would move backwards; ``UsageError`` when it points past the chat's last message or
+    carries a summary row of another chat.
+    """
+    strangers = [row for row in commit.summaries if row.chat_id != chat.id]
+    if strangers:
+        raise UsageError(
+            f"chat {chat.id!r}: the turn carries a summary row of chat {strangers[0].chat_id!r}"
+        )
+    if not commit.changes_summaries:
+        return
+    expected = commit.expected_summary_version
+    if expected is not None and expected != chat.summary_version:
+        raise ConflictError(
+            f"chat {chat.id!r}: the summary is at version {chat.summary_version}, the turn "
+            f"was planned from version {expected}; reload the chat state and plan again"
+        )
+    last = commit.last_summarized_sequence
+    if last is None:
+        return
+    if last < chat.last_summarized_sequence:
+        raise ConflictError(
+            f"chat {chat.id!r}: messages up to {chat.last_summarized_sequence} are already "
+            f"summarized, the turn would move that back to {last}; reload and plan again"
+        )
+    if last > chat.message_count + len(commit.new_messages):
+        raise UsageError(
+            f"chat {chat.id!r}: last_summarized_sequence {last} is past the last message "
+            f"({chat.message_count + len(commit.new_messages)} after this turn)"
+        )

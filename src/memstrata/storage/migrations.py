@@ -1,0 +1,79 @@
+"""Schema migrations: an ordered list, each applied in its own transaction and recorded.
+
+``memstrata_schema`` holds one row per applied migration. A database whose newest recorded
+version is above ``LATEST_VERSION`` was written by a newer memstrata: this code refuses to
+touch it (``SchemaVersionError``) rather than guess.
+
+Migration 1 builds the tables from ``schema``. Before the first change to ``schema``, copy
+the version-1 table definitions into migration 1 so that it stays what it was, and add
+migration 2 with the change (``tests/storage/test_migrations.py`` checks that migrating an
+empty database yields exactly ``schema``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy import Connection, func, inspect, select
+
+from memstrata.errors import SchemaVersionError
+from memstrata.storage import schema
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    """One step of the schema: ``upgrade`` runs inside the migration's transaction."""
+
+    version: int
+    name: str
+    upgrade: Callable[[Connection], None]
+
+
+def _initial(connection: Connection) -> None:
+    tables = [schema.chats, schema.messages, schema.conversation_summaries]
+    schema.metadata.create_all(connection, tables=tables)
+
+
+MIGRATIONS: tuple[Migration, ...] = (Migration(1, "chats, messages, summary chains", _initial),)
+LATEST_VERSION = MIGRATIONS[-1].version
+
+
+def current_version(connection: Connection) -> int:
+    """The newest applied migration; 0 for an empty database. Creates the version table."""
+    if not inspect(connection).has_table(schema.schema_versions.name):
+        schema.schema_versions.create(connection)
+        return 0
+    version = connection.scalar(select(func.max(schema.schema_versions.c.version)))
+    return int(version or 0)
+
+
+def check_version(version: int, *, where: str) -> None:
+    """Refuse a database newer than this code."""
+    if version > LATEST_VERSION:
+        raise SchemaVersionError(
+            f"{where} has schema version {version}, but this memstrata only knows versions "
+            f"up to {LATEST_VERSION}: upgrade memstrata, or point it at another database"
+        )
+
+
+def apply_next(connection: Connection, *, where: str) -> Migration | None:
+    """Apply the first pending migration and record it; None when none is pending.
+
+    The caller holds the schema lock for the transaction, so concurrent first uses of an
+    empty database apply each migration exactly once.
+    """
+    version = current_version(connection)
+    check_version(version, where=where)
+    pending = [m for m in MIGRATIONS if m.version > version]
+    if not pending:
+        return None
+    migration = pending[0]
+    migration.upgrade(connection)
+    connection.execute(
+        schema.schema_versions.insert().values(
+            version=migration.version, name=migration.name, applied_at=datetime.now(UTC)
+        )
+    )
+    return migration

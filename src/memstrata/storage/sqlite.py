@@ -1,0 +1,78 @@
+"""SQLite chat storage: the embedded default.
+
+Every connection runs with WAL journaling (readers never block the writer), a busy timeout
+(a writer waits for the lock instead of failing) and foreign keys on (deleting a chat
+cascades). memstrata issues ``BEGIN`` itself: ``BEGIN IMMEDIATE`` for writes, so a write
+transaction holds the write lock from its first statement and never fails upgrading a read
+lock, and a plain deferred ``BEGIN`` for reads, which see one consistent snapshot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, event
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from memstrata.errors import StorageUnavailableError
+from memstrata.storage.base import DEFAULT_SMART_LOAD_TAIL
+from memstrata.storage.config import DEFAULT_BUSY_TIMEOUT_SECONDS, default_sqlite_path
+from memstrata.storage.sql import WRITE_OPTION, SqlStorage
+
+
+class SqliteStorage(SqlStorage):
+    """``ChatStorage`` in one SQLite file (default: under the user's data directory)."""
+
+    backend_name = "SQLite"
+    unavailable_hint = (
+        "the path must be a SQLite file (or a new one) in a writable directory; "
+        "set another with storage.sqlite_path or MEMSTRATA_STORAGE__SQLITE_PATH"
+    )
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        busy_timeout: float = DEFAULT_BUSY_TIMEOUT_SECONDS,
+        pool_size: int = 5,
+        smart_load_tail: int = DEFAULT_SMART_LOAD_TAIL,
+    ) -> None:
+        self.path = Path(path).expanduser() if path is not None else default_sqlite_path()
+        self.busy_timeout = busy_timeout
+        engine = create_async_engine(
+            f"sqlite+aiosqlite:///{self.path}",
+            pool_size=pool_size,
+            max_overflow=0,
+            pool_timeout=max(30.0, busy_timeout * 2),
+        )
+        event.listen(engine.sync_engine, "connect", self._on_connect)
+        event.listen(engine.sync_engine, "begin", _begin)
+        super().__init__(engine, location=str(self.path), smart_load_tail=smart_load_tail)
+
+    async def _prepare(self) -> None:
+        try:
+            await asyncio.to_thread(self.path.parent.mkdir, parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageUnavailableError(
+                f"setup: cannot create the directory of the SQLite database {self.path}: "
+                f"{exc} - {self.unavailable_hint}"
+            ) from exc
+
+    def _on_connect(self, dbapi_connection: Any, _record: Any) -> None:
+        # Take BEGIN away from the driver: ``_begin`` emits it with the right mode.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+            cursor.execute("PRAGMA foreign_keys = ON")
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute("PRAGMA synchronous = NORMAL")
+        finally:
+            cursor.close()
+
+
+def _begin(conn: Connection) -> None:
+    write = conn.get_execution_options().get(WRITE_OPTION, False)
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")

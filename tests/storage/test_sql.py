@@ -1,0 +1,231 @@
+"""What only the database backends have: migrations, real faults, cascades, processes."""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import socket
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, inspect, select, text
+
+from memstrata.core.messages import assistant, user
+from memstrata.errors import SchemaVersionError, StorageError, StorageUnavailableError
+from memstrata.storage import SummaryRow, TurnCommit, resolve_storage
+from memstrata.storage import schema as tables
+from memstrata.storage.migrations import LATEST_VERSION
+from memstrata.storage.sql import SqlStorage
+
+
+def sql(backend) -> SqlStorage:  # type: ignore[no-untyped-def]
+    storage = backend.open()
+    assert isinstance(storage, SqlStorage)
+    return storage
+
+
+async def scalar(storage: SqlStorage, statement):  # type: ignore[no-untyped-def]
+    async with storage.engine.connect() as conn:
+        return await conn.scalar(statement)
+
+
+async def execute(storage: SqlStorage, *statements: str) -> None:
+    async with storage.engine.begin() as conn:
+        for statement in statements:
+            await conn.execute(text(statement))
+
+
+# -- migrations ----------------------------------------------------------------------------
+
+
+async def test_first_use_migrates_an_empty_database(sql_backend) -> None:  # type: ignore[no-untyped-def]
+    storage = sql(sql_backend)
+    chat = await storage.create_chat()  # no explicit setup(): first use migrates
+    assert chat.id
+
+    def columns(conn):  # type: ignore[no-untyped-def]
+        found = inspect(conn)
+        return {
+            table.name: {c["name"] for c in found.get_columns(table.name)}
+            for table in tables.metadata.sorted_tables
+        }
+
+    async with storage.engine.connect() as conn:
+        assert await conn.run_sync(columns) == {
+            table.name: set(table.c.keys()) for table in tables.metadata.sorted_tables
+        }
+    versions = select(func.count()).select_from(tables.schema_versions)
+    assert await scalar(storage, versions) == LATEST_VERSION
+    await storage.setup()
+    again = sql(sql_backend)
+    await again.setup()
+    assert await scalar(again, versions) == LATEST_VERSION
+    assert await again.get_chat(chat.id) == chat
+
+
+async def test_concurrent_first_use_migrates_once(sql_backend) -> None:  # type: ignore[no-untyped-def]
+    stores = [sql(sql_backend) for _ in range(4)]
+    await asyncio.gather(*(s.setup() for s in stores))
+    await asyncio.gather(*(s.create_chat() for s in stores))
+    assert await scalar(stores[0], select(func.count()).select_from(tables.schema_versions)) == 1
+    assert len(await stores[1].list_chats()) == 4
+
+
+async def test_a_newer_database_is_refused(sql_backend) -> None:  # type: ignore[no-untyped-def]
+    storage = sql(sql_backend)
+    await storage.setup()
+    async with storage.engine.begin() as conn:
+        await conn.execute(
+            tables.schema_versions.insert().values(
+                version=LATEST_VERSION + 1, name="from the future", applied_at=datetime.now(UTC)
+            )
+        )
+    newer = sql(sql_backend)
+    with pytest.raises(SchemaVersionError, match=f"schema version {LATEST_VERSION + 1}.*upgrade"):
+        await newer.create_chat()
+
+
+# -- faults inside a commit ----------------------------------------------------------------
+
+TRIGGERS = {
+    "sqlite": [
+        """CREATE TRIGGER fail_boom BEFORE INSERT ON conversation_summaries
+           WHEN NEW.summary_text = 'boom'
+           BEGIN SELECT RAISE(ABORT, 'injected failure'); END"""
+    ],
+    "postgres": [
+        """CREATE FUNCTION fail_boom() RETURNS trigger AS $$
+           BEGIN
+             IF NEW.summary_text = 'boom' THEN RAISE EXCEPTION 'injected failure'; END IF;
+             RETURN NEW;
+           END $$ LANGUAGE plpgsql""",
+        """CREATE TRIGGER fail_boom BEFORE INSERT ON conversation_summaries
+           FOR EACH ROW EXECUTE FUNCTION fail_boom()""",
+    ],
+}
+
+
+async def test_database_failure_mid_commit_rolls_back(sql_backend) -> None:  # type: ignore[no-untyped-def]
+    storage = sql(sql_backend)
+    chat = await storage.create_chat(title="before")
+    await storage.append_messages(chat.id, [user("one"), assistant("two")])
+    await storage.create_summary(SummaryRow(chat.id, "kept"))
+    before = await storage.load_state(chat.id)
+    await execute(storage, *TRIGGERS[sql_backend.name])
+    commit = TurnCommit(
+        chat.id,
+        new_messages=[user("three"), assistant("four")],
+        summaries=(SummaryRow(chat.id, "fine"), SummaryRow(chat.id, "boom")),
+        title="after",
+        last_summarized_sequence=4,
+        expected_summary_version=before.chat.summary_version,
+    )
+    with pytest.raises(StorageError) as caught:
+        await storage.commit_turn(commit)
+    message = str(caught.value)
+    assert f"commit_turn({chat.id!r}) failed while writing 2 summary rows" in message
+    assert "rolled back, nothing was written" in message and "injected failure" in message
+    other = sql(sql_backend)
+    assert await other.load_state(chat.id) == before
+    count = select(func.count()).select_from(tables.messages)
+    assert await scalar(other, count) == 2
+
+
+async def test_delete_cascades_to_rows(sql_backend) -> None:  # type: ignore[no-untyped-def]
+    storage = sql(sql_backend)
+    keep, drop = await storage.create_chat(), await storage.create_chat()
+    for chat in (keep, drop):
+        await storage.append_messages(chat.id, [user("q"), assistant("a")])
+        await storage.create_summary(SummaryRow(chat.id, "s"))
+    assert await storage.delete_chat(drop.id)
+    for table in (tables.messages, tables.conversation_summaries):
+        rows = select(table.c.chat_id).distinct()
+        async with storage.engine.connect() as conn:
+            assert (await conn.scalars(rows)).all() == [keep.id]
+
+
+# -- unreachable databases -----------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def test_unreachable_postgres_is_a_clear_error() -> None:
+    port = free_port()
+    storage = resolve_storage(f"postgresql://memstrata:secret@127.0.0.1:{port}/chats")
+    started = time.monotonic()
+    try:
+        with pytest.raises(StorageUnavailableError) as caught:
+            await storage.create_chat()
+    finally:
+        await storage.close()
+    message = str(caught.value)
+    assert (
+        f"cannot reach the PostgreSQL database at postgresql://memstrata:***@127.0.0.1:{port}/chats"
+        in message
+    )
+    assert "secret" not in message and "check that the server is running" in message
+    assert time.monotonic() - started < 10
+
+
+async def test_unopenable_sqlite_is_a_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    storage = resolve_storage(f"sqlite:///{blocker}/chats.db")
+    try:
+        with pytest.raises(StorageUnavailableError, match="a-file/chats.db.*writable directory"):
+            await storage.create_chat()
+    finally:
+        await storage.close()
+
+
+async def test_not_a_database_is_a_clear_error(tmp_path: Path) -> None:
+    garbage = tmp_path / "chats.db"
+    garbage.write_bytes(b"this is not a SQLite file" * 100)
+    storage = resolve_storage(f"sqlite:///{garbage}")
+    try:
+        with pytest.raises(StorageError, match="not a database"):
+            await storage.create_chat()
+    finally:
+        await storage.close()
+
+
+# -- writers in separate processes ---------------------------------------------------------
+
+
+def _process_writer(url: str, chat_id: str, name: str, turns: int) -> None:
+    async def run() -> None:
+        storage = resolve_storage(url)
+        try:
+            for t in range(turns):
+                await storage.append_messages(
+                    chat_id, [user(f"{name} {t} q"), assistant(f"{name} {t} a")]
+                )
+        finally:
+            await storage.close()
+
+    asyncio.run(run())
+
+
+async def test_writers_in_separate_processes(sql_backend) -> None:  # type: ignore[no-untyped-def]
+    storage = sql(sql_backend)
+    chat = await storage.create_chat()
+    context = multiprocessing.get_context("spawn")
+    processes = [
+        context.Process(target=_process_writer, args=(sql_backend.url, chat.id, f"p{i}", 15))
+        for i in range(3)
+    ]
+    for process in processes:
+        process.start()
+    await asyncio.gather(*(asyncio.to_thread(p.join, 120) for p in processes))
+    assert [p.exitcode for p in processes] == [0, 0, 0]
+    stored = await storage.list_messages(chat.id)
+    assert [s.sequence for s in stored] == list(range(1, 91))
+    for i in range(3):
+        own = [s.message.content for s in stored if s.message.content.startswith(f"p{i} ")]
+        assert own == [f"p{i} {t} {part}" for t in range(15) for part in ("q", "a")]
