@@ -1,0 +1,239 @@
+"""The offline summarizer: a real summary with no network and no LLM (the embedded default).
+
+The narrative is extractive-compressive: the conversation is cut into sentences, filler is
+dropped, each sentence is scored by embedding centrality (cosine to the length-weighted
+centroid of the conversation) with mild length and position priors, and sentences are picked
+by maximal marginal relevance under a word budget, then told in the third person
+(``Alice: I moved to Lyon`` becomes ``Alice moved to Lyon``). Topics, entities, decisions,
+open questions and preferences come from :mod:`memstrata.llm.offline_facts`.
+
+Extending a summary re-selects from the old narrative's sentences plus the new ones under
+the same budget, so the narrative stays bounded however long the chat gets, while the lists
+and entities are merged with :meth:`ConversationSummary.merge` and keep what was there.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import cast
+
+import numpy as np
+import numpy.typing as npt
+
+from memstrata.core.messages import Message, Role
+from memstrata.core.summary import ConversationSummary
+from memstrata.core.writer import SummaryDraft
+from memstrata.embed.base import Embedder
+from memstrata.llm import offline_facts
+from memstrata.llm.offline_text import (
+    Sentence,
+    content_words,
+    is_filler,
+    split_sentences,
+    third_person,
+    words,
+)
+
+__all__ = ["NarrativeConfig", "OfflineSummarizer", "OfflineSummaryWriter", "select_sentences"]
+
+
+@dataclass(frozen=True, slots=True)
+class NarrativeConfig:
+    """How long the narrative is and how sentences are chosen.
+
+    The budget is ``ratio`` of the input's words, clamped to ``[min_words, max_words]``;
+    ``diversity`` is MMR's weight on novelty (0 = centrality only).
+    """
+
+    ratio: float = 0.2
+    min_words: int = 12
+    max_words: int = 160
+    diversity: float = 0.2
+    length_prior: float = 1.0
+    position_prior: float = 0.8
+    max_sentence_words: int = 60
+
+
+def default_embedder() -> Embedder:
+    """The bundled MiniLM embedder."""
+    from memstrata.embed.minilm import MiniLMEmbedder
+
+    return cast(Embedder, MiniLMEmbedder())
+
+
+def conversation_sentences(messages: Sequence[Message]) -> list[Sentence]:
+    """The sentences of the text messages, each with its speaker and addressee."""
+    spoken = [m for m in messages if not m.is_tool and m.role != Role.SYSTEM and m.content]
+    speakers = [m.speaker() for m in spoken]
+    sentences: list[Sentence] = []
+    for turn, message in enumerate(spoken):
+        me = speakers[turn]
+        you = _addressee(speakers, turn)
+        for text in split_sentences(message.content):
+            sentences.append(Sentence(text, me, you, turn))
+    return sentences
+
+
+def _addressee(speakers: Sequence[str], turn: int) -> str:
+    me = speakers[turn]
+    for other in (*reversed(speakers[:turn]), *speakers[turn + 1 :]):
+        if other != me:
+            return other
+    return ""
+
+
+def select_sentences(
+    sentences: Sequence[Sentence],
+    embedder: Embedder,
+    config: NarrativeConfig = NarrativeConfig(),  # noqa: B008 - frozen value
+    *,
+    budget: int | None = None,
+) -> list[Sentence]:
+    """The most central, non-redundant sentences within the word budget, in original order."""
+    candidates = [s for s in sentences if not is_filler(s.text)]
+    if not candidates:
+        candidates = [s for s in sentences if content_words(s.text)]
+    if not candidates:
+        return []
+    total = sum(len(words(s.text)) for s in sentences)
+    if budget is None:
+        budget = round(config.ratio * total)
+    budget = max(config.min_words, min(config.max_words, budget))
+    vectors = embedder.embed([s.text for s in candidates])
+    scores = _relevance(candidates, vectors, config)
+    chosen = _mmr(candidates, vectors, scores, budget, config)
+    return [candidates[i] for i in sorted(chosen)]
+
+
+def _relevance(
+    candidates: Sequence[Sentence], vectors: npt.NDArray[np.float32], config: NarrativeConfig
+) -> npt.NDArray[np.float64]:
+    lengths = np.array([len(content_words(s.text)) for s in candidates], dtype=np.float64)
+    weights = np.sqrt(np.maximum(lengths, 1.0))
+    centroid = (vectors * weights[:, None]).sum(axis=0)
+    centroid /= max(float(np.linalg.norm(centroid)), 1e-12)
+    centrality = vectors @ centroid
+    length_factor = 1.0 - np.exp(-lengths / config.length_prior)
+    count = len(candidates)
+    position = np.array([1.0 - config.position_prior * i / max(count - 1, 1) for i in range(count)])
+    too_long = np.array([len(words(s.text)) > config.max_sentence_words for s in candidates])
+    return np.asarray(centrality * length_factor * position * np.where(too_long, 0.5, 1.0))
+
+
+def _mmr(
+    candidates: Sequence[Sentence],
+    vectors: npt.NDArray[np.float32],
+    scores: npt.NDArray[np.float64],
+    budget: int,
+    config: NarrativeConfig,
+) -> list[int]:
+    similarity = vectors @ vectors.T
+    chosen: list[int] = []
+    used = 0
+    remaining = set(range(len(candidates)))
+    while remaining:
+        best, best_value = -1, -math.inf
+        for i in sorted(remaining):
+            redundancy = max((float(similarity[i, j]) for j in chosen), default=0.0)
+            value = (1 - config.diversity) * scores[i] - config.diversity * redundancy
+            if value > best_value:
+                best, best_value = i, value
+        length = len(words(candidates[best].text))
+        remaining.discard(best)
+        if chosen and used + length > budget * 1.15:
+            continue
+        chosen.append(best)
+        used += length
+        if used >= budget:
+            break
+    return chosen
+
+
+def narrative_text(sentences: Sequence[Sentence]) -> str:
+    """The chosen sentences told in the third person, as one paragraph."""
+    parts = []
+    for sentence in sentences:
+        text = third_person(sentence).strip()
+        if text and text[-1] not in ".!?":
+            text += "."
+        parts.append(text)
+    return " ".join(parts)
+
+
+class OfflineSummaryWriter:
+    """A :class:`~memstrata.core.writer.SummaryWriter` with no network and no LLM.
+
+    Args:
+        embedder: Any :class:`~memstrata.embed.base.Embedder`; the bundled MiniLM by default.
+        config: Narrative length and selection settings.
+
+    Deterministic: the same input gives the same summary. Usage is always zero tokens.
+    """
+
+    def __init__(
+        self, embedder: Embedder | None = None, config: NarrativeConfig | None = None
+    ) -> None:
+        self._embedder = embedder
+        self.config = config or NarrativeConfig()
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder, loaded on first use."""
+        if self._embedder is None:
+            self._embedder = default_embedder()
+        return self._embedder
+
+    async def extend(
+        self,
+        existing: ConversationSummary | None,
+        new_messages: Sequence[Message],
+        *,
+        structured: bool,
+    ) -> SummaryDraft:
+        """The summary covering ``existing`` and ``new_messages``."""
+        return SummaryDraft(self.summarize(existing, new_messages, structured=structured))
+
+    def summarize(
+        self,
+        existing: ConversationSummary | None,
+        new_messages: Sequence[Message],
+        *,
+        structured: bool = True,
+    ) -> ConversationSummary:
+        """Synchronous core of :meth:`extend`."""
+        fresh = conversation_sentences(new_messages)
+        old = [Sentence(t) for t in split_sentences(existing.narrative)] if existing else []
+        narrative = self._narrative(old, fresh)
+        turns = sum(1 for m in new_messages if m.role == Role.USER) or int(bool(new_messages))
+        if not structured:
+            base = ConversationSummary(covered_turns=existing.covered_turns if existing else 0)
+            return base.merge(ConversationSummary(narrative=narrative, covered_turns=turns))
+        facts = offline_facts.extract(new_messages, fresh)
+        update = facts.model_copy(update={"narrative": narrative, "covered_turns": turns})
+        return (existing or ConversationSummary()).merge(update)
+
+    def _narrative(self, old: list[Sentence], fresh: list[Sentence]) -> str:
+        if not fresh:
+            return " ".join(s.text for s in old)
+        total = sum(len(words(s.text)) for s in (*old, *fresh))
+        budget = round(self.config.ratio * total)
+        chosen = select_sentences([*old, *fresh], self.embedder, self.config, budget=budget)
+        return narrative_text(chosen)
+
+
+class OfflineSummarizer:
+    """Seed 001's ``Summarizer`` protocol (``async summarize(prompt) -> str``) offline.
+
+    The prompt's text (after any instruction line ending in a colon) is read as a
+    transcript of ``Speaker: text`` lines and summarized to a narrative.
+    """
+
+    def __init__(self, writer: OfflineSummaryWriter | None = None) -> None:
+        self._writer = writer or OfflineSummaryWriter()
+
+    async def summarize(self, prompt: str) -> str:
+        """A narrative summary of the transcript in ``prompt``."""
+        messages = offline_facts.parse_transcript(prompt)
+        return self._writer.summarize(None, messages, structured=False).narrative

@@ -1,0 +1,224 @@
+"""Text plumbing for the offline summarizer: sentences, filler, and third-person rewriting.
+
+A memory summary is read later by a model that was not in the conversation, so first and
+second person are resolved to the speakers: ``Alice: I moved to Lyon`` becomes ``Alice moved
+to Lyon``. The rewriting is a small, predictable rule set (pronouns, contractions and the
+agreement of a few common verbs), not a parser; anything it does not recognise is kept as
+written.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = [
+    "STOPWORDS",
+    "Sentence",
+    "content_words",
+    "is_filler",
+    "normalize_spacing",
+    "split_sentences",
+    "third_person",
+    "words",
+]
+
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are aren't as at be because been
+    before being below between both but by can can't cannot could couldn't did didn't do does
+    doesn't doing don't down during each few for from further had hadn't has hasn't have
+    haven't having he he'd he'll he's her here here's hers herself him himself his how how's i
+    i'd i'll i'm i've if in into is isn't it it's its itself let's me more most mustn't my
+    myself no nor not of off on once only or other ought our ours ourselves out over own same
+    shan't she she'd she'll she's should shouldn't so some such than that that's the their
+    theirs them themselves then there there's these they they'd they'll they're they've this
+    those through to too under until up very was wasn't we we'd we'll we're we've were weren't
+    what what's when when's where where's which while who who's whom why why's with won't would
+    wouldn't you you'd you'll you're you've your yours yourself yourselves yes yeah ok okay oh
+    well just really also please thanks thank hello hi hey sure right um uh ah mm hmm will
+    shall may might must get got go going know think like want see let say said one two
+    much many lot something anything nothing thing things good great fine now""".split()
+)
+
+_ABBREVIATIONS = ("Mr", "Mrs", "Ms", "Dr", "Prof", "St", "Jr", "Sr", "vs", "etc", "e.g", "i.e")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9#])")
+_WORD = re.compile(r"[A-Za-z0-9#][A-Za-z0-9#'\-]*")
+_FILLER = re.compile(
+    r"^(?:(?:hi|hello|hey|good (?:morning|afternoon|evening|night)|bye|goodbye|see you"
+    r"|thanks?(?: you)?(?: (?:very|so) much)?|you'?re welcome|ok(?:ay)?|yes|yeah|no|sure"
+    r"|right|well|oh|ah|um|uh|hmm|great|fine|good|cool|nice|i see|me too|of course"
+    r"|not at all|never mind|excuse me|sorry|pardon)\b[\s,.!?]*)+",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """One sentence of the conversation, with who said it and to whom."""
+
+    text: str
+    speaker: str = ""
+    addressee: str = ""
+    turn: int = 0
+
+
+def normalize_spacing(text: str) -> str:
+    """Undo tokenised spacing (``don ' t``, ``word ,``) and collapse whitespace."""
+    text = re.sub(r"(\w) ' (\w)", r"\1'\2", text)
+    text = re.sub(r"(\w) '(s|t|m|d|ll|re|ve)\b", r"\1'\2", text, flags=re.IGNORECASE)
+    text = re.sub(r"'(Ve|Ll|Re|S|T|M|D)\b", lambda m: "'" + m.group(1).lower(), text)
+    text = re.sub(r"\s+([,.!?;:])", r"\1", text)
+    return " ".join(text.split())
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split prose into sentences; common abbreviations (Mr., Dr., e.g.) do not end one."""
+    text = normalize_spacing(text)
+    if not text:
+        return []
+    pieces = _SENTENCE_END.split(text)
+    merged: list[str] = []
+    for piece in pieces:
+        if merged and merged[-1].rstrip(".").split(" ")[-1] in _ABBREVIATIONS:
+            merged[-1] = f"{merged[-1]} {piece}"
+        else:
+            merged.append(piece)
+    return [s.strip() for s in merged if s.strip()]
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens."""
+    return [w.lower().strip("'-") for w in _WORD.findall(text)]
+
+
+def content_words(text: str) -> list[str]:
+    """Words that carry meaning: not stopwords, not one letter."""
+    return [w for w in words(text) if len(w) > 1 and w not in STOPWORDS]
+
+
+def is_filler(text: str) -> bool:
+    """True for greetings, thanks, acknowledgements and other turns with little content."""
+    rest = _FILLER.sub("", text.strip())
+    return len(content_words(rest)) < 2
+
+
+def strip_interjections(text: str) -> str:
+    """Drop leading acknowledgements (``Well, yes, ...``) from a sentence."""
+    rest = _FILLER.sub("", text.strip())
+    return _capitalize(rest) if rest else text.strip()
+
+
+# --- third-person rewriting -------------------------------------------------------------
+
+_AGREE = {
+    "am": "is",
+    "are": "is",
+    "were": "was",
+    "have": "has",
+    "do": "does",
+    "don't": "doesn't",
+    "haven't": "hasn't",
+    "aren't": "isn't",
+    "'m": "is",
+}
+_VERBS = frozenset(
+    """want need like love hate think know feel hope plan prefer believe guess agree mean
+    live work study play eat drink buy pay take make go come see hear say tell ask call get
+    give try use find keep leave look help wish expect remember forget understand suppose
+    promise decide suggest recommend enjoy miss own run read write watch wonder worry tend
+    start stop bring send meet visit move stay change lose win spend save learn teach show
+    cook clean drive fly travel sell rent book order cancel finish begin seem look sound
+    smoke sleep""".split()
+)
+_AUXILIARIES = frozenset(
+    """do does did don't doesn't didn't will would can could should may might must shall let
+    make made help helps to have has had can't won't wouldn't couldn't shouldn't why""".split()
+)
+_NO_S = frozenset("just really also still never always already only often usually".split())
+
+
+def third_person(sentence: Sentence) -> str:
+    """Rewrite a spoken sentence in the third person, naming speaker and addressee.
+
+    Without a speaker the sentence is returned unchanged (already narrative). A sentence
+    that does not start with its speaker is attributed: ``Bob asks: ...`` for a question,
+    ``Bob: ...`` otherwise.
+    """
+    text = strip_interjections(sentence.text)
+    if not sentence.speaker:
+        return text
+    me, you = sentence.speaker, sentence.addressee or "the other person"
+    text = _resolve_pronouns(text, me, you)
+    if text.startswith(me) or text.startswith(you):
+        return text
+    body = _lower_first(text)
+    if text.rstrip().endswith("?"):
+        return f"{me} asks: {body}"
+    return f"{me}: {body}"
+
+
+def _resolve_pronouns(text: str, me: str, you: str) -> str:
+    rules: tuple[tuple[str, str], ...] = (
+        (r"\bI'm\b|\bI am\b", f"{me} is"),
+        (r"\bI've\b", f"{me} has"),
+        (r"\bI'll\b", f"{me} will"),
+        (r"\bI'd\b", f"{me} would"),
+        (r"\bI\b", me),
+        (r"\b[Mm]y\b|\b[Mm]ine\b", f"{me}'s"),
+        (r"\b[Mm]yself\b|\bme\b", me),
+        (r"\b[Yy]ou're\b|\b[Yy]ou are\b", f"{you} is"),
+        (r"\b[Yy]ou've\b", f"{you} has"),
+        (r"\b[Yy]ou'll\b", f"{you} will"),
+        (r"\b[Yy]ou'd\b", f"{you} would"),
+        (r"\b[Yy]our(?:s)?\b", f"{you}'s"),
+        (r"\b[Yy]ourself\b", you),
+        (r"\b[Yy]ou\b", you),
+    )
+    for pattern, replacement in rules:
+        text = re.sub(pattern, replacement.replace("\\", "\\\\"), text)
+    for name in {me, you}:
+        text = _agree(text, name)
+    return text
+
+
+def _agree(text: str, name: str) -> str:
+    """Make the verb after ``name`` agree with a third-person singular subject."""
+    pattern = re.compile(r"([\w']+ )?" + re.escape(name) + r" (\w+(?:'\w+)?)(?: (\w+))?")
+
+    def fix(match: re.Match[str]) -> str:
+        before, verb, after = match.group(1) or "", match.group(2), match.group(3)
+        if before.strip().lower() in _AUXILIARIES:
+            return match.group(0)
+        tail = f" {after}" if after else ""
+        lower = verb.lower()
+        name_ = before + name
+        if lower in _AGREE:
+            return f"{name_} {_AGREE[lower]}{tail}"
+        if lower in _NO_S and after and after.lower() in _AGREE:
+            return f"{name_} {verb} {_AGREE[after.lower()]}"
+        if lower in _NO_S and after and after.lower() in _VERBS:
+            return f"{name_} {verb} {_inflect(after)}"
+        if lower in _VERBS:
+            return f"{name_} {_inflect(verb)}{tail}"
+        return match.group(0)
+
+    return pattern.sub(fix, text)
+
+
+def _inflect(verb: str) -> str:
+    if verb.endswith(("s", "sh", "ch", "x", "o")):
+        return verb + "es"
+    if verb.endswith("y") and verb[-2:-1] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def _capitalize(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _lower_first(text: str) -> str:
+    first = text.split(" ", 1)[0]
+    if first.isupper() and len(first) > 1 or first.startswith("#"):
+        return text
+    return text[:1].lower() + text[1:] if first not in ("I",) else text
