@@ -30,6 +30,7 @@ test: lint
 
 bench: install
 	$(BIN)/python bench/token_cost.py --data ../shared/data/locomo/locomo_dev.json
+	$(BIN)/python bench/storage.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info .mypy_cache .pytest_cache .ruff_cache
