@@ -292,3 +292,21 @@ def test_semantic_single_sentence_uses_middle_and_fitting_content_is_unchanged()
     )
     assert truncate_content(REPORT, 1000, "semantic", query="x", embedder=embedder) == REPORT
     assert embedder.calls == 0
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("What time is our plane departing?", "Our flight to Porto leaves at nine on Friday."),
+        ("What did she eat in the evening?", "Maria ordered grilled sardines at dinner."),
+        ("Any gifts to bring home?", "We bought a ceramic rooster as a souvenir."),
+    ],
+)
+def test_semantic_with_the_real_minilm_model_matches_paraphrases(query: str, expected: str) -> None:
+    # No word of these queries appears in the sentence they should find.
+    from memstrata.embed.minilm import MiniLMEmbedder
+
+    embedder = MiniLMEmbedder()
+    assert isinstance(embedder, TextEmbedder)
+    result = truncate_content(REPORT, 60, "semantic", query=query, embedder=embedder)
+    assert result == expected
