@@ -210,4 +210,3 @@ async def _prepare(engine: MemoryEngine, chat: ChatFile, tenant: str, report: In
         f"chat {chat.chat_id!r} already holds {count} messages that are not this file's "
         "first ones; ingest into another chat (--chat)"
     )
-
