@@ -285,3 +285,34 @@ def check_commit(chat: ChatRecord, commit: TurnCommit) -> None:
             f"chat {chat.id!r}: last_summarized_sequence {last} is past the last message "
             f"({chat.message_count + len(commit.new_messages)} after this turn)"
         )
+
+
+class StorageBase:
+    """What every backend builds the same way on its ``commit_turn``.
+
+    Subclasses implement the rest of ``ChatStorage``; ``smart_load_tail`` is the default
+    ``tail`` of their ``load_state``.
+    """
+
+    def __init__(self, *, smart_load_tail: int = DEFAULT_SMART_LOAD_TAIL) -> None:
+        if smart_load_tail < 0:
+            raise UsageError(f"smart_load_tail must be 0 or more, got {smart_load_tail}")
+        self.smart_load_tail = smart_load_tail
+
+    async def commit_turn(self, commit: TurnCommit) -> CommitResult:
+        """Write a turn atomically (the backend's)."""
+        raise NotImplementedError(f"{type(self).__name__}.commit_turn")
+
+    async def append_messages(
+        self, chat_id: str, messages: Sequence[Message]
+    ) -> list[StoredMessage]:
+        """Append messages at the end of the chat, atomically, in order."""
+        result = await self.commit_turn(TurnCommit(chat_id, new_messages=messages))
+        return list(result.messages)
+
+    async def create_summary(self, row: SummaryRow) -> SummaryRow:
+        """Append a row to the chat's chain; bumps the chat's summary version."""
+        if row.id is not None:
+            raise UsageError(f"create_summary: the row already has id {row.id}; use update")
+        result = await self.commit_turn(TurnCommit(row.chat_id, summaries=(row,)))
+        return result.summaries[0]

@@ -8,17 +8,16 @@ Each method runs without awaiting, so under asyncio it is atomic like a transact
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from memstrata.core.messages import Message
-from memstrata.errors import NotFoundError, StorageError, UsageError
+from memstrata.errors import NotFoundError, StorageError
 from memstrata.storage.base import (
     DEFAULT_SMART_LOAD_TAIL,
     ChatRecord,
     ChatState,
     CommitResult,
+    StorageBase,
     StoredMessage,
     SummaryPatch,
     SummaryRow,
@@ -28,13 +27,11 @@ from memstrata.storage.base import (
 )
 
 
-class InMemoryStorage:
+class InMemoryStorage(StorageBase):
     """``ChatStorage`` in dictionaries; nothing persists."""
 
     def __init__(self, *, smart_load_tail: int = DEFAULT_SMART_LOAD_TAIL) -> None:
-        if smart_load_tail < 0:
-            raise UsageError(f"smart_load_tail must be 0 or more, got {smart_load_tail}")
-        self.smart_load_tail = smart_load_tail
+        super().__init__(smart_load_tail=smart_load_tail)
         self._chats: dict[str, ChatRecord] = {}
         self._messages: dict[str, list[StoredMessage]] = {}
         self._summaries: dict[str, list[SummaryRow]] = {}
@@ -91,13 +88,6 @@ class InMemoryStorage:
         del self._chats[chat_id], self._messages[chat_id], self._summaries[chat_id]
         return True
 
-    async def append_messages(
-        self, chat_id: str, messages: Sequence[Message]
-    ) -> list[StoredMessage]:
-        """Append messages at the end of the chat, in order."""
-        result = await self.commit_turn(TurnCommit(chat_id, new_messages=messages))
-        return list(result.messages)
-
     async def list_messages(
         self, chat_id: str, *, after_sequence: int = 0, limit: int | None = None
     ) -> list[StoredMessage]:
@@ -140,13 +130,6 @@ class InMemoryStorage:
     async def list_summaries(self, chat_id: str) -> list[SummaryRow]:
         """The chat's summary chain, oldest first."""
         return list(self._summaries.get(chat_id, []))
-
-    async def create_summary(self, row: SummaryRow) -> SummaryRow:
-        """Append a row to the chat's chain; bumps the chat's summary version."""
-        if row.id is not None:
-            raise UsageError(f"create_summary: the row already has id {row.id}; use update")
-        result = await self.commit_turn(TurnCommit(row.chat_id, summaries=(row,)))
-        return result.summaries[0]
 
     async def update_summary(self, summary_id: int, patch: SummaryPatch) -> SummaryRow:
         """Patch a row; bumps its version and the chat's summary version."""

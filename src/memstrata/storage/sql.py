@@ -27,7 +27,6 @@ from memstrata.errors import (
     NotFoundError,
     StorageError,
     StorageUnavailableError,
-    UsageError,
 )
 from memstrata.storage import migrations
 from memstrata.storage.base import (
@@ -35,6 +34,7 @@ from memstrata.storage.base import (
     ChatRecord,
     ChatState,
     CommitResult,
+    StorageBase,
     StoredMessage,
     SummaryPatch,
     SummaryRow,
@@ -74,7 +74,7 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-class SqlStorage:
+class SqlStorage(StorageBase):
     """``ChatStorage`` on an async SQLAlchemy engine; see the module docstring.
 
     The schema is created or migrated on first use (or by ``setup()``); ``close()`` releases
@@ -92,11 +92,9 @@ class SqlStorage:
         location: str,
         smart_load_tail: int = DEFAULT_SMART_LOAD_TAIL,
     ) -> None:
-        if smart_load_tail < 0:
-            raise UsageError(f"smart_load_tail must be 0 or more, got {smart_load_tail}")
+        super().__init__(smart_load_tail=smart_load_tail)
         self.engine = engine
         self.location = location
-        self.smart_load_tail = smart_load_tail
         self._ready = False
 
     def __repr__(self) -> str:
@@ -149,6 +147,7 @@ class SqlStorage:
             await conn.execution_options(**options)
             async with conn.begin():
                 yield conn, progress
+                progress.doing = "committing"
         except MemstrataError:
             raise
         except _DRIVER_ERRORS as exc:
@@ -228,13 +227,6 @@ class SqlStorage:
 
     # -- messages ----------------------------------------------------------------------
 
-    async def append_messages(
-        self, chat_id: str, messages: Sequence[Message]
-    ) -> list[StoredMessage]:
-        """Append messages at the end of the chat, atomically, in order."""
-        result = await self.commit_turn(TurnCommit(chat_id, new_messages=messages))
-        return list(result.messages)
-
     async def list_messages(
         self, chat_id: str, *, after_sequence: int = 0, limit: int | None = None
     ) -> list[StoredMessage]:
@@ -293,13 +285,6 @@ class SqlStorage:
         """The chat's summary chain, oldest first."""
         async with self._transaction(f"list_summaries({chat_id!r})", write=False) as (conn, _):
             return await _select_summaries(conn, chat_id)
-
-    async def create_summary(self, row: SummaryRow) -> SummaryRow:
-        """Append a row to the chat's chain; bumps the chat's summary version."""
-        if row.id is not None:
-            raise UsageError(f"create_summary: the row already has id {row.id}; use update")
-        result = await self.commit_turn(TurnCommit(row.chat_id, summaries=(row,)))
-        return result.summaries[0]
 
     async def update_summary(self, summary_id: int, patch: SummaryPatch) -> SummaryRow:
         """Patch a row; bumps its version and the chat's summary version."""
