@@ -1,0 +1,75 @@
+"""What every vector-store backend shares: ids, scope fields, names, identity checks."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from memstrata.errors import VectorStoreError
+from memstrata.vectors.base import RecallScope, ScoredPoint, SparseVector
+
+DENSE = "dense"
+SPARSE = "sparse"
+ID_KEY = "_point_id"
+SCOPE_KEYWORDS = ("namespace", "tenant", "user", "chat_id")
+DEFAULT_COLLECTION = "memstrata_turns"
+
+_ID_NAMESPACE = uuid.UUID("6f1b1f0e-7a52-4a8e-9c1e-6d656d737472")
+
+
+def point_uuid(point_id: str) -> str:
+    """A stable UUID for any string id (Qdrant accepts only UUIDs and integers)."""
+    try:
+        return str(uuid.UUID(point_id))
+    except ValueError:
+        return str(uuid.uuid5(_ID_NAMESPACE, point_id))
+
+
+def floats(vector: Sequence[float] | None) -> list[float]:
+    """A vector (list, tuple or numpy array) as a plain list of Python floats."""
+    if vector is None:
+        return []
+    values: list[float] = np.asarray(vector, dtype=np.float64).reshape(-1).tolist()
+    return values
+
+
+def scope_conditions(scope: RecallScope) -> dict[str, str]:
+    """The payload equalities a point must meet to belong to ``scope`` (user only if set)."""
+    fields = {"namespace": scope.namespace, "tenant": scope.tenant, "chat_id": scope.chat_id}
+    if scope.user is not None:
+        fields["user"] = scope.user
+    return fields
+
+
+def stored_payload(point_id: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+    """The payload as stored: the caller's fields plus the original point id."""
+    return {**payload, ID_KEY: point_id}
+
+
+def scored(score: float, payload: Mapping[str, Any] | None, fallback_id: str) -> ScoredPoint:
+    """A ``ScoredPoint`` from a stored payload, with the original id restored."""
+    data = dict(payload or {})
+    point_id = str(data.pop(ID_KEY, fallback_id))
+    return ScoredPoint(id=point_id, score=float(score), payload=data)
+
+
+def one_query(dense: object | None, sparse: SparseVector | None) -> None:
+    """Reject a search with neither or both of dense and sparse queries."""
+    if (dense is None) == (sparse is None):
+        raise ValueError("search takes exactly one of dense= or sparse=")
+
+
+def check_identity(
+    stored_model: str, stored_dimension: int, model_id: str, dimension: int, where: str
+) -> None:
+    """Raise if the vectors at ``where`` were made by another model or dimension."""
+    if stored_model != model_id or stored_dimension != dimension:
+        raise VectorStoreError(
+            f"{where} holds vectors of {stored_model!r} ({stored_dimension} dimensions), "
+            f"not of the configured {model_id!r} ({dimension} dimensions): mixing them "
+            "would make recall meaningless. Use another path/collection, or delete the old "
+            "vectors and re-embed."
+        )

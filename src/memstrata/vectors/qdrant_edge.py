@@ -1,0 +1,196 @@
+"""The default vector store: Qdrant's engine in-process (``qdrant-edge-py``), under a path.
+
+Layout of ``path``: ``shard/`` (the Qdrant Edge shard: a named cosine dense vector, a
+named sparse vector with the IDF modifier, keyword indexes on the scope fields and an
+integer index on ``sequence``) and ``memstrata.json`` (the embedding model's identity).
+
+Searches and fetches run inline: they take well under a millisecond, far less than a
+thread hop. Opening, closing, deleting and large upserts run in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from memstrata.errors import MissingExtraError, VectorStoreError
+from memstrata.vectors._common import (
+    DENSE,
+    SCOPE_KEYWORDS,
+    SPARSE,
+    check_identity,
+    floats,
+    one_query,
+    point_uuid,
+    scope_conditions,
+    scored,
+    stored_payload,
+)
+from memstrata.vectors.base import RecallScope, ScoredPoint, SparseVector, VectorPoint
+
+try:
+    import qdrant_edge as qe
+except ImportError as exc:  # pragma: no cover - a core dependency
+    raise MissingExtraError("qdrant-edge-py", "qdrant-edge") from exc
+
+__all__ = ["QdrantEdgeStore"]
+
+T = TypeVar("T")
+META_FILE = "memstrata.json"
+_INLINE_UPSERT = 64
+
+
+class QdrantEdgeStore:
+    """Vectors in an embedded Qdrant Edge shard at ``path`` (created on ``setup``).
+
+    Args:
+        path: Directory of the store; one process may open it at a time.
+        max_search_threads: Qdrant's search pool size (None: one per CPU).
+    """
+
+    def __init__(self, path: str | Path, *, max_search_threads: int | None = None) -> None:
+        self.path = Path(path)
+        self._threads = max_search_threads
+        self._shard: Any = None
+        self._identity: tuple[str, int] | None = None
+
+    def __repr__(self) -> str:
+        return f"QdrantEdgeStore({str(self.path)!r})"
+
+    async def setup(self, *, dimension: int, model_id: str) -> None:
+        """Open or create the shard; refuse one made with another model."""
+        if self._identity is not None:
+            check_identity(*self._identity, model_id, dimension, str(self.path))
+            return
+        await asyncio.to_thread(self._guard, "open", lambda: self._open(dimension, model_id))
+
+    def _open(self, dimension: int, model_id: str) -> None:
+        meta = self.path / META_FILE
+        if meta.exists():
+            stored = json.loads(meta.read_text())
+            check_identity(stored["model_id"], stored["dimension"], model_id, dimension, str(meta))
+        shard_dir = self.path / "shard"
+        config = self._config(dimension)
+        if shard_dir.exists() and any(shard_dir.iterdir()):
+            self._shard = qe.EdgeShard.load(str(shard_dir), config)
+        else:
+            self.path.mkdir(parents=True, exist_ok=True)
+            self._shard = qe.EdgeShard.create(str(shard_dir), config)
+            self._create_indexes()
+        if not meta.exists():
+            meta.write_text(json.dumps({"model_id": model_id, "dimension": dimension}))
+        self._identity = (model_id, dimension)
+
+    def _config(self, dimension: int) -> Any:
+        return qe.EdgeConfig(
+            vectors={DENSE: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)},
+            sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+            max_search_threads=self._threads,
+        )
+
+    def _create_indexes(self) -> None:
+        for field in SCOPE_KEYWORDS:
+            params = qe.KeywordIndexParams(is_tenant=field in ("tenant", "chat_id"))
+            self._shard.update(qe.UpdateOperation.create_field_index(field, params))
+        sequence = qe.IntegerIndexParams(lookup=True, range=True)
+        self._shard.update(qe.UpdateOperation.create_field_index("sequence", sequence))
+
+    async def upsert(self, points: Sequence[VectorPoint]) -> None:
+        """Insert or replace points by id."""
+        if not points:
+            return
+        shard = self._require()
+        operation = qe.UpdateOperation.upsert_points([_point(p) for p in points])
+        if len(points) <= _INLINE_UPSERT:
+            self._guard("upsert", lambda: shard.update(operation))
+        else:
+            await asyncio.to_thread(self._guard, "upsert", lambda: shard.update(operation))
+
+    async def search(
+        self,
+        scope: RecallScope,
+        *,
+        dense: Sequence[float] | None = None,
+        sparse: SparseVector | None = None,
+        limit: int = 10,
+    ) -> list[ScoredPoint]:
+        """The ``limit`` nearest points of the scope, by cosine (dense) or sparse dot."""
+        one_query(dense, sparse)
+        shard = self._require()
+        if sparse is not None:
+            vector: Any = qe.SparseVector(list(sparse.indices), list(sparse.values))
+            query = qe.Query.Nearest(vector, using=SPARSE)
+        else:
+            query = qe.Query.Nearest(floats(dense), using=DENSE)
+        request = qe.QueryRequest(
+            limit=limit, query=query, filter=_filter(scope), with_payload=True
+        )
+        hits = self._guard("search", lambda: shard.query(request))
+        return [scored(h.score, h.payload, str(h.id)) for h in hits]
+
+    async def fetch(self, scope: RecallScope, sequences: Sequence[int]) -> list[ScoredPoint]:
+        """The scope's points with these sequences, in sequence order (score 0)."""
+        wanted = sorted({int(s) for s in sequences})
+        if not wanted:
+            return []
+        shard = self._require()
+        match = qe.FieldCondition("sequence", match=qe.MatchAny(wanted))
+        request = qe.ScrollRequest(
+            limit=4 * len(wanted), filter=_filter(scope, match), with_payload=True
+        )
+        records, _ = self._guard("fetch", lambda: shard.scroll(request))
+        points = [scored(0.0, r.payload, str(r.id)) for r in records]
+        return sorted(points, key=lambda p: int(p.payload.get("sequence", 0)))
+
+    async def delete(self, scope: RecallScope) -> None:
+        """Delete every point of the scope's chat."""
+        shard = self._require()
+        operation = qe.UpdateOperation.delete_points_by_filter(_filter(scope))
+        await asyncio.to_thread(self._guard, "delete", lambda: shard.update(operation))
+
+    async def close(self) -> None:
+        """Flush and close the shard (idempotent)."""
+        shard, self._shard, self._identity = self._shard, None, None
+        if shard is not None:
+            await asyncio.to_thread(self._guard, "close", lambda: _flush_close(shard))
+
+    async def count(self) -> int:
+        """How many points the shard holds, over every scope."""
+        shard = self._require()
+        return int(self._guard("count", lambda: shard.count(qe.CountRequest(exact=True))))
+
+    def _require(self) -> Any:
+        if self._shard is None:
+            raise VectorStoreError(f"{self!r} is not open: await setup() first")
+        return self._shard
+
+    def _guard(self, operation: str, call: Callable[[], T]) -> T:
+        try:
+            return call()
+        except VectorStoreError:
+            raise
+        except Exception as exc:  # qdrant_edge raises bare Exception
+            raise VectorStoreError(f"qdrant-edge {operation} at {self.path} failed: {exc}") from exc
+
+
+def _flush_close(shard: Any) -> None:
+    shard.flush()
+    shard.close()
+
+
+def _point(point: VectorPoint) -> Any:
+    vector: dict[str, Any] = {DENSE: floats(point.vector)}
+    if point.sparse is not None and point.sparse.indices:
+        vector[SPARSE] = qe.SparseVector(list(point.sparse.indices), list(point.sparse.values))
+    return qe.Point(point_uuid(point.id), vector, stored_payload(point.id, point.payload))
+
+
+def _filter(scope: RecallScope, *extra: Any) -> Any:
+    must = [
+        qe.FieldCondition(key, match=qe.MatchValue(value))
+        for key, value in scope_conditions(scope).items()
+    ]
+    return qe.Filter(must=[*must, *extra])
