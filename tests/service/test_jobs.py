@@ -84,6 +84,11 @@ async def test_failed_job_retries_and_reports(tmp_path: Path, model: SummaryMode
         assert chat_now["summary_state"] == "idle" and chat_now["last_error"] is None
         metrics = (await api.client.get("/metrics")).text
         assert 'memstrata_summary_jobs_total{outcome="failed"} 1.0' in metrics
+        for _ in range(200):  # the closed stream unsubscribed
+            if api.service.hub.subscribers(chat) == 0:
+                break
+            await asyncio.sleep(0.01)
+        assert api.service.hub.subscribers(chat) == 0
 
 
 async def test_failed_state_is_visible_on_the_chat(tmp_path: Path, model: SummaryModel) -> None:

@@ -28,6 +28,7 @@ from memstrata.service.schemas import (
     SummaryPatchIn,
 )
 from memstrata.storage.base import ChatRecord, StoredMessage, SummaryPatch, SummaryRow
+from memstrata.storage.sqlite import SqliteStorage
 
 SCAN_PAGE = 200
 
@@ -230,7 +231,7 @@ class _NoLock:
 
 def _writer_lock(engine: MemoryEngine) -> asyncio.Lock | _NoLock:
     """SQLite has one writer: queue appends on a lock, not in SQLite's sleeping busy handler."""
-    return asyncio.Lock() if type(engine.storage).__name__ == "SqliteStorage" else _NoLock()
+    return asyncio.Lock() if isinstance(engine.storage, SqliteStorage) else _NoLock()
 
 
 def _context_out(
