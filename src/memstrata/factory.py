@@ -13,12 +13,15 @@ from contextlib import AsyncExitStack, asynccontextmanager
 
 from memstrata.config import Settings
 from memstrata.core.writer import SummaryWriter
+from memstrata.embed.base import Embedder
 from memstrata.engine import MemoryEngine, RecallBackend
+from memstrata.errors import BackendError, ConfigError
 from memstrata.llm.base import LLM
 from memstrata.llm.writer import LLMSummaryWriter
 from memstrata.storage.base import ChatStorage
 from memstrata.storage.memory import InMemoryStorage
 from memstrata.storage.resolve import resolve_storage
+from memstrata.vectors.base import NullVectorReader
 
 log = logging.getLogger(__name__)
 
@@ -55,12 +58,41 @@ def chat_storage(settings: Settings) -> ChatStorage:
     return resolve_storage(settings.storage)
 
 
+def embedder_for(settings: Settings) -> Embedder:
+    """The configured embedder: the bundled MiniLM model, or the hashing fallback."""
+    name = settings.vectors.embedder
+    if name == "minilm":
+        from memstrata.embed.minilm import MiniLMEmbedder
+
+        return MiniLMEmbedder()
+    if name == "hashing":
+        from memstrata.embed.hashing import HashingEmbedder
+
+        return HashingEmbedder()
+    raise ConfigError(f"unknown embedder {name!r}; use minilm or hashing", path="vectors.embedder")
+
+
 async def recall_backend(settings: Settings, stack: AsyncExitStack) -> RecallBackend | None:
-    """The recall backend for ``rag_augmented`` (None otherwise)."""
+    """The recall backend for ``rag_augmented`` (None otherwise).
+
+    A vector store that cannot be opened degrades to no recall (seed 000's
+    ``NullVectorReader``): the memory then behaves as ``running_summary``, with a warning.
+    """
     if settings.memory.strategy != "rag_augmented":
         return None
-    log.warning("rag_augmented: recall is not wired yet, degrading to running_summary")
-    return None
+    from memstrata.recall.retriever import HybridRetriever
+    from memstrata.vectors.resolve import resolve_vector_store
+
+    store = resolve_vector_store(settings.vectors.url or "qdrant-edge:")
+    retriever = HybridRetriever(store, embedder_for(settings))
+    try:
+        await retriever.setup()
+    except BackendError as exc:
+        log.warning("vector store unavailable, recall is off (running_summary only): %s", exc)
+        await store.close()
+        return NullVectorReader()
+    stack.push_async_callback(retriever.close)
+    return retriever
 
 
 @asynccontextmanager

@@ -17,8 +17,15 @@ class Embedder(Protocol):
     model change is detected instead of silently mixing vector spaces.
     """
 
-    model_id: str
-    dimension: int
+    @property
+    def model_id(self) -> str:
+        """The model's name and version."""
+        ...
+
+    @property
+    def dimension(self) -> int:
+        """The vectors' size."""
+        ...
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Embed a batch: shape (len(texts), dimension)."""
