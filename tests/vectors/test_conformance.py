@@ -147,7 +147,10 @@ async def test_identity_survives_reopening(
         await third.close()
 
 
-async def test_driver_errors_are_translated(store: VectorStore) -> None:
+async def test_driver_errors_are_translated(store: VectorStore, make_point: MakePoint) -> None:
+    await fill(store, make_point)
+    with pytest.raises(VectorStoreError):
+        await store.upsert([VectorPoint("bad", [0.5, 0.5], dict(make_point(CHAT, 9, "x").payload))])
     with pytest.raises(VectorStoreError):
         await store.search(CHAT, dense=[0.1, 0.2, 0.3], limit=5)  # wrong dimension
 

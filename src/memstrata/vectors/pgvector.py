@@ -62,6 +62,7 @@ class PgVectorStore:
         self.table = table
         self._pool_size = pool_size
         self._pool: Any = None
+        self._dimension = 0
 
     def __repr__(self) -> str:
         return f"PgVectorStore(table={self.table!r})"
@@ -72,6 +73,7 @@ class PgVectorStore:
             self._pool = await self._guard("connect", self._connect)
         stored = await self._guard("setup", lambda: self._create(dimension, model_id))
         check_identity(stored[0], stored[1], model_id, dimension, f"table {self.table!r}")
+        self._dimension = dimension
 
     async def _connect(self) -> Any:
         return await asyncpg.create_pool(
@@ -143,10 +145,11 @@ class PgVectorStore:
         if sparse is not None:
             return await self._guard("search", lambda: self._sparse(pool, scope, sparse, limit))
         where, args = _where(scope)
-        n = len(args)
+        n, typed = len(args), f"vector({self._dimension})"
         sql = (
-            f"SELECT id, payload, 1 - (embedding <=> ${n + 1}::vector) AS score FROM {self.table}"
-            f" WHERE {where} ORDER BY embedding <=> ${n + 1}::vector LIMIT ${n + 2}"
+            f"SELECT id, payload, 1 - (embedding <=> ${n + 1}::{typed}) AS score"
+            f" FROM {self.table} WHERE {where} ORDER BY embedding <=> ${n + 1}::{typed}"
+            f" LIMIT ${n + 2}"
         )
         rows = await self._guard("search", lambda: pool.fetch(sql, *args, _vec(dense), limit))
         return [scored(r["score"], r["payload"], r["id"]) for r in rows]

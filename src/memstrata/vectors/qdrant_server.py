@@ -67,13 +67,29 @@ class QdrantServerStore:
         self.collection = collection
         self.local = url is None
         self._target = url or location or path
-        self._client = AsyncQdrantClient(
-            url=url, location=location, path=path, api_key=api_key, timeout=timeout
-        )
+        self._options: dict[str, Any] = {
+            "url": url,
+            "location": location,
+            "path": path,
+            "api_key": api_key,
+            "timeout": timeout,
+            "check_compatibility": False,
+        }
+        self._client_instance: AsyncQdrantClient | None = None
         self._ready = False
 
     def __repr__(self) -> str:
         return f"QdrantServerStore({self._target!r}, collection={self.collection!r})"
+
+    @property
+    def _client(self) -> AsyncQdrantClient:
+        """The client, made on first use (no connection or thread before ``setup``)."""
+        if self._client_instance is None:
+            try:
+                self._client_instance = AsyncQdrantClient(**self._options)
+            except Exception as exc:  # local mode opens files; server mode parses the URL
+                raise VectorStoreError(f"cannot open Qdrant at {self._target}: {exc}") from exc
+        return self._client_instance
 
     async def setup(self, *, dimension: int, model_id: str) -> None:
         """Create the collection and its indexes; refuse one made with another model."""
@@ -177,8 +193,9 @@ class QdrantServerStore:
 
     async def close(self) -> None:
         """Close the client (idempotent)."""
-        self._ready = False
-        await self._guard("close", self._client.close())
+        client, self._client_instance, self._ready = self._client_instance, None, False
+        if client is not None:
+            await self._guard("close", client.close())
 
     def _require(self) -> None:
         if not self._ready:
