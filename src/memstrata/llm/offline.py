@@ -14,7 +14,6 @@ and entities are merged with :meth:`ConversationSummary.merge` and keep what was
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
@@ -43,8 +42,12 @@ __all__ = ["NarrativeConfig", "OfflineSummarizer", "OfflineSummaryWriter", "sele
 class NarrativeConfig:
     """How long the narrative is and how sentences are chosen.
 
-    The budget is ``ratio`` of the input's words, clamped to ``[min_words, max_words]``;
-    ``diversity`` is MMR's weight on novelty (0 = centrality only).
+    A first summary's budget is ``ratio`` of the input's words; an extension's is the old
+    narrative plus ``ratio`` of the new words; both are clamped to ``[min_words,
+    max_words]``, so the narrative grows with the chat up to ``max_words`` and is then
+    re-selected. ``diversity`` is MMR's weight on novelty (0 = centrality only); the
+    length and position priors favour informative sentences and conversation openings;
+    beyond ``max_candidates`` sentences only the richest are embedded.
     """
 
     ratio: float = 0.2
@@ -54,6 +57,7 @@ class NarrativeConfig:
     length_prior: float = 1.0
     position_prior: float = 0.8
     max_sentence_words: int = 60
+    max_candidates: int = 400
 
 
 def default_embedder() -> Embedder:
@@ -97,6 +101,11 @@ def select_sentences(
         candidates = [s for s in sentences if content_words(s.text)]
     if not candidates:
         return []
+    if len(candidates) > config.max_candidates:
+        richest = sorted(
+            range(len(candidates)), key=lambda i: (-len(content_words(candidates[i].text)), i)
+        )
+        candidates = [candidates[i] for i in sorted(richest[: config.max_candidates])]
     total = sum(len(words(s.text)) for s in sentences)
     if budget is None:
         budget = round(config.ratio * total)
@@ -116,10 +125,18 @@ def _relevance(
     centroid /= max(float(np.linalg.norm(centroid)), 1e-12)
     centrality = vectors @ centroid
     length_factor = 1.0 - np.exp(-lengths / config.length_prior)
-    count = len(candidates)
-    position = np.array([1.0 - config.position_prior * i / max(count - 1, 1) for i in range(count)])
     too_long = np.array([len(words(s.text)) > config.max_sentence_words for s in candidates])
+    position = _position_prior(candidates, config.position_prior)
     return np.asarray(centrality * length_factor * position * np.where(too_long, 0.5, 1.0))
+
+
+def _position_prior(candidates: Sequence[Sentence], strength: float) -> npt.NDArray[np.float64]:
+    """Earlier new sentences weigh more (openings set the topic); old narrative gets 1."""
+    fresh = [i for i, s in enumerate(candidates) if s.turn >= 0]
+    prior = np.ones(len(candidates))
+    for rank, index in enumerate(fresh):
+        prior[index] = 1.0 - strength * rank / max(len(fresh) - 1, 1)
+    return prior
 
 
 def _mmr(
@@ -129,25 +146,21 @@ def _mmr(
     budget: int,
     config: NarrativeConfig,
 ) -> list[int]:
-    similarity = vectors @ vectors.T
+    """Greedy maximal marginal relevance until the word budget is spent."""
+    lengths = [len(words(s.text)) for s in candidates]
+    redundancy = np.zeros(len(candidates))
+    open_ = np.ones(len(candidates), dtype=bool)
     chosen: list[int] = []
     used = 0
-    remaining = set(range(len(candidates)))
-    while remaining:
-        best, best_value = -1, -math.inf
-        for i in sorted(remaining):
-            redundancy = max((float(similarity[i, j]) for j in chosen), default=0.0)
-            value = (1 - config.diversity) * scores[i] - config.diversity * redundancy
-            if value > best_value:
-                best, best_value = i, value
-        length = len(words(candidates[best].text))
-        remaining.discard(best)
-        if chosen and used + length > budget * 1.15:
+    while open_.any() and used < budget:
+        value = (1 - config.diversity) * scores - config.diversity * redundancy
+        best = int(np.argmax(np.where(open_, value, -np.inf)))
+        open_[best] = False
+        if chosen and used + lengths[best] > budget * 1.15:
             continue
         chosen.append(best)
-        used += length
-        if used >= budget:
-            break
+        used += lengths[best]
+        redundancy = np.maximum(redundancy, vectors @ vectors[best])
     return chosen
 
 
@@ -204,7 +217,9 @@ class OfflineSummaryWriter:
     ) -> ConversationSummary:
         """Synchronous core of :meth:`extend`."""
         fresh = conversation_sentences(new_messages)
-        old = [Sentence(t) for t in split_sentences(existing.narrative)] if existing else []
+        old = (
+            [Sentence(t, turn=-1) for t in split_sentences(existing.narrative)] if existing else []
+        )
         narrative = self._narrative(old, fresh)
         turns = sum(1 for m in new_messages if m.role == Role.USER) or int(bool(new_messages))
         if not structured:
@@ -217,8 +232,8 @@ class OfflineSummaryWriter:
     def _narrative(self, old: list[Sentence], fresh: list[Sentence]) -> str:
         if not fresh:
             return " ".join(s.text for s in old)
-        total = sum(len(words(s.text)) for s in (*old, *fresh))
-        budget = round(self.config.ratio * total)
+        old_words = sum(len(words(s.text)) for s in old)
+        budget = old_words + round(self.config.ratio * sum(len(words(s.text)) for s in fresh))
         chosen = select_sentences([*old, *fresh], self.embedder, self.config, budget=budget)
         return narrative_text(chosen)
 

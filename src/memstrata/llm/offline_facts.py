@@ -48,9 +48,21 @@ _NUMBER = re.compile(
     re.IGNORECASE,
 )
 _TITLE = re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Dr|Prof|Professor)\.? [A-Z][a-z]+(?: [A-Z][a-z]+)?")
-_CAPITALISED = re.compile(r"\b[A-Z][a-zA-Z0-9&'\-]*(?: (?:[A-Z][a-zA-Z0-9&'\-]*|\d+[a-z]?))*")
+_CAPITALISED = re.compile(
+    r"\b[A-Z][a-zA-Z0-9&\-]*(?:'s)?"
+    r"(?: (?:(?:de|des|du|la|le|of|van|von|di|da|del) )?(?:[A-Z][a-zA-Z0-9&\-]*|\d+[a-z]?))*"
+)
+_PLACE_WORDS = re.compile(
+    r"\b(?:Hotel|Restaurant|Cafe|Street|St|Road|Avenue|Park|Airport|Station|Museum|Square"
+    r"|Bridge|Lake|River|Mountain|Beach|Hospital|University|School|City|Center|Centre)\b"
+)
 _PLACE_BEFORE = re.compile(r"\b(?:in|at|to|from|near|visit|visiting|around)\s$", re.IGNORECASE)
-_PERSON_BEFORE = re.compile(r"(?:\b(?:hey|hi|hello|dear|thanks|with|named|called)\s|,\s)$", re.I)
+_PERSON_BEFORE = re.compile(
+    r"(?:\b(?:hey|hi|hello|dear|thanks|named|called|sister|brother|mother|father|mom|dad"
+    r"|wife|husband|son|daughter|friend|boss|colleague|manager|partner|uncle|aunt"
+    r"|cousin|teacher|doctor)\s|,\s)$",
+    re.I,
+)
 _NOT_NAMES = frozenset(
     "I The A An And But So Or If It This That These Those What When Where Why How Who Which "
     "Yes No Ok Okay Oh Well Hi Hey Hello Thanks Thank Please Sure Let Do Does Did Is Are Was "
@@ -58,6 +70,13 @@ _NOT_NAMES = frozenset(
     "Maybe Sorry Good Great Really Actually Anyway Right Not Dear Mr Mrs Ms Dr".split()
 )
 
+_NOT_TOPICS = frozenset(
+    """want need like love hate think know feel hope plan prefer believe guess agree mean
+    take make come tell ask call give try use find keep leave look help wish expect sounds
+    sound seems seem told asked going went came made took gave found thought wanted needed
+    maybe actually probably definitely exactly course else ever even still every another
+    bit lot kind sort way yet whether per day days time""".split()
+)
 _DECISION = re.compile(
     r"\b(?:let's|let us|we'll|we will|i'll take|i will take|we've decided|we decided"
     r"|i've decided|i decided|decided to|agreed|go with|settle on|we're going to"
@@ -121,41 +140,41 @@ def _is_assistant(speaker: str) -> bool:
 
 
 def keyphrases(texts: Iterable[str], limit: int = 5) -> tuple[str, ...]:
-    """The top RAKE-scored phrases (runs of content words), most salient first."""
-    phrases: list[tuple[str, ...]] = []
+    """Recurring phrases (runs of up to three content words), most salient first.
+
+    A phrase counts once per sentence; phrases that recur, and longer ones, rank higher;
+    common verbs are not topics. A phrase inside a better-ranked one is skipped.
+    """
+    counts: Counter[tuple[str, ...]] = Counter()
     for text in texts:
-        run: list[str] = []
-        for token in re.findall(r"[A-Za-z][A-Za-z'\-]*|[^\sA-Za-z]", normalize_spacing(text)):
-            word = token.lower()
-            if word.isalpha() and len(word) > 2 and word not in STOPWORDS and len(run) < 3:
-                run.append(word)
-                continue
-            if run:
-                phrases.append(tuple(run))
-            run = [word] if word.isalpha() and len(word) > 2 and word not in STOPWORDS else []
-        if run:
-            phrases.append(tuple(run))
-    frequency: Counter[str] = Counter(w for p in phrases for w in p)
-    degree: Counter[str] = Counter()
-    for phrase in phrases:
-        for word in phrase:
-            degree[word] += len(phrase)
-    counts = Counter(phrases)
-    scored = {
-        p: sum(degree[w] / frequency[w] for w in p) * (1 + 0.5 * (counts[p] - 1))
-        for p in counts
-        if counts[p] > 1 or len(p) > 1 or frequency[p[0]] > 1
-    }
-    ranked = sorted(scored, key=lambda p: (-scored[p], " ".join(p)))
+        seen: set[tuple[str, ...]] = set()
+        for run in _content_runs(text):
+            for size in (1, 2, 3):
+                for start in range(len(run) - size + 1):
+                    seen.add(tuple(run[start : start + size]))
+        counts.update(seen)
+    scored = {p: counts[p] * len(p) ** 0.5 for p in counts if counts[p] > 1 or len(counts) < 8}
+    ranked = sorted(scored, key=lambda p: (-scored[p], -len(p), " ".join(p)))
     chosen: list[str] = []
     for phrase in ranked:
         text = " ".join(phrase)
-        if any(text in c or c in text for c in chosen):
+        if any(f" {text} " in f" {c} " or f" {c} " in f" {text} " for c in chosen):
             continue
         chosen.append(text)
         if len(chosen) == limit:
             break
     return tuple(chosen)
+
+
+def _content_runs(text: str) -> list[list[str]]:
+    runs: list[list[str]] = [[]]
+    for token in re.findall(r"[A-Za-z][A-Za-z'\-]*|[^\sA-Za-z]", normalize_spacing(text)):
+        word = token.lower()
+        if word.isalpha() and len(word) > 2 and word not in STOPWORDS and word not in _NOT_TOPICS:
+            runs[-1].append(word)
+        elif runs[-1]:
+            runs.append([])
+    return [r for r in runs if r]
 
 
 def entities(
@@ -196,11 +215,15 @@ def _mentions(text: str) -> list[tuple[str, str]]:
 
 
 def _trim_name(name: str) -> str:
+    name = name.removesuffix("'s")
     parts = name.split(" ")
     while parts and parts[0] in _NOT_NAMES:
         parts = parts[1:]
     name = " ".join(parts)
-    if not name or _DATE.fullmatch(name) or name.upper() == name and len(name) < 2:
+    while parts and parts[-1].islower():
+        parts = parts[:-1]
+    name = " ".join(parts)
+    if not name or _DATE.fullmatch(name) or len(name) < 2 or name.startswith("I'"):
         return ""
     return name
 
@@ -208,7 +231,7 @@ def _trim_name(name: str) -> str:
 def _kind(before: str, name: str) -> str:
     if re.search(r"\d", name):
         return "product"
-    if _PLACE_BEFORE.search(before):
+    if _PLACE_WORDS.search(name) or _PLACE_BEFORE.search(before):
         return "place"
     if _PERSON_BEFORE.search(before):
         return "person"

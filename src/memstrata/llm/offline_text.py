@@ -218,7 +218,8 @@ def _capitalize(text: str) -> str:
 
 
 def _lower_first(text: str) -> str:
+    """Lower-case a first word that is a function word (``We``, ``The``), nothing else."""
     first = text.split(" ", 1)[0]
-    if first.isupper() and len(first) > 1 or first.startswith("#"):
-        return text
-    return text[:1].lower() + text[1:] if first not in ("I",) else text
+    if first.lower() in STOPWORDS and first != "I" and not first.isupper():
+        return text[:1].lower() + text[1:]
+    return text
