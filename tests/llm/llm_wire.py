@@ -6,6 +6,7 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -34,11 +35,12 @@ class Seen:
 
 
 class ScriptedServer:
-    """Answers requests with the replies enqueued, in order; records every request."""
+    """Answers with the replies enqueued, in order, then with ``responder``; records requests."""
 
     def __init__(self) -> None:
         self.replies: deque[Reply] = deque()
         self.requests: list[Seen] = []
+        self.responder: Callable[[Seen], Reply] | None = None
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._httpd.daemon_threads = True
@@ -58,6 +60,8 @@ class ScriptedServer:
             self.requests.append(seen)
             if self.replies:
                 return self.replies.popleft()
+        if self.responder is not None:
+            return self.responder(seen)
         return Reply({"error": "no scripted reply"}, status=599)
 
     def start(self) -> None:

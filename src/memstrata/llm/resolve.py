@@ -44,12 +44,14 @@ def resolve_llm(
     api_key_env: str | None = None,
     timeout: float | None = None,
     retry: RetryPolicy | None = None,
+    max_retries: int | None = None,
     **options: Any,
 ) -> LLM | None:
     """The backend ``spec`` names, or None for "no LLM" (the offline summarizer).
 
-    ``api_key`` wins over ``api_key_env`` (the variable to read); ``options`` go to the
-    backend's constructor (``structured``, ``stream``, ``options`` for Ollama...).
+    ``api_key`` wins over ``api_key_env`` (the variable to read); ``max_retries`` (retries
+    after the first attempt) is a shorthand for ``retry``; ``options`` go to the backend's
+    constructor (``structured``, ``stream``, ``options`` for Ollama...).
 
     Raises:
         UnknownBackendError: an unknown scheme, with the nearest known one suggested.
@@ -66,6 +68,8 @@ def resolve_llm(
         return None
     scheme, model = _split(text)
     key = api_key if api_key is not None else (os.environ.get(api_key_env) if api_key_env else None)
+    if retry is None and max_retries is not None:
+        retry = RetryPolicy(max_attempts=max_retries + 1)
     common: dict[str, Any] = {"retry": retry, **options}
     if timeout is not None:
         common["timeout"] = timeout
