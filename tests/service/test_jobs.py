@@ -74,7 +74,9 @@ async def test_failed_job_retries_and_reports(tmp_path: Path, model: SummaryMode
         await asyncio.wait_for(model.entered.wait(), 5)
         model.release()
         await asyncio.wait_for(listener, 10)
-        kinds = [kind for kind, _ in seen]
+        appended = [data["message_count"] for kind, data in seen if kind == "appended"]
+        assert appended == [2, 4]
+        kinds = [kind for kind, _ in seen if kind != "appended"]
         assert kinds == ["state", "summarizing", "failed", "summarizing", "summarized"]
         failed = dict(seen)["failed"]
         assert failed["state"] == "failed" and "model is down" in failed["error"]

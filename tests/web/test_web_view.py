@@ -67,6 +67,8 @@ async def test_indicator_follows_the_event_stream(
         await post(api.client, "web", 1, 2)  # one write: episodes 1-2 leave the window
         await page.wait_for_selector("#summarising", state="visible")
         assert await page.get_attribute("body", "data-summary-state") == "summarizing"
+        await page.wait_for_selector(".message[data-sequence='6']")  # live, before the summary
+        assert await page.locator("#message-count").inner_text() == "(6)"
 
         model.release()
         await page.wait_for_selector("#summarising", state="hidden")

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
-EventKind = Literal["state", "summarizing", "summarized", "failed"]
+EventKind = Literal["state", "appended", "summarizing", "summarized", "failed"]
 SummaryState = Literal["idle", "summarizing", "failed"]
 QUEUE_SIZE = 100
 
@@ -24,6 +24,7 @@ class ChatEvent:
     episode_ranges: list[tuple[int, int]] = field(default_factory=list)
     error: str | None = None
     summary_version: int | None = None
+    message_count: int | None = None
 
     def to_sse(self) -> str:
         """The event as one Server-Sent-Events frame."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import replace
 
 from memstrata.config import ServiceConfig
 from memstrata.core.context import AssembledContext
@@ -16,7 +17,7 @@ from memstrata.engine import MemoryEngine
 from memstrata.errors import ConflictError, NotFoundError, UsageError
 from memstrata.service.auth import Authenticator
 from memstrata.service.errors import PayloadTooLarge
-from memstrata.service.events import EventHub
+from memstrata.service.events import ChatEvent, EventHub
 from memstrata.service.jobs import SummaryJobs
 from memstrata.service.metrics import ServiceMetrics
 from memstrata.service.schemas import (
@@ -118,6 +119,10 @@ class Service:
         async with self._write_lock:
             stored = await self.engine.add_messages(chat.id, messages)
         self.jobs.notify(chat.id, chat.tenant)
+        if stored:
+            state, error = self.jobs.state(chat.id)
+            event = ChatEvent("appended", chat.id, state, error=error)
+            self.hub.publish(replace(event, message_count=stored[-1].sequence))
         return stored
 
     # -- context ------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 "use strict";
 
 const PAGE = 50;
-const state = { offset: 0, events: null, chatId: null };
+const state = { offset: 0, events: null, chatId: null, lastSequence: 0 };
 const $ = (selector) => document.querySelector(selector);
 
 function apiKey() { return localStorage.getItem("memstrata.apiKey") || ""; }
@@ -62,25 +62,29 @@ async function showChat(chatId) {
   const chat = await api(`/chats/${encodeURIComponent(chatId)}`);
   $("#chat-title").textContent = chat.title || chat.id;
   setSummaryState(chat.summary_state, chat.last_error);
-  await Promise.all([loadMessages(chatId), loadSummaries(chatId)]);
+  await Promise.all([loadMessages(chatId, true), loadSummaries(chatId)]);
   follow(chatId);
 }
 
-async function loadMessages(chatId) {
-  const items = [];
-  let after = 0;
+function messageItem({ sequence, message }) {
+  return el("li", { class: `message role-${message.role}`, "data-sequence": sequence },
+    el("span", { class: "seq" }, `#${sequence}`),
+    el("div", { class: "who" }, message.name || message.role),
+    el("div", { class: "text" }, message.content));
+}
+
+// Loads the messages after the last one shown (all of them when `reset`).
+async function loadMessages(chatId, reset = false) {
+  if (reset) { state.lastSequence = 0; $("#messages").replaceChildren(); }
   for (let page = 0; page < 20; page += 1) {
-    const batch = await api(`/chats/${encodeURIComponent(chatId)}/messages?after_sequence=${after}&limit=500`);
-    items.push(...batch.items);
+    const batch = await api(`/chats/${encodeURIComponent(chatId)}/messages?after_sequence=${state.lastSequence}&limit=500`);
+    if (chatId !== state.chatId) return;
+    const fresh = batch.items.filter((item) => item.sequence > state.lastSequence);
+    $("#messages").append(...fresh.map(messageItem));
+    if (fresh.length) state.lastSequence = fresh[fresh.length - 1].sequence;
     if (batch.next_after === null) break;
-    after = batch.next_after;
   }
-  $("#message-count").textContent = `(${items.length})`;
-  $("#messages").replaceChildren(...items.map(({ sequence, message }) =>
-    el("li", { class: `message role-${message.role}`, "data-sequence": sequence },
-      el("span", { class: "seq" }, `#${sequence}`),
-      el("div", { class: "who" }, message.name || message.role),
-      el("div", { class: "text" }, message.content))));
+  $("#message-count").textContent = `(${state.lastSequence})`;
 }
 
 function rangeLabel(row) {
@@ -138,6 +142,7 @@ function follow(chatId) {
   const data = (event) => JSON.parse(event.data);
   events.addEventListener("state", (event) => { const d = data(event); setSummaryState(d.state, d.error); });
   events.addEventListener("summarizing", () => setSummaryState("summarizing"));
+  events.addEventListener("appended", () => loadMessages(chatId));
   events.addEventListener("summarized", async () => {
     setSummaryState("idle");
     await Promise.all([loadMessages(chatId), loadSummaries(chatId)]);
