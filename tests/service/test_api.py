@@ -159,6 +159,8 @@ async def test_summaries_contract(api: Harness) -> None:
     assert (await api.client.patch(f"/summaries/{row['id']}", json={})).status_code == 422
     orphan = await api.client.post("/summaries", json={"sessionId": "nope", "content": "x"})
     assert orphan.status_code == 404
+    numeric = await api.client.post("/summaries", json={"sessionId": 42, "content": "x"})
+    assert numeric.status_code == 404 and "'42'" in numeric.json()["detail"]  # seed ids are ints
 
 
 async def test_summarize_now(api: Harness) -> None:

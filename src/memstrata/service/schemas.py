@@ -221,6 +221,8 @@ class SummaryList(BaseModel):
 class _SummaryFields(_In):
     """Content fields; seed 002's camelCase names are accepted too."""
 
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, coerce_numbers_to_str=True)
+
     summary_text: str | None = Field(
         None, validation_alias=AliasChoices("summary_text", "content"), min_length=1
     )
