@@ -143,8 +143,11 @@ async def test_jobs_run_with_bounded_concurrency(tmp_path: Path, model: SummaryM
         for chat in chats:
             await post(api, chat, 0)
             await post(api, chat, 1)
-        await asyncio.wait_for(model.entered.wait(), 5)
-        await asyncio.sleep(0.1)
+        for _ in range(500):  # both workers take a chat...
+            if model.calls == 2:
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.2)  # ...and no third job starts while they are held
         states = [(await api.client.get(f"/chats/{c}")).json()["summary_state"] for c in chats]
         assert states.count("summarizing") == 2 and model.calls == 2
         model.release()
