@@ -59,10 +59,10 @@ def test_recalled_turns_are_chronological_with_dates_printed_once_per_day() -> N
     assert part.message_ids == ("m2", "m4", "m9")
     lines = part.text.splitlines()
     assert lines[1:] == [
-        "[2023-05-01 10:00]",
+        "[Mon 1 May 2023 10:00]",
         "Ann: first thing on day one",
         "Ann: second thing on day one",
-        "[2023-05-02 10:00]",
+        "[Tue 2 May 2023 10:00]",
         "Ann: later on day two",
     ]
 
@@ -74,7 +74,7 @@ def test_dates_on_every_line_when_date_headers_are_off() -> None:
         counter=COUNTER,
         rules=ContextBudget(date_headers=False, headers=False),
     )
-    assert ctx.render() == "[2023-05-01 10:00] Ann: hello"
+    assert ctx.render() == "[Mon 1 May 2023 10:00] Ann: hello"
 
 
 @pytest.mark.parametrize("budget", [40, 80, 150, 300, 1000])

@@ -204,10 +204,10 @@ def assemble_context(
         rules: how to split the budget.
     """
     budget = max(0, budget_tokens)
-    recalled = _dedup_recalled(recalled, verbatim)
+    entries = _entries(_dedup_recalled(recalled, verbatim), counter, rules)
     texts = _summary_texts(summary, summary_rows)
     needs: dict[PartKind, int] = {
-        "recalled": _recall_need(recalled, counter, rules),
+        "recalled": _recall_need(entries, counter, rules),
         "summary": _block_cost(texts, SUMMARY_HEADER, counter, rules) if texts else 0,
         "verbatim": _block_cost(
             [format_line(m) for m in verbatim], VERBATIM_HEADER, counter, rules
@@ -220,7 +220,7 @@ def assemble_context(
     )
     summary_part = _summary_part(texts, summary_rows, allocation["summary"], counter, rules)
     spare = allocation["recalled"] + _unused(allocation, verbatim_part, summary_part)
-    recall_part, dropped_recalled = _recall_part(recalled, spare, counter, rules)
+    recall_part, dropped_recalled = _recall_part(entries, spare, counter, rules)
     parts = tuple(p for p in (recall_part, summary_part, verbatim_part) if p is not None)
     return AssembledContext(
         parts=parts,
@@ -378,14 +378,19 @@ def _truncate(text: str, tokens: int, counter: TokenCounter) -> str:
 def _dedup_recalled(
     recalled: Sequence[RecalledLike], verbatim: Sequence[Message]
 ) -> list[RecalledLike]:
-    seen = {message.content_hash for message in verbatim}
+    seen = {_identity(message) for message in verbatim}
     unique: list[RecalledLike] = []
     for turn in recalled:
-        digest = turn.message.content_hash
-        if digest not in seen:
-            seen.add(digest)
+        identity = _identity(turn.message)
+        if identity not in seen:
+            seen.add(identity)
             unique.append(turn)
     return unique
+
+
+def _identity(message: Message) -> tuple[str, str, str]:
+    """What ``Message.content_hash`` hashes, without hashing it."""
+    return (message.role.value, message.name or "", message.content)
 
 
 def _group_key(message: Message) -> str:
@@ -394,76 +399,85 @@ def _group_key(message: Message) -> str:
 
 
 def _stamp(message: Message) -> str:
-    return f"[{message.timestamp:%Y-%m-%d %H:%M}]" if message.timestamp else ""
+    """``[Mon 8 May 2023 13:56]``: words a reader (and a word match) can use."""
+    when = message.timestamp
+    return f"[{when:%a} {when.day} {when:%B %Y %H:%M}]" if when else ""
 
 
-def _recall_need(
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    turn: RecalledLike
+    key: str
+    line: str
+    cost: int
+    header_cost: int
+
+
+def _entries(
     recalled: Sequence[RecalledLike], counter: TokenCounter, rules: ContextBudget
-) -> int:
-    if not recalled:
+) -> list[_Entry]:
+    entries = []
+    for turn in recalled:
+        message = turn.message
+        stamp = _stamp(message)
+        line = format_line(message)
+        if stamp and not rules.date_headers:
+            line = f"{stamp} {line}"
+        header = counter.count(stamp) + 1 if stamp and rules.date_headers else 0
+        key = _group_key(message)
+        entries.append(_Entry(turn, key, line, counter.count(line) + 1, header))
+    return entries
+
+
+def _recall_need(entries: Sequence[_Entry], counter: TokenCounter, rules: ContextBudget) -> int:
+    if not entries:
         return 0
     head = counter.count(RECALL_HEADER) + 1 if rules.headers else 0
-    groups = {_group_key(turn.message) for turn in recalled} - {""}
-    stamp = counter.count("[YYYY-MM-DD HH:MM]") + 1
-    dates = len(groups) * stamp if rules.date_headers else 0
-    return head + dates + sum(_turn_cost(turn.message, counter, rules) for turn in recalled)
-
-
-def _turn_cost(message: Message, counter: TokenCounter, rules: ContextBudget) -> int:
-    return counter.count(_recall_line(message, rules)) + 1
-
-
-def _recall_line(message: Message, rules: ContextBudget) -> str:
-    if rules.date_headers or message.timestamp is None:
-        return format_line(message)
-    return f"{_stamp(message)} {format_line(message)}"
+    headers = {entry.key: entry.header_cost for entry in entries}
+    return head + sum(headers.values()) + sum(entry.cost for entry in entries)
 
 
 def _recall_part(
-    recalled: Sequence[RecalledLike], allowance: int, counter: TokenCounter, rules: ContextBudget
+    entries: Sequence[_Entry], allowance: int, counter: TokenCounter, rules: ContextBudget
 ) -> tuple[ContextPart | None, int]:
-    if not recalled:
+    if not entries:
         return None, 0
     used = counter.count(RECALL_HEADER) + 1 if rules.headers else 0
-    chosen: list[RecalledLike] = []
+    chosen: list[_Entry] = []
     groups: set[str] = set()
-    for turn in recalled:  # best first; skip what does not fit, keep trying smaller ones
-        key = _group_key(turn.message)
-        cost = _turn_cost(turn.message, counter, rules)
-        if rules.date_headers and key and key not in groups:
-            cost += counter.count(_stamp(turn.message)) + 1
+    for entry in entries:  # best first; skip what does not fit, keep trying smaller ones
+        cost = entry.cost + (entry.header_cost if entry.key not in groups else 0)
         if used + cost <= allowance:
-            chosen.append(turn)
+            chosen.append(entry)
             used += cost
-            if key:
-                groups.add(key)
+            groups.add(entry.key)
     if not chosen:
-        return None, len(recalled)
+        return None, len(entries)
     chosen.sort(key=_chronological)
     text = _render_recalled(chosen, rules)
+    turns = [entry.turn for entry in chosen]
     part = ContextPart(
         "recalled",
         text,
         counter.count(text),
-        messages=tuple(turn.message for turn in chosen),
-        sequences=tuple(turn.sequence for turn in chosen),
-        scores=tuple(turn.score for turn in chosen),
+        messages=tuple(turn.message for turn in turns),
+        sequences=tuple(turn.sequence for turn in turns),
+        scores=tuple(turn.score for turn in turns),
     )
-    return part, len(recalled) - len(chosen)
+    return part, len(entries) - len(chosen)
 
 
-def _chronological(turn: RecalledLike) -> tuple[float, int]:
-    stamp = turn.message.timestamp
-    return (stamp.timestamp() if stamp else math.inf, turn.sequence)
+def _chronological(entry: _Entry) -> tuple[float, int]:
+    stamp = entry.turn.message.timestamp
+    return (stamp.timestamp() if stamp else math.inf, entry.turn.sequence)
 
 
-def _render_recalled(chosen: Sequence[RecalledLike], rules: ContextBudget) -> str:
+def _render_recalled(chosen: Sequence[_Entry], rules: ContextBudget) -> str:
     lines = [RECALL_HEADER] if rules.headers else []
     last_key: str | None = None
-    for turn in chosen:
-        key = _group_key(turn.message)
-        if rules.date_headers and key and key != last_key:
-            lines.append(_stamp(turn.message))
-            last_key = key
-        lines.append(_recall_line(turn.message, rules))
+    for entry in chosen:
+        if rules.date_headers and entry.key and entry.key != last_key:
+            lines.append(_stamp(entry.turn.message))
+            last_key = entry.key
+        lines.append(entry.line)
     return "\n".join(lines)

@@ -1,0 +1,500 @@
+"""LoCoMo recall benchmark: evidence and answer-token recall of the assembled context.
+
+    python bench/locomo_recall.py --data PATH --budgets 500,1000,2000,4000 --json OUT
+
+Each conversation of a LoCoMo-format file is ingested (all sessions, with their dates) into a
+fresh memory; for every QA item the context for the question is assembled under each budget
+with memstrata's default ``rag_augmented`` configuration, and two baselines are computed in
+the same run with the same budgets and counting: recency (the newest turns that fit) and BM25
+over turns (greedy fill by score). Budgets are counted as ceil(chars / 4).
+
+Metrics: evidence recall (the fraction of the item's evidence turns whose text is in the
+context) and answer-token recall (the fraction of the gold answer's content words in it), per
+LoCoMo category "1".."5" and "cat1_4" (micro-average over categories 1-4).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import functools
+import json
+import re
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from memstrata.core.context import ContextBudget, assemble_context
+from memstrata.core.messages import Message, Role
+from memstrata.core.tokens import HeuristicTokenCounter
+from memstrata.recall import defaults
+from memstrata.recall.lexical import STOPWORDS, tokenize
+from memstrata.recall.ranking import RankingConfig
+from memstrata.recall.retriever import HybridRetriever
+from memstrata.vectors.base import RecalledTurn, RecallScope
+
+COUNTER = HeuristicTokenCounter(4.0)
+CATEGORIES = ("1", "2", "3", "4", "5")
+SYSTEMS = ("memstrata", "bm25", "recency")
+WORD = re.compile(r"[a-z0-9]+")
+CAPTIONS = False  # LoCoMo photos as "[shares <caption>]" after the text: measured no better
+
+
+# -- data -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    sequence: int
+    dia_id: str
+    message: Message
+    text: str  # the dataset's turn text: what evidence recall looks for
+
+
+@dataclass(slots=True)
+class Conversation:
+    sample_id: str
+    turns: list[Turn]
+    qa: list[dict[str, Any]]
+    by_dia: dict[str, Turn] = field(default_factory=dict)
+
+
+def parse_when(text: str) -> datetime | None:
+    """LoCoMo's '1:56 pm on 8 May, 2023'."""
+    for fmt in ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%d %B, %Y", "%Y-%m-%d %H:%M"):
+        try:
+            return datetime.strptime(text.strip(), fmt)
+        except ValueError:
+            continue
+    return None
+
+
+def normalise_dia_id(raw: str) -> list[str]:
+    """'D8:6; D9:17' -> [D8:6, D9:17]; 'D:11:26' -> D11:26; 'D30:05' -> D30:5; junk -> []."""
+    found = []
+    for piece in re.split(r"[;,\s]+", str(raw)):
+        numbers = re.findall(r"\d+", piece)
+        if piece.upper().startswith("D") and len(numbers) >= 2:
+            found.append(f"D{int(numbers[0])}:{int(numbers[1])}")
+    return found
+
+
+def turn_content(raw: dict[str, Any], captions: bool) -> str:
+    text = str(raw.get("text", ""))
+    caption = raw.get("blip_caption")
+    if captions and caption:
+        return f"{text} [shares {caption}]"
+    return text
+
+
+def load(path: Path, captions: bool) -> list[Conversation]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    conversations = []
+    for index, sample in enumerate(data):
+        conv = sample["conversation"]
+        speaker_a = conv.get("speaker_a")
+        numbers = sorted(
+            int(m.group(1)) for key in conv if (m := re.fullmatch(r"session_(\d+)", key))
+        )
+        turns: list[Turn] = []
+        for number in numbers:
+            when = parse_when(str(conv.get(f"session_{number}_date_time", "")))
+            for raw in conv[f"session_{number}"] or []:
+                speaker = str(raw.get("speaker", ""))
+                role = Role.USER if speaker == speaker_a else Role.ASSISTANT
+                message = Message(
+                    role=role,
+                    content=turn_content(raw, captions),
+                    name=speaker,
+                    timestamp=when,
+                    id=str(raw.get("dia_id")),
+                )
+                dia_id = str(raw.get("dia_id"))
+                turns.append(Turn(len(turns) + 1, dia_id, message, str(raw.get("text", ""))))
+        c = Conversation(str(sample.get("sample_id", index)), turns, list(sample.get("qa", [])))
+        for turn in turns:
+            for dia in normalise_dia_id(turn.dia_id):
+                c.by_dia.setdefault(dia, turn)
+        conversations.append(c)
+    return conversations
+
+
+# -- metrics --------------------------------------------------------------------------------------
+
+
+def squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def content_words(text: str) -> set[str]:
+    return {w for w in WORD.findall(text.lower()) if w not in STOPWORDS}
+
+
+def evidence_ids(item: dict[str, Any], conv: Conversation) -> list[str]:
+    ids: list[str] = []
+    for raw in item.get("evidence") or []:
+        ids.extend(i for i in normalise_dia_id(raw) if i in conv.by_dia and i not in ids)
+    return ids
+
+
+def evidence_recall(ids: Sequence[str], conv: Conversation, context: str) -> float | None:
+    if not ids:
+        return None
+    flat = squash(context)
+    found = sum(squash(conv.by_dia[i].text) in flat for i in ids)
+    return found / len(ids)
+
+
+def answer_recall(item: dict[str, Any], context: str) -> float | None:
+    answer = item.get("answer", item.get("adversarial_answer"))
+    words = content_words(str(answer)) if answer is not None else set()
+    if not words:
+        return None
+    present = set(WORD.findall(context.lower()))
+    return len(words & present) / len(words)
+
+
+@dataclass(slots=True)
+class Tally:
+    sums: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    counts: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+
+    def add(self, category: str, value: float | None) -> None:
+        if value is None:
+            return
+        for key in (category, "cat1_4") if category in "1234" else (category,):
+            self.sums[key] += value
+            self.counts[key] += 1
+
+    def report(self) -> dict[str, float]:
+        keys = (*CATEGORIES, "cat1_4")
+        return {k: round(self.sums[k] / self.counts[k], 4) if self.counts[k] else 0.0 for k in keys}
+
+
+@dataclass(slots=True)
+class Score:
+    evidence: Tally = field(default_factory=Tally)
+    answer: Tally = field(default_factory=Tally)
+    tokens: list[int] = field(default_factory=list)
+
+    def add(self, item: dict[str, Any], ids: Sequence[str], conv: Conversation, text: str) -> None:
+        category = str(item.get("category"))
+        self.evidence.add(category, evidence_recall(ids, conv, text))
+        self.answer.add(category, answer_recall(item, text))
+        self.tokens.append(COUNTER.count(text))
+
+    def report(self) -> dict[str, Any]:
+        return {
+            "evidence_recall": self.evidence.report(),
+            "answer_recall": self.answer.report(),
+            "tokens_used_mean": round(sum(self.tokens) / max(1, len(self.tokens)), 1),
+            "n": dict(self.evidence.counts),
+        }
+
+
+# -- baselines ------------------------------------------------------------------------------------
+
+
+def turns_context(turns: Sequence[Turn], ranked: Sequence[int], budget: int) -> str:
+    """Greedy fill in ranked order, rendered like memstrata's recalled turns."""
+    by_seq = {t.sequence: t for t in turns}
+    recalled = [RecalledTurn(by_seq[s].message, 1.0 / (i + 1), s) for i, s in enumerate(ranked)]
+    rules = ContextBudget(headers=False, min_verbatim_messages=0)
+    return assemble_context(
+        recalled=recalled, budget_tokens=budget, counter=COUNTER, rules=rules
+    ).render()
+
+
+class BM25Baseline:
+    def __init__(self, turns: Sequence[Turn]) -> None:
+        from rank_bm25 import BM25Okapi
+
+        self.turns = turns
+        self.docs = [tokenize(t.message.content) or ["_"] for t in turns]
+        self.index = BM25Okapi(self.docs)
+
+    def ranked(self, question: str) -> list[int]:
+        scores = self.index.get_scores(tokenize(question))
+        order = sorted(range(len(self.turns)), key=lambda i: -scores[i])
+        return [self.turns[i].sequence for i in order]
+
+
+# -- a brute-force store (the VectorStore protocol in numpy) and an embedding cache ------------
+
+
+class NumpyStore:
+    """Exact search in numpy; the same results as an unindexed Qdrant, for quick experiments."""
+
+    def __init__(self) -> None:
+        self.points: dict[str, Any] = {}
+
+    async def setup(self, *, dimension: int, model_id: str) -> None:
+        self.dimension = dimension
+
+    async def upsert(self, points: Sequence[Any]) -> None:
+        for point in points:
+            self.points[point.id] = point
+
+    def _scoped(self, scope: RecallScope) -> list[Any]:
+        return [
+            p
+            for p in self.points.values()
+            if p.payload["chat_id"] == scope.chat_id and p.payload["tenant"] == scope.tenant
+        ]
+
+    async def search(
+        self, scope: RecallScope, *, dense: Any = None, sparse: Any = None, limit: int = 10
+    ) -> list[Any]:
+        import numpy as np
+
+        from memstrata.vectors.base import ScoredPoint
+
+        points = self._scoped(scope)
+        if dense is not None:
+            matrix = np.asarray([p.vector for p in points], dtype=np.float32)
+            scores = matrix @ np.asarray(dense, dtype=np.float32)
+        else:
+            points = [p for p in points if p.sparse is not None]
+            weights = dict(zip(sparse.indices, sparse.values, strict=True))
+            scores = np.asarray(
+                [
+                    sum(
+                        weights.get(i, 0.0) * v
+                        for i, v in zip(p.sparse.indices, p.sparse.values, strict=True)
+                    )
+                    for p in points
+                ]
+            )
+        order = np.argsort(-scores, kind="stable")[:limit]
+        hits = [ScoredPoint(points[i].id, float(scores[i]), points[i].payload) for i in order]
+        return hits if dense is not None else [h for h in hits if h.score > 0]
+
+    async def fetch(self, scope: RecallScope, sequences: Sequence[int]) -> list[Any]:
+        from memstrata.vectors.base import ScoredPoint
+
+        wanted = set(sequences)
+        return [
+            ScoredPoint(p.id, 0.0, p.payload)
+            for p in self._scoped(scope)
+            if p.payload["sequence"] in wanted
+        ]
+
+    async def delete(self, scope: RecallScope) -> None:
+        for point in self._scoped(scope):
+            del self.points[point.id]
+
+    async def close(self) -> None:
+        pass
+
+
+class CachedEmbedder:
+    """Wraps the real embedder with an on-disk cache (``--embed-cache``: for repeated runs)."""
+
+    def __init__(self, inner: Any, path: Path) -> None:
+        import numpy as np
+
+        self.inner, self.path = inner, path
+        self.model_id, self.dimension = inner.model_id, inner.dimension
+        self.cache: dict[str, Any] = {}
+        if path.exists():
+            data = np.load(path)
+            self.cache = dict(zip(data["keys"].tolist(), data["vecs"], strict=True))
+        self.dirty = False
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        import hashlib
+
+        import numpy as np
+
+        keys = [hashlib.sha1(t.encode()).hexdigest() for t in texts]
+        missing = [i for i, key in enumerate(keys) if key not in self.cache]
+        if missing:
+            fresh = self.inner.embed([texts[i] for i in missing])
+            for i, vector in zip(missing, fresh, strict=True):
+                self.cache[keys[i]] = vector
+            self.dirty = True
+        return np.stack([self.cache[key] for key in keys])
+
+    def save(self) -> None:
+        import numpy as np
+
+        if self.dirty:
+            vecs = np.stack(list(self.cache.values()))
+            np.savez(self.path, keys=np.array(list(self.cache)), vecs=vecs)
+
+
+# -- memstrata -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """memstrata's configuration under test (defaults = memstrata's defaults)."""
+
+    ranking: RankingConfig = field(default_factory=RankingConfig)
+    rules: ContextBudget = field(default_factory=lambda: defaults.CONTEXT_BUDGET)
+    threshold: float = defaults.RAG_SIMILARITY_THRESHOLD
+    recent_messages: int = defaults.RECENT_MESSAGES
+    store: str = "qdrant-edge"
+
+
+def make_store(kind: str, directory: Path) -> Any:
+    if kind == "qdrant-edge":
+        from memstrata.vectors.qdrant_edge import QdrantEdgeStore
+
+        return QdrantEdgeStore(directory)
+    return NumpyStore()  # brute force: for ranking experiments before a real store exists
+
+
+async def run_memstrata(
+    conv: Conversation,
+    embedder: Any,
+    setup: Setup,
+    budgets: Sequence[int],
+    on_item: Callable[[dict[str, Any], dict[int, str]], None],
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        retriever = HybridRetriever(
+            make_store(setup.store, Path(tmp)), embedder, ranking=setup.ranking
+        )
+        scope = RecallScope(chat_id=conv.sample_id)
+        window = [t.message for t in conv.turns[len(conv.turns) - setup.recent_messages :]]
+        older = conv.turns[: len(conv.turns) - len(window)]
+        await retriever.store_turns(scope, [(t.sequence, t.message) for t in older])
+        summary = None  # SEAM: the engine's running summary goes here once memstrata.engine lands
+        exclude = frozenset(m.content_hash for m in window)
+        k = defaults.auto_k(max(budgets), setup.rules)
+        for item in conv.qa:
+            question = str(item.get("question", ""))
+            recalled = await retriever.get_relevant_history(
+                question, scope, k=k, similarity_threshold=setup.threshold, exclude_hashes=exclude
+            )
+            texts = {
+                budget: assemble_context(
+                    recalled=recalled,
+                    summary=summary,
+                    verbatim=window,
+                    budget_tokens=budget,
+                    counter=COUNTER,
+                    rules=setup.rules,
+                ).render()
+                for budget in budgets
+            }
+            on_item(item, texts)
+        await retriever.close()
+
+
+def score_item(
+    scores: dict[tuple[str, int], Score],
+    conv: Conversation,
+    budgets: Sequence[int],
+    bm25: BM25Baseline | None,
+    newest: list[int],
+    item: dict[str, Any],
+    texts: dict[int, str],
+) -> None:
+    ids = evidence_ids(item, conv)
+    ranked = bm25.ranked(str(item.get("question", ""))) if bm25 else []
+    for budget in budgets:
+        scores["memstrata", budget].add(item, ids, conv, texts[budget])
+        if bm25:
+            scores["bm25", budget].add(item, ids, conv, turns_context(conv.turns, ranked, budget))
+            recency = turns_context(conv.turns, newest, budget)
+            scores["recency", budget].add(item, ids, conv, recency)
+
+
+async def evaluate(
+    conversations: Sequence[Conversation],
+    budgets: Sequence[int],
+    setup: Setup,
+    baselines: bool,
+    cache: Path | None = None,
+) -> dict[str, dict[str, Any]]:
+    from memstrata.embed.minilm import MiniLMEmbedder
+
+    embedder: Any = MiniLMEmbedder()
+    if cache is not None:
+        embedder = CachedEmbedder(embedder, cache)
+    scores = {(s, b): Score() for s in SYSTEMS for b in budgets}
+    for conv in conversations:
+        bm25 = BM25Baseline(conv.turns) if baselines else None
+        newest = [t.sequence for t in reversed(conv.turns)]
+
+        on_item = functools.partial(score_item, scores, conv, budgets, bm25, newest)
+        await run_memstrata(conv, embedder, setup, budgets, on_item)
+    if isinstance(embedder, CachedEmbedder):
+        embedder.save()
+    systems = SYSTEMS if baselines else ("memstrata",)
+    return {str(b): {s: scores[s, b].report() for s in systems} for b in budgets}
+
+
+def print_table(results: dict[str, dict[str, Any]], out: Any = sys.stdout) -> None:
+    head = (
+        f"{'budget':>6} {'system':<10} {'metric':<9} "
+        + " ".join(f"{c:>6}" for c in (*CATEGORIES, "cat1_4"))
+        + f" {'tokens':>7}"
+    )
+    print(head, file=out)
+    print("-" * len(head), file=out)
+    for budget, systems in results.items():
+        for system, report in systems.items():
+            for metric, key in (("evidence", "evidence_recall"), ("answer", "answer_recall")):
+                values = " ".join(f"{report[key][c]:>6.3f}" for c in (*CATEGORIES, "cat1_4"))
+                tokens = report["tokens_used_mean"]
+                print(f"{budget:>6} {system:<10} {metric:<9} {values} {tokens:>7.1f}", file=out)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--budgets", default="500,1000,2000,4000")
+    parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--store", default="qdrant-edge", choices=["qdrant-edge", "numpy"])
+    parser.add_argument("--limit", type=int, default=0, help="only the first N conversations")
+    parser.add_argument("--no-baselines", action="store_true")
+    parser.add_argument("--embed-cache", type=Path, default=None, help="reuse embeddings (dev)")
+    parser.add_argument(
+        "--set", action="append", default=[], help="ablation: ranking.X=V or rules.X=V"
+    )
+    args = parser.parse_args(argv)
+    budgets = [int(b) for b in args.budgets.split(",") if b.strip()]
+    setup = apply_overrides(Setup(store=args.store), args.set)
+    conversations = load(args.data, captions=CAPTIONS and "captions=0" not in args.set)
+    if args.limit:
+        conversations = conversations[: args.limit]
+    started = time.perf_counter()
+    results = asyncio.run(
+        evaluate(conversations, budgets, setup, not args.no_baselines, args.embed_cache)
+    )
+    print_table(results)
+    print(
+        f"\n{sum(len(c.qa) for c in conversations)} questions, {len(conversations)} conversations, "
+        f"{time.perf_counter() - started:.1f} s"
+    )
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2), encoding="utf-8")
+    return 0
+
+
+def apply_overrides(setup: Setup, overrides: Sequence[str]) -> Setup:
+    for override in overrides:
+        key, _, raw = override.partition("=")
+        value: Any = json.loads(raw) if raw[:1] in "0123456789-[{tf" and raw not in ("",) else raw
+        if isinstance(value, list):
+            value = tuple(value)
+        if key.startswith("ranking."):
+            setup = replace(setup, ranking=replace(setup.ranking, **{key[8:]: value}))
+        elif key.startswith("rules."):
+            setup = replace(setup, rules=replace(setup.rules, **{key[6:]: value}))
+        elif key in ("threshold", "recent_messages"):
+            setup = replace(setup, **{key: value})
+    return setup
+
+
+if __name__ == "__main__":
+    sys.exit(main())

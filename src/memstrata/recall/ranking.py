@@ -1,0 +1,123 @@
+"""Pure ranking for recall: fuse dense and lexical hits, then spread credit to neighbours.
+
+Every knob here was measured on the LoCoMo dev split (``bench/locomo_recall.py``); the
+ablation table in ``docs/readme/recall.md`` gives what each one contributes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from memstrata.recall.lexical import BM25Params
+
+WORD = re.compile(r"[a-z0-9]+")
+
+Fusion = Literal["weighted", "rrf", "dense", "lexical"]
+
+
+@dataclass(slots=True)
+class Candidate:
+    """A turn found by a search or fetched as a neighbour."""
+
+    sequence: int
+    payload: Mapping[str, Any]
+    dense: float | None = None
+    dense_rank: int | None = None
+    lexical: float | None = None
+    lexical_rank: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RankingConfig:
+    """How recall ranks turns.
+
+    Attributes:
+        fusion: ``weighted`` (cosine plus max-normalised BM25), ``rrf`` (reciprocal rank
+            fusion), or one side alone.
+        dense_weight: weight of the cosine similarity.
+        lexical_weight: weight of the normalised BM25 score.
+        rrf_k: the constant of reciprocal rank fusion.
+        candidates: how many hits each search returns.
+        neighbour_hits: how many of the best hits pass credit to adjacent turns.
+        neighbour_radius: how far (in sequences) that credit reaches.
+        neighbour_decay: the fraction of a hit's score its neighbour gets.
+        speaker_boost: added to the turns of the one speaker the query names (a question
+            about Caroline is answered by what Caroline said).
+        sentence_vectors: also embed each sentence of a multi-sentence turn (a turn scores
+            by its best piece), so one relevant sentence is not drowned by the rest.
+        bm25: BM25 parameters for stored turns.
+    """
+
+    fusion: Fusion = "weighted"
+    dense_weight: float = 1.0
+    lexical_weight: float = 0.5
+    rrf_k: float = 60.0
+    candidates: int = 200
+    neighbour_hits: int = 20
+    neighbour_radius: int = 1
+    neighbour_decay: float = 0.7
+    speaker_boost: float = 0.1
+    sentence_vectors: bool = False
+    bm25: BM25Params = field(default_factory=BM25Params)
+
+
+def rank(
+    candidates: Mapping[int, Candidate], config: RankingConfig, *, query: str = ""
+) -> list[tuple[int, float]]:
+    """(sequence, score) pairs, best first."""
+    base = _fused(candidates, config)
+    speaker = named_speaker(query, candidates.values()) if config.speaker_boost else None
+    if speaker is not None:
+        for seq in base:
+            if _first_name(candidates[seq].payload.get("name")) == speaker:
+                base[seq] += config.speaker_boost
+    scores = dict(base)
+    direct = sorted(base.items(), key=lambda item: -item[1])[: config.neighbour_hits]
+    for seq, score in direct:
+        for offset in range(1, config.neighbour_radius + 1):
+            for other in (seq - offset, seq + offset):
+                if other in candidates:
+                    lifted = score * config.neighbour_decay**offset
+                    if lifted > scores.get(other, float("-inf")):
+                        scores[other] = lifted
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+
+
+def _first_name(name: object) -> str | None:
+    return str(name).split()[0].lower() if isinstance(name, str) and name.strip() else None
+
+
+def named_speaker(query: str, candidates: Iterable[Candidate]) -> str | None:
+    """The one speaker (by first name, lowercased) the query mentions, if exactly one."""
+    speakers = {_first_name(c.payload.get("name")) for c in candidates} - {None}
+    words = set(WORD.findall(query.lower()))
+    named = [speaker for speaker in speakers if speaker in words]
+    return named[0] if len(named) == 1 else None
+
+
+def _fused(candidates: Mapping[int, Candidate], config: RankingConfig) -> dict[int, float]:
+    found = {s: c for s, c in candidates.items() if c.dense is not None or c.lexical is not None}
+    if config.fusion == "rrf":
+        return {s: _rrf(c, config) for s, c in found.items()}
+    dense_floor = min((c.dense for c in found.values() if c.dense is not None), default=0.0)
+    top_lexical = max((c.lexical or 0.0 for c in found.values()), default=0.0) or 1.0
+    dense_w = 0.0 if config.fusion == "lexical" else config.dense_weight
+    lexical_w = 0.0 if config.fusion == "dense" else config.lexical_weight
+    fused: dict[int, float] = {}
+    for seq, c in found.items():
+        cosine = c.dense if c.dense is not None else dense_floor
+        lexical = (c.lexical or 0.0) / top_lexical
+        fused[seq] = dense_w * cosine + lexical_w * lexical
+    return fused
+
+
+def _rrf(c: Candidate, config: RankingConfig) -> float:
+    score = 0.0
+    if c.dense_rank is not None and config.fusion != "lexical":
+        score += config.dense_weight / (config.rrf_k + c.dense_rank + 1)
+    if c.lexical_rank is not None and config.fusion != "dense":
+        score += config.lexical_weight / (config.rrf_k + c.lexical_rank + 1)
+    return score

@@ -1,0 +1,300 @@
+"""Hybrid semantic recall over a vector store: dense + BM25, fused, with neighbouring turns.
+
+:class:`HybridRetriever` implements both ``VectorReader`` and ``TurnStore``. Storing embeds
+each turn as ``Speaker: text`` and upserts it with its BM25 term weights under a point id
+derived from the scope and the turn's sequence, so storing the same turn twice is a no-op.
+Recall runs a dense and a lexical search (both filtered by scope), fuses the two rankings,
+lets the turns next to strong hits ride along, and drops what is below the threshold, what the
+caller already has (``exclude_hashes``) and duplicates. Any backend failure degrades to [].
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from memstrata.core.messages import Message, MessageType, Role
+from memstrata.embed.base import Embedder
+from memstrata.errors import MemstrataError
+from memstrata.recall.lexical import (
+    LexicalStats,
+    document_vector,
+    query_vector,
+    split_sentences,
+    tokenize,
+)
+from memstrata.recall.ranking import Candidate, RankingConfig, rank
+from memstrata.vectors.base import RecalledTurn, RecallScope, ScoredPoint, VectorPoint, VectorStore
+
+logger = logging.getLogger(__name__)
+
+POINT_NAMESPACE = uuid.UUID("6f1c1f4e-58a4-4b8e-9d55-3c4b5e0d7a21")
+MAX_CACHED_SCOPES = 4096
+
+
+def point_id(scope: RecallScope, sequence: int, piece: int = 0) -> str:
+    """The deterministic id of a turn's vector: a UUIDv5 of the scope, sequence and piece.
+
+    Piece 0 is the whole turn; pieces 1.. are its sentences (when it has several).
+    """
+    parts: tuple[str, ...] = (scope.namespace, scope.tenant, scope.user or "", scope.chat_id)
+    parts = (*parts, str(sequence))
+    if piece:
+        parts = (*parts, str(piece))
+    key = "\x1f".join(parts)
+    return str(uuid.uuid5(POINT_NAMESPACE, key))
+
+
+def embedding_text(message: Message) -> str:
+    """What is embedded and indexed for a turn: its speaker and its text."""
+    return f"{message.speaker()}: {message.content}"
+
+
+def turn_payload(scope: RecallScope, sequence: int, message: Message) -> dict[str, Any]:
+    """The payload stored with a turn: scope fields plus the turn itself."""
+    return {
+        "namespace": scope.namespace,
+        "tenant": scope.tenant,
+        "user": scope.user,
+        "chat_id": scope.chat_id,
+        "role": message.role.value,
+        "name": message.name,
+        "type": message.type.value,
+        "message_id": message.id,
+        "sequence": sequence,
+        "timestamp": message.timestamp.isoformat() if message.timestamp else None,
+        "content": message.content,
+        "content_hash": message.content_hash,
+    }
+
+
+def message_from_payload(payload: Mapping[str, Any]) -> Message:
+    """Rebuild the stored message from its payload."""
+    stamp = payload.get("timestamp")
+    return Message(
+        role=Role(payload.get("role", "user")),
+        content=str(payload.get("content", "")),
+        name=payload.get("name"),
+        type=MessageType(payload.get("type", "text")),
+        timestamp=datetime.fromisoformat(stamp) if stamp else None,
+        id=payload.get("message_id"),
+    )
+
+
+def _scope_key(scope: RecallScope) -> tuple[str, str, str, str]:
+    return (scope.namespace, scope.tenant, scope.user or "", scope.chat_id)
+
+
+class HybridRetriever:
+    """Semantic recall: a ``VectorReader`` and ``TurnStore`` over a ``VectorStore``.
+
+    Args:
+        store: where vectors live (Qdrant edge by default).
+        embedder: turns text into vectors (the bundled MiniLM by default).
+        ranking: fusion, neighbour and cue settings (defaults chosen by the LoCoMo bench).
+    """
+
+    def __init__(
+        self, store: VectorStore, embedder: Embedder, *, ranking: RankingConfig | None = None
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.ranking = ranking or RankingConfig()
+        self._stats: OrderedDict[tuple[str, str, str, str], LexicalStats] = OrderedDict()
+        self._ready = False
+
+    async def setup(self) -> None:
+        """Prepare the store for this embedder (checks the stored model identity)."""
+        if not self._ready:
+            await self.store.setup(
+                dimension=self.embedder.dimension, model_id=self.embedder.model_id
+            )
+            self._ready = True
+
+    async def close(self) -> None:
+        """Close the store."""
+        await self.store.close()
+
+    async def store_turns(self, scope: RecallScope, messages: Sequence[tuple[int, Message]]) -> int:
+        """Embed and store (sequence, message) pairs; returns how many were new.
+
+        Tool chatter and empty messages are not stored. Raises ``MemstrataError`` subclasses
+        from the embedder or the store (the engine decides how to degrade).
+        """
+        await self.setup()
+        turns = [(seq, m) for seq, m in messages if m.content.strip() and not m.is_tool]
+        if not turns:
+            return 0
+        existing = await self.store.fetch(scope, [seq for seq, _ in turns])
+        known = {(p.payload.get("sequence"), p.payload.get("content_hash")) for p in existing}
+        new = [(seq, m) for seq, m in turns if (seq, m.content_hash) not in known]
+        if not new:
+            return 0
+        pieces = [
+            (seq, message, piece, text)
+            for seq, message in new
+            for piece, text in enumerate(self._pieces(message))
+        ]
+        vectors = await asyncio.to_thread(self.embedder.embed, [text for *_, text in pieces])
+        points = [
+            VectorPoint(
+                id=point_id(scope, seq, piece),
+                vector=vector.tolist(),
+                payload={**turn_payload(scope, seq, message), "piece": piece},
+                sparse=document_vector(text, self.ranking.bm25) if piece == 0 else None,
+            )
+            for (seq, message, piece, text), vector in zip(pieces, vectors, strict=True)
+        ]
+        await self.store.upsert(points)
+        stats = self._scope_stats(scope)
+        for _, message in new:
+            stats.add(tokenize(embedding_text(message)))
+        return len(new)
+
+    def _pieces(self, message: Message) -> list[str]:
+        """What is embedded for a turn: the whole turn, then each sentence if it has several."""
+        whole = embedding_text(message)
+        if not self.ranking.sentence_vectors:
+            return [whole]
+        sentences = split_sentences(message.content)
+        if len(sentences) <= 1:
+            return [whole]
+        return [whole, *(f"{message.speaker()}: {sentence}" for sentence in sentences)]
+
+    async def delete_chat(self, scope: RecallScope) -> None:
+        """Remove every stored turn of the chat."""
+        await self.store.delete(scope)
+        self._stats.pop(_scope_key(scope), None)
+
+    async def get_relevant_history(
+        self,
+        query: str,
+        scope: RecallScope,
+        *,
+        k: int = 5,
+        similarity_threshold: float = 0.5,
+        exclude_hashes: frozenset[str] = frozenset(),
+    ) -> list[RecalledTurn]:
+        """At most ``k`` turns relevant to ``query``, best first; [] on any failure.
+
+        A turn is kept when its relevance (see :mod:`memstrata.recall.ranking`) is at least
+        ``similarity_threshold``; turns whose content hash is in ``exclude_hashes`` (the
+        verbatim window) and repeated contents are dropped.
+        """
+        if not query.strip() or k <= 0:
+            return []
+        try:
+            return await self._recall(query, scope, k, similarity_threshold, exclude_hashes)
+        except (MemstrataError, OSError, RuntimeError, ValueError) as exc:
+            logger.warning("recall failed, continuing without recalled turns: %s", exc)
+            return []
+
+    async def _recall(
+        self,
+        query: str,
+        scope: RecallScope,
+        k: int,
+        threshold: float,
+        exclude: frozenset[str],
+    ) -> list[RecalledTurn]:
+        await self.setup()
+        config = self.ranking
+        vector = (await asyncio.to_thread(self.embedder.embed, [query]))[0]
+        limit = max(config.candidates, k)
+        dense_limit = limit * 3 if config.sentence_vectors else limit
+        dense = await self.store.search(scope, dense=vector.tolist(), limit=dense_limit)
+        sparse_query = query_vector(query, self._stats.get(_scope_key(scope)))
+        lexical = (
+            await self.store.search(scope, sparse=sparse_query, limit=limit)
+            if sparse_query.indices
+            else []
+        )
+        candidates = _candidates(dense, lexical)
+        ranked = rank(candidates, config, query=query)
+        neighbours = await self._neighbours(scope, ranked, candidates, config)
+        if neighbours:
+            candidates.update(neighbours)
+            ranked = rank(candidates, config, query=query)
+        return _select(ranked, candidates, k, threshold, exclude)
+
+    async def _neighbours(
+        self,
+        scope: RecallScope,
+        ranked: list[tuple[int, float]],
+        candidates: dict[int, Candidate],
+        config: RankingConfig,
+    ) -> dict[int, Candidate]:
+        if config.neighbour_radius <= 0 or config.neighbour_hits <= 0:
+            return {}
+        wanted: set[int] = set()
+        for seq, _ in ranked[: config.neighbour_hits]:
+            for offset in range(1, config.neighbour_radius + 1):
+                wanted.update((seq - offset, seq + offset))
+        missing = sorted(s for s in wanted - candidates.keys() if s >= 0)
+        if not missing:
+            return {}
+        points = await self.store.fetch(scope, missing)
+        return {c.sequence: c for c in (_candidate(p) for p in points)}
+
+    def _scope_stats(self, scope: RecallScope) -> LexicalStats:
+        key = _scope_key(scope)
+        stats = self._stats.get(key)
+        if stats is None:
+            stats = self._stats[key] = LexicalStats()
+            while len(self._stats) > MAX_CACHED_SCOPES:
+                self._stats.popitem(last=False)
+        self._stats.move_to_end(key)
+        return stats
+
+
+def _candidate(point: ScoredPoint) -> Candidate:
+    payload = point.payload
+    return Candidate(
+        sequence=int(payload.get("sequence", 0)),
+        payload=payload,
+    )
+
+
+def _candidates(dense: list[ScoredPoint], lexical: list[ScoredPoint]) -> dict[int, Candidate]:
+    found: dict[int, Candidate] = {}
+    for point in dense:  # best first: a turn's best piece counts
+        candidate = found.setdefault(int(point.payload.get("sequence", 0)), _candidate(point))
+        if candidate.dense is None:
+            candidate.dense = float(point.score)
+            candidate.dense_rank = len(found) - 1
+    for rank_, point in enumerate(lexical):
+        candidate = found.setdefault(int(point.payload.get("sequence", 0)), _candidate(point))
+        candidate.lexical = float(point.score)
+        candidate.lexical_rank = rank_
+    return found
+
+
+def _select(
+    ranked: list[tuple[int, float]],
+    candidates: Mapping[int, Candidate],
+    k: int,
+    threshold: float,
+    exclude: frozenset[str],
+) -> list[RecalledTurn]:
+    chosen: list[RecalledTurn] = []
+    seen = set(exclude)
+    for seq, score in ranked:
+        if score < threshold:
+            break
+        payload = candidates[seq].payload
+        digest = str(payload.get("content_hash", ""))
+        if digest in seen:
+            continue
+        seen.add(digest)
+        chosen.append(RecalledTurn(message_from_payload(payload), float(score), seq))
+        if len(chosen) >= k:
+            break
+    return chosen
+
+
+__all__ = ["HybridRetriever", "embedding_text", "message_from_payload", "point_id", "turn_payload"]
