@@ -24,7 +24,7 @@ chromium:
 install: $(STAMP) chromium
 
 run: install
-	$(BIN)/python -m memstrata.demo
+	$(BIN)/memstrata serve --demo
 
 lint: install
 	$(BIN)/ruff check src tests bench

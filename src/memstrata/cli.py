@@ -20,6 +20,7 @@ from rich.table import Table
 
 from memstrata.config import Settings, load_settings
 from memstrata.core.messages import Message, assistant, user
+from memstrata.demo import demo_report
 from memstrata.engine import MemoryEngine
 from memstrata.errors import MemstrataError, NotFoundError, UsageError
 from memstrata.ingest import DEMO_CHAT_ID, ChatFile, demo_path, ingest_chats, read_chats
@@ -138,6 +139,7 @@ async def _load_demo(memory: MemoryEngine) -> None:
         added += (await ingest_chats(memory, [prefix])).added
         passes += await summarize_all(memory, DEMO_CHAT_ID, force=True)
     out.print(f"Demo chat {DEMO_CHAT_ID!r}: {added} messages added, {passes} summary passes.")
+    out.print(await demo_report(memory, DEMO_CHAT_ID), markup=False, highlight=False)
 
 
 def _session_ends(messages: list[Message]) -> list[int]:

@@ -14,17 +14,15 @@ per sample (``locomo-<sample_id>``), speaker A as the user and speaker B as the 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
 from memstrata.core.messages import Message, Role
+from memstrata.datasets.locomo import Conversation, iter_conversations
 from memstrata.engine import MemoryEngine
 from memstrata.errors import UsageError
 
@@ -40,7 +38,6 @@ __all__ = [
 
 DEMO_CHAT_ID = "demo"
 DEFAULT_BATCH = 100
-_LOCOMO_DATES = ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%d %B, %Y")
 
 Progress = Callable[[int], None]
 
@@ -106,45 +103,18 @@ def _locomo(path: Path, text: str) -> list[ChatFile]:
     if not isinstance(data, list) or not all(isinstance(s, dict) for s in data):
         raise UsageError(f"{path}: a LoCoMo file is a JSON list of samples")
     try:
-        return [_locomo_sample(sample, index) for index, sample in enumerate(data)]
+        return [_locomo_sample(conversation) for conversation in iter_conversations(data)]
     except (KeyError, TypeError, ValidationError) as exc:
         raise UsageError(f"{path}: not a LoCoMo sample: {_first_line(exc)}") from exc
 
 
-def _locomo_sample(sample: dict[str, Any], index: int) -> ChatFile:
-    conversation = sample["conversation"]
-    speaker_a = conversation.get("speaker_a")
-    numbers = sorted(
-        int(m.group(1)) for key in conversation if (m := re.fullmatch(r"session_(\d+)", key))
-    )
-    messages: list[Message] = []
-    for number in numbers:
-        when = _locomo_date(str(conversation.get(f"session_{number}_date_time", "")))
-        for turn in conversation[f"session_{number}"] or []:
-            speaker = str(turn.get("speaker", ""))
-            caption = turn.get("blip_caption")
-            content = str(turn.get("text", "")) + (f" [shares {caption}]" if caption else "")
-            messages.append(
-                Message(
-                    role=Role.USER if speaker == speaker_a else Role.ASSISTANT,
-                    content=content,
-                    name=speaker or None,
-                    timestamp=when,
-                    id=str(turn["dia_id"]) if turn.get("dia_id") else None,
-                )
-            )
-    sample_id = str(sample.get("sample_id", index))
-    title = f"{speaker_a} & {conversation.get('speaker_b')}" if speaker_a else None
-    return ChatFile(f"locomo-{sample_id}", messages, title)
-
-
-def _locomo_date(text: str) -> datetime | None:
-    for fmt in _LOCOMO_DATES:
-        try:
-            return datetime.strptime(text.strip(), fmt)
-        except ValueError:
-            continue
-    return None
+def _locomo_sample(conversation: Conversation) -> ChatFile:
+    names = [
+        next((m.name for m in conversation.messages if m.role == role and m.name), None)
+        for role in (Role.USER, Role.ASSISTANT)
+    ]
+    title = " & ".join(name for name in names if name) or None
+    return ChatFile(f"locomo-{conversation.sample_id}", conversation.messages, title)
 
 
 def _first_line(exc: Exception) -> str:

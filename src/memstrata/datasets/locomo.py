@@ -91,9 +91,9 @@ def iter_conversations(
                     content=turn_content(raw, captions=captions),
                     name=speaker,
                     timestamp=when,
-                    id=str(raw.get("dia_id")),
+                    id=str(raw["dia_id"]) if raw.get("dia_id") else None,
                 )
-                turns.append(Turn(len(turns) + 1, str(raw.get("dia_id")), message))
+                turns.append(Turn(len(turns) + 1, str(raw.get("dia_id", "")), message))
         conversation = Conversation(
             str(sample.get("sample_id", index)), turns, list(sample.get("qa", []))
         )
