@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from memstrata.chain import render_chain, row_summary
@@ -48,6 +48,7 @@ from memstrata.vectors.base import (
 
 log = logging.getLogger(__name__)
 CAS_ATTEMPTS = 5
+SEQUENCE_KEY = "memstrata_sequence"
 
 
 class RecallBackend(VectorReader, TurnStore, Protocol):
@@ -272,32 +273,48 @@ class MemoryEngine:
         """The context for ``query``: [recalled turns] [summary] [recent verbatim]."""
         if not self.summarizes:
             return await self._plain_context(chat_id)
-        budget = budget_tokens or self.config.context_max_tokens
         state = await self._load(chat_id)
         split = self.planner.split(_numbered(state.messages), state.chat.last_summarized_sequence)
         verbatim = [message for _, message in split.verbatim]
         recalled = await self._recall(state.chat, query, verbatim) if self.uses_recall else []
-        shown = await self.pipeline.apply_async(verbatim) if verbatim else []
-        return assemble_context(
+        context = assemble_context(
             recalled=recalled,
             summary=render_chain(state.summaries) or None,
             summary_rows=state.summaries,
-            verbatim=shown,
-            budget_tokens=budget,
+            verbatim=await self._show(split.verbatim),
+            budget_tokens=budget_tokens or self.config.context_max_tokens,
             counter=self.counter,
             rules=self.budget,
         )
+        return _with_verbatim_sequences(context)
+
+    async def summary_due(self, chat_id: str) -> bool:
+        """True when the trigger policy would extend the summary now."""
+        if not self.summarizes:
+            return False
+        state = await self._load(chat_id)
+        split = self.planner.split(_numbered(state.messages), state.chat.last_summarized_sequence)
+        return self.planner.decide(split).triggered
 
     async def _plain_context(self, chat_id: str) -> AssembledContext:
         """Strategy ``none``: the filtered history, as if there were no memory."""
-        messages = [item.message for item in await self.storage.list_messages(chat_id)]
-        shown = await self.pipeline.apply_async(messages) if messages else []
-        return assemble_context(
+        stored = await self.storage.list_messages(chat_id)
+        shown = await self._show(_numbered(stored))
+        context = assemble_context(
             verbatim=shown,
             budget_tokens=sys.maxsize // 4,
             counter=self.counter,
             rules=ContextBudget(0.0, 0.0, 1.0, min_verbatim_messages=len(shown)),
         )
+        return _with_verbatim_sequences(context)
+
+    async def _show(self, numbered: Sequence[Numbered]) -> list[Message]:
+        """Verbatim messages through the filter pipeline, each tagged with its sequence."""
+        tagged = [
+            message.model_copy(update={"metadata": {**message.metadata, SEQUENCE_KEY: sequence}})
+            for sequence, message in numbered
+        ]
+        return await self.pipeline.apply_async(tagged) if tagged else []
 
     async def _recall(
         self, chat: ChatRecord, query: str | None, verbatim: Sequence[Message]
@@ -320,6 +337,20 @@ class MemoryEngine:
             user=chat.user,
             namespace=self.config.rag_namespace,
         )
+
+
+def _with_verbatim_sequences(context: AssembledContext) -> AssembledContext:
+    """Record the verbatim part's message sequences (provenance) from their tags."""
+    parts = tuple(
+        replace(
+            part,
+            sequences=tuple(int(m.metadata.get(SEQUENCE_KEY, 0)) for m in part.messages),
+        )
+        if part.kind == "verbatim"
+        else part
+        for part in context.parts
+    )
+    return replace(context, parts=parts)
 
 
 def _numbered(messages: Sequence[StoredMessage]) -> list[Numbered]:

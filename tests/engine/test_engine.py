@@ -283,3 +283,21 @@ async def test_compress_conversation_history_is_incremental() -> None:
     assert all(inputs.count(f"question {i} ") == 1 for i in range(result.summarized_count // 2))
     with pytest.raises(ValueError, match="whole conversation"):
         await compress_conversation_history(history[:2], writer=writer, previous=result)
+
+
+async def test_context_parts_carry_provenance_and_summary_due_follows_the_trigger() -> None:
+    memory = engine(ScriptedLLM(default="S"))
+    chat = await memory.create_chat("c1")
+    for i in range(3):
+        await memory.add_messages(chat.id, exchange(i))
+    assert not await memory.summary_due(chat.id)  # one exchange pending: 40 tokens <= 60
+    for i in range(3, 6):
+        await memory.add_messages(chat.id, exchange(i))
+    assert await memory.summary_due(chat.id)
+    await memory.summarize(chat.id)
+    assert not await memory.summary_due(chat.id)
+    context = await memory.get_context(chat.id, "q")
+    summary, verbatim = context.parts
+    assert summary.kind == "summary" and summary.episode_ranges == ((1, 4),)
+    assert verbatim.sequences == (9, 10, 11, 12)
+    assert [m.content for m in verbatim.messages][0].startswith("question 4")

@@ -241,12 +241,7 @@ class SummaryJobs:
 
     async def _due(self, chat_id: str) -> bool:
         """Whether the trigger holds: loads the state, runs no summarizer."""
-        if not self.engine.summarizes:
-            return False
-        state = await self.engine.storage.load_state(chat_id)
-        numbered = [(item.sequence, item.message) for item in state.messages]
-        split = self.engine.planner.split(numbered, state.chat.last_summarized_sequence)
-        return self.engine.planner.decide(split).triggered
+        return await self.engine.summary_due(chat_id)
 
     def _succeeded(self, chat_id: str, slot: _Slot, outcome: SummarizeOutcome) -> JobResult:
         ranges = [(row.episode_first, row.episode_last) for row in outcome.plan.rows]

@@ -153,15 +153,7 @@ class Service:
         engine = self.view(strategy)
         assembled = await engine.get_context(chat.id, query, budget_tokens=budget)
         rows = await self.engine.storage.list_summaries(chat.id)
-        tail = await self._tail(chat, assembled)
-        return _context_out(chat.id, engine.config.strategy, assembled, rows, tail)
-
-    async def _tail(self, chat: ChatRecord, assembled: AssembledContext) -> list[StoredMessage]:
-        count = len(assembled.verbatim)
-        if not count:
-            return []
-        after = max(0, chat.message_count - 4 * count - 20)
-        return await self.engine.storage.list_messages(chat.id, after_sequence=after)
+        return _context_out(chat.id, engine.config.strategy, assembled, rows)
 
     # -- summaries ----------------------------------------------------------------------------
 
@@ -244,20 +236,16 @@ def _context_out(
     strategy: StrategyName,
     assembled: AssembledContext,
     rows: Sequence[SummaryRow],
-    tail: Sequence[StoredMessage],
 ) -> ContextOut:
     ids = {(row.episode_first, row.episode_last): row.id for row in rows}
     parts = []
     for part in assembled.parts:
-        sequences: list[int | None] = list(part.sequences)
-        if part.kind == "verbatim":
-            sequences = _verbatim_sequences(part.messages, tail)
         parts.append(
             ContextPartOut(
                 kind=part.kind,
                 text=part.text,
                 tokens=part.tokens,
-                sequences=sequences,
+                sequences=list(part.sequences),
                 message_ids=list(part.message_ids),
                 scores=list(part.scores),
                 episode_ranges=list(part.episode_ranges),
@@ -275,27 +263,3 @@ def _context_out(
         parts=parts,
         text=assembled.render(),
     )
-
-
-def _verbatim_sequences(
-    shown: Sequence[Message], tail: Sequence[StoredMessage]
-) -> list[int | None]:
-    """Match the shown (possibly truncated) messages to stored ones, newest first."""
-    found: list[int | None] = []
-    cursor = len(tail) - 1
-    for message in reversed(shown):
-        match = None
-        while cursor >= 0 and match is None:
-            stored = tail[cursor]
-            cursor -= 1
-            if _same(stored.message, message):
-                match = stored.sequence
-        found.append(match)
-    return list(reversed(found))
-
-
-def _same(stored: Message, shown: Message) -> bool:
-    if stored.role != shown.role or stored.name != shown.name:
-        return False
-    head = shown.content.rstrip("…. ")[:40]
-    return stored.content == shown.content or stored.content.startswith(head)
