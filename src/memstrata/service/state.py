@@ -29,7 +29,6 @@ from memstrata.service.schemas import (
     SummaryPatchIn,
 )
 from memstrata.storage.base import ChatRecord, StoredMessage, SummaryPatch, SummaryRow
-from memstrata.storage.sqlite import SqliteStorage
 
 SCAN_PAGE = 200
 
@@ -50,7 +49,6 @@ class Service:
         self.hub = EventHub()
         self.metrics = metrics or ServiceMetrics()
         self.recovery: asyncio.Task[None] | None = None
-        self._write_lock = _writer_lock(engine)
         self.jobs = SummaryJobs(
             engine,
             hub=self.hub,
@@ -116,8 +114,7 @@ class Service:
     async def append(self, chat: ChatRecord, messages: Sequence[Message]) -> list[StoredMessage]:
         """Store messages and queue background summarization (never waits for it)."""
         self.check_limits(messages)
-        async with self._write_lock:
-            stored = await self.engine.add_messages(chat.id, messages)
+        stored = await self.engine.add_messages(chat.id, messages)
         self.jobs.notify(chat.id, chat.tenant)
         if stored:
             state, error = self.jobs.state(chat.id)
@@ -216,19 +213,6 @@ class Service:
     async def _holds(self, chat_id: str, summary_id: int) -> bool:
         rows = await self.engine.storage.list_summaries(chat_id)
         return any(row.id == summary_id for row in rows)
-
-
-class _NoLock:
-    async def __aenter__(self) -> None:
-        return None
-
-    async def __aexit__(self, *exc: object) -> None:
-        return None
-
-
-def _writer_lock(engine: MemoryEngine) -> asyncio.Lock | _NoLock:
-    """SQLite has one writer: queue appends on a lock, not in SQLite's sleeping busy handler."""
-    return asyncio.Lock() if isinstance(engine.storage, SqliteStorage) else _NoLock()
 
 
 def _context_out(

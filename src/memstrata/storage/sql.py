@@ -10,6 +10,8 @@ sequences in commit order, and the summary compare-and-swap reads the latest ver
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -84,6 +86,9 @@ class SqlStorage(StorageBase):
     backend_name: ClassVar[str] = "SQL"
     unavailable_hint: ClassVar[str] = "check the database settings"
     read_options: ClassVar[Mapping[str, Any]] = {}
+    single_writer: ClassVar[bool] = False
+    """True where the database takes one writer at a time (SQLite): this process's writes
+    then queue on a lock instead of sleeping in the database's busy handler."""
 
     def __init__(
         self,
@@ -96,6 +101,7 @@ class SqlStorage(StorageBase):
         self.engine = engine
         self.location = location
         self._ready = False
+        self._writer = asyncio.Lock()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.location!r})"
@@ -140,6 +146,15 @@ class SqlStorage(StorageBase):
         """One transaction; driver errors leave as ``StorageError`` naming the operation."""
         if not setup:
             await self.setup()
+        queue = self._writer if write and self.single_writer else contextlib.nullcontext()
+        async with queue:
+            async with self._connection(operation, write=write) as yielded:
+                yield yielded
+
+    @asynccontextmanager
+    async def _connection(
+        self, operation: str, *, write: bool
+    ) -> AsyncIterator[tuple[AsyncConnection, _Progress]]:
         progress = _Progress(operation, write=write)
         conn = await self._connect(operation)
         try:

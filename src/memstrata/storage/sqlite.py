@@ -26,6 +26,7 @@ class SqliteStorage(SqlStorage):
     """``ChatStorage`` in one SQLite file (default: under the user's data directory)."""
 
     backend_name = "SQLite"
+    single_writer = True
     unavailable_hint = (
         "the path must be a SQLite file (or a new one) in a writable directory; "
         "set another with storage.sqlite_path or MEMSTRATA_STORAGE__SQLITE_PATH"
