@@ -19,6 +19,7 @@ import argparse
 import asyncio
 import functools
 import json
+import math
 import re
 import sys
 import tempfile
@@ -261,7 +262,7 @@ class NumpyStore:
             scores = matrix @ np.asarray(dense, dtype=np.float32)
         else:
             points = [p for p in points if p.sparse is not None]
-            weights = dict(zip(sparse.indices, sparse.values, strict=True))
+            weights = self._idf(points, sparse)
             scores = np.asarray(
                 [
                     sum(
@@ -274,6 +275,16 @@ class NumpyStore:
         order = np.argsort(-scores, kind="stable")[:limit]
         hits = [ScoredPoint(points[i].id, float(scores[i]), points[i].payload) for i in order]
         return hits if dense is not None else [h for h in hits if h.score > 0]
+
+    @staticmethod
+    def _idf(points: list[Any], sparse: Any) -> dict[int, float]:
+        """Query weight times BM25 IDF within the chat (what the real stores apply)."""
+        n = len(points)
+        weights = {}
+        for index, value in zip(sparse.indices, sparse.values, strict=True):
+            df = sum(index in p.sparse.indices for p in points)
+            weights[index] = value * math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        return weights
 
     async def fetch(self, scope: RecallScope, sequences: Sequence[int]) -> list[Any]:
         from memstrata.vectors.base import ScoredPoint

@@ -77,6 +77,8 @@ class ContextBudget:
     ``min_verbatim_messages`` newest messages are kept even beyond the verbatim share (as
     long as they fit the whole budget). ``headers`` prints a one-line title before each part;
     ``date_headers`` prints each recalled turn's date once per group instead of per line.
+    ``length_penalty`` (α) fills the recall share by ``score / tokens**α`` rather than by
+    score alone (0 = by score).
     """
 
     recall_share: float = 0.6
@@ -86,6 +88,7 @@ class ContextBudget:
     reflow_order: tuple[PartKind, ...] = ("recalled", "verbatim", "summary")
     headers: bool = True
     date_headers: bool = True
+    length_penalty: float = 0.0
 
     def __post_init__(self) -> None:
         shares = (self.recall_share, self.summary_share, self.verbatim_share)
@@ -445,6 +448,9 @@ def _recall_part(
     used = counter.count(RECALL_HEADER) + 1 if rules.headers else 0
     chosen: list[_Entry] = []
     groups: set[str] = set()
+    if rules.length_penalty:
+        alpha = rules.length_penalty
+        entries = sorted(entries, key=lambda e: -_positive(e.turn.score) / e.cost**alpha)
     for entry in entries:  # best first; skip what does not fit, keep trying smaller ones
         cost = entry.cost + (entry.header_cost if entry.key not in groups else 0)
         if used + cost <= allowance:
@@ -465,6 +471,10 @@ def _recall_part(
         scores=tuple(turn.score for turn in turns),
     )
     return part, len(entries) - len(chosen)
+
+
+def _positive(score: float) -> float:
+    return max(score, 1e-9)
 
 
 def _chronological(entry: _Entry) -> tuple[float, int]:

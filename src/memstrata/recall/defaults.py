@@ -15,11 +15,15 @@ RECENT_MESSAGES = 20
 CONTEXT_BUDGET = ContextBudget()
 """How the context budget is split (recall gets what the other parts leave)."""
 
-TURN_TOKENS = 20
+TURN_TOKENS = 15
 """The short-turn size ``auto_k`` plans for, so the recall share can always be filled."""
 
 
 def auto_k(budget_tokens: int, rules: ContextBudget = CONTEXT_BUDGET) -> int:
-    """``rag_k: auto``: enough turns to fill the recall share of ``budget_tokens``."""
-    share = rules.shares()["recalled"]
-    return max(1, math.ceil(budget_tokens * share / TURN_TOKENS))
+    """``rag_k: auto``: enough turns to fill the whole budget with short turns.
+
+    The whole budget, not the recall share: shares the other parts leave unused flow to
+    recall (``rules`` is accepted for callers that want to plan by share).
+    """
+    del rules
+    return max(1, math.ceil(budget_tokens / TURN_TOKENS))

@@ -1,19 +1,17 @@
 """Lexical side of recall: tokenization and BM25 term weights as sparse vectors.
 
-A turn's sparse vector holds BM25's term-frequency part (``tf·(k1+1) / (tf + k1·(1-b+b·dl/avgdl))``)
-for its hashed terms; the query's vector holds each term's IDF. Their dot product, which any
-sparse-capable vector store computes, is the turn's BM25 score. IDF comes from
-:class:`LexicalStats`, document frequencies the retriever counts per chat as turns are stored.
+A turn's sparse vector holds BM25's term-frequency part
+(``tf·(k1+1) / (tf + k1·(1-b+b·dl/avgdl))``) for its hashed terms; the query's vector holds
+weight 1 per term. The vector store multiplies in each term's IDF (Qdrant's IDF modifier; the
+pgvector store counts it within the chat), so the score it returns is the turn's BM25 score.
 """
 
 from __future__ import annotations
 
-import math
 import re
 import zlib
 from collections import Counter
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from memstrata.vectors.base import SparseVector
 
@@ -81,24 +79,6 @@ class BM25Params:
     avgdl: float = 12.0
 
 
-@dataclass(slots=True)
-class LexicalStats:
-    """Document frequencies of terms in one chat's stored turns."""
-
-    documents: int = 0
-    frequencies: Counter[int] = field(default_factory=Counter)
-
-    def add(self, terms: Iterable[str]) -> None:
-        """Count one more document."""
-        self.documents += 1
-        self.frequencies.update({term_index(term) for term in terms})
-
-    def idf(self, index: int) -> float:
-        """BM25's IDF (never negative); unknown terms get the rarest value."""
-        n, df = self.documents, self.frequencies.get(index, 0)
-        return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-
-
 def document_vector(text: str, params: BM25Params = BM25Params()) -> SparseVector:
     """The BM25 term-frequency weights of a stored turn."""
     counts = Counter(term_index(term) for term in tokenize(text))
@@ -108,12 +88,10 @@ def document_vector(text: str, params: BM25Params = BM25Params()) -> SparseVecto
     return SparseVector(tuple(i for i, _ in items), tuple(w for _, w in items))
 
 
-def query_vector(text: str, stats: LexicalStats | None) -> SparseVector:
-    """The query's IDF weights (1.0 each when no statistics are known)."""
+def query_vector(text: str) -> SparseVector:
+    """The query's terms, weight 1 each: the vector store multiplies in each term's IDF."""
     indices = sorted({term_index(term) for term in tokenize(text)})
-    if stats is None or stats.documents == 0:
-        return SparseVector(tuple(indices), tuple(1.0 for _ in indices))
-    return SparseVector(tuple(indices), tuple(stats.idf(i) for i in indices))
+    return SparseVector(tuple(indices), tuple(1.0 for _ in indices))
 
 
 SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")

@@ -26,6 +26,7 @@ class Candidate:
     payload: Mapping[str, Any]
     dense: float | None = None
     dense_rank: int | None = None
+    dense_whole: float | None = None
     lexical: float | None = None
     lexical_rank: int | None = None
 
@@ -61,6 +62,7 @@ class RankingConfig:
     neighbour_decay: float = 0.7
     speaker_boost: float = 0.1
     sentence_vectors: bool = False
+    sentence_weight: float = 0.5
     bm25: BM25Params = field(default_factory=BM25Params)
 
 
@@ -103,12 +105,17 @@ def _fused(candidates: Mapping[int, Candidate], config: RankingConfig) -> dict[i
     if config.fusion == "rrf":
         return {s: _rrf(c, config) for s, c in found.items()}
     dense_floor = min((c.dense for c in found.values() if c.dense is not None), default=0.0)
+    wholes = [c.dense_whole for c in found.values() if c.dense_whole is not None]
+    whole_floor = min(wholes, default=dense_floor)
+    mix = config.sentence_weight if config.sentence_vectors else 1.0
     top_lexical = max((c.lexical or 0.0 for c in found.values()), default=0.0) or 1.0
     dense_w = 0.0 if config.fusion == "lexical" else config.dense_weight
     lexical_w = 0.0 if config.fusion == "dense" else config.lexical_weight
     fused: dict[int, float] = {}
     for seq, c in found.items():
-        cosine = c.dense if c.dense is not None else dense_floor
+        best = c.dense if c.dense is not None else dense_floor
+        whole = c.dense_whole if c.dense_whole is not None else min(best, whole_floor)
+        cosine = mix * best + (1.0 - mix) * whole
         lexical = (c.lexical or 0.0) / top_lexical
         fused[seq] = dense_w * cosine + lexical_w * lexical
     return fused

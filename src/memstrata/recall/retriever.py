@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -22,11 +21,9 @@ from memstrata.core.messages import Message, MessageType, Role
 from memstrata.embed.base import Embedder
 from memstrata.errors import MemstrataError
 from memstrata.recall.lexical import (
-    LexicalStats,
     document_vector,
     query_vector,
     split_sentences,
-    tokenize,
 )
 from memstrata.recall.ranking import Candidate, RankingConfig, rank
 from memstrata.vectors.base import RecalledTurn, RecallScope, ScoredPoint, VectorPoint, VectorStore
@@ -34,7 +31,6 @@ from memstrata.vectors.base import RecalledTurn, RecallScope, ScoredPoint, Vecto
 logger = logging.getLogger(__name__)
 
 POINT_NAMESPACE = uuid.UUID("6f1c1f4e-58a4-4b8e-9d55-3c4b5e0d7a21")
-MAX_CACHED_SCOPES = 4096
 
 
 def point_id(scope: RecallScope, sequence: int, piece: int = 0) -> str:
@@ -86,10 +82,6 @@ def message_from_payload(payload: Mapping[str, Any]) -> Message:
     )
 
 
-def _scope_key(scope: RecallScope) -> tuple[str, str, str, str]:
-    return (scope.namespace, scope.tenant, scope.user or "", scope.chat_id)
-
-
 class HybridRetriever:
     """Semantic recall: a ``VectorReader`` and ``TurnStore`` over a ``VectorStore``.
 
@@ -105,7 +97,6 @@ class HybridRetriever:
         self.store = store
         self.embedder = embedder
         self.ranking = ranking or RankingConfig()
-        self._stats: OrderedDict[tuple[str, str, str, str], LexicalStats] = OrderedDict()
         self._ready = False
 
     async def setup(self) -> None:
@@ -151,9 +142,6 @@ class HybridRetriever:
             for (seq, message, piece, text), vector in zip(pieces, vectors, strict=True)
         ]
         await self.store.upsert(points)
-        stats = self._scope_stats(scope)
-        for _, message in new:
-            stats.add(tokenize(embedding_text(message)))
         return len(new)
 
     def _pieces(self, message: Message) -> list[str]:
@@ -169,7 +157,6 @@ class HybridRetriever:
     async def delete_chat(self, scope: RecallScope) -> None:
         """Remove every stored turn of the chat."""
         await self.store.delete(scope)
-        self._stats.pop(_scope_key(scope), None)
 
     async def get_relevant_history(
         self,
@@ -208,7 +195,7 @@ class HybridRetriever:
         limit = max(config.candidates, k)
         dense_limit = limit * 3 if config.sentence_vectors else limit
         dense = await self.store.search(scope, dense=vector.tolist(), limit=dense_limit)
-        sparse_query = query_vector(query, self._stats.get(_scope_key(scope)))
+        sparse_query = query_vector(query)  # the store applies IDF
         lexical = (
             await self.store.search(scope, sparse=sparse_query, limit=limit)
             if sparse_query.indices
@@ -241,16 +228,6 @@ class HybridRetriever:
         points = await self.store.fetch(scope, missing)
         return {c.sequence: c for c in (_candidate(p) for p in points)}
 
-    def _scope_stats(self, scope: RecallScope) -> LexicalStats:
-        key = _scope_key(scope)
-        stats = self._stats.get(key)
-        if stats is None:
-            stats = self._stats[key] = LexicalStats()
-            while len(self._stats) > MAX_CACHED_SCOPES:
-                self._stats.popitem(last=False)
-        self._stats.move_to_end(key)
-        return stats
-
 
 def _candidate(point: ScoredPoint) -> Candidate:
     payload = point.payload
@@ -267,6 +244,8 @@ def _candidates(dense: list[ScoredPoint], lexical: list[ScoredPoint]) -> dict[in
         if candidate.dense is None:
             candidate.dense = float(point.score)
             candidate.dense_rank = len(found) - 1
+        if not point.payload.get("piece"):
+            candidate.dense_whole = float(point.score)
     for rank_, point in enumerate(lexical):
         candidate = found.setdefault(int(point.payload.get("sequence", 0)), _candidate(point))
         candidate.lexical = float(point.score)
