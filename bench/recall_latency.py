@@ -1,0 +1,244 @@
+"""Recall latency and ingestion throughput on the embedded defaults (issue 5).
+
+    python bench/recall_latency.py [--sizes 1000,10000,100000] [--chats 1000] [--json OUT]
+
+What is measured, all in one run on this machine:
+
+* Ingestion: real conversation turns (LoCoMo dev, else synthetic) embedded with the bundled
+  MiniLM and upserted into a Qdrant Edge store: turns/s in batches of 64 (bulk import) and
+  in calls of 2 turns (one exchange, what ``store_turns`` does after each turn). Baseline:
+  one turn per embed call.
+* Recall with 1k / 10k / 100k stored turns spread over ``--chats`` chats: per query, embed
+  the question, dense top-k in the chat, sparse (lexical) top-k in the chat, and fetch the
+  neighbours of the hits: p50/p95 in ms. Baseline: the same dense top-k by an exact numpy
+  scan over every stored vector, masked to the chat.
+
+Embedding 100k turns would take minutes, so the bulk reuses the embedded pool of distinct
+real turns with a small random perturbation per copy (renormalised), each copy stored with
+its own chat, sequence and payload. Query embedding is real for every query.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import re
+import statistics
+import tempfile
+import time
+import zlib
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from memstrata.embed.minilm import MiniLMEmbedder
+from memstrata.vectors.base import RecallScope, SparseVector, VectorPoint
+from memstrata.vectors.qdrant_edge import QdrantEdgeStore
+
+LOCOMO = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo_dev.json"
+TOPK = 10
+
+
+def load_texts(path: Path) -> tuple[list[str], list[str]]:
+    """Turn texts and question texts from a LoCoMo file (synthetic if it is missing)."""
+    if not path.exists():
+        rng = random.Random(0)
+        words = "we went camping lake painting kids school dog cello trip sister work".split()
+        turns = [" ".join(rng.choices(words, k=rng.randint(6, 30))) for _ in range(2000)]
+        return turns, turns[:200]
+    data = json.loads(path.read_text())
+    turns = [
+        turn["text"]
+        for sample in data
+        for key, session in sample["conversation"].items()
+        if key.startswith("session_") and isinstance(session, list)
+        for turn in session
+    ]
+    questions = [qa["question"] for sample in data for qa in sample["qa"]]
+    return list(dict.fromkeys(turns)), questions
+
+
+def sparse_terms(text: str) -> SparseVector:
+    counts = Counter(re.findall(r"\w+", text.lower()))
+    pairs = sorted((zlib.crc32(w.encode()) % (2**31 - 1), float(c)) for w, c in counts.items())
+    return SparseVector(tuple(i for i, _ in pairs), tuple(v for _, v in pairs))
+
+
+def pct(values: list[float], q: float) -> float:
+    return float(np.percentile(np.asarray(values) * 1000.0, q))
+
+
+def payload(chat: int, seq: int, text: str) -> dict[str, Any]:
+    return {
+        "namespace": "__memory__",
+        "tenant": "default",
+        "user": None,
+        "chat_id": f"chat-{chat}",
+        "role": "user" if seq % 2 == 0 else "assistant",
+        "sequence": seq,
+        "timestamp": "2026-01-01T00:00:00+00:00",
+        "content": text,
+        "content_hash": f"{zlib.crc32(text.encode()):08x}-{chat}-{seq}",
+    }
+
+
+async def ingestion(embedder: MiniLMEmbedder, turns: list[str], where: Path) -> dict[str, float]:
+    """turns/s: bulk batches of 64, per-exchange calls of 2, and the one-at-a-time baseline."""
+    store = QdrantEdgeStore(where)
+    await store.setup(dimension=embedder.dimension, model_id=embedder.model_id)
+    result: dict[str, float] = {}
+    for label, size, sample in (("bulk_64", 64, turns), ("exchange_2", 2, turns[:400])):
+        started = time.perf_counter()
+        for start in range(0, len(sample), size):
+            batch = sample[start : start + size]
+            vectors = embedder.embed(batch)
+            points = [
+                VectorPoint(f"{label}-{start + i}", v, payload(0, start + i, t), sparse_terms(t))
+                for i, (t, v) in enumerate(zip(batch, vectors, strict=True))
+            ]
+            await store.upsert(points)
+        result[label] = len(sample) / (time.perf_counter() - started)
+    started = time.perf_counter()
+    for text in turns[:200]:
+        embedder.embed([text])
+    result["baseline_one_by_one"] = 200 / (time.perf_counter() - started)
+    await store.close()
+    return result
+
+
+def perturbed(pool: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
+    base = pool[rng.integers(0, len(pool), size=count)]
+    noisy = base + rng.normal(0.0, 0.02, size=base.shape).astype(np.float32)
+    return noisy / np.linalg.norm(noisy, axis=1, keepdims=True)
+
+
+async def fill(
+    store: QdrantEdgeStore, pool: np.ndarray, turns: list[str], frm: int, to: int, chats: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Store turns ``frm..to`` round-robin over the chats; return their vectors and chats."""
+    rng = np.random.default_rng(frm)
+    vectors = perturbed(pool, to - frm, rng)
+    chat_of = np.arange(frm, to) % chats
+    for start in range(0, to - frm, 2000):
+        points = []
+        for i in range(start, min(start + 2000, to - frm)):
+            n = frm + i
+            text = turns[n % len(turns)]
+            body = payload(int(chat_of[i]), n // chats, text)
+            points.append(VectorPoint(f"p{n}", vectors[i], body, sparse_terms(text)))
+        await store.upsert(points)
+    return vectors, chat_of
+
+
+async def recall_once(
+    store: QdrantEdgeStore, embedder: MiniLMEmbedder, question: str, scope: RecallScope
+) -> tuple[float, float]:
+    started = time.perf_counter()
+    query = embedder.embed([question])[0]
+    embedded = time.perf_counter()
+    hits = await store.search(scope, dense=query, limit=TOPK)
+    await store.search(scope, sparse=sparse_terms(question), limit=TOPK)
+    near = {int(h.payload["sequence"]) + d for h in hits for d in (-1, 1)}
+    await store.fetch(scope, sorted(near))
+    done = time.perf_counter()
+    return done - started, done - embedded
+
+
+def numpy_scan(all_vectors: np.ndarray, all_chats: np.ndarray, query: np.ndarray, chat: int) -> Any:
+    scores = all_vectors @ query
+    scores[all_chats != chat] = -2.0
+    top = np.argpartition(-scores, TOPK)[:TOPK]
+    return top[np.argsort(-scores[top])]
+
+
+async def latency(args: argparse.Namespace, embedder: MiniLMEmbedder, where: Path) -> list[dict]:
+    turns, questions = load_texts(Path(args.data))
+    pool_texts = turns[: args.pool]
+    started = time.perf_counter()
+    pool = embedder.embed(pool_texts)
+    print(f"embedded a pool of {len(pool)} distinct turns in {time.perf_counter() - started:.1f} s")
+    store = QdrantEdgeStore(where)
+    await store.setup(dimension=embedder.dimension, model_id=embedder.model_id)
+    rng = random.Random(1)
+    rows, stored = [], 0
+    all_vectors = np.zeros((0, pool.shape[1]), dtype=np.float32)
+    all_chats = np.zeros(0, dtype=np.int64)
+    for size in (int(s) for s in args.sizes.split(",")):
+        started = time.perf_counter()
+        vectors, chats = await fill(store, pool, pool_texts, stored, size, args.chats)
+        insert_s = time.perf_counter() - started
+        all_vectors, all_chats = (
+            np.vstack([all_vectors, vectors]),
+            np.concatenate([all_chats, chats]),
+        )
+        stored = size
+        total, search, scan = [], [], []
+        for _ in range(args.queries):
+            chat = rng.randrange(min(args.chats, size))
+            scope = RecallScope(chat_id=f"chat-{chat}")
+            question = rng.choice(questions)
+            t_all, t_store = await recall_once(store, embedder, question, scope)
+            total.append(t_all)
+            search.append(t_store)
+            query = embedder.embed([question])[0]
+            t0 = time.perf_counter()
+            numpy_scan(all_vectors, all_chats, query, chat)
+            scan.append(time.perf_counter() - t0)
+        rows.append(
+            {
+                "stored_turns": size,
+                "insert_s": insert_s,
+                "recall_p50_ms": pct(total, 50),
+                "recall_p95_ms": pct(total, 95),
+                "store_p50_ms": pct(search, 50),
+                "store_p95_ms": pct(search, 95),
+                "numpy_scan_p50_ms": pct(scan, 50),
+                "scan_over_store_dense": statistics.median(scan) / statistics.median(search),
+            }
+        )
+        print_row(rows[-1])
+    await store.close()
+    return rows
+
+
+def print_row(row: dict[str, float]) -> None:
+    print(
+        f"{row['stored_turns']:>7} turns | insert {row['insert_s']:6.1f} s | recall p50 "
+        f"{row['recall_p50_ms']:6.2f} p95 {row['recall_p95_ms']:6.2f} ms | store part p50 "
+        f"{row['store_p50_ms']:5.2f} p95 {row['store_p95_ms']:5.2f} ms | numpy scan (dense "
+        f"only) p50 {row['numpy_scan_p50_ms']:6.2f} ms = {row['scan_over_store_dense']:.1f}x "
+        "the store's dense+sparse+fetch"
+    )
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default=str(LOCOMO))
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--chats", type=int, default=1000)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--pool", type=int, default=2000)
+    parser.add_argument("--json", default=None)
+    args = parser.parse_args()
+    embedder = MiniLMEmbedder()
+    embedder.embed(["warm up"])
+    turns, _ = load_texts(Path(args.data))
+    with tempfile.TemporaryDirectory(prefix="memstrata-bench-") as tmp:
+        speed = await ingestion(embedder, turns[:1000], Path(tmp) / "ingest")
+        print(
+            f"ingestion (embed + upsert): bulk {speed['bulk_64']:.0f} turns/s, per exchange "
+            f"{speed['exchange_2']:.0f} turns/s; baseline one-by-one embed "
+            f"{speed['baseline_one_by_one']:.0f} turns/s "
+            f"-> bulk is {speed['bulk_64'] / speed['baseline_one_by_one']:.1f}x"
+        )
+        rows = await latency(args, embedder, Path(tmp) / "latency")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"ingestion": speed, "recall": rows}, indent=2))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
