@@ -170,3 +170,18 @@ async def test_use_before_setup_is_an_error(
     with pytest.raises(VectorStoreError, match="setup"):
         await fresh.search(CHAT, dense=embed("x"), limit=1)
     await fresh.close()
+
+
+async def test_fetch_returns_every_piece_of_a_turn_across_pages(
+    store: VectorStore, make_point: MakePoint
+) -> None:
+    base = make_point(CHAT, 5, TEXTS[2])
+    pieces = [
+        VectorPoint(f"{base.id}:{piece}", base.vector, {**base.payload, "piece": piece})
+        for piece in range(300)  # more than one scroll page
+    ]
+    await store.upsert([*pieces, make_point(CHAT, 6, TEXTS[3])])
+    fetched = await store.fetch(CHAT, [5, 6])
+    assert len(fetched) == 301
+    assert [p.payload.get("piece", 0) for p in fetched[:300]] == list(range(300))
+    assert fetched[-1].payload["sequence"] == 6

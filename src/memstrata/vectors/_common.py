@@ -16,6 +16,7 @@ SPARSE = "sparse"
 ID_KEY = "_point_id"
 SCOPE_KEYWORDS = ("namespace", "tenant", "user", "chat_id")
 DEFAULT_COLLECTION = "memstrata_turns"
+FETCH_PAGE = 256
 
 _ID_NAMESPACE = uuid.UUID("6f1b1f0e-7a52-4a8e-9c1e-6d656d737472")
 
@@ -73,3 +74,11 @@ def check_identity(
             "would make recall meaningless. Use another path/collection, or delete the old "
             "vectors and re-embed."
         )
+
+
+def in_order(points: list[ScoredPoint]) -> list[ScoredPoint]:
+    """Points sorted by turn sequence, then piece (several points may share a turn)."""
+    return sorted(
+        points,
+        key=lambda p: (int(p.payload.get("sequence") or 0), int(p.payload.get("piece") or 0)),
+    )

@@ -27,6 +27,7 @@ from memstrata.vectors._common import (
     DEFAULT_COLLECTION,
     check_identity,
     floats,
+    in_order,
     one_query,
     scope_conditions,
     scored,
@@ -161,7 +162,10 @@ class PgVectorStore:
         n = len(args)
         terms = list(query.indices)
         async with pool.acquire() as conn:
-            total = await conn.fetchval(f"SELECT count(*) FROM {self.table} WHERE {where}", *args)
+            total = await conn.fetchval(
+                f"SELECT count(*) FROM {self.table} WHERE {where} AND sparse_indices IS NOT NULL",
+                *args,
+            )
             rows = await conn.fetch(
                 f"SELECT id, payload, sparse_indices, sparse_values FROM {self.table}"
                 f" WHERE {where} AND sparse_indices && ${n + 1}::integer[]",
@@ -179,10 +183,10 @@ class PgVectorStore:
         where, args = _where(scope)
         sql = (
             f"SELECT id, payload FROM {self.table} WHERE {where}"
-            f" AND sequence = ANY(${len(args) + 1}::bigint[]) ORDER BY sequence"
+            f" AND sequence = ANY(${len(args) + 1}::bigint[])"
         )
         rows = await self._guard("fetch", lambda: pool.fetch(sql, *args, wanted))
-        return [scored(0.0, r["payload"], r["id"]) for r in rows]
+        return in_order([scored(0.0, r["payload"], r["id"]) for r in rows])
 
     async def delete(self, scope: RecallScope) -> None:
         """Delete every point of the scope's chat."""

@@ -13,16 +13,19 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
 from memstrata.errors import MissingExtraError, VectorStoreError
 from memstrata.vectors._common import (
     DENSE,
+    FETCH_PAGE,
     SCOPE_KEYWORDS,
     SPARSE,
     check_identity,
     floats,
+    in_order,
     one_query,
     point_uuid,
     scope_conditions,
@@ -137,13 +140,18 @@ class QdrantEdgeStore:
         if not wanted:
             return []
         shard = self._require()
-        match = qe.FieldCondition("sequence", match=qe.MatchAny(wanted))
-        request = qe.ScrollRequest(
-            limit=4 * len(wanted), filter=_filter(scope, match), with_payload=True
-        )
-        records, _ = self._guard("fetch", lambda: shard.scroll(request))
-        points = [scored(0.0, r.payload, str(r.id)) for r in records]
-        return sorted(points, key=lambda p: int(p.payload.get("sequence", 0)))
+        where = _filter(scope, qe.FieldCondition("sequence", match=qe.MatchAny(wanted)))
+        records: list[Any] = []
+        offset: Any = None
+        while True:  # a turn may have several points (e.g. one per sentence): page through
+            request = qe.ScrollRequest(
+                offset=offset, limit=FETCH_PAGE, filter=where, with_payload=True
+            )
+            page, offset = self._guard("fetch", partial(shard.scroll, request))
+            records.extend(page)
+            if offset is None:
+                break
+        return in_order([scored(0.0, r.payload, str(r.id)) for r in records])
 
     async def delete(self, scope: RecallScope) -> None:
         """Delete every point of the scope's chat."""

@@ -19,10 +19,12 @@ from memstrata.errors import MissingExtraError, VectorStoreError
 from memstrata.vectors._common import (
     DEFAULT_COLLECTION,
     DENSE,
+    FETCH_PAGE,
     SCOPE_KEYWORDS,
     SPARSE,
     check_identity,
     floats,
+    in_order,
     one_query,
     point_uuid,
     scope_conditions,
@@ -173,17 +175,24 @@ class QdrantServerStore:
             return []
         self._require()
         match = models.FieldCondition(key="sequence", match=models.MatchAny(any=wanted))
-        records, _ = await self._guard(
-            "fetch",
-            self._client.scroll(
-                self.collection,
-                scroll_filter=_filter(scope, match),
-                limit=4 * len(wanted),
-                with_payload=True,
-            ),
-        )
-        points = [scored(0.0, r.payload, str(r.id)) for r in records]
-        return sorted(points, key=lambda p: int(p.payload.get("sequence", 0)))
+        where = _filter(scope, match)
+        records: list[Any] = []
+        offset: Any = None
+        while True:  # a turn may have several points (e.g. one per sentence): page through
+            page, offset = await self._guard(
+                "fetch",
+                self._client.scroll(
+                    self.collection,
+                    scroll_filter=where,
+                    limit=FETCH_PAGE,
+                    offset=offset,
+                    with_payload=True,
+                ),
+            )
+            records.extend(page)
+            if offset is None:
+                break
+        return in_order([scored(0.0, r.payload, str(r.id)) for r in records])
 
     async def delete(self, scope: RecallScope) -> None:
         """Delete every point of the scope's chat."""
