@@ -165,13 +165,13 @@ def _resolve_pronouns(text: str, me: str, you: str) -> str:
         (r"\bI'd\b", f"{me} would"),
         (r"\bI\b", me),
         (r"\b[Mm]y\b|\b[Mm]ine\b", f"{me}'s"),
-        (r"\b[Mm]yself\b|\bme\b", me),
+        (r"\b[Mm]yself\b|\b[Yy]ourself\b", "themselves"),
+        (r"\bme\b", me),
         (r"\b[Yy]ou're\b|\b[Yy]ou are\b", f"{you} is"),
         (r"\b[Yy]ou've\b", f"{you} has"),
         (r"\b[Yy]ou'll\b", f"{you} will"),
         (r"\b[Yy]ou'd\b", f"{you} would"),
         (r"\b[Yy]our(?:s)?\b", f"{you}'s"),
-        (r"\b[Yy]ourself\b", you),
         (r"\b[Yy]ou\b", you),
     )
     for pattern, replacement in rules:
