@@ -20,7 +20,11 @@ from memstrata.llm.retry import RetryPolicy, status_error
 
 
 class HTTPBackend:
-    """A JSON-over-HTTP backend with an owned (or injected) ``httpx.AsyncClient``."""
+    """A JSON-over-HTTP backend with an owned (or injected) ``httpx.AsyncClient``.
+
+    The owned client pools connections, which belong to the event loop that opened them:
+    use a backend from one loop and ``aclose()`` it (or ``async with`` it) when done.
+    """
 
     backend_name = "LLM"
 
