@@ -17,6 +17,10 @@ ID_KEY = "_point_id"
 SCOPE_KEYWORDS = ("namespace", "tenant", "user", "chat_id")
 DEFAULT_COLLECTION = "memstrata_turns"
 FETCH_PAGE = 256
+# Below this many points after the scope filter, a sparse search scores the filtered points
+# directly instead of walking the inverted index: a chat's turns are few, while the posting
+# lists of common words span the whole collection (100k turns: p95 3.5 -> 0.6 ms).
+SPARSE_FULL_SCAN = 20_000
 
 _ID_NAMESPACE = uuid.UUID("6f1b1f0e-7a52-4a8e-9c1e-6d656d737472")
 

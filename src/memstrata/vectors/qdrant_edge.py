@@ -23,6 +23,7 @@ from memstrata.vectors._common import (
     FETCH_PAGE,
     SCOPE_KEYWORDS,
     SPARSE,
+    SPARSE_FULL_SCAN,
     check_identity,
     floats,
     in_order,
@@ -90,7 +91,11 @@ class QdrantEdgeStore:
     def _config(self, dimension: int) -> Any:
         return qe.EdgeConfig(
             vectors={DENSE: qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine)},
-            sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+            sparse_vectors={
+                SPARSE: qe.EdgeSparseVectorParams(
+                    modifier=qe.Modifier.Idf, full_scan_threshold=SPARSE_FULL_SCAN
+                )
+            },
             max_search_threads=self._threads,
         )
 

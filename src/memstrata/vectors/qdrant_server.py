@@ -22,6 +22,7 @@ from memstrata.vectors._common import (
     FETCH_PAGE,
     SCOPE_KEYWORDS,
     SPARSE,
+    SPARSE_FULL_SCAN,
     check_identity,
     floats,
     in_order,
@@ -116,7 +117,12 @@ class QdrantServerStore:
             vectors_config={
                 DENSE: models.VectorParams(size=dimension, distance=models.Distance.COSINE)
             },
-            sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+            sparse_vectors_config={
+                SPARSE: models.SparseVectorParams(
+                    modifier=models.Modifier.IDF,
+                    index=models.SparseIndexParams(full_scan_threshold=SPARSE_FULL_SCAN),
+                )
+            },
             metadata={"model_id": model_id, "dimension": dimension},
         )
         if self.local:
