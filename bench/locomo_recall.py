@@ -349,8 +349,7 @@ class Setup:
 
     ranking: RankingConfig = field(default_factory=RankingConfig)
     rules: ContextBudget = field(default_factory=lambda: defaults.CONTEXT_BUDGET)
-    threshold: float = defaults.RAG_SIMILARITY_THRESHOLD
-    recent_messages: int = defaults.RECENT_MESSAGES
+    config: dict[str, Any] = field(default_factory=dict)  # MemoryConfig overrides
     store: str = "qdrant-edge"
 
 
@@ -369,34 +368,30 @@ async def run_memstrata(
     budgets: Sequence[int],
     on_item: Callable[[dict[str, Any], dict[int, str]], None],
 ) -> None:
+    """memstrata end to end: the engine over in-memory chat storage and the retriever."""
+    from memstrata.engine import MemoryEngine
+    from memstrata.storage.memory import InMemoryStorage
+
     with tempfile.TemporaryDirectory() as tmp:
-        retriever = HybridRetriever(
-            make_store(setup.store, Path(tmp)), embedder, ranking=setup.ranking
+        store = make_store(setup.store, Path(tmp))
+        retriever = HybridRetriever(store, embedder, ranking=setup.ranking)
+        storage = InMemoryStorage()
+        await storage.setup()
+        config = defaults.memory_config(max(budgets), **setup.config)
+        engine = MemoryEngine(
+            storage, config=config, recall=retriever, counter=COUNTER, budget=setup.rules
         )
-        scope = RecallScope(chat_id=conv.sample_id)
-        window = [t.message for t in conv.turns[len(conv.turns) - setup.recent_messages :]]
-        older = conv.turns[: len(conv.turns) - len(window)]
-        await retriever.store_turns(scope, [(t.sequence, t.message) for t in older])
-        summary = None  # SEAM: the engine's running summary goes here once memstrata.engine lands
-        exclude = frozenset(m.content_hash for m in window)
-        k = defaults.auto_k(max(budgets), setup.rules)
+        chat = await engine.create_chat(conv.sample_id)
+        await engine.add_messages(chat.id, [t.message for t in conv.turns])
+        await engine.summarize(chat.id, force=True)
         for item in conv.qa:
             question = str(item.get("question", ""))
-            recalled = await retriever.get_relevant_history(
-                question, scope, k=k, similarity_threshold=setup.threshold, exclude_hashes=exclude
-            )
-            texts = {
-                budget: assemble_context(
-                    recalled=recalled,
-                    summary=summary,
-                    verbatim=window,
-                    budget_tokens=budget,
-                    counter=COUNTER,
-                    rules=setup.rules,
-                ).render()
-                for budget in budgets
-            }
+            texts = {}
+            for budget in budgets:
+                context = await engine.get_context(chat.id, question, budget_tokens=budget)
+                texts[budget] = context.render()
             on_item(item, texts)
+        await storage.close()
         await retriever.close()
 
 
@@ -502,8 +497,8 @@ def apply_overrides(setup: Setup, overrides: Sequence[str]) -> Setup:
             setup = replace(setup, ranking=replace(setup.ranking, **{key[8:]: value}))
         elif key.startswith("rules."):
             setup = replace(setup, rules=replace(setup.rules, **{key[6:]: value}))
-        elif key in ("threshold", "recent_messages"):
-            setup = replace(setup, **{key: value})
+        elif key.startswith("config."):
+            setup = replace(setup, config={**setup.config, key[7:]: value})
     return setup
 
 

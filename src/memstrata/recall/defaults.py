@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
+from memstrata.config import MemoryConfig
 from memstrata.core.context import ContextBudget
 
 RAG_SIMILARITY_THRESHOLD = 0.0
 """Relevance floor for recalled turns (the seed's 0.5 drops most evidence: see the README)."""
-
-RECENT_MESSAGES = 20
-"""The verbatim window the bench assumes: ``summary_recent_turns`` = 10 exchanges."""
 
 CONTEXT_BUDGET = ContextBudget()
 """How the context budget is split (recall gets what the other parts leave)."""
@@ -27,3 +26,14 @@ def auto_k(budget_tokens: int, rules: ContextBudget = CONTEXT_BUDGET) -> int:
     """
     del rules
     return max(1, math.ceil(budget_tokens / TURN_TOKENS))
+
+
+def memory_config(budget_tokens: int, **overrides: Any) -> MemoryConfig:
+    """Memstrata's ``rag_augmented`` configuration with recall's measured defaults."""
+    values: dict[str, Any] = {
+        "strategy": "rag_augmented",
+        "rag_k": auto_k(budget_tokens),
+        "rag_similarity_threshold": RAG_SIMILARITY_THRESHOLD,
+        "context_max_tokens": budget_tokens,
+    }
+    return MemoryConfig(**{**values, **overrides})

@@ -1,0 +1,85 @@
+from memstrata.recall.lexical import (
+    document_vector,
+    query_vector,
+    split_sentences,
+    stem,
+    term_index,
+    tokenize,
+)
+from memstrata.recall.ranking import Candidate, RankingConfig, named_speaker, rank
+
+
+def test_tokenize_drops_stopwords_and_stems() -> None:
+    assert tokenize("When did Caroline go painting with her kids?") == ["caroline", "paint", "kid"]
+    assert stem("running") == "run" and stem("studies") == "study" and stem("2023") == "2023"
+
+
+def test_term_indices_are_stable_across_processes() -> None:
+    assert term_index("caroline") == term_index("caroline") == 996088029
+
+
+def test_document_weights_saturate_with_repetition() -> None:
+    once = document_vector("pottery")
+    thrice = document_vector("pottery pottery pottery")
+    assert len(once.indices) == 1 and once.indices == thrice.indices
+    assert thrice.values[0] > once.values[0]
+    assert thrice.values[0] < 3 * once.values[0]
+
+
+def test_query_terms_weigh_one_each() -> None:
+    vector = query_vector("Which city did Jon visit in Rome?")
+    assert set(vector.values) == {1.0} and len(vector.indices) == 4  # city jon visit rome
+
+
+def test_split_sentences_merges_short_fragments() -> None:
+    text = "Wow! I lost my job at Door Dash this month. What business are you thinking of?"
+    assert split_sentences(text) == [
+        "Wow! I lost my job at Door Dash this month.",
+        "What business are you thinking of?",
+    ]
+
+
+def candidate(seq: int, name: str, dense: float | None, lexical: float | None = None) -> Candidate:
+    return Candidate(
+        seq,
+        {"name": name},
+        dense=dense,
+        dense_rank=None if dense is None else seq,
+        lexical=lexical,
+        lexical_rank=None if lexical is None else seq,
+    )
+
+
+def test_named_speaker_needs_exactly_one_name() -> None:
+    cands = [candidate(1, "Caroline Smith", 0.5), candidate(2, "Melanie", 0.4)]
+    assert named_speaker("What did Caroline paint?", cands) == "caroline"
+    assert named_speaker("What do Caroline and Melanie share?", cands) is None
+    assert named_speaker("What is the weather?", cands) is None
+
+
+def test_weighted_fusion_adds_normalised_bm25_and_the_speaker_boost() -> None:
+    cands = {1: candidate(1, "Ann", 0.5), 2: candidate(2, "Bob", 0.45, lexical=8.0)}
+    config = RankingConfig(neighbour_hits=0, speaker_boost=0.0)
+    assert [s for s, _ in rank(cands, config)] == [2, 1]
+    boosted = RankingConfig(neighbour_hits=0, speaker_boost=1.0)
+    assert [s for s, _ in rank(cands, boosted, query="What did Ann say?")] == [1, 2]
+
+
+def test_neighbours_inherit_a_decayed_score() -> None:
+    cands = {
+        10: candidate(10, "Ann", 0.8),
+        11: Candidate(11, {"name": "Bob"}),  # fetched as a neighbour
+        30: candidate(30, "Bob", 0.5),
+    }
+    config = RankingConfig(neighbour_decay=0.7, speaker_boost=0.0)
+    scores = dict(rank(cands, config))
+    assert scores[11] == 0.8 * 0.7
+    assert [s for s, _ in rank(cands, config)] == [10, 11, 30]
+    assert 11 not in dict(rank(cands, RankingConfig(neighbour_hits=0)))
+
+
+def test_rrf_rewards_turns_both_searches_found() -> None:
+    cands = {1: candidate(1, "A", 0.9), 2: candidate(2, "B", 0.1, lexical=1.0)}
+    ranked = rank(cands, RankingConfig(fusion="rrf", neighbour_hits=0, speaker_boost=0.0))
+    assert [s for s, _ in ranked] == [2, 1]
+    assert ranked[1][1] == 1.0 / (60 + 1 + 1)
