@@ -81,9 +81,9 @@ class ContextBudget:
     score alone (0 = by score).
     """
 
-    recall_share: float = 0.6
-    summary_share: float = 0.2
-    verbatim_share: float = 0.2
+    recall_share: float = 0.9
+    summary_share: float = 0.05
+    verbatim_share: float = 0.05
     min_verbatim_messages: int = 2
     reflow_order: tuple[PartKind, ...] = ("recalled", "verbatim", "summary")
     headers: bool = True
