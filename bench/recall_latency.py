@@ -92,7 +92,7 @@ async def ingestion(embedder: MiniLMEmbedder, turns: list[str], where: Path) -> 
     await store.setup(dimension=embedder.dimension, model_id=embedder.model_id)
     result: dict[str, float] = {}
     for label, size, sample in (("bulk_64", 64, turns), ("exchange_2", 2, turns[:400])):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         for start in range(0, len(sample), size):
             batch = sample[start : start + size]
             vectors = embedder.embed(batch)
@@ -102,6 +102,7 @@ async def ingestion(embedder: MiniLMEmbedder, turns: list[str], where: Path) -> 
             ]
             await store.upsert(points)
         result[label] = len(sample) / (time.perf_counter() - started)
+        result[label + "_per_cpu_second"] = len(sample) / (time.process_time() - cpu)
     started = time.perf_counter()
     for text in turns[:200]:
         embedder.embed([text])
@@ -239,7 +240,9 @@ async def main() -> None:
             f"ingestion (embed + upsert): bulk {speed['bulk_64']:.0f} turns/s, per exchange "
             f"{speed['exchange_2']:.0f} turns/s; baseline one-by-one embed "
             f"{speed['baseline_one_by_one']:.0f} turns/s "
-            f"-> bulk is {speed['bulk_64'] / speed['baseline_one_by_one']:.1f}x"
+            f"-> bulk is {speed['bulk_64'] / speed['baseline_one_by_one']:.1f}x; "
+            f"CPU cost: {speed['bulk_64_per_cpu_second']:.0f} turns per CPU-second (bulk), "
+            f"{speed['exchange_2_per_cpu_second']:.0f} (per exchange)"
         )
         rows = await latency(args, embedder, Path(tmp) / "latency")
     if args.json:
