@@ -174,6 +174,9 @@ async def test_metered_llm_sums_per_chat_and_tenant(server: ScriptedServer) -> N
         return Reply({"model": "m1", "choices": [choice], "usage": usage})
 
     server.enqueue(reply(10, 2), reply(20, 3), reply(5, 1))
+    cut_off = reply(7, 500)
+    cut_off.body["choices"][0]["finish_reason"] = "length"
+    server.enqueue(cut_off)
     ledger = UsageLedger()
     async with OpenAICompatibleLLM("m1", base_url=server.url, api_key="") as backend:
         llm = MeteredLLM(backend, ledger)
@@ -181,10 +184,12 @@ async def test_metered_llm_sums_per_chat_and_tenant(server: ScriptedServer) -> N
             request = prompt_request("hi")
             request = LLMRequest(request.messages, metadata={"chat_id": chat, "tenant": tenant})
             await llm.complete(request)
+        with pytest.raises(LLMOutputError):  # a cut-off reply is an error, yet it cost tokens
+            await llm.complete(LLMRequest(request.messages, metadata={"chat_id": "c2"}))
     assert ledger.for_chat("c1") == TokenUsage(30, 5)
-    assert ledger.for_chat("c2") == TokenUsage(5, 1)
+    assert ledger.for_chat("c2") == TokenUsage(12, 501)
     assert ledger.for_tenant("acme") == TokenUsage(30, 5)
-    assert ledger.total == TokenUsage(35, 6)
+    assert ledger.total == TokenUsage(42, 506)
     registry = prometheus_client.CollectorRegistry()
     registry.register(UsageCollector(ledger))
     labels = {"tenant": "acme", "model": "m1"}

@@ -32,6 +32,7 @@ __all__ = [
     "RetryPolicy",
     "RetryingLLM",
     "TransientHTTPError",
+    "UnusableReplyError",
     "check_reply",
     "parse_retry_after",
     "status_error",
@@ -63,6 +64,14 @@ class TransientHTTPError(LLMTransientError, HTTPStatusError):
     ) -> None:
         HTTPStatusError.__init__(self, message, status_code=status_code, body=body)
         self.retry_after = retry_after
+
+
+class UnusableReplyError(LLMOutputError):
+    """A reply that came back but cannot be used; ``response`` keeps it (and its token cost)."""
+
+    def __init__(self, message: str, response: LLMResponse) -> None:
+        super().__init__(message)
+        self.response = response
 
 
 def status_error(
@@ -168,15 +177,18 @@ async def _timed(attempt: Callable[[], Awaitable[T]], timeout: float | None) -> 
 
 
 def check_reply(response: LLMResponse) -> LLMResponse:
-    """Clean the reply's text; raise if it was cut off or is empty."""
+    """Clean the reply's text; raise :class:`UnusableReplyError` if cut off or empty."""
     text = clean_output(response.text)
     if response.finish_reason == "length":
-        raise LLMOutputError(
+        raise UnusableReplyError(
             f"the reply of {response.model or 'the model'} was cut off by the output limit "
-            f"after {response.usage.output_tokens} tokens - raise max_tokens / num_predict"
+            f"after {response.usage.output_tokens} tokens - raise max_tokens / num_predict",
+            response,
         )
     if not text:
-        raise LLMOutputError(f"{response.model or 'the model'} returned an empty reply")
+        raise UnusableReplyError(
+            f"{response.model or 'the model'} returned an empty reply", response
+        )
     return replace(response, text=text)
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memstrata.core.tokens import TokenUsage
+from memstrata.errors import LLMOutputError
 from memstrata.llm.base import LLM, LLMRequest, LLMResponse
 
 __all__ = ["MeteredLLM", "UsageCollector", "UsageLedger", "UsageRecord"]
@@ -78,7 +79,7 @@ class UsageLedger:
 
 
 class MeteredLLM:
-    """An :class:`~memstrata.llm.base.LLM` that records every successful call's usage."""
+    """An :class:`~memstrata.llm.base.LLM` that records the usage of every answered call."""
 
     def __init__(self, llm: LLM, ledger: UsageLedger) -> None:
         self.llm = llm
@@ -88,8 +89,22 @@ class MeteredLLM:
         return f"MeteredLLM({self.llm!r})"
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
-        """Complete through the wrapped backend and record the usage."""
-        response = await self.llm.complete(request)
+        """Complete through the wrapped backend and record the usage.
+
+        A reply that came back unusable (cut off, empty) still cost tokens: it is recorded
+        too, then the error propagates.
+        """
+        try:
+            response = await self.llm.complete(request)
+        except LLMOutputError as exc:
+            spent = getattr(exc, "response", None)
+            if isinstance(spent, LLMResponse):
+                self._record(request, spent)
+            raise
+        self._record(request, response)
+        return response
+
+    def _record(self, request: LLMRequest, response: LLMResponse) -> None:
         self.ledger.record(
             UsageRecord(
                 usage=response.usage,
@@ -98,7 +113,6 @@ class MeteredLLM:
                 model=response.model,
             )
         )
-        return response
 
 
 class UsageCollector:
