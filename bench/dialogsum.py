@@ -45,14 +45,15 @@ def load_rows(path: Path, limit: int | None) -> list[dict[str, Any]]:
 
 
 def references(row: dict[str, Any]) -> list[str]:
-    if isinstance(row.get("summary"), str) and row["summary"].strip():
-        return [row["summary"]]
+    """``summary`` and/or ``summary1``, ``summary2``, ... (non-empty ones, in order)."""
+    found = [row["summary"]] if isinstance(row.get("summary"), str) else []
     numbered = sorted(
         (int(k[len("summary") :]), v)
         for k, v in row.items()
-        if re.fullmatch(r"summary\d+", k) and isinstance(v, str) and v.strip()
+        if re.fullmatch(r"summary\d+", k) and isinstance(v, str)
     )
-    return [v for _, v in numbered]
+    found += [v for _, v in numbered]
+    return [r for r in found if r.strip()]
 
 
 def utterances(dialogue: str) -> list[tuple[str, str]]:
@@ -189,6 +190,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"ROUGE-L ratio vs best baseline: {results['memstrata']['rougeL'] / best:.3f}")
     print(f"memstrata: {elapsed:.1f} s, {1000 * elapsed / max(len(rows), 1):.0f} ms per dialogue")
     if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0
 
