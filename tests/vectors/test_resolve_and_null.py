@@ -1,3 +1,4 @@
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -89,3 +90,10 @@ async def test_an_edge_path_open_twice_is_a_vector_store_error(tmp_path: Path) -
     await second.setup(dimension=8, model_id="m")  # free again once the first is closed
     assert await second.count() == 0
     await second.close()
+
+
+async def test_concurrent_setup_opens_an_edge_store_once(tmp_path: Path) -> None:
+    store = QdrantEdgeStore(tmp_path)
+    await asyncio.gather(*(store.setup(dimension=8, model_id="m") for _ in range(4)))
+    assert await store.count() == 0
+    await store.close()

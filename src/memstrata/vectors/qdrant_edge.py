@@ -60,16 +60,18 @@ class QdrantEdgeStore:
         self._threads = max_search_threads
         self._shard: Any = None
         self._identity: tuple[str, int] | None = None
+        self._opening = asyncio.Lock()
 
     def __repr__(self) -> str:
         return f"QdrantEdgeStore({str(self.path)!r})"
 
     async def setup(self, *, dimension: int, model_id: str) -> None:
         """Open or create the shard; refuse one made with another model."""
-        if self._identity is not None:
-            check_identity(*self._identity, model_id, dimension, str(self.path))
-            return
-        await asyncio.to_thread(self._guard, "open", lambda: self._open(dimension, model_id))
+        async with self._opening:  # concurrent first calls open the shard once
+            if self._identity is not None:
+                check_identity(*self._identity, model_id, dimension, str(self.path))
+                return
+            await asyncio.to_thread(self._guard, "open", lambda: self._open(dimension, model_id))
 
     def _open(self, dimension: int, model_id: str) -> None:
         meta = self.path / META_FILE
