@@ -185,3 +185,18 @@ async def test_fetch_returns_every_piece_of_a_turn_across_pages(
     assert len(fetched) == 301
     assert [p.payload.get("piece", 0) for p in fetched[:300]] == list(range(300))
     assert fetched[-1].payload["sequence"] == 6
+
+
+async def test_sparse_scores_weigh_rare_terms_by_idf(
+    store: VectorStore, make_point: MakePoint
+) -> None:
+    common, rare = 11, 22
+    points = []
+    for seq, text in enumerate(TEXTS):
+        base = make_point(CHAT, seq, text)
+        terms = SparseVector((rare,), (1.0,)) if seq == 4 else SparseVector((common,), (2.0,))
+        points.append(VectorPoint(base.id, base.vector, base.payload, terms))
+    await store.upsert(points)
+    hits = await store.search(CHAT, sparse=SparseVector((common, rare), (1.0, 1.0)), limit=5)
+    assert hits[0].payload["sequence"] == 4  # without IDF the common term (weight 2) would win
+    assert len(hits) == 5
