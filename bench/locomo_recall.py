@@ -50,6 +50,7 @@ COUNTER = HeuristicTokenCounter(4.0)
 CATEGORIES = ("1", "2", "3", "4", "5")
 SYSTEMS = ("memstrata", "bm25", "recency")
 WORD = re.compile(r"[a-z0-9]+")
+MAX_SUMMARY_RUNS = 200
 CAPTIONS = False  # LoCoMo photos as "[shares <caption>]" after the text: measured no better
 
 
@@ -389,7 +390,9 @@ async def run_memstrata(
         )
         chat = await engine.create_chat(conv.sample_id)
         await engine.add_messages(chat.id, [t.message for t in conv.turns])
-        await engine.summarize(chat.id, force=True)
+        for _ in range(MAX_SUMMARY_RUNS):  # as the background job would, turn after turn
+            if not (await engine.summarize(chat.id, force=True)).changed:
+                break
         for item in conv.qa:
             question = str(item.get("question", ""))
             texts = {}
