@@ -15,6 +15,16 @@ from memstrata.recall.lexical import BM25Params
 
 WORD = re.compile(r"[a-z0-9]+")
 
+WHEN_QUESTION = re.compile(
+    r"^\s*when\b|\bhow long\b|\b(?:what|which) (?:year|month|day|date|time|week)\b", re.I
+)
+TIME_WORDS = re.compile(
+    r"\b(?:yesterday|today|tonight|tomorrow|ago|last|next|weekend|recently|lately|since"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|may|june|july"
+    r"|august|september|october|november|december|(?:19|20)\d\d|weeks?|months?|years?)\b",
+    re.I,
+)
+
 Fusion = Literal["weighted", "rrf", "dense", "lexical"]
 
 
@@ -47,6 +57,8 @@ class RankingConfig:
         neighbour_decay: the fraction of a hit's score its neighbour gets.
         speaker_boost: added to the turns of the one speaker the query names (a question
             about Caroline is answered by what Caroline said).
+        temporal_boost: added, for a question about when something happened, to the turns
+            that say when (``yesterday``, ``last week``, a month, a year...).
         sentence_vectors: also embed each sentence of a multi-sentence turn (a turn scores
             by its best piece), so one relevant sentence is not drowned by the rest.
         bm25: BM25 parameters for stored turns.
@@ -58,9 +70,10 @@ class RankingConfig:
     rrf_k: float = 60.0
     candidates: int = 200
     neighbour_hits: int = 20
-    neighbour_radius: int = 1
+    neighbour_radius: int = 2
     neighbour_decay: float = 0.7
     speaker_boost: float = 0.1
+    temporal_boost: float = 0.2
     sentence_vectors: bool = False
     sentence_weight: float = 0.5
     bm25: BM25Params = field(default_factory=BM25Params)
@@ -76,6 +89,10 @@ def rank(
         for seq in base:
             if _first_name(candidates[seq].payload.get("name")) == speaker:
                 base[seq] += config.speaker_boost
+    if config.temporal_boost and asks_when(query):
+        for seq in base:
+            if says_when(str(candidates[seq].payload.get("content", ""))):
+                base[seq] += config.temporal_boost
     scores = dict(base)
     direct = sorted(base.items(), key=lambda item: -item[1])[: config.neighbour_hits]
     for seq, score in direct:
@@ -86,6 +103,16 @@ def rank(
                     if lifted > scores.get(other, float("-inf")):
                         scores[other] = lifted
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+
+
+def asks_when(query: str) -> bool:
+    """True for a question about the time of something."""
+    return bool(WHEN_QUESTION.search(query))
+
+
+def says_when(text: str) -> bool:
+    """True for a turn that places something in time."""
+    return bool(TIME_WORDS.search(text))
 
 
 def _first_name(name: object) -> str | None:
