@@ -479,7 +479,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     budgets = [int(b) for b in args.budgets.split(",") if b.strip()]
     setup = apply_overrides(Setup(store=args.store), args.set)
-    conversations = load(args.data, captions=CAPTIONS and "captions=0" not in args.set)
+    conversations = load(args.data, captions=_captions(args.set))
     if args.limit:
         conversations = conversations[: args.limit]
     started = time.perf_counter()
@@ -494,6 +494,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(results, indent=2), encoding="utf-8")
     return 0
+
+
+def _captions(overrides: Sequence[str]) -> bool:
+    if "captions=1" in overrides:
+        return True
+    return CAPTIONS and "captions=0" not in overrides
 
 
 def apply_overrides(setup: Setup, overrides: Sequence[str]) -> Setup:
