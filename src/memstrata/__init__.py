@@ -30,6 +30,7 @@ from memstrata.core.messages import (
 from memstrata.core.prompts import PromptSet, render_prompt
 from memstrata.core.summary import ConversationSummary, SummaryEntity
 from memstrata.core.templates import (
+    LLMSummarizer,
     Summarizer,
     SummaryConfig,
     SummaryResult,
@@ -95,6 +96,7 @@ __all__ = [
     "LLMError",
     "LLMRequest",
     "LLMResponse",
+    "LLMSummarizer",
     "LLMSummaryWriter",
     "MemoryConfig",
     "MemoryEngine",

@@ -11,7 +11,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 
-from memstrata.config import Settings
+from memstrata.config import Settings, load_settings
 from memstrata.core.writer import SummaryWriter
 from memstrata.embed.base import Embedder
 from memstrata.engine import MemoryEngine, RecallBackend
@@ -99,8 +99,11 @@ async def recall_backend(settings: Settings, stack: AsyncExitStack) -> RecallBac
 async def open_memory(
     settings: Settings | None = None, *, agent: str | None = None
 ) -> AsyncIterator[MemoryEngine]:
-    """A set-up memory engine for ``settings`` (defaults: the embedded stack)."""
-    settings = settings or Settings()
+    """A set-up memory engine for ``settings``.
+
+    Without settings: the embedded defaults, with ``MEMSTRATA_*`` environment overrides.
+    """
+    settings = settings or load_settings()
     async with AsyncExitStack() as stack:
         storage = chat_storage(settings)
         await storage.setup()
