@@ -14,6 +14,7 @@ and entities are merged with :meth:`ConversationSummary.merge` and keep what was
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
@@ -22,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memstrata.core.messages import Message, Role
-from memstrata.core.summary import ConversationSummary
+from memstrata.core.summary import LIST_FIELDS, ConversationSummary
 from memstrata.core.writer import SummaryDraft
 from memstrata.embed.base import Embedder
 from memstrata.llm import offline_facts
@@ -205,8 +206,14 @@ class OfflineSummaryWriter:
         *,
         structured: bool,
     ) -> SummaryDraft:
-        """The summary covering ``existing`` and ``new_messages``."""
-        return SummaryDraft(self.summarize(existing, new_messages, structured=structured))
+        """The summary covering ``existing`` and ``new_messages``.
+
+        The numpy work runs in a worker thread, so the event loop stays free.
+        """
+        summary = await asyncio.to_thread(
+            self.summarize, existing, new_messages, structured=structured
+        )
+        return SummaryDraft(summary)
 
     def summarize(
         self,
@@ -227,7 +234,7 @@ class OfflineSummaryWriter:
             return base.merge(ConversationSummary(narrative=narrative, covered_turns=turns))
         facts = offline_facts.extract(new_messages, fresh)
         update = facts.model_copy(update={"narrative": narrative, "covered_turns": turns})
-        return (existing or ConversationSummary()).merge(update)
+        return bounded((existing or ConversationSummary()).merge(update))
 
     def _narrative(self, old: list[Sentence], fresh: list[Sentence]) -> str:
         if not fresh:
@@ -236,6 +243,37 @@ class OfflineSummaryWriter:
         budget = old_words + round(self.config.ratio * sum(len(words(s.text)) for s in fresh))
         chosen = select_sentences([*old, *fresh], self.embedder, self.config, budget=budget)
         return narrative_text(chosen)
+
+
+MAX_SUMMARY_ITEMS = 20
+MAX_SUMMARY_ENTITIES = 30
+MAX_ENTITY_DETAILS = 200
+
+
+def bounded(summary: ConversationSummary) -> ConversationSummary:
+    """Keep a merged summary's size bounded across extensions.
+
+    Lists keep their newest ``MAX_SUMMARY_ITEMS``; entities the first
+    ``MAX_SUMMARY_ENTITIES`` (participants and the earliest, most established ones) with
+    details cut to ``MAX_ENTITY_DETAILS`` characters at a ``;`` boundary.
+    """
+    lists = {name: getattr(summary, name)[-MAX_SUMMARY_ITEMS:] for name in LIST_FIELDS}
+    entities = tuple(
+        entity.model_copy(update={"details": _cut_details(entity.details)})
+        for entity in summary.entities[:MAX_SUMMARY_ENTITIES]
+    )
+    return summary.model_copy(update={**lists, "entities": entities})
+
+
+def _cut_details(details: str) -> str:
+    if len(details) <= MAX_ENTITY_DETAILS:
+        return details
+    kept: list[str] = []
+    for part in details.split("; "):
+        if len("; ".join([*kept, part])) > MAX_ENTITY_DETAILS:
+            break
+        kept.append(part)
+    return "; ".join(kept) or details[: MAX_ENTITY_DETAILS - 1] + "…"
 
 
 class OfflineSummarizer:

@@ -25,7 +25,8 @@ from memstrata.llm.offline_text import (
 __all__ = ["entities", "extract", "keyphrases", "parse_transcript"]
 
 MAX_ITEMS = 8
-MAX_DETAIL_CHARS = 120
+MAX_ENTITIES = 12
+MAX_DETAIL_CHARS = 80
 
 _MONTHS = (
     "January|February|March|April|May|June|July|August|September|October|November|December"
@@ -181,14 +182,24 @@ def entities(
     messages: Sequence[Message], sentences: Sequence[Sentence]
 ) -> tuple[SummaryEntity, ...]:
     """People, places, products, dates and numbers mentioned, each with where it came up."""
-    found: list[SummaryEntity] = []
-    for name in dict.fromkeys(m.name for m in messages if m.name and not m.name.startswith("#")):
-        found.append(SummaryEntity(name=name, type="person", details="participant"))
+    participants = [
+        SummaryEntity(name=name, type="person", details="participant")
+        for name in dict.fromkeys(m.name for m in messages if m.name and not m.name.startswith("#"))
+    ]
+    first: dict[str, SummaryEntity] = {}
+    mentions: Counter[str] = Counter()
     for sentence in sentences:
-        detail = _short(third_person(sentence))
         for name, kind in _mentions(sentence.text):
-            found.append(SummaryEntity(name=name, type=kind, details=detail))
-    return merge_entities(found)[: MAX_ITEMS * 3]
+            key = name.casefold()
+            mentions[key] += 1
+            if key not in first:  # one detail per entity: where it first came up
+                first[key] = SummaryEntity(
+                    name=name, type=kind, details=_short(third_person(sentence))
+                )
+    ranked = sorted(first, key=lambda key: -mentions[key])[:MAX_ENTITIES]
+    return merge_entities(
+        [*participants, *(first[key] for key in sorted(ranked, key=list(first).index))]
+    )
 
 
 def _mentions(text: str) -> list[tuple[str, str]]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from importlib.resources import files
 from pathlib import Path
@@ -19,12 +19,8 @@ from fastapi.responses import RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
 from memstrata.config import Settings
-from memstrata.core.messages import Message
-from memstrata.core.summary import ConversationSummary
-from memstrata.core.writer import SummaryDraft
 from memstrata.engine import MemoryEngine
 from memstrata.errors import MemstrataError
-from memstrata.llm.offline import OfflineSummaryWriter
 from memstrata.service import health, routes
 from memstrata.service.errors import install_error_handlers
 from memstrata.service.metrics import MetricsMiddleware, ServiceMetrics
@@ -51,7 +47,6 @@ def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None 
                 from memstrata.factory import open_memory
 
                 memory = await stack.enter_async_context(open_memory(settings))
-                keep_loop_free(memory)
             service = Service(memory, settings.service, metrics=metrics)
             app.state.service = service
             _announce(service)
@@ -80,33 +75,6 @@ def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None 
         return RedirectResponse("/ui/")
 
     return app
-
-
-class _ThreadedOfflineWriter:
-    """Runs the CPU-bound offline summarizer in a thread so writes are never blocked."""
-
-    def __init__(self, inner: OfflineSummaryWriter) -> None:
-        self.inner = inner
-
-    async def extend(
-        self,
-        existing: ConversationSummary | None,
-        new_messages: Sequence[Message],
-        *,
-        structured: bool,
-    ) -> SummaryDraft:
-        summary = await asyncio.to_thread(
-            self.inner.summarize, existing, new_messages, structured=structured
-        )
-        return SummaryDraft(summary)
-
-
-def keep_loop_free(engine: MemoryEngine) -> None:
-    """Move the offline summarizer's numpy work off the event loop (it takes seconds)."""
-    if isinstance(engine.writer, OfflineSummaryWriter):
-        threaded = _ThreadedOfflineWriter(engine.writer)
-        engine.writer = threaded
-        engine.planner.writer = threaded
 
 
 async def _recover(service: Service) -> None:

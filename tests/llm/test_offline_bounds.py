@@ -1,0 +1,36 @@
+from memstrata.core.messages import Message, assistant, user
+from memstrata.embed.hashing import HashingEmbedder
+from memstrata.llm.offline import (
+    MAX_ENTITY_DETAILS,
+    MAX_SUMMARY_ENTITIES,
+    MAX_SUMMARY_ITEMS,
+    OfflineSummaryWriter,
+)
+
+CITIES = ["Lisbon", "Porto", "Madrid", "Seville", "Bilbao", "Valencia", "Granada", "Toledo"]
+
+
+def batch(i: int) -> list[Message]:
+    messages: list[Message] = []
+    for j, city in enumerate(CITIES):
+        messages += [
+            user(f"We decided to visit {city} on May {j + 1 + i}, with Carla {i}.", name="Ann"),
+            assistant(f"{city} is lovely; book the Hotel {city} {i} for {100 + j} euros."),
+        ]
+    return messages
+
+
+async def test_structured_offline_summaries_stay_bounded_across_many_extensions() -> None:
+    writer = OfflineSummaryWriter(embedder=HashingEmbedder())
+    summary = None
+    sizes = []
+    for i in range(12):
+        summary = (await writer.extend(summary, batch(i), structured=True)).summary
+        sizes.append(len(summary.to_json()))
+    assert summary is not None
+    assert len(summary.entities) <= MAX_SUMMARY_ENTITIES
+    assert all(len(e.details) <= MAX_ENTITY_DETAILS for e in summary.entities)
+    assert all(len(getattr(summary, f)) <= MAX_SUMMARY_ITEMS for f in ("decisions", "topics"))
+    assert summary.entities[0].name == "Ann"  # established entities are kept, newest dropped
+    assert max(sizes[6:]) < 2 * sizes[5]  # growth levels off instead of adding per batch
+    assert summary.covered_turns == 12 * len(CITIES)
