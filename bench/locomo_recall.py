@@ -146,7 +146,8 @@ def content_words(text: str) -> set[str]:
 
 def evidence_ids(item: dict[str, Any], conv: Conversation) -> list[str]:
     ids: list[str] = []
-    for raw in item.get("evidence") or []:
+    evidence = item.get("evidence") or []
+    for raw in [evidence] if isinstance(evidence, str) else evidence:
         ids.extend(i for i in normalise_dia_id(raw) if i in conv.by_dia and i not in ids)
     return ids
 
