@@ -78,7 +78,7 @@ class ContextBudget:
     long as they fit the whole budget). ``headers`` prints a one-line title before each part;
     ``date_headers`` prints each recalled turn's date once per group instead of per line.
     ``length_penalty`` (α) fills the recall share by ``score / tokens**α`` rather than by
-    score alone (0 = by score).
+    score alone (0 = by score). ``stamp_time`` prints the time of day in date headers.
     """
 
     recall_share: float = 0.9
@@ -89,6 +89,7 @@ class ContextBudget:
     headers: bool = True
     date_headers: bool = True
     length_penalty: float = 0.0
+    stamp_time: bool = True
 
     def __post_init__(self) -> None:
         shares = (self.recall_share, self.summary_share, self.verbatim_share)
@@ -401,10 +402,12 @@ def _group_key(message: Message) -> str:
     return f"{message.timestamp:%Y-%m-%d}" if message.timestamp else ""
 
 
-def _stamp(message: Message) -> str:
+def _stamp(message: Message, with_time: bool = True) -> str:
     """``[Mon 8 May 2023 13:56]``: words a reader (and a word match) can use."""
     when = message.timestamp
-    return f"[{when:%a} {when.day} {when:%B %Y %H:%M}]" if when else ""
+    if when is None:
+        return ""
+    return f"[{when:%a} {when.day} {when:%B %Y}{f' {when:%H:%M}' if with_time else ''}]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -422,7 +425,7 @@ def _entries(
     entries = []
     for turn in recalled:
         message = turn.message
-        stamp = _stamp(message)
+        stamp = _stamp(message, rules.stamp_time)
         line = format_line(message)
         if stamp and not rules.date_headers:
             line = f"{stamp} {line}"
@@ -487,7 +490,7 @@ def _render_recalled(chosen: Sequence[_Entry], rules: ContextBudget) -> str:
     last_key: str | None = None
     for entry in chosen:
         if rules.date_headers and entry.key and entry.key != last_key:
-            lines.append(_stamp(entry.turn.message))
+            lines.append(_stamp(entry.turn.message, rules.stamp_time))
             last_key = entry.key
         lines.append(entry.line)
     return "\n".join(lines)
