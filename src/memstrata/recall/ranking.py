@@ -59,6 +59,9 @@ class RankingConfig:
             about Caroline is answered by what Caroline said).
         temporal_boost: added, for a question about when something happened, to the turns
             that say when (``yesterday``, ``last week``, a month, a year...).
+        session_boost: added, scaled by how strong the turn's day is (the sum of its
+            ``session_hits`` best scores, relative to the strongest day): sessions as units.
+        session_hits: how many of a day's best hits make its strength.
         sentence_vectors: also embed each sentence of a multi-sentence turn (a turn scores
             by its best piece), so one relevant sentence is not drowned by the rest.
         bm25: BM25 parameters for stored turns.
@@ -74,6 +77,8 @@ class RankingConfig:
     neighbour_decay: float = 0.7
     speaker_boost: float = 0.1
     temporal_boost: float = 0.2
+    session_boost: float = 0.15
+    session_hits: int = 3
     sentence_vectors: bool = False
     sentence_weight: float = 0.5
     bm25: BM25Params = field(default_factory=BM25Params)
@@ -94,6 +99,8 @@ def rank(
             if says_when(str(candidates[seq].payload.get("content", ""))):
                 base[seq] += config.temporal_boost
     scores = dict(base)
+    if config.session_boost:
+        _boost_sessions(base, candidates, config)
     direct = sorted(base.items(), key=lambda item: -item[1])[: config.neighbour_hits]
     for seq, score in direct:
         for offset in range(1, config.neighbour_radius + 1):
@@ -103,6 +110,23 @@ def rank(
                     if lifted > scores.get(other, float("-inf")):
                         scores[other] = lifted
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+
+
+def _session(candidate: Candidate) -> str:
+    return str(candidate.payload.get("timestamp") or "")[:10]
+
+
+def _boost_sessions(
+    base: dict[int, float], candidates: Mapping[int, Candidate], config: RankingConfig
+) -> None:
+    """Add to every turn a share of its day's strongest hits (sessions as units)."""
+    by_day: dict[str, list[float]] = {}
+    for seq, score in base.items():
+        by_day.setdefault(_session(candidates[seq]), []).append(score)
+    strength = {d: sum(sorted(v)[-config.session_hits :]) for d, v in by_day.items() if d}
+    top = max(strength.values(), default=0.0) or 1.0
+    for seq in base:
+        base[seq] += config.session_boost * strength.get(_session(candidates[seq]), 0.0) / top
 
 
 def asks_when(query: str) -> bool:
