@@ -6,7 +6,14 @@ from memstrata.recall.lexical import (
     term_index,
     tokenize,
 )
-from memstrata.recall.ranking import Candidate, RankingConfig, named_speaker, rank
+from memstrata.recall.ranking import (
+    Candidate,
+    RankingConfig,
+    asks_when,
+    named_speaker,
+    rank,
+    says_when,
+)
 
 
 def test_tokenize_drops_stopwords_and_stems() -> None:
@@ -83,3 +90,37 @@ def test_rrf_rewards_turns_both_searches_found() -> None:
     ranked = rank(cands, RankingConfig(fusion="rrf", neighbour_hits=0, speaker_boost=0.0))
     assert [s for s, _ in ranked] == [2, 1]
     assert ranked[1][1] == 1.0 / (60 + 1 + 1)
+
+
+def dated(seq: int, day: str, dense: float, content: str = "") -> Candidate:
+    payload = {"name": "Ann", "timestamp": f"{day}T10:00:00", "content": content}
+    return Candidate(seq, payload, dense=dense, dense_rank=seq)
+
+
+def test_when_questions_favour_turns_that_say_when() -> None:
+    assert asks_when("When did Ann paint the lake?") and asks_when("How long ago did she move?")
+    assert not asks_when("What did Ann paint?")
+    assert says_when("I painted it last week") and says_when("back in 2019")
+    assert not says_when("I painted a lake")
+    cands = {
+        1: dated(1, "2023-05-01", 0.50, "I painted a lake"),
+        2: dated(2, "2023-06-01", 0.45, "I painted it yesterday"),
+    }
+    config = RankingConfig(neighbour_hits=0, speaker_boost=0, session_boost=0, temporal_boost=0.2)
+    assert [s for s, _ in rank(cands, config, query="When did Ann paint?")] == [2, 1]
+    assert [s for s, _ in rank(cands, config, query="What did Ann paint?")] == [1, 2]
+
+
+def test_turns_of_a_strong_day_rise_together() -> None:
+    cands = {
+        1: dated(1, "2023-05-01", 0.70),
+        2: dated(2, "2023-05-01", 0.65),
+        3: dated(3, "2023-05-01", 0.30),
+        9: dated(9, "2023-07-09", 0.35),
+    }
+    plain = RankingConfig(neighbour_hits=0, speaker_boost=0, temporal_boost=0, session_boost=0)
+    assert [s for s, _ in rank(cands, plain)][2:] == [9, 3]
+    grouped = RankingConfig(neighbour_hits=0, speaker_boost=0, temporal_boost=0, session_boost=0.15)
+    scores = dict(rank(cands, grouped))
+    assert [s for s, _ in rank(cands, grouped)][2:] == [3, 9]
+    assert scores[1] == 0.70 + 0.15  # the strongest day gets the whole boost

@@ -77,7 +77,7 @@ class RankingConfig:
     neighbour_decay: float = 0.7
     speaker_boost: float = 0.1
     temporal_boost: float = 0.2
-    session_boost: float = 0.15
+    session_boost: float = 0.8
     session_hits: int = 3
     sentence_vectors: bool = False
     sentence_weight: float = 0.5
@@ -98,9 +98,9 @@ def rank(
         for seq in base:
             if says_when(str(candidates[seq].payload.get("content", ""))):
                 base[seq] += config.temporal_boost
-    scores = dict(base)
     if config.session_boost:
         _boost_sessions(base, candidates, config)
+    scores = dict(base)
     direct = sorted(base.items(), key=lambda item: -item[1])[: config.neighbour_hits]
     for seq, score in direct:
         for offset in range(1, config.neighbour_radius + 1):
