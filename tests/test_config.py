@@ -6,7 +6,7 @@ from memstrata.config import MemoryConfig, load_settings, parse_settings
 from memstrata.core.prompts import DEFAULT_COMPRESSION_SYSTEM_PROMPT
 from memstrata.errors import ConfigError
 
-SEED_DEFAULTS = {
+DEFAULTS = {
     "strategy": "rag_augmented",
     "summary_recent_turns": 10,
     "summary_model": None,
@@ -14,8 +14,9 @@ SEED_DEFAULTS = {
     "persist_summary": True,
     "summary_prompt": None,
     "rag_namespace": "__memory__",
-    "rag_k": 5,
-    "rag_similarity_threshold": 0.5,
+    # recall's two defaults are measured replacements of the seed's 5 / 0.5 (docs/recall.md)
+    "rag_k": "auto",
+    "rag_similarity_threshold": 0.0,
     "store_turns": True,
     "truncation_strategy": "hard",
     "truncation_max_chars": 1000,
@@ -48,10 +49,14 @@ agents:
 """
 
 
-def test_every_seed_key_has_its_seed_default() -> None:
+def test_every_seed_key_has_its_default() -> None:
     config = MemoryConfig()
-    for key, value in SEED_DEFAULTS.items():
+    for key, value in DEFAULTS.items():
         assert getattr(config, key) == value, key
+    seed = MemoryConfig(rag_k=5, rag_similarity_threshold=0.5)
+    assert (seed.rag_k, seed.rag_similarity_threshold) == (5, 0.5)
+    with pytest.raises(ValueError):
+        MemoryConfig(rag_k="all")  # type: ignore[arg-type]
 
 
 def test_the_seed_example_file_loads(tmp_path: Path) -> None:

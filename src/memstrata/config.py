@@ -56,8 +56,12 @@ class MemoryConfig(_Strict):
     persist_summary: bool = True
     summary_prompt: str | None = None
     rag_namespace: str = "__memory__"
-    rag_k: int = Field(5, ge=1)
-    rag_similarity_threshold: float = Field(0.5, ge=-1.0, le=1.0)
+    rag_k: int | Literal["auto"] = Field(
+        "auto", description="Turns recall may return; auto fills the budget (seed: 5)."
+    )
+    rag_similarity_threshold: float = Field(
+        0.0, ge=-1.0, description="Relevance floor, equal kept (seed: 0.5)."
+    )
     store_turns: bool = True
     truncation_strategy: TruncationName = "hard"
     truncation_max_chars: int = Field(1000, ge=1)

@@ -30,6 +30,7 @@ from memstrata.core.writer import SummaryWriter
 from memstrata.errors import BackendError, ConflictError
 from memstrata.llm.base import LLM
 from memstrata.planner import SummaryPlan, SummaryPlanner
+from memstrata.recall.defaults import auto_k
 from memstrata.storage.base import (
     ChatRecord,
     ChatState,
@@ -276,13 +277,16 @@ class MemoryEngine:
         state = await self._load(chat_id)
         split = self.planner.split(_numbered(state.messages), state.chat.last_summarized_sequence)
         verbatim = [message for _, message in split.verbatim]
-        recalled = await self._recall(state.chat, query, verbatim) if self.uses_recall else []
+        budget = budget_tokens or self.config.context_max_tokens
+        recalled = (
+            await self._recall(state.chat, query, verbatim, budget) if self.uses_recall else []
+        )
         context = assemble_context(
             recalled=recalled,
             summary=render_chain(state.summaries) or None,
             summary_rows=state.summaries,
             verbatim=await self._show(split.verbatim),
-            budget_tokens=budget_tokens or self.config.context_max_tokens,
+            budget_tokens=budget,
             counter=self.counter,
             rules=self.budget,
         )
@@ -317,14 +321,15 @@ class MemoryEngine:
         return await self.pipeline.apply_async(tagged) if tagged else []
 
     async def _recall(
-        self, chat: ChatRecord, query: str | None, verbatim: Sequence[Message]
+        self, chat: ChatRecord, query: str | None, verbatim: Sequence[Message], budget: int
     ) -> list[RecalledTurn]:
         if not query:
             return []
+        k = self.config.rag_k
         return await self.recall.get_relevant_history(
             query,
             self.scope(chat),
-            k=self.config.rag_k,
+            k=auto_k(budget) if k == "auto" else k,
             similarity_threshold=self.config.rag_similarity_threshold,
             exclude_hashes=frozenset(message.content_hash for message in verbatim),
         )
