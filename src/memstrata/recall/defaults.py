@@ -29,11 +29,10 @@ def auto_k(budget_tokens: int, rules: ContextBudget = CONTEXT_BUDGET) -> int:
 
 
 def memory_config(budget_tokens: int, **overrides: Any) -> MemoryConfig:
-    """Memstrata's ``rag_augmented`` configuration with recall's measured defaults."""
-    values: dict[str, Any] = {
-        "strategy": "rag_augmented",
-        "rag_k": auto_k(budget_tokens),
-        "rag_similarity_threshold": RAG_SIMILARITY_THRESHOLD,
-        "context_max_tokens": budget_tokens,
-    }
+    """The default ``rag_augmented`` configuration for a context of ``budget_tokens``.
+
+    ``rag_k`` and ``rag_similarity_threshold`` keep ``MemoryConfig``'s defaults (``auto`` and
+    0.0, chosen by the LoCoMo bench) unless overridden.
+    """
+    values: dict[str, Any] = {"strategy": "rag_augmented", "context_max_tokens": budget_tokens}
     return MemoryConfig(**{**values, **overrides})
