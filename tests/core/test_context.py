@@ -6,7 +6,6 @@ import pytest
 from memstrata.core.context import (
     ContextBudget,
     assemble_context,
-    auto_k,
 )
 from memstrata.core.messages import Message, assistant, tool_result, user
 from memstrata.core.tokens import HeuristicTokenCounter
@@ -183,10 +182,6 @@ def test_invalid_rules_are_rejected() -> None:
         ContextBudget(recall_share=-1)
     with pytest.raises(ValueError):
         ContextBudget(recall_share=0, summary_share=0, verbatim_share=0)
-
-
-def test_auto_k_grows_with_the_budget() -> None:
-    assert auto_k(2000) > auto_k(1000) > auto_k(100) >= 1
 
 
 @dataclass(frozen=True)

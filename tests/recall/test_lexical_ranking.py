@@ -124,3 +124,11 @@ def test_turns_of_a_strong_day_rise_together() -> None:
     scores = dict(rank(cands, grouped))
     assert [s for s, _ in rank(cands, grouped)][2:] == [3, 9]
     assert scores[1] == 0.70 + 0.15  # the strongest day gets the whole boost
+
+
+def test_auto_k_fills_the_budget_with_short_turns() -> None:
+    from memstrata.recall.defaults import auto_k, memory_config
+
+    assert auto_k(2000) == 134 and auto_k(1000) == 67 and auto_k(1) == 1
+    config = memory_config(2000)
+    assert config.strategy == "rag_augmented" and config.context_max_tokens == 2000

@@ -235,15 +235,6 @@ def assemble_context(
     )
 
 
-def auto_k(budget_tokens: int, rules: ContextBudget = DEFAULT_BUDGET, turn_tokens: int = 20) -> int:
-    """How many turns to ask recall for so that the recall share can be filled (``rag_k: auto``).
-
-    Asks for twice what fits at ``turn_tokens`` per turn, so skipped long turns are replaced.
-    """
-    share = rules.shares()["recalled"]
-    return max(1, math.ceil(2 * budget_tokens * share / max(1, turn_tokens)))
-
-
 # -- allocation ---------------------------------------------------------------------------------
 
 
