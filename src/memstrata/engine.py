@@ -20,7 +20,12 @@ from typing import Protocol
 
 from memstrata.chain import render_chain, row_summary
 from memstrata.config import MemoryConfig
-from memstrata.core.context import AssembledContext, ContextBudget, assemble_context
+from memstrata.core.context import (
+    AssembledContext,
+    ContextBudget,
+    assemble_context,
+    surely_shown,
+)
 from memstrata.core.filters import MessageFilterPipeline, agent_pipeline
 from memstrata.core.history import Numbered
 from memstrata.core.messages import Message
@@ -331,7 +336,12 @@ class MemoryEngine:
             self.scope(chat),
             k=auto_k(budget) if k == "auto" else k,
             similarity_threshold=self.config.rag_similarity_threshold,
-            exclude_hashes=frozenset(message.content_hash for message in verbatim),
+            exclude_hashes=frozenset(
+                message.content_hash
+                for message in surely_shown(
+                    verbatim, budget_tokens=budget, counter=self.counter, rules=self.budget
+                )
+            ),
         )
 
     def scope(self, chat: ChatRecord) -> RecallScope:

@@ -6,6 +6,7 @@ import pytest
 from memstrata.core.context import (
     ContextBudget,
     assemble_context,
+    surely_shown,
 )
 from memstrata.core.messages import Message, assistant, tool_result, user
 from memstrata.core.tokens import HeuristicTokenCounter
@@ -150,6 +151,24 @@ def test_recalled_turns_already_in_the_window_are_dropped() -> None:
         counter=COUNTER,
     )
     assert [m.content for m in ctx.recalled] == ["unique"]
+
+
+def test_a_window_message_the_budget_cuts_can_come_back_as_recalled() -> None:
+    window = recent(40)  # far more than a 100-token budget shows
+    rules = ContextBudget(min_verbatim_messages=2)
+    cut, shown = window[0], window[-1]
+    ctx = assemble_context(
+        recalled=[RecalledTurn(cut, 0.9, 1), RecalledTurn(shown, 0.8, 40)],
+        verbatim=window,
+        budget_tokens=100,
+        counter=COUNTER,
+        rules=rules,
+    )
+    assert shown in ctx.verbatim and cut not in ctx.verbatim
+    assert [m.content for m in ctx.recalled] == [cut.content]
+    certain = surely_shown(window, budget_tokens=100, counter=COUNTER, rules=rules)
+    assert certain and set(m.content for m in certain) <= {m.content for m in ctx.verbatim}
+    assert cut not in certain
 
 
 def test_summary_rows_drop_oldest_first_and_record_their_episode_ranges() -> None:

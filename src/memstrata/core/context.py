@@ -208,10 +208,13 @@ def assemble_context(
         rules: how to split the budget.
     """
     budget = max(0, budget_tokens)
-    entries = _entries(_dedup_recalled(recalled, verbatim), counter, rules)
+    # The allocation plans with recall deduplicated against the whole window; the recall part
+    # itself only against the verbatim messages that are shown, so a window message the
+    # budget cuts can still come back as a recalled turn.
+    planned = _entries(_dedup_recalled(recalled, verbatim), counter, rules)
     texts = _summary_texts(summary, summary_rows)
     needs: dict[PartKind, int] = {
-        "recalled": _recall_need(entries, counter, rules),
+        "recalled": _recall_need(planned, counter, rules),
         "summary": _block_cost(texts, SUMMARY_HEADER, counter, rules) if texts else 0,
         "verbatim": _block_cost(
             [format_line(m) for m in verbatim], VERBATIM_HEADER, counter, rules
@@ -224,6 +227,12 @@ def assemble_context(
     )
     summary_part = _summary_part(texts, summary_rows, allocation["summary"], counter, rules)
     spare = allocation["recalled"] + _unused(allocation, verbatim_part, summary_part)
+    shown = verbatim_part.messages if verbatim_part else ()
+    entries = (
+        planned
+        if len(shown) == len(verbatim)
+        else _entries(_dedup_recalled(recalled, shown), counter, rules)
+    )
     recall_part, dropped_recalled = _recall_part(entries, spare, counter, rules)
     parts = tuple(p for p in (recall_part, summary_part, verbatim_part) if p is not None)
     return AssembledContext(
@@ -233,6 +242,24 @@ def assemble_context(
         dropped_recalled=dropped_recalled,
         dropped_verbatim=dropped_verbatim,
     )
+
+
+def surely_shown(
+    verbatim: Sequence[Message],
+    *,
+    budget_tokens: int,
+    counter: TokenCounter = DEFAULT_COUNTER,
+    rules: ContextBudget = DEFAULT_BUDGET,
+) -> list[Message]:
+    """The newest verbatim messages that every assembly under this budget shows.
+
+    The verbatim part always gets at least its share of the budget (or the floor of the
+    newest ``min_verbatim_messages``), so these messages need not be recalled.
+    """
+    share = math.floor(max(0, budget_tokens) * rules.shares()["verbatim"])
+    allowance = max(share, min(_verbatim_floor(verbatim, counter, rules), budget_tokens))
+    part, _ = _verbatim_part(verbatim, allowance, counter, rules)
+    return list(part.messages) if part else []
 
 
 # -- allocation ---------------------------------------------------------------------------------
