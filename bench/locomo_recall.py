@@ -33,13 +33,13 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from memstrata.config import MemoryConfig
 from memstrata.core.context import ContextBudget, assemble_context
-from memstrata.core.messages import Message, Role
 from memstrata.core.tokens import HeuristicTokenCounter
+from memstrata.datasets.locomo import Conversation, Turn, load_locomo, normalise_dia_id
 from memstrata.recall import defaults
 from memstrata.recall.lexical import STOPWORDS, tokenize
 from memstrata.recall.ranking import RankingConfig
@@ -57,80 +57,8 @@ CAPTIONS = False  # LoCoMo photos as "[shares <caption>]" after the text: measur
 # -- data -----------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Turn:
-    sequence: int
-    dia_id: str
-    message: Message
-    text: str  # the dataset's turn text: what evidence recall looks for
-
-
-@dataclass(slots=True)
-class Conversation:
-    sample_id: str
-    turns: list[Turn]
-    qa: list[dict[str, Any]]
-    by_dia: dict[str, Turn] = field(default_factory=dict)
-
-
-def parse_when(text: str) -> datetime | None:
-    """LoCoMo's '1:56 pm on 8 May, 2023'."""
-    for fmt in ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%d %B, %Y", "%Y-%m-%d %H:%M"):
-        try:
-            return datetime.strptime(text.strip(), fmt)
-        except ValueError:
-            continue
-    return None
-
-
-def normalise_dia_id(raw: str) -> list[str]:
-    """'D8:6; D9:17' -> [D8:6, D9:17]; 'D:11:26' -> D11:26; 'D30:05' -> D30:5; junk -> []."""
-    found = []
-    for piece in re.split(r"[;,\s]+", str(raw)):
-        numbers = re.findall(r"\d+", piece)
-        if piece.upper().startswith("D") and len(numbers) >= 2:
-            found.append(f"D{int(numbers[0])}:{int(numbers[1])}")
-    return found
-
-
-def turn_content(raw: dict[str, Any], captions: bool) -> str:
-    text = str(raw.get("text", ""))
-    caption = raw.get("blip_caption")
-    if captions and caption:
-        return f"{text} [shares {caption}]"
-    return text
-
-
 def load(path: Path, captions: bool) -> list[Conversation]:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    conversations = []
-    for index, sample in enumerate(data):
-        conv = sample["conversation"]
-        speaker_a = conv.get("speaker_a")
-        numbers = sorted(
-            int(m.group(1)) for key in conv if (m := re.fullmatch(r"session_(\d+)", key))
-        )
-        turns: list[Turn] = []
-        for number in numbers:
-            when = parse_when(str(conv.get(f"session_{number}_date_time", "")))
-            for raw in conv[f"session_{number}"] or []:
-                speaker = str(raw.get("speaker", ""))
-                role = Role.USER if speaker == speaker_a else Role.ASSISTANT
-                message = Message(
-                    role=role,
-                    content=turn_content(raw, captions),
-                    name=speaker,
-                    timestamp=when,
-                    id=str(raw.get("dia_id")),
-                )
-                dia_id = str(raw.get("dia_id"))
-                turns.append(Turn(len(turns) + 1, dia_id, message, str(raw.get("text", ""))))
-        c = Conversation(str(sample.get("sample_id", index)), turns, list(sample.get("qa", [])))
-        for turn in turns:
-            for dia in normalise_dia_id(turn.dia_id):
-                c.by_dia.setdefault(dia, turn)
-        conversations.append(c)
-    return conversations
+    return load_locomo(path, captions=captions)
 
 
 # -- metrics --------------------------------------------------------------------------------------
@@ -385,7 +313,7 @@ async def run_memstrata(
         retriever = HybridRetriever(store, embedder, ranking=setup.ranking)
         storage = InMemoryStorage()
         await storage.setup()
-        config = defaults.memory_config(max(budgets), **setup.config)
+        config = MemoryConfig(context_max_tokens=max(budgets), **setup.config)
         engine = MemoryEngine(
             storage, config=config, recall=retriever, counter=COUNTER, budget=setup.rules
         )

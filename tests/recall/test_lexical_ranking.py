@@ -127,8 +127,10 @@ def test_turns_of_a_strong_day_rise_together() -> None:
 
 
 def test_auto_k_fills_the_budget_with_short_turns() -> None:
-    from memstrata.recall.defaults import auto_k, memory_config
+    from memstrata.config import MemoryConfig
+    from memstrata.recall.defaults import auto_k
 
     assert auto_k(2000) == 134 and auto_k(1000) == 67 and auto_k(1) == 1
-    config = memory_config(2000)
-    assert config.strategy == "rag_augmented" and config.context_max_tokens == 2000
+    config = MemoryConfig()  # the defaults are what the LoCoMo bench measures
+    assert config.strategy == "rag_augmented" and config.rag_k == "auto"
+    assert config.rag_similarity_threshold == 0.0

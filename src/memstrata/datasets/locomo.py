@@ -22,11 +22,16 @@ _DATE_FORMATS = ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%d %B, %Y", 
 
 @dataclass(frozen=True, slots=True)
 class Turn:
-    """One dialogue turn: its 1-based position, its ``dia_id`` and the message."""
+    """One dialogue turn.
+
+    Its 1-based position, its ``dia_id``, the message, and the dataset's own text (without
+    a photo caption): what evidence recall looks for.
+    """
 
     sequence: int
     dia_id: str
     message: Message
+    text: str = ""
 
 
 @dataclass(slots=True)
@@ -93,7 +98,8 @@ def iter_conversations(
                     timestamp=when,
                     id=str(raw["dia_id"]) if raw.get("dia_id") else None,
                 )
-                turns.append(Turn(len(turns) + 1, str(raw.get("dia_id", "")), message))
+                dia_id = str(raw.get("dia_id", ""))
+                turns.append(Turn(len(turns) + 1, dia_id, message, str(raw.get("text", ""))))
         conversation = Conversation(
             str(sample.get("sample_id", index)), turns, list(sample.get("qa", []))
         )

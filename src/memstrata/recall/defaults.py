@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
-from memstrata.config import MemoryConfig
 from memstrata.core.context import ContextBudget
 
 RAG_SIMILARITY_THRESHOLD = 0.0
@@ -26,13 +24,3 @@ def auto_k(budget_tokens: int, rules: ContextBudget = CONTEXT_BUDGET) -> int:
     """
     del rules
     return max(1, math.ceil(budget_tokens / TURN_TOKENS))
-
-
-def memory_config(budget_tokens: int, **overrides: Any) -> MemoryConfig:
-    """The default ``rag_augmented`` configuration for a context of ``budget_tokens``.
-
-    ``rag_k`` and ``rag_similarity_threshold`` keep ``MemoryConfig``'s defaults (``auto`` and
-    0.0, chosen by the LoCoMo bench) unless overridden.
-    """
-    values: dict[str, Any] = {"strategy": "rag_augmented", "context_max_tokens": budget_tokens}
-    return MemoryConfig(**{**values, **overrides})
