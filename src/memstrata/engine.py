@@ -26,7 +26,7 @@ from memstrata.core.context import (
     assemble_context,
     surely_shown,
 )
-from memstrata.core.filters import MessageFilterPipeline, agent_pipeline
+from memstrata.core.filters import MessageFilterPipeline, agent_pipeline, context_for
 from memstrata.core.history import Numbered
 from memstrata.core.messages import Message
 from memstrata.core.tokens import TokenCounter, resolve_counter
@@ -290,7 +290,7 @@ class MemoryEngine:
             recalled=recalled,
             summary=render_chain(state.summaries) or None,
             summary_rows=state.summaries,
-            verbatim=await self._show(split.verbatim),
+            verbatim=await self._show(split.verbatim, query),
             budget_tokens=budget,
             counter=self.counter,
             rules=self.budget,
@@ -317,13 +317,17 @@ class MemoryEngine:
         )
         return _with_verbatim_sequences(context)
 
-    async def _show(self, numbered: Sequence[Numbered]) -> list[Message]:
-        """Verbatim messages through the filter pipeline, each tagged with its sequence."""
+    async def _show(self, numbered: Sequence[Numbered], query: str | None = None) -> list[Message]:
+        """Verbatim messages through the filter pipeline, each tagged with its sequence.
+
+        ``query`` is what semantic truncation ranks sentences against (default: the last
+        user message).
+        """
         tagged = [
             message.model_copy(update={"metadata": {**message.metadata, SEQUENCE_KEY: sequence}})
             for sequence, message in numbered
         ]
-        return await self.pipeline.apply_async(tagged) if tagged else []
+        return await self.pipeline.apply_async(tagged, context_for(tagged, query)) if tagged else []
 
     async def _recall(
         self, chat: ChatRecord, query: str | None, verbatim: Sequence[Message], budget: int

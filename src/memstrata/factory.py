@@ -72,7 +72,9 @@ def embedder_for(settings: Settings) -> Embedder:
     raise ConfigError(f"unknown embedder {name!r}; use minilm or hashing", path="vectors.embedder")
 
 
-async def recall_backend(settings: Settings, stack: AsyncExitStack) -> RecallBackend | None:
+async def recall_backend(
+    settings: Settings, stack: AsyncExitStack, embedder: Embedder
+) -> RecallBackend | None:
     """The recall backend for ``rag_augmented`` (None otherwise).
 
     A vector store that cannot be opened degrades to no recall (seed 000's
@@ -84,7 +86,7 @@ async def recall_backend(settings: Settings, stack: AsyncExitStack) -> RecallBac
     from memstrata.vectors.resolve import resolve_vector_store
 
     store = resolve_vector_store(settings.vectors.url or "qdrant-edge:")
-    retriever = HybridRetriever(store, embedder_for(settings))
+    retriever = HybridRetriever(store, embedder)
     try:
         await retriever.setup()
     except BackendError as exc:
@@ -109,7 +111,8 @@ async def open_memory(
         await storage.setup()
         stack.push_async_callback(storage.close)
         llm = summary_llm(settings)
-        recall = await recall_backend(settings, stack)
+        embedder = embedder_for(settings)  # loads its model on first use only
+        recall = await recall_backend(settings, stack, embedder)
         yield MemoryEngine(
             storage,
             config=settings.memory,
@@ -117,4 +120,5 @@ async def open_memory(
             recall=recall,
             title_llm=llm,
             truncation_llm=llm,
+            embedder=embedder,  # the semantic truncation strategy ranks sentences with it
         )

@@ -1,0 +1,80 @@
+import logging
+from pathlib import Path
+
+import pytest
+
+from memstrata.config import MemoryConfig, Settings, SupervisorConfig, VectorsConfig
+from memstrata.core.messages import assistant, user
+from memstrata.factory import open_memory
+from memstrata.recall.retriever import HybridRetriever
+from memstrata.storage.config import StorageConfig
+from memstrata.storage.memory import InMemoryStorage
+from memstrata.storage.sqlite import SqliteStorage
+from memstrata.vectors.base import NullVectorReader
+
+
+def settings(tmp_path: Path, vectors: str | None = None, **memory: object) -> Settings:
+    return Settings(
+        supervisor=SupervisorConfig(memory=MemoryConfig(**memory)),  # type: ignore[arg-type]
+        storage=StorageConfig(sqlite_path=tmp_path / "m.db"),
+        vectors=VectorsConfig(url=vectors or f"qdrant-edge:{tmp_path / 'vectors'}"),
+    )
+
+
+async def test_embedded_defaults_recall_an_old_turn_end_to_end(tmp_path: Path) -> None:
+    config = settings(tmp_path, summary_recent_turns=2, summary_trigger_tokens=20)
+    async with open_memory(config) as memory:
+        assert isinstance(memory.storage, SqliteStorage)
+        assert isinstance(memory.recall, HybridRetriever)
+        chat = await memory.create_chat("trip")
+        await memory.run_turn(
+            chat.id, [user("My sister Ines is allergic to peanuts."), assistant("Noted.")]
+        )
+        for i in range(6):
+            await memory.run_turn(chat.id, [user(f"Weather on day {i}?"), assistant("Sunny.")])
+        context = await memory.get_context(chat.id, "Which food allergy does Ines have?")
+    recalled = context.part("recalled")
+    assert recalled is not None
+    assert "allergic to peanuts" in recalled.text and recalled.sequences[0] == 1
+    assert "allergic to peanuts" not in (context.part("verbatim") or recalled).text
+
+
+async def test_an_unusable_vector_store_degrades_to_running_summary(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("x")
+    with caplog.at_level(logging.WARNING):
+        async with open_memory(settings(tmp_path, f"qdrant-edge:{blocker}")) as memory:
+            assert isinstance(memory.recall, NullVectorReader)
+            await memory.run_turn("c", [user("hello")]) if await memory.create_chat("c") else None
+            context = await memory.get_context("c", "hello?")
+    assert [p.kind for p in context.parts] == ["verbatim"]
+    assert "recall is off" in caplog.text
+
+
+async def test_semantic_truncation_uses_the_bundled_embedder(tmp_path: Path) -> None:
+    long_message = (
+        "I spent the morning repainting the garden fence. "
+        "Our flight to Porto leaves at nine on Friday. "
+        "The neighbours' cat watched me the whole time. "
+        "Later I fixed the squeaky gate as well."
+    )
+    config = settings(
+        tmp_path,
+        strategy="running_summary",
+        truncation_strategy="semantic",
+        truncation_max_chars=60,
+    )
+    async with open_memory(config) as memory:
+        await memory.create_chat("c")
+        await memory.add_messages("c", [user(long_message), assistant("ok")])
+        context = await memory.get_context("c", "When does our plane depart?")
+    shown = context.verbatim[0].content
+    assert len(shown) <= 60 and "Porto" in shown
+
+
+async def test_not_persisting_summaries_keeps_the_memory_in_process(tmp_path: Path) -> None:
+    async with open_memory(settings(tmp_path, persist_summary=False, strategy="none")) as memory:
+        assert isinstance(memory.storage, InMemoryStorage)
+    assert not (tmp_path / "m.db").exists()
