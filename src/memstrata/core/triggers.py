@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import ClassVar, Protocol, runtime_checkable
 
 from memstrata.core.messages import Message, group_episodes
 from memstrata.core.templates import SummaryConfig
@@ -133,51 +133,45 @@ class TokensAndEpisodesTrigger(_Composable):
 
 
 @dataclass(frozen=True, slots=True, init=False)
-class AnyOf(_Composable):
+class _Combined(_Composable):
+    """Evaluates every policy and reports the reasons that decided."""
+
+    policies: tuple[TriggerPolicy, ...]
+    need_all: ClassVar[bool] = False
+    joiner: ClassVar[str] = " | "
+
+    def __init__(self, *policies: TriggerPolicy) -> None:
+        object.__setattr__(self, "policies", _non_empty(policies, type(self).__name__))
+
+    def evaluate(
+        self,
+        items: Sequence[Message],
+        *,
+        new_episodes: int | None = None,
+        counter: TokenCounter | None = None,
+    ) -> TriggerResult:
+        """Every policy is evaluated; the deciding reasons are reported."""
+        results = [
+            p.evaluate(items, new_episodes=new_episodes, counter=counter) for p in self.policies
+        ]
+        # AnyOf is decided by the policies that trigger, AllOf by those that do not.
+        deciding = [r for r in results if r.triggered != self.need_all]
+        triggered = not deciding if self.need_all else bool(deciding)
+        return _combine(triggered, deciding or results, self.joiner, results)
+
+
+class AnyOf(_Combined):
     """Triggered when any policy triggers."""
 
-    policies: tuple[TriggerPolicy, ...]
-
-    def __init__(self, *policies: TriggerPolicy) -> None:
-        object.__setattr__(self, "policies", _non_empty(policies, "AnyOf"))
-
-    def evaluate(
-        self,
-        items: Sequence[Message],
-        *,
-        new_episodes: int | None = None,
-        counter: TokenCounter | None = None,
-    ) -> TriggerResult:
-        """Every policy is evaluated; the reasons of the deciding ones are reported."""
-        results = [
-            p.evaluate(items, new_episodes=new_episodes, counter=counter) for p in self.policies
-        ]
-        triggering = [r for r in results if r.triggered]
-        return _combine(bool(triggering), triggering or results, " | ", results)
+    __slots__ = ()
 
 
-@dataclass(frozen=True, slots=True, init=False)
-class AllOf(_Composable):
+class AllOf(_Combined):
     """Triggered when every policy triggers."""
 
-    policies: tuple[TriggerPolicy, ...]
-
-    def __init__(self, *policies: TriggerPolicy) -> None:
-        object.__setattr__(self, "policies", _non_empty(policies, "AllOf"))
-
-    def evaluate(
-        self,
-        items: Sequence[Message],
-        *,
-        new_episodes: int | None = None,
-        counter: TokenCounter | None = None,
-    ) -> TriggerResult:
-        """Every policy is evaluated; when one fails, the failing reasons are reported."""
-        results = [
-            p.evaluate(items, new_episodes=new_episodes, counter=counter) for p in self.policies
-        ]
-        failing = [r for r in results if not r.triggered]
-        return _combine(not failing, failing or results, " & ", results)
+    __slots__ = ()
+    need_all = True
+    joiner = " & "
 
 
 def _non_empty(policies: tuple[TriggerPolicy, ...], name: str) -> tuple[TriggerPolicy, ...]:
