@@ -158,11 +158,16 @@ class MemoryEngine:
             await self.index_turns(chat_id, stored)
         return stored
 
-    async def index_turns(self, chat_id: str, stored: Sequence[StoredMessage]) -> int:
-        """Store messages for recall; a failing vector store is logged, not raised."""
+    async def index_turns(
+        self, chat_id: str, stored: Sequence[StoredMessage], *, chat: ChatRecord | None = None
+    ) -> int:
+        """Store messages for recall; a failing vector store is logged, not raised.
+
+        ``chat`` saves a read when the caller already holds the chat record.
+        """
         if not (self.uses_recall and self.config.store_turns and stored):
             return 0
-        chat = await self.storage.get_chat(chat_id)
+        chat = chat or await self.storage.get_chat(chat_id)
         if chat is None:
             return 0
         try:
@@ -207,7 +212,7 @@ class MemoryEngine:
         concurrent turn that changed the summary first makes this one re-plan.
         """
         outcome, stored = await self._plan_and_commit(chat_id, tuple(new_messages))
-        await self.index_turns(chat_id, stored)
+        await self.index_turns(chat_id, stored, chat=outcome.chat)
         context = await self.get_context(chat_id, query, budget_tokens=budget_tokens)
         return TurnResult(stored, outcome, context)
 
