@@ -16,7 +16,6 @@ import argparse
 import asyncio
 import os
 import random
-import socket
 import subprocess
 import sys
 import tempfile
@@ -29,6 +28,7 @@ import httpx
 from memstrata.config import load_settings
 from memstrata.core.messages import Message
 from memstrata.factory import open_memory
+from memstrata.testing import free_port
 
 CONTEXT_EVERY = 4  # one context request per this many operations
 
@@ -58,12 +58,6 @@ def write_config(directory: Path, strategy: str) -> Path:
         encoding="utf-8",
     )
     return path
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 async def wait_ready(base: str, process: subprocess.Popen[bytes]) -> None:

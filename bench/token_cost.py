@@ -22,9 +22,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from memstrata.config import MemoryConfig
-from memstrata.core.history import split_history
 from memstrata.core.messages import Message, format_line, format_transcript
-from memstrata.core.prompts import PromptSet
 from memstrata.core.tokens import HeuristicTokenCounter
 from memstrata.datasets.locomo import Conversation, load_locomo
 from memstrata.engine import MemoryEngine
@@ -73,22 +71,19 @@ async def replay_memstrata(
 
 async def replay_naive(conversation: Conversation, config: MemoryConfig) -> tuple[int, int]:
     """Same trigger moments, but every call re-reads everything older than the window."""
-    planner = SummaryPlanner(config, LLMSummaryWriter(CountingLLM()), COUNTER)
-    prompts = PromptSet()
+    writer = LLMSummaryWriter(CountingLLM())
+    planner = SummaryPlanner(config, writer, COUNTER)
     numbered: list[tuple[int, Message]] = []
     last, tokens, calls = 0, 0, 0
     for sequence, message in enumerate(conversation.messages, start=1):
         numbered.append((sequence, message))
-        split = split_history(
-            numbered, last_summarized=last, recent_turns=config.summary_recent_turns
-        )
+        split = planner.split(numbered, last)
         if not planner.decide(split).triggered:
             continue
         last = split.pending[-1][0]
         older = [m for s, m in numbered if s <= last]
-        prompt = prompts.compression(format_transcript(older))
-        system = f"{prompts.compression_system}\n\n{prompts.structured_instructions}"
-        tokens += COUNTER.count(system) + COUNTER.count(prompt)
+        request = writer.build_request(None, older, structured=config.structured_output)
+        tokens += sum(COUNTER.count(m.content) for m in request.messages)
         calls += 1
     return tokens, calls
 

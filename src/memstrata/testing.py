@@ -7,6 +7,7 @@ so they plug in wherever a real backend does. None of them is collected by pytes
 
 from __future__ import annotations
 
+import socket
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field
 from memstrata.core.tokens import DEFAULT_COUNTER, TokenCounter, TokenUsage
 from memstrata.llm.base import LLMRequest, LLMResponse
 
-__all__ = ["CountingLLM", "FunctionLLM", "RecordedCall", "ScriptedLLM"]
+__all__ = ["CountingLLM", "FunctionLLM", "RecordedCall", "ScriptedLLM", "free_port"]
 
 Reply = str | LLMResponse | BaseException
 
@@ -123,3 +124,10 @@ class CountingLLM:
         self.input_tokens += tokens
         text = self._answer()
         return LLMResponse(text=text, usage=TokenUsage(tokens, self.counter.count(text)))
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago (for test servers)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tarfile
@@ -137,13 +136,6 @@ def write_tiny_model(path: Path, *, seed: int = 0) -> Path:
     writer.write_tensors_to_file()
     writer.close()
     return path
-
-
-def free_port() -> int:
-    """A TCP port that was free a moment ago."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def start(binary: Path, model: Path, port: int, log: Path) -> subprocess.Popen[bytes]:

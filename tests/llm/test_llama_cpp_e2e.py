@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from llama_server import build, free_port, start, write_tiny_model
+from llama_server import build, start, write_tiny_model
 
 from memstrata.config import MemoryConfig
 from memstrata.core.messages import assistant, user
@@ -23,6 +23,7 @@ from memstrata.llm.resolve import resolve_llm
 from memstrata.llm.usage import MeteredLLM, UsageLedger
 from memstrata.llm.writer import LLMSummaryWriter
 from memstrata.storage.memory import InMemoryStorage
+from memstrata.testing import free_port
 
 SCHEMA = {
     "type": "object",

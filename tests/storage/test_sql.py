@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
-import socket
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,6 +17,7 @@ from memstrata.storage import SummaryRow, TurnCommit, resolve_storage
 from memstrata.storage import schema as tables
 from memstrata.storage.migrations import LATEST_VERSION
 from memstrata.storage.sql import SqlStorage
+from memstrata.testing import free_port
 
 
 def sql(backend) -> SqlStorage:  # type: ignore[no-untyped-def]
@@ -147,12 +147,6 @@ async def test_delete_cascades_to_rows(sql_backend) -> None:  # type: ignore[no-
 
 
 # -- unreachable databases -----------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 async def test_unreachable_postgres_is_a_clear_error() -> None:
