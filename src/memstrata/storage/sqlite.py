@@ -10,6 +10,7 @@ lock, and a plain deferred ``BEGIN`` for reads, which see one consistent snapsho
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 from typing import Any
 
@@ -68,10 +69,29 @@ class SqliteStorage(SqlStorage):
         try:
             cursor.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
             cursor.execute("PRAGMA foreign_keys = ON")
-            cursor.execute("PRAGMA journal_mode = WAL")
+            self._use_wal(cursor)
             cursor.execute("PRAGMA synchronous = NORMAL")
         finally:
             cursor.close()
+
+    def _use_wal(self, cursor: Any) -> None:
+        """Switch the file to WAL (persistent, so usually already done).
+
+        Switching takes a lock for which SQLite does not call the busy handler, so
+        connections racing on a new file retry here for up to ``busy_timeout``.
+        """
+        cursor.execute("PRAGMA journal_mode")
+        if str(cursor.fetchone()[0]).lower() == "wal":
+            return
+        deadline = time.monotonic() + self.busy_timeout
+        while True:
+            try:
+                cursor.execute("PRAGMA journal_mode = WAL")
+                return
+            except Exception as exc:  # the driver adapter's OperationalError; re-raised below
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
 
 
 def _begin(conn: Connection) -> None:
