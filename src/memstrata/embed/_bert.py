@@ -4,6 +4,11 @@ No torch and no ONNX Runtime: the weights come from a ``model.safetensors`` file
 matrix products go to numpy's BLAS. Q, K and V are fused into one product per layer and
 the weights are stored pre-transposed and contiguous, so each layer is four GEMMs plus the
 two batched attention products.
+
+The sequences of a batch are *packed*: their tokens are the rows of one matrix with no
+padding, so every GEMM and element-wise pass touches real tokens only. Only attention
+needs sequences side by side: it runs per group of sequences of (nearly) equal length,
+a plain reshape when the lengths are equal, a small gather with a key mask otherwise.
 """
 
 from __future__ import annotations
@@ -16,47 +21,48 @@ import numpy as np
 import numpy.typing as npt
 
 F32 = npt.NDArray[np.float32]
+I64 = npt.NDArray[np.int64]
 
 # The feed-forward runs in blocks of rows so its (rows, 1536) activations stay in cache.
-_FFN_ROWS = 128
+_FFN_ROWS = 256
+# An attention group may pad its sequences by this fraction of its real tokens.
+_PAD_SLACK = 0.125
+# Softmax row sums outside this range send a group to the max-subtracting softmax.
+_SUM_MIN, _SUM_MAX = np.float32(1e-30), np.float32(1e30)
 
-# Abramowitz & Stegun 7.1.26 for erf: |error| < 1.5e-7, below float32 resolution for GELU.
-# The coefficients carry GELU's factor 1/2 so that the tail needs no extra pass.
-_AS_P = np.float32(0.3275911 * 0.7071067811865476)
-_AS_A = tuple(
-    np.float32(a * 0.5) for a in (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
-)
+# GELU's tanh form: x * sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)). Its error against the
+# erf form is < 5e-4 per activation; the pooled vectors keep cosine > 0.99999 with the
+# erf model on real text, at a third of the element-wise passes.
+_G1 = np.float32(-2.0 * np.sqrt(2.0 / np.pi))
+_G3 = np.float32(-2.0 * np.sqrt(2.0 / np.pi) * 0.044715)
 
 
-def gelu_(x: F32) -> F32:
-    """Exact (erf) GELU in place on ``x``: ``x * (1 + erf(x / sqrt 2)) / 2``.
+def gelu2_(x: F32) -> F32:
+    """Twice GELU (tanh form) in place on ``x``: ``2x / (1 + exp(-2 sqrt(2/pi)(x + c x^3)))``.
 
-    With ``k = (1 - erf(|x| / sqrt 2)) / 2`` the result is ``max(x, 0) - |x| * k``, which
-    needs no sign handling; ``k`` is the A&S polynomial times ``exp(-x^2 / 2)``.
+    The caller halves the next weight matrix instead. Overflow of ``exp`` for very
+    negative ``x`` gives ``x / inf = -0``, the right limit.
     """
-    a = np.abs(x)
-    t = a * _AS_P
-    t += 1.0
-    np.reciprocal(t, out=t)
-    k = t * _AS_A[4]
-    for coef in (_AS_A[3], _AS_A[2], _AS_A[1], _AS_A[0]):
-        k += coef
-        k *= t
-    t = np.multiply(a, a, out=t)
-    t *= -0.5
+    t = np.multiply(x, x)
+    t *= _G3
+    t += _G1
+    t *= x
     np.exp(t, out=t)
-    k *= t
-    k *= a
-    np.maximum(x, 0.0, out=x)
-    x -= k
+    t += 1.0
+    x += x
+    x /= t
     return x
 
 
 def layer_norm_(x: F32, weight: F32, bias: F32, eps: float) -> F32:
     """Layer normalisation over the last axis, in place on ``x``."""
     x -= x.mean(axis=-1, keepdims=True)
-    var = np.einsum("ij,ij->i", x, x)[:, None] / np.float32(x.shape[-1])
-    x *= 1.0 / np.sqrt(var + np.float32(eps))
+    var = np.einsum("ij,ij->i", x, x)[:, None]
+    var *= np.float32(1.0 / x.shape[-1])
+    var += np.float32(eps)
+    np.sqrt(var, out=var)
+    np.reciprocal(var, out=var)
+    x *= var
     x *= weight
     x += bias
     return x
@@ -72,14 +78,31 @@ class _Layer:
     ln1_b: F32
     ffn_in_w: F32
     ffn_in_b: F32
-    ffn_out_w: F32
+    ffn_out_w: F32  # pre-scaled by 1/2 (GELU's factor)
     ffn_out_b: F32
     ln2_w: F32
     ln2_b: F32
 
 
+@dataclass(frozen=True, slots=True)
+class _Group:
+    """Sequences that attend side by side: packed rows ``start:stop``, ``count`` x ``length``.
+
+    ``gather`` (padded row -> packed row), ``keep`` (padded rows that are real) and ``mask``
+    (additive key mask) are set only when the lengths differ.
+    """
+
+    start: int
+    stop: int
+    count: int
+    length: int
+    gather: I64 | None = None
+    keep: I64 | None = None
+    mask: F32 | None = None
+
+
 class BertEncoder:
-    """The BERT encoder of a sentence-transformers checkpoint, returning token states."""
+    """The BERT encoder of a sentence-transformers checkpoint, returning pooled states."""
 
     def __init__(self, weights: dict[str, Any], config: dict[str, Any]) -> None:
         self.hidden = int(config["hidden_size"])
@@ -111,7 +134,7 @@ class BertEncoder:
             ln1_b=_f32(w[p + "attention.output.LayerNorm.bias"]),
             ffn_in_w=_f32(w[p + "intermediate.dense.weight"].T),
             ffn_in_b=_f32(w[p + "intermediate.dense.bias"]),
-            ffn_out_w=_f32(w[p + "output.dense.weight"].T),
+            ffn_out_w=_f32(w[p + "output.dense.weight"].T * np.float32(0.5)),
             ffn_out_b=_f32(w[p + "output.dense.bias"]),
             ln2_w=_f32(w[p + "output.LayerNorm.weight"]),
             ln2_b=_f32(w[p + "output.LayerNorm.bias"]),
@@ -124,29 +147,32 @@ class BertEncoder:
 
         return cls(load_file(str(path)), config)
 
-    def forward(self, ids: npt.NDArray[np.int64], mask: F32) -> F32:
-        """Token states (batch, seq, hidden) for padded ``ids`` and a 0/1 ``mask``."""
-        batch, seq = ids.shape
-        x = self.word[ids.reshape(-1)]
-        x += np.tile(self.position[:seq], (batch, 1))
-        layer_norm_(x, self.emb_ln_w, self.emb_ln_b, self.eps)
-        bias = ((mask - 1.0) * np.float32(1e9))[:, None, None, :] if mask.min() == 0 else None
-        for layer in self.layers:
-            x = self._block(x, layer, batch, seq, bias)
-        return x.reshape(batch, seq, self.hidden)
+    def mean_pooled(self, rows: list[I64]) -> F32:
+        """Mean of the final token states of each sequence: (len(rows), hidden).
 
-    def _block(self, x: F32, ly: _Layer, batch: int, seq: int, bias: F32 | None) -> F32:
-        heads, hd = self.heads, self.head_dim
+        ``rows`` are token ids with special tokens, each non-empty; sorting them by length
+        lets attention run on fewer, larger groups.
+        """
+        lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
+        starts = np.zeros(len(rows), dtype=np.int64)
+        np.cumsum(lengths[:-1], out=starts[1:])
+        x = self.word[np.concatenate(rows)]
+        x += self.position[np.concatenate([np.arange(n) for n in lengths])]
+        layer_norm_(x, self.emb_ln_w, self.emb_ln_b, self.eps)
+        groups = _groups(lengths, starts)
+        with np.errstate(over="ignore", invalid="ignore"):  # exp overflow is handled
+            for layer in self.layers:
+                x = self._block(x, layer, groups)
+        pooled: F32 = np.add.reduceat(x, starts, axis=0)
+        pooled /= lengths[:, None].astype(np.float32)
+        return pooled
+
+    def _block(self, x: F32, ly: _Layer, groups: list[_Group]) -> F32:
         qkv = x @ ly.qkv_w
         qkv += ly.qkv_b
-        qkv = qkv.reshape(batch, seq, 3, heads, hd).transpose(2, 0, 3, 1, 4)
-        scores = qkv[0] @ qkv[1].transpose(0, 1, 3, 2)
-        if bias is not None:
-            scores += bias
-        scores -= scores.max(axis=-1, keepdims=True)
-        np.exp(scores, out=scores)
-        scores /= scores.sum(axis=-1, keepdims=True)
-        ctx = (scores @ qkv[2]).transpose(0, 2, 1, 3).reshape(batch * seq, self.hidden)
+        ctx = np.empty_like(x)
+        for group in groups:
+            self._attend(qkv, group, ctx)
         att = ctx @ ly.out_w
         att += ly.out_b
         att += x
@@ -156,10 +182,81 @@ class BertEncoder:
             rows = slice(start, start + _FFN_ROWS)
             inner = h[rows] @ ly.ffn_in_w
             inner += ly.ffn_in_b
-            np.matmul(gelu_(inner), ly.ffn_out_w, out=out[rows])
+            np.matmul(gelu2_(inner), ly.ffn_out_w, out=out[rows])
         out += ly.ffn_out_b
         out += h
         return layer_norm_(out, ly.ln2_w, ly.ln2_b, self.eps)
+
+    def _attend(self, qkv: F32, g: _Group, ctx: F32) -> None:
+        """Self-attention of one group, written to its packed rows of ``ctx``.
+
+        The softmax skips the usual max subtraction and gets its row sums from the value
+        product (a column of ones is appended to V), so the (heads, L, L) scores take one
+        pass. Should a row's sum leave [1e-30, 1e30] (logits near float32's exp range),
+        the group is redone the textbook way.
+        """
+        part = qkv[g.start : g.stop] if g.gather is None else qkv[g.gather]
+        shape = (g.count, g.length, 3, self.heads, self.head_dim)
+        q, k, v = part.reshape(shape).transpose(2, 0, 3, 1, 4)
+        v1 = np.empty((*v.shape[:3], self.head_dim + 1), dtype=np.float32)
+        v1[..., :-1] = v
+        v1[..., -1] = 1.0
+        scores = _scores(q, k, g.mask)
+        weighted = np.exp(scores, out=scores) @ v1
+        sums = weighted[..., -1:]
+        if not np.all((sums > _SUM_MIN) & (sums < _SUM_MAX)):
+            scores = _scores(q, k, g.mask)
+            scores -= scores.max(axis=-1, keepdims=True)
+            weighted = np.exp(scores, out=scores) @ v1
+            sums = weighted[..., -1:]
+        heads = weighted[..., :-1]
+        heads /= sums
+        rows = heads.transpose(0, 2, 1, 3).reshape(g.count * g.length, self.hidden)
+        ctx[g.start : g.stop] = rows if g.keep is None else rows[g.keep]
+
+
+def _scores(q: F32, k: F32, mask: F32 | None) -> F32:
+    scores: F32 = q @ k.transpose(0, 1, 3, 2)
+    if mask is not None:
+        scores += mask
+    return scores
+
+
+def _groups(lengths: I64, starts: I64) -> list[_Group]:
+    """Runs of consecutive sequences whose padding to the run's longest stays small."""
+    groups: list[_Group] = []
+    first, n = 0, len(lengths)
+    while first < n:
+        last, longest, real = first + 1, int(lengths[first]), int(lengths[first])
+        while last < n:
+            grown = max(longest, int(lengths[last]))
+            if grown * (last - first + 1) > (real + int(lengths[last])) * (1.0 + _PAD_SLACK):
+                break
+            longest, real, last = grown, real + int(lengths[last]), last + 1
+        groups.append(_group(lengths[first:last], starts[first:last], longest))
+        first = last
+    return groups
+
+
+def _group(lengths: I64, starts: I64, longest: int) -> _Group:
+    count, start = len(lengths), int(starts[0])
+    stop = start + int(lengths.sum())
+    if int(lengths.min()) == longest:
+        return _Group(start, stop, count, longest)
+    offsets = np.arange(longest)
+    real = offsets[None, :] < lengths[:, None]  # (count, longest)
+    # Padded positions read the sequence's first row; the key mask hides them.
+    gather = np.where(real, starts[:, None] + offsets[None, :], starts[:, None])
+    mask = np.where(real, np.float32(0.0), np.float32(-1e9)).astype(np.float32)
+    return _Group(
+        start,
+        stop,
+        count,
+        longest,
+        gather=gather.reshape(-1),
+        keep=np.flatnonzero(real.reshape(-1)),
+        mask=mask[:, None, None, :],
+    )
 
 
 def _f32(a: Any) -> F32:

