@@ -12,6 +12,11 @@ What is measured, all in one run on this machine:
   the question, dense top-k in the chat, sparse (lexical) top-k in the chat, and fetch the
   neighbours of the hits: p50/p95 in ms. Baseline: the same dense top-k by an exact numpy
   scan over every stored vector, masked to the chat.
+* Context assembly: the recall above plus the summary load ``get_context`` does, i.e.
+  ``load_state`` of the chat (its summary chain and unsummarized/recent messages) from a
+  real SQLite store and ``render_chain`` of the chain. Every chat holds 40 real turns and
+  a two-row structured (JSON) summary chain covering all but the last 8. Baseline, timed
+  the same way in the same loop: the same path with the dense top-k by the exact scan.
 
 Embedding 100k turns would take minutes, so the bulk reuses the embedded pool of distinct
 real turns with a small random perturbation per copy (renormalised), each copy stored with
@@ -35,12 +40,19 @@ from typing import Any
 
 import numpy as np
 
+from memstrata.chain import render_chain
+from memstrata.core.messages import Message, assistant, user
+from memstrata.core.summary import ConversationSummary, SummaryEntity
 from memstrata.embed.minilm import MiniLMEmbedder
+from memstrata.storage.base import SummaryRow, TurnCommit
+from memstrata.storage.sqlite import SqliteStorage
 from memstrata.vectors.base import RecallScope, SparseVector, VectorPoint
 from memstrata.vectors.qdrant_edge import QdrantEdgeStore
 
 LOCOMO = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo_dev.json"
 TOPK = 10
+CHAT_TURNS = 40  # per chat in SQLite; the summary chain covers all but the last VERBATIM
+VERBATIM = 8
 
 
 def load_texts(path: Path) -> tuple[list[str], list[str]]:
@@ -91,6 +103,10 @@ async def ingestion(embedder: MiniLMEmbedder, turns: list[str], where: Path) -> 
     store = QdrantEdgeStore(where)
     await store.setup(dimension=embedder.dimension, model_id=embedder.model_id)
     result: dict[str, float] = {}
+    started = time.perf_counter()
+    for start in range(0, len(turns), 64):
+        embedder.embed(turns[start : start + 64])
+    result["embed_only_64"] = len(turns) / (time.perf_counter() - started)
     for label, size, sample in (("bulk_64", 64, turns), ("exchange_2", 2, turns[:400])):
         started, cpu = time.perf_counter(), time.process_time()
         for start in range(0, len(sample), size):
@@ -151,6 +167,97 @@ async def recall_once(
     return done - started, done - embedded, dense_done - embedded, query
 
 
+async def summary_load(storage: SqliteStorage, chat_id: str) -> str:
+    """What ``get_context`` reads besides recall: the smart load and the rendered chain."""
+    state = await storage.load_state(chat_id)
+    assert state.summaries and state.messages
+    return render_chain(state.summaries)
+
+
+async def context_once(
+    store: QdrantEdgeStore,
+    storage: SqliteStorage,
+    embedder: MiniLMEmbedder,
+    question: str,
+    scope: RecallScope,
+    exact: tuple[np.ndarray, np.ndarray, int] | None = None,
+) -> tuple[float, float]:
+    """(query embedding + recall + summary load, the summary load alone) in seconds.
+
+    ``exact`` (all vectors, their chats, the chat count) swaps the store's dense top-k for
+    the exact numpy scan: the baseline.
+    """
+    started = time.perf_counter()
+    query = embedder.embed([question])[0]
+    if exact is None:
+        found = await store.search(scope, dense=query, limit=TOPK)
+        hits = [int(h.payload["sequence"]) for h in found]
+    else:
+        vectors, chat_of, chats = exact
+        chat = int(scope.chat_id.removeprefix("chat-"))
+        hits = [int(n) // chats for n in numpy_scan(vectors, chat_of, query, chat)]
+    await store.search(scope, sparse=sparse_terms(question), limit=TOPK)
+    await store.fetch(scope, sorted({h + d for h in hits for d in (-1, 1)}))
+    loading = time.perf_counter()
+    await summary_load(storage, scope.chat_id)
+    done = time.perf_counter()
+    return done - started, done - loading
+
+
+def summary_rows(chat_id: str, texts: list[str], covered: int) -> list[SummaryRow]:
+    """A two-row structured summary chain of ``texts[:covered]``, as the summarizer writes."""
+    rows, half = [], covered // 2
+    for first, last in ((0, half), (half, covered)):
+        part = texts[first:last]
+        names = Counter(w for t in part for w in re.findall(r"\b[A-Z][a-z]{2,}\b", t))
+        words = Counter(w for t in part for w in re.findall(r"\b[a-z]{6,}\b", t.lower()))
+        summary = ConversationSummary(
+            topics=[w for w, _ in words.most_common(6)],
+            entities=[
+                SummaryEntity(name=n, type="person", details=f"mentioned {c} times")
+                for n, c in names.most_common(6)
+            ],
+            actions_taken=[t[:120] for t in part[0:2]],
+            decisions=[t[:120] for t in part[2:4]],
+            open_questions=[t[:120] for t in part[4:5]],
+            user_preferences=[t[:120] for t in part[5:7]],
+            narrative=" ".join(t[:160] for t in part[::3]),
+            covered_turns=last - first,
+        )
+        text = summary.model_dump_json()
+        rows.append(
+            SummaryRow(
+                chat_id,
+                text,
+                format="json",
+                episode_first=first // 2 + 1,
+                episode_last=last // 2,
+                turn_number=last // 2,
+                token_count=len(text) // 4,
+            )
+        )
+    return rows
+
+
+async def fill_storage(storage: SqliteStorage, turns: list[str], chats: int) -> None:
+    """Every chat: CHAT_TURNS real turns and a summary chain of all but the last VERBATIM."""
+    for chat in range(chats):
+        chat_id = f"chat-{chat}"
+        await storage.create_chat(chat_id)
+        texts = [turns[(chat * CHAT_TURNS + i) % len(turns)] for i in range(CHAT_TURNS)]
+        messages: list[Message] = [
+            (user if i % 2 == 0 else assistant)(text) for i, text in enumerate(texts)
+        ]
+        covered = CHAT_TURNS - VERBATIM
+        commit = TurnCommit(
+            chat_id,
+            new_messages=messages,
+            summaries=summary_rows(chat_id, texts, covered),
+            last_summarized_sequence=covered,
+        )
+        await storage.commit_turn(commit)
+
+
 def numpy_scan(all_vectors: np.ndarray, all_chats: np.ndarray, query: np.ndarray, chat: int) -> Any:
     scores = all_vectors @ query
     scores[all_chats != chat] = -2.0
@@ -169,6 +276,14 @@ async def latency(args: argparse.Namespace, embedder: MiniLMEmbedder, where: Pat
     )
     store = QdrantEdgeStore(where)
     await store.setup(dimension=embedder.dimension, model_id=embedder.model_id)
+    storage = SqliteStorage(where.parent / "chats.sqlite3")
+    await storage.setup()
+    started = time.perf_counter()
+    await fill_storage(storage, turns, args.chats)
+    print(
+        f"SQLite: {args.chats} chats x {CHAT_TURNS} turns with a 2-row JSON summary chain "
+        f"in {time.perf_counter() - started:.1f} s"
+    )
     rng = random.Random(1)
     rows, stored = [], 0
     all_vectors = np.zeros((0, pool.shape[1]), dtype=np.float32)
@@ -182,7 +297,8 @@ async def latency(args: argparse.Namespace, embedder: MiniLMEmbedder, where: Pat
             np.concatenate([all_chats, chats]),
         )
         stored = size
-        total, search, dense, scan = [], [], [], []
+        total, search, dense, scan, context, loads, base = [], [], [], [], [], [], []
+        exact = (all_vectors, all_chats, args.chats)
         for _ in range(args.queries):
             chat = rng.randrange(min(args.chats, size))
             scope = RecallScope(chat_id=f"chat-{chat}")
@@ -194,6 +310,10 @@ async def latency(args: argparse.Namespace, embedder: MiniLMEmbedder, where: Pat
             t0 = time.perf_counter()
             numpy_scan(all_vectors, all_chats, query, chat)
             scan.append(time.perf_counter() - t0)
+            t_context, t_load = await context_once(store, storage, embedder, question, scope)
+            context.append(t_context)
+            loads.append(t_load)
+            base.append((await context_once(store, storage, embedder, question, scope, exact))[0])
         rows.append(
             {
                 "stored_turns": size,
@@ -205,10 +325,17 @@ async def latency(args: argparse.Namespace, embedder: MiniLMEmbedder, where: Pat
                 "dense_p50_ms": pct(dense, 50),
                 "numpy_scan_p50_ms": pct(scan, 50),
                 "scan_over_store_dense": statistics.median(scan) / statistics.median(dense),
+                "context_p50_ms": pct(context, 50),
+                "context_p95_ms": pct(context, 95),
+                "summary_load_p50_ms": pct(loads, 50),
+                "summary_load_p95_ms": pct(loads, 95),
+                "baseline_context_p50_ms": pct(base, 50),
+                "baseline_context_p95_ms": pct(base, 95),
             }
         )
         print_row(rows[-1])
     await store.close()
+    await storage.close()
     return rows
 
 
@@ -219,6 +346,15 @@ def print_row(row: dict[str, float]) -> None:
         f"{row['store_p50_ms']:5.2f} p95 {row['store_p95_ms']:5.2f} ms | dense top-{TOPK} p50 "
         f"{row['dense_p50_ms']:5.2f} ms vs exact numpy scan {row['numpy_scan_p50_ms']:6.2f} ms "
         f"= {row['scan_over_store_dense']:.1f}x"
+    )
+    print(
+        f"{'':>7}         | context (embed + recall + summary load) p50 "
+        f"{row['context_p50_ms']:6.2f} p95 {row['context_p95_ms']:6.2f} ms, of which summary "
+        f"load p50 {row['summary_load_p50_ms']:5.2f} p95 {row['summary_load_p95_ms']:5.2f} ms"
+        f" | baseline (exact scan) p50 {row['baseline_context_p50_ms']:6.2f} p95 "
+        f"{row['baseline_context_p95_ms']:6.2f} ms = "
+        f"{row['baseline_context_p50_ms'] / row['context_p50_ms']:.2f}x / "
+        f"{row['baseline_context_p95_ms'] / row['context_p95_ms']:.2f}x"
     )
 
 
@@ -242,7 +378,8 @@ async def main() -> None:
             f"{speed['baseline_one_by_one']:.0f} turns/s "
             f"-> bulk is {speed['bulk_64'] / speed['baseline_one_by_one']:.1f}x; "
             f"CPU cost: {speed['bulk_64_per_cpu_second']:.0f} turns per CPU-second (bulk), "
-            f"{speed['exchange_2_per_cpu_second']:.0f} (per exchange)"
+            f"{speed['exchange_2_per_cpu_second']:.0f} (per exchange); embedding alone "
+            f"(batches of 64) {speed['embed_only_64']:.0f} turns/s"
         )
         rows = await latency(args, embedder, Path(tmp) / "latency")
     if args.json:
