@@ -358,6 +358,7 @@ async def evaluate(
     setup: Setup,
     baselines: bool,
     cache: Path | None = None,
+    folds: Path | None = None,
 ) -> dict[str, dict[str, Any]]:
     from memstrata.embed.minilm import MiniLMEmbedder
 
@@ -365,16 +366,26 @@ async def evaluate(
     if cache is not None:
         embedder = CachedEmbedder(embedder, cache)
     scores = {(s, b): Score() for s in SYSTEMS for b in budgets}
-    for conv in conversations:
+    for index, conv in enumerate(conversations):
         bm25 = BM25Baseline(conv.turns) if baselines else None
         newest = [t.sequence for t in reversed(conv.turns)]
 
         on_item = functools.partial(score_item, scores, conv, budgets, bm25, newest)
-        await run_memstrata(conv, embedder, setup, budgets, on_item)
+        held_out = with_fold(setup, folds / f"fold_{index}.json") if folds else setup
+        await run_memstrata(conv, embedder, held_out, budgets, on_item)
     if isinstance(embedder, CachedEmbedder):
         embedder.save()
     systems = SYSTEMS if baselines else ("memstrata",)
     return {str(b): {s: scores[s, b].report() for s in systems} for b in budgets}
+
+
+def with_fold(setup: Setup, path: Path) -> Setup:
+    """The setup with the ranker fitted without this conversation (``--ranker-folds``)."""
+    from memstrata.recall.ranker import LinearRanker
+
+    fold = json.loads(path.read_text(encoding="utf-8"))
+    ranker = LinearRanker(fold["weights"], float(fold["bias"]))
+    return replace(setup, ranking=replace(setup.ranking, ranker=ranker))
 
 
 def print_table(results: dict[str, dict[str, Any]], out: Any = sys.stdout) -> None:
@@ -403,6 +414,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-baselines", action="store_true")
     parser.add_argument("--embed-cache", type=Path, default=None, help="reuse embeddings (dev)")
     parser.add_argument(
+        "--ranker-folds",
+        type=Path,
+        default=None,
+        help="score conversation i with DIR/fold_<i>.json (bench/fit_ranker.py --folds)",
+    )
+    parser.add_argument(
         "--set", action="append", default=[], help="ablation: ranking.X=V or rules.X=V"
     )
     args = parser.parse_args(argv)
@@ -413,7 +430,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         conversations = conversations[: args.limit]
     started = time.perf_counter()
     results = asyncio.run(
-        evaluate(conversations, budgets, setup, not args.no_baselines, args.embed_cache)
+        evaluate(
+            conversations,
+            budgets,
+            setup,
+            not args.no_baselines,
+            args.embed_cache,
+            args.ranker_folds,
+        )
     )
     print_table(results)
     print(

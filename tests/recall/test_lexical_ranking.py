@@ -66,9 +66,9 @@ def test_named_speaker_needs_exactly_one_name() -> None:
 
 def test_weighted_fusion_adds_normalised_bm25_and_the_speaker_boost() -> None:
     cands = {1: candidate(1, "Ann", 0.5), 2: candidate(2, "Bob", 0.45, lexical=8.0)}
-    config = RankingConfig(neighbour_hits=0, speaker_boost=0.0)
+    config = RankingConfig(fusion="weighted", neighbour_hits=0, speaker_boost=0.0)
     assert [s for s, _ in rank(cands, config)] == [2, 1]
-    boosted = RankingConfig(neighbour_hits=0, speaker_boost=1.0)
+    boosted = RankingConfig(fusion="weighted", neighbour_hits=0, speaker_boost=1.0)
     assert [s for s, _ in rank(cands, boosted, query="What did Ann say?")] == [1, 2]
 
 
@@ -78,11 +78,11 @@ def test_neighbours_inherit_a_decayed_score() -> None:
         11: Candidate(11, {"name": "Bob"}),  # fetched as a neighbour
         30: candidate(30, "Bob", 0.5),
     }
-    config = RankingConfig(neighbour_decay=0.7, speaker_boost=0.0)
+    config = RankingConfig(fusion="weighted", neighbour_decay=0.7, speaker_boost=0.0)
     scores = dict(rank(cands, config))
     assert scores[11] == 0.8 * 0.7
     assert [s for s, _ in rank(cands, config)] == [10, 11, 30]
-    assert 11 not in dict(rank(cands, RankingConfig(neighbour_hits=0)))
+    assert 11 not in dict(rank(cands, RankingConfig(fusion="weighted", neighbour_hits=0)))
 
 
 def test_rrf_rewards_turns_both_searches_found() -> None:
@@ -106,7 +106,9 @@ def test_when_questions_favour_turns_that_say_when() -> None:
         1: dated(1, "2023-05-01", 0.50, "I painted a lake"),
         2: dated(2, "2023-06-01", 0.45, "I painted it yesterday"),
     }
-    config = RankingConfig(neighbour_hits=0, speaker_boost=0, session_boost=0, temporal_boost=0.2)
+    config = RankingConfig(
+        fusion="weighted", neighbour_hits=0, speaker_boost=0, session_boost=0, temporal_boost=0.2
+    )
     assert [s for s, _ in rank(cands, config, query="When did Ann paint?")] == [2, 1]
     assert [s for s, _ in rank(cands, config, query="What did Ann paint?")] == [1, 2]
 
@@ -118,9 +120,10 @@ def test_turns_of_a_strong_day_rise_together() -> None:
         3: dated(3, "2023-05-01", 0.30),
         9: dated(9, "2023-07-09", 0.35),
     }
-    plain = RankingConfig(neighbour_hits=0, speaker_boost=0, temporal_boost=0, session_boost=0)
+    off = {"neighbour_hits": 0, "speaker_boost": 0.0, "temporal_boost": 0.0}
+    plain = RankingConfig(fusion="weighted", session_boost=0, **off)
     assert [s for s, _ in rank(cands, plain)][2:] == [9, 3]
-    grouped = RankingConfig(neighbour_hits=0, speaker_boost=0, temporal_boost=0, session_boost=0.15)
+    grouped = RankingConfig(fusion="weighted", session_boost=0.15, **off)
     scores = dict(rank(cands, grouped))
     assert [s for s, _ in rank(cands, grouped)][2:] == [3, 9]
     assert scores[1] == 0.70 + 0.15  # the strongest day gets the whole boost

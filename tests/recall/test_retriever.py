@@ -82,6 +82,38 @@ async def test_lexical_matching_finds_rare_words(retriever: HybridRetriever) -> 
 async def test_hits_below_the_threshold_are_dropped_and_equal_is_kept(
     retriever: HybridRetriever,
 ) -> None:
+    """With the learned ranker the threshold is on cosine similarity, as in the seed."""
+    query = "Where did Bob run a marathon?"
+    everything = await retriever.get_relevant_history(query, SCOPE, k=8, similarity_threshold=-1)
+    assert len(everything) == len(TURNS)
+    similarities = [t.similarity for t in everything]
+    assert all(s is not None and -1.0 <= s <= 1.0 for s in similarities)
+    marathon = next(t for t in everything if "marathon in Berlin" in t.message.content)
+    vectors = retriever.embedder.embed(
+        [
+            query,
+            "Where did run a marathon?",
+            "Bob: Yes, I ran my first marathon in Berlin in under four hours.",
+        ]
+    )
+    cosine = max(float(vectors[0] @ vectors[2]), float(vectors[1] @ vectors[2]))
+    assert marathon.similarity == pytest.approx(cosine, abs=1e-4)
+    cut = sorted(s for s in similarities if s is not None)[-3]
+    kept = await retriever.get_relevant_history(query, SCOPE, k=8, similarity_threshold=cut)
+    assert [t.sequence for t in kept] == [
+        t.sequence for t in everything if t.similarity is not None and t.similarity >= cut
+    ]
+    assert len(kept) == 3
+    assert await retriever.get_relevant_history(query, SCOPE, k=8, similarity_threshold=1.5) == []
+
+
+async def test_with_hand_set_fusion_the_threshold_is_on_the_score(
+    retriever: HybridRetriever,
+) -> None:
+    weighted = HybridRetriever(
+        retriever.store, retriever.embedder, ranking=RankingConfig(fusion="weighted")
+    )
+    retriever = weighted
     query = "Where did Bob run a marathon?"
     everything = await retriever.get_relevant_history(query, SCOPE, k=8, similarity_threshold=-1)
     assert len(everything) == len(TURNS)
@@ -107,12 +139,27 @@ async def test_excluded_hashes_and_duplicates_are_dropped(retriever: HybridRetri
 
 
 async def test_the_reply_next_to_a_hit_rides_along(retriever: HybridRetriever) -> None:
+    """The answer to a question is often the next turn, whatever its own similarity."""
     query = "Did Ann finish the training plan?"
-    found = await retriever.get_relevant_history(query, SCOPE, k=3, similarity_threshold=0)
+    found = await retriever.get_relevant_history(query, SCOPE, k=2, similarity_threshold=-1)
+    assert [t.sequence for t in found] == [7, 8]
+    everything = await retriever.get_relevant_history(query, SCOPE, k=8, similarity_threshold=-1)
+    by_similarity = sorted(everything, key=lambda t: -(t.similarity or 0.0))
+    assert [t.sequence for t in by_similarity].index(8) >= 3  # behind turns 5 and 1 on its own
+
+
+async def test_hand_set_fusion_lifts_the_neighbours_of_hits(retriever: HybridRetriever) -> None:
+    query = "Did Ann finish the training plan?"
+    weighted = HybridRetriever(
+        retriever.store, retriever.embedder, ranking=RankingConfig(fusion="weighted")
+    )
+    found = await weighted.get_relevant_history(query, SCOPE, k=3, similarity_threshold=0)
     assert found[0].sequence == 7
     assert {t.sequence for t in found} == {6, 7, 8}
     alone = HybridRetriever(
-        retriever.store, retriever.embedder, ranking=RankingConfig(neighbour_hits=0)
+        retriever.store,
+        retriever.embedder,
+        ranking=RankingConfig(fusion="weighted", neighbour_hits=0),
     )
     plain = await alone.get_relevant_history(query, SCOPE, k=3, similarity_threshold=0)
     assert {t.sequence for t in plain} != {6, 7, 8}

@@ -1,44 +1,22 @@
-"""Pure ranking for recall: fuse dense and lexical hits, then spread credit to neighbours.
+"""Pure ranking for recall: a learned model over per-turn features, or hand-set fusion.
 
 Every knob here was measured on the LoCoMo dev split (``bench/locomo_recall.py``); the
-ablation table in ``docs/readme/recall.md`` gives what each one contributes.
+ablation table in ``docs/recall.md`` gives what each one contributes.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
+from memstrata.recall import cues
+from memstrata.recall.cues import asks_when, says_when
+from memstrata.recall.features import Candidate, feature_matrix
 from memstrata.recall.lexical import BM25Params
+from memstrata.recall.ranker import DEFAULT_RANKER, LinearRanker
 
-WORD = re.compile(r"[a-z0-9]+")
-
-WHEN_QUESTION = re.compile(
-    r"^\s*when\b|\bhow long\b|\b(?:what|which) (?:year|month|day|date|time|week)\b", re.I
-)
-TIME_WORDS = re.compile(
-    r"\b(?:yesterday|today|tonight|tomorrow|ago|last|next|weekend|recently|lately|since"
-    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|may|june|july"
-    r"|august|september|october|november|december|(?:19|20)\d\d|weeks?|months?|years?)\b",
-    re.I,
-)
-
-Fusion = Literal["weighted", "rrf", "dense", "lexical"]
-
-
-@dataclass(slots=True)
-class Candidate:
-    """A turn found by a search or fetched as a neighbour."""
-
-    sequence: int
-    payload: Mapping[str, Any]
-    dense: float | None = None
-    dense_rank: int | None = None
-    dense_whole: float | None = None
-    lexical: float | None = None
-    lexical_rank: int | None = None
+Fusion = Literal["learned", "weighted", "rrf", "dense", "lexical"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,8 +24,11 @@ class RankingConfig:
     """How recall ranks turns.
 
     Attributes:
-        fusion: ``weighted`` (cosine plus max-normalised BM25), ``rrf`` (reciprocal rank
-            fusion), or one side alone.
+        fusion: ``learned`` (the default: ``ranker``'s probability over the features of
+            :mod:`memstrata.recall.features`; the boosts below are then features, not
+            knobs), ``weighted`` (cosine plus max-normalised BM25, plus the boosts),
+            ``rrf`` (reciprocal rank fusion), or one side alone.
+        ranker: the learned model (default: the one fitted on LoCoMo dev).
         dense_weight: weight of the cosine similarity.
         lexical_weight: weight of the normalised BM25 score.
         rrf_k: the constant of reciprocal rank fusion.
@@ -67,7 +48,7 @@ class RankingConfig:
         bm25: BM25 parameters for stored turns.
     """
 
-    fusion: Fusion = "weighted"
+    fusion: Fusion = "learned"
     dense_weight: float = 1.0
     lexical_weight: float = 0.5
     rrf_k: float = 60.0
@@ -82,12 +63,15 @@ class RankingConfig:
     sentence_vectors: bool = False
     sentence_weight: float = 0.5
     bm25: BM25Params = field(default_factory=BM25Params)
+    ranker: LinearRanker = DEFAULT_RANKER
 
 
 def rank(
     candidates: Mapping[int, Candidate], config: RankingConfig, *, query: str = ""
 ) -> list[tuple[int, float]]:
     """(sequence, score) pairs, best first."""
+    if config.fusion == "learned":
+        return _learned(candidates, config.ranker, query)
     base = _fused(candidates, config)
     speaker = named_speaker(query, candidates.values()) if config.speaker_boost else None
     if speaker is not None:
@@ -112,6 +96,18 @@ def rank(
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
 
 
+def _learned(
+    candidates: Mapping[int, Candidate], ranker: LinearRanker, query: str
+) -> list[tuple[int, float]]:
+    sequences = list(candidates)
+    rows = feature_matrix([candidates[s] for s in sequences], query)
+    scores = ranker.probabilities(rows)
+    return sorted(
+        ((s, float(p)) for s, p in zip(sequences, scores, strict=True)),
+        key=lambda item: (-item[1], item[0]),
+    )
+
+
 def _session(candidate: Candidate) -> str:
     return str(candidate.payload.get("timestamp") or "")[:10]
 
@@ -129,26 +125,13 @@ def _boost_sessions(
         base[seq] += config.session_boost * strength.get(_session(candidates[seq]), 0.0) / top
 
 
-def asks_when(query: str) -> bool:
-    """True for a question about the time of something."""
-    return bool(WHEN_QUESTION.search(query))
-
-
-def says_when(text: str) -> bool:
-    """True for a turn that places something in time."""
-    return bool(TIME_WORDS.search(text))
-
-
 def _first_name(name: object) -> str | None:
-    return str(name).split()[0].lower() if isinstance(name, str) and name.strip() else None
+    return cues.first_name(name)
 
 
 def named_speaker(query: str, candidates: Iterable[Candidate]) -> str | None:
     """The one speaker (by first name, lowercased) the query mentions, if exactly one."""
-    speakers = {_first_name(c.payload.get("name")) for c in candidates} - {None}
-    words = set(WORD.findall(query.lower()))
-    named = [speaker for speaker in speakers if speaker in words]
-    return named[0] if len(named) == 1 else None
+    return cues.named_speaker(query, (c.payload.get("name") for c in candidates))
 
 
 def _fused(candidates: Mapping[int, Candidate], config: RankingConfig) -> dict[int, float]:

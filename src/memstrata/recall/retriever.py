@@ -17,15 +17,18 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+
 from memstrata.core.messages import Message, MessageType, Role
 from memstrata.embed.base import Embedder
 from memstrata.errors import MemstrataError
+from memstrata.recall.features import Candidate, fused_scores, speakers_of, without_speakers
 from memstrata.recall.lexical import (
     document_vector,
     query_vector,
     split_sentences,
 )
-from memstrata.recall.ranking import Candidate, RankingConfig, rank
+from memstrata.recall.ranking import RankingConfig, rank
 from memstrata.vectors.base import RecalledTurn, RecallScope, ScoredPoint, VectorPoint, VectorStore
 
 logger = logging.getLogger(__name__)
@@ -189,6 +192,16 @@ class HybridRetriever:
         threshold: float,
         exclude: frozenset[str],
     ) -> list[RecalledTurn]:
+        config = self.ranking
+        candidates = await self.gather(query, scope, k=k)
+        ranked = rank(candidates, config, query=query)
+        return _select(ranked, candidates, k, threshold, exclude, config.fusion == "learned")
+
+    async def gather(self, query: str, scope: RecallScope, *, k: int = 0) -> dict[int, Candidate]:
+        """Every turn the searches find for ``query``, plus the neighbours of the best hits.
+
+        Raises the store's or embedder's errors (``get_relevant_history`` degrades them).
+        """
         await self.setup()
         config = self.ranking
         vector = (await asyncio.to_thread(self.embedder.embed, [query]))[0]
@@ -202,24 +215,52 @@ class HybridRetriever:
             else []
         )
         candidates = _candidates(dense, lexical)
-        ranked = rank(candidates, config, query=query)
-        neighbours = await self._neighbours(scope, ranked, candidates, config)
-        if neighbours:
-            candidates.update(neighbours)
-            ranked = rank(candidates, config, query=query)
-        return _select(ranked, candidates, k, threshold, exclude)
+        if config.fusion == "learned":
+            await self._speaker_free(query, scope, candidates, limit)
+            hits = [seq for seq, _ in _by_fused(candidates)]
+        else:
+            hits = [seq for seq, _ in rank(candidates, config, query=query)]
+        candidates.update(await self._neighbours(scope, hits, candidates, config))
+        return candidates
+
+    async def _speaker_free(
+        self, query: str, scope: RecallScope, candidates: dict[int, Candidate], limit: int
+    ) -> None:
+        """Score the candidates against the query without the chat's speaker names too.
+
+        Turns the searches of the stripped query find that are not candidates yet join.
+        When the query names no speaker the scores are the query's own (no extra search).
+        """
+        stripped = without_speakers(query, speakers_of(candidates.values()))
+        if stripped == query or not stripped.strip():
+            for candidate in candidates.values():
+                candidate.dense2, candidate.lexical2 = candidate.dense, candidate.lexical
+            return
+        vector = (await asyncio.to_thread(self.embedder.embed, [stripped]))[0]
+        dense = await self.store.search(scope, dense=vector.tolist(), limit=limit)
+        sparse = query_vector(stripped)
+        lexical = (
+            await self.store.search(scope, sparse=sparse, limit=limit) if sparse.indices else []
+        )
+        for point in dense:
+            candidate = candidates.setdefault(_sequence(point), _candidate(point))
+            candidate.dense2 = float(point.score)
+        for point in lexical:
+            candidate = candidates.setdefault(_sequence(point), _candidate(point))
+            candidate.lexical2 = float(point.score)
 
     async def _neighbours(
         self,
         scope: RecallScope,
-        ranked: list[tuple[int, float]],
+        hits: list[int],
         candidates: dict[int, Candidate],
         config: RankingConfig,
     ) -> dict[int, Candidate]:
+        """The turns next to the ``neighbour_hits`` first of ``hits`` not yet candidates."""
         if config.neighbour_radius <= 0 or config.neighbour_hits <= 0:
             return {}
         wanted: set[int] = set()
-        for seq, _ in ranked[: config.neighbour_hits]:
+        for seq in hits[: config.neighbour_hits]:
             for offset in range(1, config.neighbour_radius + 1):
                 wanted.update((seq - offset, seq + offset))
         missing = sorted(s for s in wanted - candidates.keys() if s >= 0)
@@ -229,12 +270,20 @@ class HybridRetriever:
         return {c.sequence: c for c in (_candidate(p) for p in points)}
 
 
+def _by_fused(candidates: Mapping[int, Candidate]) -> list[tuple[int, float]]:
+    """Candidates by the better of the query's and the speaker-free query's fused score."""
+    ordered = list(candidates.values())
+    scores = np.maximum(fused_scores(ordered), fused_scores(ordered, speaker_free=True))
+    pairs = [(c.sequence, float(score)) for c, score in zip(ordered, scores, strict=True)]
+    return sorted(pairs, key=lambda item: (-item[1], item[0]))
+
+
+def _sequence(point: ScoredPoint) -> int:
+    return int(point.payload.get("sequence", 0))
+
+
 def _candidate(point: ScoredPoint) -> Candidate:
-    payload = point.payload
-    return Candidate(
-        sequence=int(payload.get("sequence", 0)),
-        payload=payload,
-    )
+    return Candidate(sequence=_sequence(point), payload=point.payload)
 
 
 def _candidates(dense: list[ScoredPoint], lexical: list[ScoredPoint]) -> dict[int, Candidate]:
@@ -259,21 +308,40 @@ def _select(
     k: int,
     threshold: float,
     exclude: frozenset[str],
+    by_similarity: bool = False,
 ) -> list[RecalledTurn]:
+    """The best ``k`` new turns at or above the threshold.
+
+    ``by_similarity``: the threshold applies to the turn's cosine similarity (the better of
+    the query's and the speaker-free query's; a turn no dense search returned counts as the
+    lowest seen) instead of its score - the learned score is a probability, not a similarity.
+    """
     chosen: list[RecalledTurn] = []
     seen = set(exclude)
+    floor = min((c.dense for c in candidates.values() if c.dense is not None), default=0.0)
     for seq, score in ranked:
-        if score < threshold:
+        candidate = candidates[seq]
+        similarity = _similarity(candidate, floor)
+        if by_similarity:
+            if similarity < threshold:
+                continue
+        elif score < threshold:
             break
-        payload = candidates[seq].payload
+        payload = candidate.payload
         digest = str(payload.get("content_hash", ""))
         if digest in seen:
             continue
         seen.add(digest)
-        chosen.append(RecalledTurn(message_from_payload(payload), float(score), seq))
+        turn = RecalledTurn(message_from_payload(payload), float(score), seq, similarity)
+        chosen.append(turn)
         if len(chosen) >= k:
             break
     return chosen
+
+
+def _similarity(candidate: Candidate, floor: float) -> float:
+    scores = [s for s in (candidate.dense, candidate.dense2) if s is not None]
+    return max(scores, default=floor)
 
 
 __all__ = ["HybridRetriever", "embedding_text", "message_from_payload", "point_id", "turn_payload"]

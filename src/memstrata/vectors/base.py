@@ -23,11 +23,16 @@ class RecallScope:
 
 @dataclass(frozen=True, slots=True)
 class RecalledTurn:
-    """A past message brought back for the current query, with its similarity score."""
+    """A past message brought back for the current query.
+
+    ``score`` orders recall (the learned ranker's probability, or the fused score);
+    ``similarity`` is the turn's cosine similarity to the query when known.
+    """
 
     message: Message
     score: float
     sequence: int = 0
+    similarity: float | None = None
 
 
 @runtime_checkable

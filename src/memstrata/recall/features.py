@@ -1,0 +1,218 @@
+"""Per-turn relevance features for the learned ranker (pure; numpy only).
+
+Each candidate turn of one query gets a row of :data:`FEATURES`. Scores are the dense cosine
+and the max-normalised BM25 of the query, and of the query with the chat's speaker names taken
+out (``dense2``/``lexical2``: "What does Melanie paint?" matches every turn that greets
+Melanie, while what she paints says "I", not "Melanie"). A score a search did not return is
+the lowest cosine seen, or a BM25 of 0. Around them: ranks, the strength of
+the turn's day (sessions as units), its neighbours' scores, speaker and time cues, and the
+turn's shape (length, question or not). :mod:`memstrata.recall.ranker` turns a row into a
+probability of being needed; ``bench/fit_ranker.py`` fits it on LoCoMo.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from memstrata.recall.cues import asks_when, first_name, named_speaker, says_when
+
+FEATURES: tuple[str, ...] = (
+    "dense",  # cosine of the query
+    "lexical",  # BM25 / the best BM25 of this query
+    "fused_gap",  # (cosine + 0.5 BM25) minus the best such score
+    "dense_rank",  # log(1 + rank) among dense hits
+    "lexical_rank",  # log(1 + rank) among lexical hits (no match: log 10001)
+    "day_strength",  # sum of the day's 3 best fused scores / the strongest day's
+    "day_rank",  # log(1 + rank of the turn's day by strength)
+    "near1_gap",  # best fused score one turn away (same day) minus the best overall
+    "near2_gap",  # the same, two turns away
+    "speaker_named",  # the query names exactly this turn's speaker
+    "other_named",  # the query names exactly one speaker, not this one
+    "when_and_dated",  # a "when" question and a turn that places something in time
+    "log_tokens",  # log of the turn's tokens (ceil(chars / 4))
+    "short",  # at most 8 words
+    "is_question",  # ends with "?"
+    "previous_gap",  # fused score of the turn before (same day) minus the best
+    "next_gap",  # fused score of the turn after (same day) minus the best
+    "dense2",  # cosine of the query without speaker names
+    "lexical2",  # normalised BM25 of the query without speaker names
+    "dense2_gap",  # dense2 minus the best dense2
+)
+
+LEXICAL_WEIGHT = 0.5
+DAY_HITS = 3
+NO_MATCH_RANK = 10_000
+WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
+
+
+@dataclass(slots=True)
+class Candidate:
+    """A turn found by a search or fetched as a neighbour, with what the searches said."""
+
+    sequence: int
+    payload: Mapping[str, Any]
+    dense: float | None = None
+    dense_rank: int | None = None
+    dense_whole: float | None = None
+    lexical: float | None = None
+    lexical_rank: int | None = None
+    dense2: float | None = None
+    lexical2: float | None = None
+
+    @property
+    def content(self) -> str:
+        """The turn's text."""
+        return str(self.payload.get("content", ""))
+
+    @property
+    def day(self) -> str:
+        """The calendar day of the turn's timestamp ('' without one): its session."""
+        return str(self.payload.get("timestamp") or "")[:10]
+
+
+def without_speakers(query: str, speakers: Iterable[str]) -> str:
+    """The query with the given (lowercased first) names and their possessives removed."""
+    names = set(speakers)
+    kept = [
+        word
+        for word in query.split()
+        if (match := WORD.search(word)) is None or match.group(0).lower().split("'")[0] not in names
+    ]
+    return " ".join(kept)
+
+
+def speakers_of(candidates: Iterable[Candidate]) -> set[str]:
+    """The first names (lowercased) of the speakers among the candidates."""
+    return {name for c in candidates if (name := first_name(c.payload.get("name")))}
+
+
+def fused_scores(
+    candidates: Sequence[Candidate], *, speaker_free: bool = False
+) -> npt.NDArray[np.float64]:
+    """Cosine + 0.5 × max-normalised BM25 per candidate, of the query or the speaker-free one."""
+    if speaker_free:
+        dense = _scores([c.dense2 for c in candidates])
+        lexical = _lexical([c.lexical2 for c in candidates])
+    else:
+        dense = _scores([c.dense for c in candidates])
+        lexical = _lexical([c.lexical for c in candidates])
+    return dense + LEXICAL_WEIGHT * _normalised(lexical)
+
+
+def feature_matrix(candidates: Sequence[Candidate], query: str) -> npt.NDArray[np.float64]:
+    """One row of :data:`FEATURES` per candidate (all candidates of one query)."""
+    count = len(candidates)
+    if not count:
+        return np.zeros((0, len(FEATURES)))
+    dense = _scores([c.dense for c in candidates])
+    lexical = _normalised(_lexical([c.lexical for c in candidates]))
+    fused = fused_scores(candidates)
+    dense2 = _scores([c.dense2 for c in candidates])
+    lexical2 = _normalised(_lexical([c.lexical2 for c in candidates]))
+    best = float(fused.max())
+    strength, day_rank = _days(candidates, fused)
+    before, after, near2 = _neighbours(candidates, fused)
+    speaker = named_speaker(query, (c.payload.get("name") for c in candidates))
+    names = [first_name(c.payload.get("name")) for c in candidates]
+    dated = np.array([says_when(c.content) for c in candidates], dtype=float)
+    tokens = np.array([_tokens(c) for c in candidates], dtype=float)
+    words = np.array([len(c.content.split()) for c in candidates], dtype=float)
+    columns = {
+        "dense": dense,
+        "lexical": lexical,
+        "fused_gap": fused - best,
+        "dense_rank": np.log1p(_ranks([c.dense_rank for c in candidates], len(candidates))),
+        "lexical_rank": np.log1p(_ranks([c.lexical_rank for c in candidates], NO_MATCH_RANK)),
+        "day_strength": strength,
+        "day_rank": np.log1p(day_rank),
+        "near1_gap": np.maximum(before, after) - best,
+        "near2_gap": near2 - best,
+        "speaker_named": np.array([speaker is not None and n == speaker for n in names], float),
+        "other_named": np.array([speaker is not None and n != speaker for n in names], float),
+        "when_and_dated": dated * float(asks_when(query)),
+        "log_tokens": np.log(tokens),
+        "short": (words <= 8).astype(float),
+        "is_question": np.array([c.content.rstrip().endswith("?") for c in candidates], float),
+        "previous_gap": before - best,
+        "next_gap": after - best,
+        "dense2": dense2,
+        "lexical2": lexical2,
+        "dense2_gap": dense2 - float(dense2.max()),
+    }
+    return np.stack([columns[name] for name in FEATURES], axis=1)
+
+
+def _scores(values: Sequence[float | None]) -> npt.NDArray[np.float64]:
+    """Cosines, with the lowest seen one standing in for a turn the search did not return."""
+    seen = [v for v in values if v is not None]
+    floor = min(seen, default=0.0)
+    return np.array([floor if v is None else v for v in values], dtype=float)
+
+
+def _lexical(values: Sequence[float | None]) -> npt.NDArray[np.float64]:
+    """BM25 scores; a turn the search did not return matched nothing (0)."""
+    return np.array([0.0 if v is None else v for v in values], dtype=float)
+
+
+def _normalised(values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    top = float(values.max(initial=0.0))
+    return values / top if top > 0 else np.zeros_like(values)
+
+
+def _ranks(ranks: Sequence[int | None], missing: int) -> npt.NDArray[np.float64]:
+    return np.array([missing if r is None else r for r in ranks], dtype=float)
+
+
+def _tokens(candidate: Candidate) -> int:
+    name = str(candidate.payload.get("name") or "")
+    return max(1, math.ceil((len(candidate.content) + len(name) + 2) / 4))
+
+
+def _days(
+    candidates: Sequence[Candidate], fused: npt.NDArray[np.float64]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Each turn's day strength (relative to the strongest day) and the day's rank."""
+    by_day: dict[str, list[float]] = {}
+    for candidate, score in zip(candidates, fused, strict=True):
+        by_day.setdefault(candidate.day, []).append(float(score))
+    strength = {d: sum(sorted(v)[-DAY_HITS:]) for d, v in by_day.items() if d}
+    top = max(strength.values(), default=0.0) or 1.0
+    order = {d: r for r, d in enumerate(sorted(strength, key=lambda d: -strength[d]))}
+    undated = len(order)
+    return (
+        np.array([strength.get(c.day, 0.0) / top for c in candidates]),
+        np.array([order.get(c.day, undated) for c in candidates], dtype=float),
+    )
+
+
+def _neighbours(
+    candidates: Sequence[Candidate], fused: npt.NDArray[np.float64]
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Fused score of the same-day turn before, after, and best two away (0 if unknown)."""
+    where = {c.sequence: (c.day, float(s)) for c, s in zip(candidates, fused, strict=True)}
+
+    def near(candidate: Candidate, offset: int) -> float:
+        found = where.get(candidate.sequence + offset)
+        return found[1] if found is not None and found[0] == candidate.day else 0.0
+
+    before = np.array([near(c, -1) for c in candidates])
+    after = np.array([near(c, 1) for c in candidates])
+    two = np.array([max(near(c, -2), near(c, 2)) for c in candidates])
+    return before, after, two
+
+
+__all__ = [
+    "FEATURES",
+    "Candidate",
+    "feature_matrix",
+    "fused_scores",
+    "speakers_of",
+    "without_speakers",
+]
