@@ -21,6 +21,7 @@ from typing import Protocol
 from memstrata.chain import render_chain, row_summary
 from memstrata.config import MemoryConfig
 from memstrata.core.context import (
+    SEQUENCE_KEY,
     AssembledContext,
     ContextBudget,
     assemble_context,
@@ -54,7 +55,6 @@ from memstrata.vectors.base import (
 
 log = logging.getLogger(__name__)
 CAS_ATTEMPTS = 5
-SEQUENCE_KEY = "memstrata_sequence"
 
 
 class RecallBackend(VectorReader, TurnStore, Protocol):

@@ -4,6 +4,7 @@ from datetime import datetime
 import pytest
 
 from memstrata.core.context import (
+    SEQUENCE_KEY,
     ContextBudget,
     assemble_context,
     surely_shown,
@@ -151,6 +152,27 @@ def test_recalled_turns_already_in_the_window_are_dropped() -> None:
         counter=COUNTER,
     )
     assert [m.content for m in ctx.recalled] == ["unique"]
+
+
+def test_a_window_message_truncated_by_the_pipeline_is_not_recalled_in_full() -> None:
+    """The window shows filtered messages; the stored sequence still identifies them."""
+    full = user("a very long message " * 40, name="Ann", id="m7")
+    truncated = full.model_copy(
+        update={"content": full.content[:60] + "...", "metadata": {SEQUENCE_KEY: 7}}
+    )
+    untagged = user("another message", name="Bob", id="m8")
+    ctx = assemble_context(
+        recalled=[
+            RecalledTurn(full, 0.9, 7),
+            turn(3, "older and unique", 0.5),
+            RecalledTurn(untagged.model_copy(update={"content": "changed"}), 0.4, 8),
+        ],
+        verbatim=[truncated, untagged],
+        budget_tokens=2000,
+        counter=COUNTER,
+    )
+    assert [m.content for m in ctx.recalled] == ["older and unique", "changed"]
+    assert list(ctx.verbatim) == [truncated, untagged]
 
 
 def test_a_window_message_the_budget_cuts_can_come_back_as_recalled() -> None:

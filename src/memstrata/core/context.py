@@ -30,6 +30,10 @@ VERBATIM_HEADER = "Recent conversation:"
 ELLIPSIS = "…"
 
 
+SEQUENCE_KEY = "memstrata_sequence"
+"""Metadata key of a verbatim message's stored sequence (set by the engine; provenance)."""
+
+
 class RecalledLike(Protocol):
     """A recalled turn (``memstrata.vectors.base.RecalledTurn`` fits)."""
 
@@ -400,14 +404,27 @@ def _truncate(text: str, tokens: int, counter: TokenCounter) -> str:
 def _dedup_recalled(
     recalled: Sequence[RecalledLike], verbatim: Sequence[Message]
 ) -> list[RecalledLike]:
+    """Recalled turns not already in the window and not repeated.
+
+    A window message tagged with its stored sequence (``SEQUENCE_KEY``) also hides the recalled
+    turn of that sequence: the window shows messages through the filter pipeline, so a long
+    message truncated there would otherwise come back in full beside its truncated copy.
+    """
     seen = {_identity(message) for message in verbatim}
+    shown = {_tagged_sequence(message) for message in verbatim} - {None}
     unique: list[RecalledLike] = []
     for turn in recalled:
         identity = _identity(turn.message)
-        if identity not in seen:
-            seen.add(identity)
-            unique.append(turn)
+        if identity in seen or (turn.sequence > 0 and turn.sequence in shown):
+            continue
+        seen.add(identity)
+        unique.append(turn)
     return unique
+
+
+def _tagged_sequence(message: Message) -> int | None:
+    value = message.metadata.get(SEQUENCE_KEY)
+    return value if isinstance(value, int) and value > 0 else None
 
 
 def _identity(message: Message) -> tuple[str, str, str]:
