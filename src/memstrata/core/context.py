@@ -82,7 +82,8 @@ class ContextBudget:
     long as they fit the whole budget). ``headers`` prints a one-line title before each part;
     ``date_headers`` prints each recalled turn's date once per group instead of per line.
     ``length_penalty`` (α) fills the recall share by ``score / tokens**α`` rather than by
-    score alone (0 = by score). ``stamp_time`` prints the time of day in date headers.
+    score alone (0 = by score); 0.5 suits the learned ranker's probabilities (more needed
+    turns per token; LoCoMo dev, held out: +0.004 at 1,000 and +0.005 at 2,000 tokens). ``stamp_time`` prints the time of day in date headers.
     """
 
     recall_share: float = 0.9
@@ -92,7 +93,7 @@ class ContextBudget:
     reflow_order: tuple[PartKind, ...] = ("recalled", "verbatim", "summary")
     headers: bool = True
     date_headers: bool = True
-    length_penalty: float = 0.0
+    length_penalty: float = 0.5
     stamp_time: bool = True
 
     def __post_init__(self) -> None:
