@@ -60,7 +60,7 @@ class MemoryConfig(_Strict):
         "auto", description="Turns recall may return; auto fills the budget (seed: 5)."
     )
     rag_similarity_threshold: float = Field(
-        0.0, ge=-1.0, description="Relevance floor, equal kept (seed: 0.5)."
+        0.0, ge=-1.0, description="Cosine-similarity floor, equal kept (seed: 0.5)."
     )
     store_turns: bool = True
     truncation_strategy: TruncationName = "hard"

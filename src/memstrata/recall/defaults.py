@@ -7,7 +7,8 @@ import math
 from memstrata.core.context import ContextBudget
 
 RAG_SIMILARITY_THRESHOLD = 0.0
-"""Relevance floor for recalled turns (the seed's 0.5 drops most evidence: see the README)."""
+"""Cosine-similarity floor for recalled turns (the seed's 0.5 would drop evidence whose wording
+is far from the question's; the ranker decides instead: see docs/recall.md)."""
 
 CONTEXT_BUDGET = ContextBudget()
 """How the context budget is split (recall gets what the other parts leave)."""
