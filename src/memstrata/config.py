@@ -66,6 +66,10 @@ class MemoryConfig(_Strict):
     truncation_strategy: TruncationName = "hard"
     truncation_max_chars: int = Field(1000, ge=1)
     # memstrata additions ---------------------------------------------------------------
+    rag_ranking: Literal["learned", "weighted"] = Field(
+        "learned",
+        description="learned: the fitted ranker; weighted: session 1's hand-set fusion.",
+    )
     history_max_turns: int | None = Field(None, ge=1, description="Cap on verbatim turns.")
     summary_trigger: TriggerName = "pending_tokens"
     summary_trigger_tokens: int = Field(2000, ge=1)

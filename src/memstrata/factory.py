@@ -82,11 +82,13 @@ async def recall_backend(
     """
     if settings.memory.strategy != "rag_augmented":
         return None
+    from memstrata.recall.ranking import RankingConfig
     from memstrata.recall.retriever import HybridRetriever
     from memstrata.vectors.resolve import resolve_vector_store
 
     store = resolve_vector_store(settings.vectors.url or "qdrant-edge:")
-    retriever = HybridRetriever(store, embedder)
+    ranking = RankingConfig(fusion=settings.memory.rag_ranking)
+    retriever = HybridRetriever(store, embedder, ranking=ranking)
     try:
         await retriever.setup()
     except BackendError as exc:

@@ -39,6 +39,17 @@ async def test_embedded_defaults_recall_an_old_turn_end_to_end(tmp_path: Path) -
     assert "allergic to peanuts" not in (context.part("verbatim") or recalled).text
 
 
+async def test_rag_ranking_picks_the_ranker(tmp_path: Path) -> None:
+    async with open_memory(settings(tmp_path)) as memory:
+        assert isinstance(memory.recall, HybridRetriever)
+        assert memory.recall.ranking.fusion == "learned"
+    async with open_memory(settings(tmp_path, rag_ranking="weighted")) as memory:
+        assert isinstance(memory.recall, HybridRetriever)
+        assert memory.recall.ranking.fusion == "weighted"
+    with pytest.raises(ValueError, match="rag_ranking"):
+        MemoryConfig(rag_ranking="bm25")  # type: ignore[arg-type]
+
+
 async def test_an_unusable_vector_store_degrades_to_running_summary(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

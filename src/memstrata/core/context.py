@@ -83,7 +83,8 @@ class ContextBudget:
     ``date_headers`` prints each recalled turn's date once per group instead of per line.
     ``length_penalty`` (α) fills the recall share by ``score / tokens**α`` rather than by
     score alone (0 = by score); 0.5 suits the learned ranker's probabilities (more needed
-    turns per token; LoCoMo dev, held out: +0.004 at 1,000 and +0.005 at 2,000 tokens). ``stamp_time`` prints the time of day in date headers.
+    turns per token; LoCoMo dev, held out: +0.004 at 1,000 and +0.005 at 2,000 tokens).
+    ``stamp_time`` prints the time of day in date headers.
     """
 
     recall_share: float = 0.9
