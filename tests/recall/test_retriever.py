@@ -212,3 +212,35 @@ async def test_sentence_vectors_store_one_point_per_sentence(
     )
     assert found[0].sequence == 1 and found[0].message.content == long_turn.content
     await retriever.close()
+
+
+class CountingEmbedder:
+    """The real embedder, counting calls (to see the two queries embedded together)."""
+
+    def __init__(self, inner: MiniLMEmbedder) -> None:
+        self.inner, self.calls = inner, []  # type: list[int]
+        self.dimension, self.model_id = inner.dimension, inner.model_id
+
+    def embed(self, texts: list[str]):  # type: ignore[no-untyped-def]
+        self.calls.append(len(texts))
+        return self.inner.embed(texts)
+
+
+async def test_a_query_naming_a_speaker_embeds_both_queries_in_one_call(
+    tmp_path: Path, embedder: MiniLMEmbedder
+) -> None:
+    counting = CountingEmbedder(embedder)
+    store = QdrantEdgeStore(tmp_path / "v")
+    retriever = HybridRetriever(store, counting)  # type: ignore[arg-type]
+    await retriever.store_turns(SCOPE, numbered(TURNS))  # remembers Ann and Bob
+    counting.calls.clear()
+    found = await retriever.get_relevant_history("What is Bob's cat called?", SCOPE, k=1)
+    assert counting.calls == [2] and "Miso" in found[0].message.content
+    fresh = HybridRetriever(store, counting)  # type: ignore[arg-type]  # knows no speakers
+    counting.calls.clear()
+    again = await fresh.get_relevant_history("What is Bob's cat called?", SCOPE, k=1)
+    assert counting.calls == [1, 1] and again[0].sequence == found[0].sequence
+    counting.calls.clear()
+    await fresh.get_relevant_history("What is Bob's cat called?", SCOPE, k=1)
+    assert counting.calls == [2]  # learned from the first search
+    await retriever.close()

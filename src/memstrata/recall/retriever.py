@@ -13,15 +13,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from memstrata.core.messages import Message, MessageType, Role
 from memstrata.embed.base import Embedder
 from memstrata.errors import MemstrataError
+from memstrata.recall.cues import first_name
 from memstrata.recall.features import Candidate, fused_scores, speakers_of, without_speakers
 from memstrata.recall.lexical import (
     document_vector,
@@ -32,6 +35,9 @@ from memstrata.recall.ranking import RankingConfig, rank
 from memstrata.vectors.base import RecalledTurn, RecallScope, ScoredPoint, VectorPoint, VectorStore
 
 logger = logging.getLogger(__name__)
+
+SPEAKER_CACHE = 4096
+"""How many chats' speaker names the retriever remembers (to embed both queries at once)."""
 
 POINT_NAMESPACE = uuid.UUID("6f1c1f4e-58a4-4b8e-9d55-3c4b5e0d7a21")
 
@@ -101,6 +107,7 @@ class HybridRetriever:
         self.embedder = embedder
         self.ranking = ranking or RankingConfig()
         self._ready = False
+        self._speakers: OrderedDict[RecallScope, frozenset[str]] = OrderedDict()
 
     async def setup(self) -> None:
         """Prepare the store for this embedder (checks the stored model identity)."""
@@ -124,6 +131,7 @@ class HybridRetriever:
         turns = [(seq, m) for seq, m in messages if m.content.strip() and not m.is_tool]
         if not turns:
             return 0
+        self._remember(scope, {name for _, m in turns if (name := first_name(m.name))})
         existing = await self.store.fetch(scope, [seq for seq, _ in turns])
         known = {(p.payload.get("sequence"), p.payload.get("content_hash")) for p in existing}
         new = [(seq, m) for seq, m in turns if (seq, m.content_hash) not in known]
@@ -204,10 +212,15 @@ class HybridRetriever:
         """
         await self.setup()
         config = self.ranking
-        vector = (await asyncio.to_thread(self.embedder.embed, [query]))[0]
+        learned = config.fusion == "learned"
+        # The speaker-free query is embedded with the query in one call when the chat's
+        # speakers are known (remembered per scope); otherwise after the first search.
+        guess = without_speakers(query, self._speakers.get(scope, ())) if learned else query
+        texts = [query] if guess == query or not guess.strip() else [query, guess]
+        vectors = await asyncio.to_thread(self.embedder.embed, texts)
         limit = max(config.candidates, k)
         dense_limit = limit * 3 if config.sentence_vectors else limit
-        dense = await self.store.search(scope, dense=vector.tolist(), limit=dense_limit)
+        dense = await self.store.search(scope, dense=vectors[0].tolist(), limit=dense_limit)
         sparse_query = query_vector(query)  # the store applies IDF
         lexical = (
             await self.store.search(scope, sparse=sparse_query, limit=limit)
@@ -215,28 +228,46 @@ class HybridRetriever:
             else []
         )
         candidates = _candidates(dense, lexical)
-        if config.fusion == "learned":
-            await self._speaker_free(query, scope, candidates, limit)
+        if learned:
+            speakers = self._remember(scope, speakers_of(candidates.values()))
+            stripped = without_speakers(query, speakers)
+            vector = vectors[1] if stripped == guess and len(texts) == 2 else None
+            await self._speaker_free(query, stripped, vector, scope, candidates, limit)
             hits = [seq for seq, _ in _by_fused(candidates)]
         else:
             hits = [seq for seq, _ in rank(candidates, config, query=query)]
         candidates.update(await self._neighbours(scope, hits, candidates, config))
         return candidates
 
+    def _remember(self, scope: RecallScope, found: set[str]) -> frozenset[str]:
+        """The chat's speakers: those seen before plus ``found`` (a bounded LRU by scope)."""
+        speakers = self._speakers.pop(scope, frozenset()) | found
+        self._speakers[scope] = speakers
+        while len(self._speakers) > SPEAKER_CACHE:
+            self._speakers.popitem(last=False)
+        return speakers
+
     async def _speaker_free(
-        self, query: str, scope: RecallScope, candidates: dict[int, Candidate], limit: int
+        self,
+        query: str,
+        stripped: str,
+        vector: npt.NDArray[np.float32] | None,
+        scope: RecallScope,
+        candidates: dict[int, Candidate],
+        limit: int,
     ) -> None:
         """Score the candidates against the query without the chat's speaker names too.
 
         Turns the searches of the stripped query find that are not candidates yet join.
-        When the query names no speaker the scores are the query's own (no extra search).
+        When the query names no speaker the scores are the query's own (no extra search);
+        ``vector`` is the stripped query's embedding when it is already known.
         """
-        stripped = without_speakers(query, speakers_of(candidates.values()))
         if stripped == query or not stripped.strip():
             for candidate in candidates.values():
                 candidate.dense2, candidate.lexical2 = candidate.dense, candidate.lexical
             return
-        vector = (await asyncio.to_thread(self.embedder.embed, [stripped]))[0]
+        if vector is None:
+            vector = (await asyncio.to_thread(self.embedder.embed, [stripped]))[0]
         dense = await self.store.search(scope, dense=vector.tolist(), limit=limit)
         sparse = query_vector(stripped)
         lexical = (
