@@ -88,6 +88,12 @@ def without_speakers(query: str, speakers: Iterable[str]) -> str:
     return " ".join(kept)
 
 
+def likely_names(query: str) -> set[str]:
+    """Capitalised words after the first (lowercased): a guess at the speakers a query names."""
+    words = [m.group(0) for m in WORD.finditer(query)]
+    return {w.split("'")[0].lower() for w in words[1:] if w[:1].isupper()}
+
+
 def speakers_of(candidates: Iterable[Candidate]) -> set[str]:
     """The first names (lowercased) of the speakers among the candidates."""
     return {name for c in candidates if (name := first_name(c.payload.get("name")))}
@@ -121,7 +127,8 @@ def feature_matrix(candidates: Sequence[Candidate], query: str) -> npt.NDArray[n
     before, after, near2 = _neighbours(candidates, fused)
     speaker = named_speaker(query, (c.payload.get("name") for c in candidates))
     names = [first_name(c.payload.get("name")) for c in candidates]
-    dated = np.array([says_when(c.content) for c in candidates], dtype=float)
+    when = asks_when(query)
+    dated = np.array([when and says_when(c.content) for c in candidates], dtype=float)
     tokens = np.array([_tokens(c) for c in candidates], dtype=float)
     words = np.array([len(c.content.split()) for c in candidates], dtype=float)
     columns = {
@@ -136,7 +143,7 @@ def feature_matrix(candidates: Sequence[Candidate], query: str) -> npt.NDArray[n
         "near2_gap": near2 - best,
         "speaker_named": np.array([speaker is not None and n == speaker for n in names], float),
         "other_named": np.array([speaker is not None and n != speaker for n in names], float),
-        "when_and_dated": dated * float(asks_when(query)),
+        "when_and_dated": dated,
         "log_tokens": np.log(tokens),
         "short": (words <= 8).astype(float),
         "is_question": np.array([c.content.rstrip().endswith("?") for c in candidates], float),
@@ -213,6 +220,7 @@ __all__ = [
     "Candidate",
     "feature_matrix",
     "fused_scores",
+    "likely_names",
     "speakers_of",
     "without_speakers",
 ]

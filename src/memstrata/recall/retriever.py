@@ -25,7 +25,13 @@ from memstrata.core.messages import Message, MessageType, Role
 from memstrata.embed.base import Embedder
 from memstrata.errors import MemstrataError
 from memstrata.recall.cues import first_name
-from memstrata.recall.features import Candidate, fused_scores, speakers_of, without_speakers
+from memstrata.recall.features import (
+    Candidate,
+    fused_scores,
+    likely_names,
+    speakers_of,
+    without_speakers,
+)
 from memstrata.recall.lexical import (
     document_vector,
     query_vector,
@@ -213,9 +219,11 @@ class HybridRetriever:
         await self.setup()
         config = self.ranking
         learned = config.fusion == "learned"
-        # The speaker-free query is embedded with the query in one call when the chat's
-        # speakers are known (remembered per scope); otherwise after the first search.
-        guess = without_speakers(query, self._speakers.get(scope, ())) if learned else query
+        # The speaker-free query is embedded with the query in one call: the chat's speakers
+        # are remembered per scope, or guessed from capitalised words; a wrong guess costs a
+        # second call after the first search has shown who the speakers are.
+        known = self._speakers.get(scope) or likely_names(query)
+        guess = without_speakers(query, known) if learned else query
         texts = [query] if guess == query or not guess.strip() else [query, guess]
         vectors = await asyncio.to_thread(self.embedder.embed, texts)
         limit = max(config.candidates, k)
