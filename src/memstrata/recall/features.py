@@ -105,11 +105,18 @@ def fused_scores(
     """Cosine + 0.5 × max-normalised BM25 per candidate, of the query or the speaker-free one."""
     if speaker_free:
         dense = _scores([c.dense2 for c in candidates])
-        lexical = _lexical([c.lexical2 for c in candidates])
+        lexical = _normalised(_lexical([c.lexical2 for c in candidates]))
     else:
         dense = _scores([c.dense for c in candidates])
-        lexical = _lexical([c.lexical for c in candidates])
-    return dense + LEXICAL_WEIGHT * _normalised(lexical)
+        lexical = _normalised(_lexical([c.lexical for c in candidates]))
+    return _fuse(dense, lexical)
+
+
+def _fuse(
+    dense: npt.NDArray[np.float64], lexical: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    """Cosine + 0.5 × normalised BM25."""
+    return dense + LEXICAL_WEIGHT * lexical
 
 
 def feature_matrix(candidates: Sequence[Candidate], query: str) -> npt.NDArray[np.float64]:
@@ -119,14 +126,14 @@ def feature_matrix(candidates: Sequence[Candidate], query: str) -> npt.NDArray[n
         return np.zeros((0, len(FEATURES)))
     dense = _scores([c.dense for c in candidates])
     lexical = _normalised(_lexical([c.lexical for c in candidates]))
-    fused = fused_scores(candidates)
+    fused = _fuse(dense, lexical)
     dense2 = _scores([c.dense2 for c in candidates])
     lexical2 = _normalised(_lexical([c.lexical2 for c in candidates]))
     best = float(fused.max())
     strength, day_rank = _days(candidates, fused)
     before, after, near2 = _neighbours(candidates, fused)
-    speaker = named_speaker(query, (c.payload.get("name") for c in candidates))
     names = [first_name(c.payload.get("name")) for c in candidates]
+    speaker = named_speaker(query, names)
     when = asks_when(query)
     dated = np.array([when and says_when(c.content) for c in candidates], dtype=float)
     tokens = np.array([_tokens(c) for c in candidates], dtype=float)
@@ -182,19 +189,29 @@ def _tokens(candidate: Candidate) -> int:
     return max(1, math.ceil((len(candidate.content) + len(name) + 2) / 4))
 
 
+def day_strengths(days: Iterable[str], scores: Iterable[float], hits: int) -> dict[str, float]:
+    """Each day's strength: the sum of its ``hits`` best scores over the strongest day's.
+
+    Sessions as units: turns around a strong hit share its topic. Undated turns ('') have
+    no day.
+    """
+    by_day: dict[str, list[float]] = {}
+    for day, score in zip(days, scores, strict=True):
+        by_day.setdefault(day, []).append(float(score))
+    strength = {d: sum(sorted(v)[-hits:]) for d, v in by_day.items() if d}
+    top = max(strength.values(), default=0.0) or 1.0
+    return {d: v / top for d, v in strength.items()}
+
+
 def _days(
     candidates: Sequence[Candidate], fused: npt.NDArray[np.float64]
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Each turn's day strength (relative to the strongest day) and the day's rank."""
-    by_day: dict[str, list[float]] = {}
-    for candidate, score in zip(candidates, fused, strict=True):
-        by_day.setdefault(candidate.day, []).append(float(score))
-    strength = {d: sum(sorted(v)[-DAY_HITS:]) for d, v in by_day.items() if d}
-    top = max(strength.values(), default=0.0) or 1.0
+    strength = day_strengths((c.day for c in candidates), fused, DAY_HITS)
     order = {d: r for r, d in enumerate(sorted(strength, key=lambda d: -strength[d]))}
     undated = len(order)
     return (
-        np.array([strength.get(c.day, 0.0) / top for c in candidates]),
+        np.array([strength.get(c.day, 0.0) for c in candidates]),
         np.array([order.get(c.day, undated) for c in candidates], dtype=float),
     )
 
@@ -218,6 +235,7 @@ def _neighbours(
 __all__ = [
     "FEATURES",
     "Candidate",
+    "day_strengths",
     "feature_matrix",
     "fused_scores",
     "likely_names",

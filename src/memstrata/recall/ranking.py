@@ -12,7 +12,7 @@ from typing import Literal
 
 from memstrata.recall import cues
 from memstrata.recall.cues import asks_when, says_when
-from memstrata.recall.features import Candidate, feature_matrix
+from memstrata.recall.features import Candidate, day_strengths, feature_matrix
 from memstrata.recall.lexical import BM25Params
 from memstrata.recall.ranker import DEFAULT_RANKER, LinearRanker
 
@@ -76,11 +76,11 @@ def rank(
     speaker = named_speaker(query, candidates.values()) if config.speaker_boost else None
     if speaker is not None:
         for seq in base:
-            if _first_name(candidates[seq].payload.get("name")) == speaker:
+            if cues.first_name(candidates[seq].payload.get("name")) == speaker:
                 base[seq] += config.speaker_boost
     if config.temporal_boost and asks_when(query):
         for seq in base:
-            if says_when(str(candidates[seq].payload.get("content", ""))):
+            if says_when(candidates[seq].content):
                 base[seq] += config.temporal_boost
     if config.session_boost:
         _boost_sessions(base, candidates, config)
@@ -108,25 +108,14 @@ def _learned(
     )
 
 
-def _session(candidate: Candidate) -> str:
-    return str(candidate.payload.get("timestamp") or "")[:10]
-
-
 def _boost_sessions(
     base: dict[int, float], candidates: Mapping[int, Candidate], config: RankingConfig
 ) -> None:
     """Add to every turn a share of its day's strongest hits (sessions as units)."""
-    by_day: dict[str, list[float]] = {}
-    for seq, score in base.items():
-        by_day.setdefault(_session(candidates[seq]), []).append(score)
-    strength = {d: sum(sorted(v)[-config.session_hits :]) for d, v in by_day.items() if d}
-    top = max(strength.values(), default=0.0) or 1.0
+    days = {seq: candidates[seq].day for seq in base}
+    strength = day_strengths(days.values(), base.values(), config.session_hits)
     for seq in base:
-        base[seq] += config.session_boost * strength.get(_session(candidates[seq]), 0.0) / top
-
-
-def _first_name(name: object) -> str | None:
-    return cues.first_name(name)
+        base[seq] += config.session_boost * strength.get(days[seq], 0.0)
 
 
 def named_speaker(query: str, candidates: Iterable[Candidate]) -> str | None:
