@@ -9,13 +9,16 @@ The sequences of a batch are *packed*: their tokens are the rows of one matrix w
 padding, so every GEMM and element-wise pass touches real tokens only. Only attention
 needs sequences side by side: it runs per group of sequences of (nearly) equal length,
 a plain reshape when the lengths are equal, a small gather with a key mask otherwise.
+
+Everything but attention is a :class:`Dense` stage: the encoder runs its own numpy
+stages, or another implementation of the same products (``memstrata.embed._onnx``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -101,8 +104,26 @@ class _Group:
     mask: F32 | None = None
 
 
+class Dense(Protocol):
+    """The token-wise stages of the forward pass, between the attention steps."""
+
+    def first(self, x: F32) -> tuple[F32, F32]:
+        """Embedding layer norm of the summed embeddings ``x``: (states, layer 0's QKV)."""
+        ...
+
+    def after(self, index: int, ctx: F32, x: F32) -> tuple[F32, F32 | None]:
+        """Rest of layer ``index`` from its attention ``ctx`` and input ``x``.
+
+        Returns the layer's output and the next layer's QKV (None after the last layer).
+        """
+        ...
+
+
 class BertEncoder:
-    """The BERT encoder of a sentence-transformers checkpoint, returning pooled states."""
+    """The BERT encoder of a sentence-transformers checkpoint, returning pooled states.
+
+    It is also the numpy :class:`Dense` implementation.
+    """
 
     def __init__(self, weights: dict[str, Any], config: dict[str, Any]) -> None:
         self.hidden = int(config["hidden_size"])
@@ -147,32 +168,42 @@ class BertEncoder:
 
         return cls(load_file(str(path)), config)
 
-    def mean_pooled(self, rows: list[I64]) -> F32:
+    def mean_pooled(self, rows: list[I64], dense: Dense | None = None) -> F32:
         """Mean of the final token states of each sequence: (len(rows), hidden).
 
         ``rows`` are token ids with special tokens, each non-empty; sorting them by length
-        lets attention run on fewer, larger groups.
+        lets attention run on fewer, larger groups. ``dense`` runs the stages between the
+        attention steps (default: this encoder's numpy ones).
         """
+        stages = self if dense is None else dense
         lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
         starts = np.zeros(len(rows), dtype=np.int64)
         np.cumsum(lengths[:-1], out=starts[1:])
         x = self.word[np.concatenate(rows)]
         x += self.position[np.concatenate([np.arange(n) for n in lengths])]
-        layer_norm_(x, self.emb_ln_w, self.emb_ln_b, self.eps)
         groups = _groups(lengths, starts)
+        qkv: F32 | None
         with np.errstate(over="ignore", invalid="ignore"):  # exp overflow is handled
-            for layer in self.layers:
-                x = self._block(x, layer, groups)
+            x, qkv = stages.first(x)
+            index = 0
+            while qkv is not None:
+                ctx = np.empty_like(x)
+                for group in groups:
+                    self._attend(qkv, group, ctx)
+                x, qkv = stages.after(index, ctx, x)
+                index += 1
         pooled: F32 = np.add.reduceat(x, starts, axis=0)
         pooled /= lengths[:, None].astype(np.float32)
         return pooled
 
-    def _block(self, x: F32, ly: _Layer, groups: list[_Group]) -> F32:
-        qkv = x @ ly.qkv_w
-        qkv += ly.qkv_b
-        ctx = np.empty_like(x)
-        for group in groups:
-            self._attend(qkv, group, ctx)
+    def first(self, x: F32) -> tuple[F32, F32]:
+        """Numpy :meth:`Dense.first` (normalises ``x`` in place)."""
+        layer_norm_(x, self.emb_ln_w, self.emb_ln_b, self.eps)
+        return x, self._qkv(x, self.layers[0])
+
+    def after(self, index: int, ctx: F32, x: F32) -> tuple[F32, F32 | None]:
+        """Numpy :meth:`Dense.after`."""
+        ly = self.layers[index]
         att = ctx @ ly.out_w
         att += ly.out_b
         att += x
@@ -185,7 +216,15 @@ class BertEncoder:
             np.matmul(gelu2_(inner), ly.ffn_out_w, out=out[rows])
         out += ly.ffn_out_b
         out += h
-        return layer_norm_(out, ly.ln2_w, ly.ln2_b, self.eps)
+        x = layer_norm_(out, ly.ln2_w, ly.ln2_b, self.eps)
+        following = index + 1 < len(self.layers)
+        return x, self._qkv(x, self.layers[index + 1]) if following else None
+
+    @staticmethod
+    def _qkv(x: F32, ly: _Layer) -> F32:
+        qkv = x @ ly.qkv_w
+        qkv += ly.qkv_b
+        return qkv
 
     def _attend(self, qkv: F32, g: _Group, ctx: F32) -> None:
         """Self-attention of one group, written to its packed rows of ``ctx``.
