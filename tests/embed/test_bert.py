@@ -50,8 +50,9 @@ def reference_embedding(embedder: MiniLMEmbedder, text: str) -> np.ndarray:
     return pooled / np.linalg.norm(pooled)
 
 
-def test_packed_forward_matches_a_float64_reference(embedder: MiniLMEmbedder) -> None:
-    vectors = embedder.embed(TEXTS)
+@pytest.mark.parametrize("backend", ["onnx", "numpy"])
+def test_packed_forward_matches_a_float64_reference(embedder: MiniLMEmbedder, backend: str) -> None:
+    vectors = MiniLMEmbedder(backend=backend).embed(TEXTS)
     reference = np.stack([reference_embedding(embedder, t) for t in TEXTS])
     cosines = (vectors * reference).sum(axis=1)
     assert cosines.min() > 0.99999

