@@ -384,7 +384,7 @@ def with_fold(setup: Setup, path: Path) -> Setup:
     from memstrata.recall.ranker import LinearRanker
 
     fold = json.loads(path.read_text(encoding="utf-8"))
-    ranker = LinearRanker(fold["weights"], float(fold["bias"]))
+    ranker = LinearRanker(fold["weights"])
     return replace(setup, ranking=replace(setup.ranking, ranker=ranker))
 
 

@@ -20,8 +20,14 @@ def turn(
     day: str = "2023-05-08",
     dense: float | None = None,
     lexical: float | None = None,
+    position: int | None = None,
 ) -> Candidate:
-    payload = {"name": name, "content": content, "timestamp": f"{day}T13:56:00"}
+    payload = {
+        "name": name,
+        "content": content,
+        "timestamp": f"{day}T13:56:00",
+        "session_position": position,
+    }
     return Candidate(
         seq,
         payload,
@@ -30,7 +36,6 @@ def turn(
         lexical=lexical,
         lexical_rank=None if lexical is None else seq,
         dense2=dense,
-        lexical2=lexical,
     )
 
 
@@ -86,15 +91,35 @@ def test_when_questions_mark_turns_that_say_when() -> None:
 
 def test_a_ranker_names_unknown_features() -> None:
     with pytest.raises(ValueError, match="unknown ranker features \\['cosine'\\]"):
-        LinearRanker({"cosine": 1.0}, 0.0)
+        LinearRanker({"cosine": 1.0})
 
 
-def test_probabilities_follow_the_weights() -> None:
-    ranker = LinearRanker({"dense": 10.0}, -5.0)
+def test_relevance_is_the_softmax_share_relative_to_the_best() -> None:
+    ranker = LinearRanker({"dense": 10.0})
     rows = np.zeros((3, len(FEATURES)))
     rows[:, FEATURES.index("dense")] = [0.2, 0.5, 0.8]
-    p = ranker.probabilities(rows)
-    assert p.tolist() == pytest.approx([1 / (1 + np.exp(3.0)), 0.5, 1 / (1 + np.exp(-3.0))])
+    relevance = ranker.relevance(rows)
+    assert relevance.tolist() == pytest.approx([np.exp(-6.0), np.exp(-3.0), 1.0])
+    assert ranker.relevance(rows + 5.0).tolist() == pytest.approx(relevance.tolist())
+    assert ranker.relevance(np.zeros((0, len(FEATURES)))).tolist() == []
+
+
+def test_session_position_features() -> None:
+    found = [
+        turn(1, "Ann", "Guess what, I adopted a cat!", dense=0.5, position=0),
+        turn(2, "Bob", "Wow", dense=0.5, position=3),
+        turn(3, "Ann", "undated or older data", dense=0.5),
+    ]
+    rows = feature_matrix(found, "q")
+    assert column(rows, "session_start") == [1.0, 0.0, 0.0]
+    assert column(rows, "session_position") == pytest.approx([0.0, np.log1p(3), np.log1p(8)])
+
+
+def test_standardised_cosines_are_relative_to_the_query_candidates() -> None:
+    found = [turn(1, "Ann", "a", dense=0.3), turn(2, "Ann", "b", dense=0.5)]
+    assert column(feature_matrix(found, "q"), "dense_z") == pytest.approx([-1.0, 1.0])
+    same = [turn(1, "Ann", "a", dense=0.4), turn(2, "Ann", "b", dense=0.4)]
+    assert column(feature_matrix(same, "q"), "dense_z") == [0.0, 0.0]
 
 
 def test_learned_ranking_orders_by_the_model() -> None:
@@ -103,16 +128,16 @@ def test_learned_ranking_orders_by_the_model() -> None:
         2: turn(2, "Ann", "high", dense=0.7),
         3: turn(3, "Ann", "mid", dense=0.5, day="2023-06-01"),
     }
-    by_dense = RankingConfig(ranker=LinearRanker({"dense": 10.0}, -5.0))
+    by_dense = RankingConfig(ranker=LinearRanker({"dense": 10.0}))
     assert [s for s, _ in rank(found, by_dense)] == [2, 3, 1]
-    by_day = RankingConfig(ranker=LinearRanker({"day_rank": 10.0}, 0.0))
+    by_day = RankingConfig(ranker=LinearRanker({"day_rank": 10.0}))
     assert [s for s, _ in rank(found, by_day)][0] == 3
 
 
 def test_the_shipped_model_prefers_relevant_turns_of_the_named_speaker() -> None:
     """Sanity of the fitted weights: similarity, BM25 and the named speaker all count up."""
     weights = DEFAULT_RANKER.weights
-    assert weights["dense2_gap"] > 0 and weights["lexical2"] > 0
+    assert weights["lexical"] > 0 and weights["session_start"] > 0
     assert weights["speaker_named"] > 0 > weights["other_named"]
     found = {
         1: turn(1, "Ann", "I paint lakes at sunrise", dense=0.55, lexical=3.0),

@@ -248,3 +248,27 @@ async def test_a_query_naming_a_speaker_embeds_both_queries_in_one_call(
     await other.get_relevant_history("Does Bob's sister live in Lisbon?", SCOPE, k=1)
     assert counting.calls == [2]  # the speakers are known now
     await retriever.close()
+
+
+async def positions(retriever: HybridRetriever, scope: RecallScope) -> dict[int, int | None]:
+    points = await retriever.store.fetch(scope, list(range(1, 40)))
+    return {p.payload["sequence"]: p.payload["session_position"] for p in points}
+
+
+async def test_turns_remember_their_position_in_the_session(
+    tmp_path: Path, embedder: MiniLMEmbedder
+) -> None:
+    day1, day2 = datetime(2024, 3, 1, 12, 0), datetime(2024, 3, 2, 9, 0)
+    scope = RecallScope(chat_id="positions")
+    path = tmp_path / "vectors"
+    first = HybridRetriever(QdrantEdgeStore(path), embedder)
+    turns = [m.model_copy(update={"timestamp": day1}) for m in TURNS[:3]]
+    await first.store_turns(scope, [(i + 1, m) for i, m in enumerate(turns)])
+    await first.store_turns(scope, [(4, TURNS[3].model_copy(update={"timestamp": day1}))])
+    await first.close()
+    # A new process knows nothing of the chat: it looks the previous turn up in the store.
+    second = HybridRetriever(QdrantEdgeStore(path), embedder)
+    later = [(6, TURNS[4].model_copy(update={"timestamp": day1})), (7, TURNS[5])]
+    await second.store_turns(scope, [*later, (8, TURNS[6].model_copy(update={"timestamp": day2}))])
+    assert await positions(second, scope) == {1: 0, 2: 1, 3: 2, 4: 3, 6: 4, 7: None, 8: 0}
+    await second.close()

@@ -94,7 +94,7 @@ class ContextBudget:
     reflow_order: tuple[PartKind, ...] = ("recalled", "verbatim", "summary")
     headers: bool = True
     date_headers: bool = True
-    length_penalty: float = 0.5
+    length_penalty: float = 1.0
     stamp_time: bool = True
 
     def __post_init__(self) -> None:

@@ -1,13 +1,14 @@
 """Per-turn relevance features for the learned ranker (pure; numpy only).
 
 Each candidate turn of one query gets a row of :data:`FEATURES`. Scores are the dense cosine
-and the max-normalised BM25 of the query, and of the query with the chat's speaker names taken
-out (``dense2``/``lexical2``: "What does Melanie paint?" matches every turn that greets
+and the max-normalised BM25 of the query, and the cosine of the query with the chat's speaker
+names taken out (``dense2``: "What does Melanie paint?" matches every turn that greets
 Melanie, while what she paints says "I", not "Melanie"). A score a search did not return is
-the lowest cosine seen, or a BM25 of 0. Around them: ranks, the strength of
-the turn's day (sessions as units), its neighbours' scores, speaker and time cues, and the
-turn's shape (length, question or not). :mod:`memstrata.recall.ranker` turns a row into a
-probability of being needed; ``bench/fit_ranker.py`` fits it on LoCoMo.
+the lowest cosine seen, or a BM25 of 0. Around them: ranks, cosines standardised over the
+query's candidates, the strength of the turn's day (sessions as units), its neighbours'
+scores, the turn's position in its session, speaker and time cues, and the turn's shape
+(length, question or not). :mod:`memstrata.recall.ranker` turns the rows into each turn's
+relevance; ``bench/fit_ranker.py`` fits it on LoCoMo.
 """
 
 from __future__ import annotations
@@ -42,10 +43,16 @@ FEATURES: tuple[str, ...] = (
     "previous_gap",  # fused score of the turn before (same day) minus the best
     "next_gap",  # fused score of the turn after (same day) minus the best
     "dense2",  # cosine of the query without speaker names
-    "lexical2",  # normalised BM25 of the query without speaker names
     "dense2_gap",  # dense2 minus the best dense2
+    "session_start",  # the first stored turn of its day (news comes first: "Guess what...")
+    "session_position",  # log(1 + the turn's position in its day; unknown counts as 8)
+    "dense_z",  # the cosine standardised over this query's candidates
+    "dense2_z",  # the same for dense2
 )
 
+SESSION_POSITION = "session_position"
+"""Payload key of a turn's position in its session (its day), set by ``store_turns``."""
+UNKNOWN_POSITION = 8  # about a LoCoMo session's middle: undated turns rank as mid-session
 LEXICAL_WEIGHT = 0.5
 DAY_HITS = 3
 NO_MATCH_RANK = 10_000
@@ -64,12 +71,17 @@ class Candidate:
     lexical: float | None = None
     lexical_rank: int | None = None
     dense2: float | None = None
-    lexical2: float | None = None
 
     @property
     def content(self) -> str:
         """The turn's text."""
         return str(self.payload.get("content", ""))
+
+    @property
+    def position(self) -> int | None:
+        """The turn's position in its session, when stored with it."""
+        value = self.payload.get(SESSION_POSITION)
+        return None if value is None else int(value)
 
     @property
     def day(self) -> str:
@@ -102,13 +114,9 @@ def speakers_of(candidates: Iterable[Candidate]) -> set[str]:
 def fused_scores(
     candidates: Sequence[Candidate], *, speaker_free: bool = False
 ) -> npt.NDArray[np.float64]:
-    """Cosine + 0.5 × max-normalised BM25 per candidate, of the query or the speaker-free one."""
-    if speaker_free:
-        dense = _scores([c.dense2 for c in candidates])
-        lexical = _normalised(_lexical([c.lexical2 for c in candidates]))
-    else:
-        dense = _scores([c.dense for c in candidates])
-        lexical = _normalised(_lexical([c.lexical for c in candidates]))
+    """Cosine + 0.5 × max-normalised BM25 per candidate (``speaker_free``: dense2's cosine)."""
+    dense = _scores([c.dense2 if speaker_free else c.dense for c in candidates])
+    lexical = _normalised(_lexical([c.lexical for c in candidates]))
     return _fuse(dense, lexical)
 
 
@@ -128,7 +136,6 @@ def feature_matrix(candidates: Sequence[Candidate], query: str) -> npt.NDArray[n
     lexical = _normalised(_lexical([c.lexical for c in candidates]))
     fused = _fuse(dense, lexical)
     dense2 = _scores([c.dense2 for c in candidates])
-    lexical2 = _normalised(_lexical([c.lexical2 for c in candidates]))
     best = float(fused.max())
     strength, day_rank = _days(candidates, fused)
     before, after, near2 = _neighbours(candidates, fused)
@@ -157,8 +164,11 @@ def feature_matrix(candidates: Sequence[Candidate], query: str) -> npt.NDArray[n
         "previous_gap": before - best,
         "next_gap": after - best,
         "dense2": dense2,
-        "lexical2": lexical2,
         "dense2_gap": dense2 - float(dense2.max()),
+        "session_start": np.array([c.position == 0 for c in candidates], dtype=float),
+        "session_position": np.log1p([_position(c) for c in candidates]),
+        "dense_z": _standardised(dense),
+        "dense2_z": _standardised(dense2),
     }
     return np.stack([columns[name] for name in FEATURES], axis=1)
 
@@ -180,8 +190,19 @@ def _normalised(values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     return values / top if top > 0 else np.zeros_like(values)
 
 
+def _standardised(values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """(value - mean) / std over the query's candidates (0 when they are all equal)."""
+    spread = float(values.std())
+    return (values - values.mean()) / spread if spread > 1e-9 else np.zeros_like(values)
+
+
 def _ranks(ranks: Sequence[int | None], missing: int) -> npt.NDArray[np.float64]:
     return np.array([missing if r is None else r for r in ranks], dtype=float)
+
+
+def _position(candidate: Candidate) -> int:
+    position = candidate.position
+    return UNKNOWN_POSITION if position is None else position
 
 
 def _tokens(candidate: Candidate) -> int:
@@ -234,6 +255,7 @@ def _neighbours(
 
 __all__ = [
     "FEATURES",
+    "SESSION_POSITION",
     "Candidate",
     "day_strengths",
     "feature_matrix",

@@ -101,7 +101,7 @@ def _learned(
 ) -> list[tuple[int, float]]:
     sequences = list(candidates)
     rows = feature_matrix([candidates[s] for s in sequences], query)
-    scores = ranker.probabilities(rows)
+    scores = ranker.relevance(rows)
     return sorted(
         ((s, float(p)) for s, p in zip(sequences, scores, strict=True)),
         key=lambda item: (-item[1], item[0]),

@@ -15,6 +15,7 @@ import logging
 import uuid
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -26,6 +27,7 @@ from memstrata.embed.base import Embedder
 from memstrata.errors import MemstrataError
 from memstrata.recall.cues import first_name
 from memstrata.recall.features import (
+    SESSION_POSITION,
     Candidate,
     fused_scores,
     likely_names,
@@ -42,8 +44,19 @@ from memstrata.vectors.base import RecalledTurn, RecallScope, ScoredPoint, Vecto
 
 logger = logging.getLogger(__name__)
 
-SPEAKER_CACHE = 4096
-"""How many chats' speaker names the retriever remembers (to embed both queries at once)."""
+CHAT_CACHE = 4096
+"""How many chats the retriever remembers speakers and last stored turn of (a bounded LRU)."""
+POSITION_LOOKBACK = 16
+"""How far back ``store_turns`` looks for the previous stored turn when it does not know it."""
+
+
+@dataclass(slots=True)
+class _ChatMemo:
+    """What the retriever remembers of a chat: its speakers and its last stored turn."""
+
+    speakers: frozenset[str] = frozenset()
+    last: tuple[int, str, int | None] | None = None  # sequence, day, session position
+
 
 POINT_NAMESPACE = uuid.UUID("6f1c1f4e-58a4-4b8e-9d55-3c4b5e0d7a21")
 
@@ -113,7 +126,7 @@ class HybridRetriever:
         self.embedder = embedder
         self.ranking = ranking or RankingConfig()
         self._ready = False
-        self._speakers: OrderedDict[RecallScope, frozenset[str]] = OrderedDict()
+        self._chats: OrderedDict[RecallScope, _ChatMemo] = OrderedDict()
 
     async def setup(self) -> None:
         """Prepare the store for this embedder (checks the stored model identity)."""
@@ -137,7 +150,9 @@ class HybridRetriever:
         turns = [(seq, m) for seq, m in messages if m.content.strip() and not m.is_tool]
         if not turns:
             return 0
+        turns.sort(key=lambda turn: turn[0])
         self._remember(scope, {name for _, m in turns if (name := first_name(m.name))})
+        positions = await self._positions(scope, turns)
         existing = await self.store.fetch(scope, [seq for seq, _ in turns])
         known = {(p.payload.get("sequence"), p.payload.get("content_hash")) for p in existing}
         new = [(seq, m) for seq, m in turns if (seq, m.content_hash) not in known]
@@ -153,13 +168,56 @@ class HybridRetriever:
             VectorPoint(
                 id=point_id(scope, seq, piece),
                 vector=vector.tolist(),
-                payload={**turn_payload(scope, seq, message), "piece": piece},
+                payload={
+                    **turn_payload(scope, seq, message),
+                    "piece": piece,
+                    SESSION_POSITION: positions[seq],
+                },
                 sparse=document_vector(text, self.ranking.bm25) if piece == 0 else None,
             )
             for (seq, message, piece, text), vector in zip(pieces, vectors, strict=True)
         ]
         await self.store.upsert(points)
         return len(new)
+
+    async def _positions(
+        self, scope: RecallScope, turns: Sequence[tuple[int, Message]]
+    ) -> dict[int, int | None]:
+        """Each turn's position in its session (its day): 0 for the day's first stored turn.
+
+        Continues from the chat's last stored turn (remembered, or looked up among the
+        ``POSITION_LOOKBACK`` sequences before). Undated turns, and turns after a same-day
+        turn whose position is unknown, get None.
+        """
+        memo = self._memo(scope)
+        last = memo.last
+        if last is None or last[0] >= turns[0][0]:
+            last = await self._stored_before(scope, turns[0][0])
+        positions: dict[int, int | None] = {}
+        for seq, message in turns:
+            day = message.timestamp.date().isoformat() if message.timestamp else ""
+            position: int | None = None
+            if day:
+                same_day = last is not None and last[1] == day
+                previous = last[2] if last is not None else None
+                position = 0 if not same_day else None if previous is None else previous + 1
+            positions[seq] = position
+            last = (seq, day, position)
+        memo.last = last
+        return positions
+
+    async def _stored_before(
+        self, scope: RecallScope, sequence: int
+    ) -> tuple[int, str, int | None] | None:
+        """The stored turn just before ``sequence`` (within the lookback), if any."""
+        wanted = list(range(max(0, sequence - POSITION_LOOKBACK), sequence))
+        points = [p for p in await self.store.fetch(scope, wanted) if not p.payload.get("piece")]
+        if not points:
+            return None
+        point = max(points, key=_sequence)
+        position = point.payload.get(SESSION_POSITION)
+        day = str(point.payload.get("timestamp") or "")[:10]
+        return _sequence(point), day, None if position is None else int(position)
 
     def _pieces(self, message: Message) -> list[str]:
         """What is embedded for a turn: the whole turn, then each sentence if it has several."""
@@ -173,6 +231,7 @@ class HybridRetriever:
 
     async def delete_chat(self, scope: RecallScope) -> None:
         """Remove every stored turn of the chat."""
+        self._chats.pop(scope, None)
         await self.store.delete(scope)
 
     async def get_relevant_history(
@@ -222,7 +281,8 @@ class HybridRetriever:
         # The speaker-free query is embedded with the query in one call: the chat's speakers
         # are remembered per scope, or guessed from capitalised words; a wrong guess costs a
         # second call after the first search has shown who the speakers are.
-        known = self._speakers.get(scope) or likely_names(query)
+        memo = self._chats.get(scope)
+        known = (memo.speakers if memo else frozenset()) or likely_names(query)
         guess = without_speakers(query, known) if learned else query
         texts = [query] if guess == query or not guess.strip() else [query, guess]
         vectors = await asyncio.to_thread(self.embedder.embed, texts)
@@ -247,13 +307,19 @@ class HybridRetriever:
         candidates.update(await self._neighbours(scope, hits, candidates, config))
         return candidates
 
+    def _memo(self, scope: RecallScope) -> _ChatMemo:
+        """What is remembered of the chat (a bounded LRU by scope)."""
+        memo = self._chats.pop(scope, None) or _ChatMemo()
+        self._chats[scope] = memo
+        while len(self._chats) > CHAT_CACHE:
+            self._chats.popitem(last=False)
+        return memo
+
     def _remember(self, scope: RecallScope, found: set[str]) -> frozenset[str]:
-        """The chat's speakers: those seen before plus ``found`` (a bounded LRU by scope)."""
-        speakers = self._speakers.pop(scope, frozenset()) | found
-        self._speakers[scope] = speakers
-        while len(self._speakers) > SPEAKER_CACHE:
-            self._speakers.popitem(last=False)
-        return speakers
+        """The chat's speakers: those seen before plus ``found``."""
+        memo = self._memo(scope)
+        memo.speakers |= found
+        return memo.speakers
 
     async def _speaker_free(
         self,
@@ -266,27 +332,19 @@ class HybridRetriever:
     ) -> None:
         """Score the candidates against the query without the chat's speaker names too.
 
-        Turns the searches of the stripped query find that are not candidates yet join.
+        Turns the dense search of the stripped query finds that are not candidates yet join.
         When the query names no speaker the scores are the query's own (no extra search);
         ``vector`` is the stripped query's embedding when it is already known.
         """
         if stripped == query or not stripped.strip():
             for candidate in candidates.values():
-                candidate.dense2, candidate.lexical2 = candidate.dense, candidate.lexical
+                candidate.dense2 = candidate.dense
             return
         if vector is None:
             vector = (await asyncio.to_thread(self.embedder.embed, [stripped]))[0]
-        dense = await self.store.search(scope, dense=vector.tolist(), limit=limit)
-        sparse = query_vector(stripped)
-        lexical = (
-            await self.store.search(scope, sparse=sparse, limit=limit) if sparse.indices else []
-        )
-        for point in dense:
+        for point in await self.store.search(scope, dense=vector.tolist(), limit=limit):
             candidate = candidates.setdefault(_sequence(point), _candidate(point))
             candidate.dense2 = float(point.score)
-        for point in lexical:
-            candidate = candidates.setdefault(_sequence(point), _candidate(point))
-            candidate.lexical2 = float(point.score)
 
     async def _neighbours(
         self,
