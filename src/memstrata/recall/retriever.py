@@ -15,7 +15,6 @@ import logging
 import uuid
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -44,19 +43,13 @@ from memstrata.vectors.base import RecalledTurn, RecallScope, ScoredPoint, Vecto
 
 logger = logging.getLogger(__name__)
 
-CHAT_CACHE = 4096
-"""How many chats the retriever remembers speakers and last stored turn of (a bounded LRU)."""
+SPEAKER_CACHE = 4096
+"""How many chats' speaker names the retriever remembers (to embed both queries at once)."""
 POSITION_LOOKBACK = 16
-"""How far back ``store_turns`` looks for the previous stored turn when it does not know it."""
+"""How many sequences before a batch ``store_turns`` reads to continue session positions."""
 
-
-@dataclass(slots=True)
-class _ChatMemo:
-    """What the retriever remembers of a chat: its speakers and its last stored turn."""
-
-    speakers: frozenset[str] = frozenset()
-    last: tuple[int, str, int | None] | None = None  # sequence, day, session position
-
+Previous = tuple[str, int | None] | None
+"""The stored turn before a batch: its day and session position (None: no such turn)."""
 
 POINT_NAMESPACE = uuid.UUID("6f1c1f4e-58a4-4b8e-9d55-3c4b5e0d7a21")
 
@@ -126,7 +119,7 @@ class HybridRetriever:
         self.embedder = embedder
         self.ranking = ranking or RankingConfig()
         self._ready = False
-        self._chats: OrderedDict[RecallScope, _ChatMemo] = OrderedDict()
+        self._speakers: OrderedDict[RecallScope, frozenset[str]] = OrderedDict()
 
     async def setup(self) -> None:
         """Prepare the store for this embedder (checks the stored model identity)."""
@@ -152,9 +145,11 @@ class HybridRetriever:
             return 0
         turns.sort(key=lambda turn: turn[0])
         self._remember(scope, {name for _, m in turns if (name := first_name(m.name))})
-        positions = await self._positions(scope, turns)
-        existing = await self.store.fetch(scope, [seq for seq, _ in turns])
-        known = {(p.payload.get("sequence"), p.payload.get("content_hash")) for p in existing}
+        first = turns[0][0]
+        before = range(max(0, first - POSITION_LOOKBACK), first)  # read in the same fetch
+        stored = await self.store.fetch(scope, [*before, *(seq for seq, _ in turns)])
+        known = {(_sequence(p), p.payload.get("content_hash")) for p in stored}
+        positions = session_positions(turns, _last_before(stored, first))
         new = [(seq, m) for seq, m in turns if (seq, m.content_hash) not in known]
         if not new:
             return 0
@@ -180,45 +175,6 @@ class HybridRetriever:
         await self.store.upsert(points)
         return len(new)
 
-    async def _positions(
-        self, scope: RecallScope, turns: Sequence[tuple[int, Message]]
-    ) -> dict[int, int | None]:
-        """Each turn's position in its session (its day): 0 for the day's first stored turn.
-
-        Continues from the chat's last stored turn (remembered, or looked up among the
-        ``POSITION_LOOKBACK`` sequences before). Undated turns, and turns after a same-day
-        turn whose position is unknown, get None.
-        """
-        memo = self._memo(scope)
-        last = memo.last
-        if last is None or last[0] >= turns[0][0]:
-            last = await self._stored_before(scope, turns[0][0])
-        positions: dict[int, int | None] = {}
-        for seq, message in turns:
-            day = message.timestamp.date().isoformat() if message.timestamp else ""
-            position: int | None = None
-            if day:
-                same_day = last is not None and last[1] == day
-                previous = last[2] if last is not None else None
-                position = 0 if not same_day else None if previous is None else previous + 1
-            positions[seq] = position
-            last = (seq, day, position)
-        memo.last = last
-        return positions
-
-    async def _stored_before(
-        self, scope: RecallScope, sequence: int
-    ) -> tuple[int, str, int | None] | None:
-        """The stored turn just before ``sequence`` (within the lookback), if any."""
-        wanted = list(range(max(0, sequence - POSITION_LOOKBACK), sequence))
-        points = [p for p in await self.store.fetch(scope, wanted) if not p.payload.get("piece")]
-        if not points:
-            return None
-        point = max(points, key=_sequence)
-        position = point.payload.get(SESSION_POSITION)
-        day = str(point.payload.get("timestamp") or "")[:10]
-        return _sequence(point), day, None if position is None else int(position)
-
     def _pieces(self, message: Message) -> list[str]:
         """What is embedded for a turn: the whole turn, then each sentence if it has several."""
         whole = embedding_text(message)
@@ -231,7 +187,7 @@ class HybridRetriever:
 
     async def delete_chat(self, scope: RecallScope) -> None:
         """Remove every stored turn of the chat."""
-        self._chats.pop(scope, None)
+        self._speakers.pop(scope, None)
         await self.store.delete(scope)
 
     async def get_relevant_history(
@@ -281,8 +237,7 @@ class HybridRetriever:
         # The speaker-free query is embedded with the query in one call: the chat's speakers
         # are remembered per scope, or guessed from capitalised words; a wrong guess costs a
         # second call after the first search has shown who the speakers are.
-        memo = self._chats.get(scope)
-        known = (memo.speakers if memo else frozenset()) or likely_names(query)
+        known = self._speakers.get(scope) or likely_names(query)
         guess = without_speakers(query, known) if learned else query
         texts = [query] if guess == query or not guess.strip() else [query, guess]
         vectors = await asyncio.to_thread(self.embedder.embed, texts)
@@ -307,19 +262,13 @@ class HybridRetriever:
         candidates.update(await self._neighbours(scope, hits, candidates, config))
         return candidates
 
-    def _memo(self, scope: RecallScope) -> _ChatMemo:
-        """What is remembered of the chat (a bounded LRU by scope)."""
-        memo = self._chats.pop(scope, None) or _ChatMemo()
-        self._chats[scope] = memo
-        while len(self._chats) > CHAT_CACHE:
-            self._chats.popitem(last=False)
-        return memo
-
     def _remember(self, scope: RecallScope, found: set[str]) -> frozenset[str]:
-        """The chat's speakers: those seen before plus ``found``."""
-        memo = self._memo(scope)
-        memo.speakers |= found
-        return memo.speakers
+        """The chat's speakers: those seen before plus ``found`` (a bounded LRU by scope)."""
+        speakers = self._speakers.pop(scope, frozenset()) | found
+        self._speakers[scope] = speakers
+        while len(self._speakers) > SPEAKER_CACHE:
+            self._speakers.popitem(last=False)
+        return speakers
 
     async def _speaker_free(
         self,
@@ -365,6 +314,38 @@ class HybridRetriever:
             return {}
         points = await self.store.fetch(scope, missing)
         return {c.sequence: c for c in (_candidate(p) for p in points)}
+
+
+def session_positions(
+    turns: Sequence[tuple[int, Message]], previous: Previous
+) -> dict[int, int | None]:
+    """Each turn's position in its session (its day): 0 for the day's first stored turn.
+
+    ``turns`` are in sequence order; ``previous`` is the stored turn before them. Undated
+    turns, and turns after a same-day turn whose position is unknown, get None.
+    """
+    positions: dict[int, int | None] = {}
+    for seq, message in turns:
+        day = message.timestamp.date().isoformat() if message.timestamp else ""
+        position: int | None = None
+        if day:
+            if previous is None or previous[0] != day:
+                position = 0
+            elif previous[1] is not None:
+                position = previous[1] + 1
+        positions[seq] = position
+        previous = (day, position)
+    return positions
+
+
+def _last_before(points: Sequence[ScoredPoint], sequence: int) -> Previous:
+    """The day and session position of the last whole-turn point before ``sequence``."""
+    earlier = [p for p in points if _sequence(p) < sequence and not p.payload.get("piece")]
+    if not earlier:
+        return None
+    payload = max(earlier, key=_sequence).payload
+    position = payload.get(SESSION_POSITION)
+    return str(payload.get("timestamp") or "")[:10], None if position is None else int(position)
 
 
 def _by_fused(candidates: Mapping[int, Candidate]) -> list[tuple[int, float]]:
@@ -441,4 +422,11 @@ def _similarity(candidate: Candidate, floor: float) -> float:
     return max(scores, default=floor)
 
 
-__all__ = ["HybridRetriever", "embedding_text", "message_from_payload", "point_id", "turn_payload"]
+__all__ = [
+    "HybridRetriever",
+    "embedding_text",
+    "message_from_payload",
+    "point_id",
+    "session_positions",
+    "turn_payload",
+]
