@@ -1,6 +1,6 @@
 """A BERT encoder forward pass in numpy (float32), enough for sentence-transformers models.
 
-No torch and no ONNX Runtime: the weights come from a ``model.safetensors`` file, the
+No torch: the weights come from a ``model.safetensors`` file, and the numpy stages'
 matrix products go to numpy's BLAS. Q, K and V are fused into one product per layer and
 the weights are stored pre-transposed and contiguous, so each layer is four GEMMs plus the
 two batched attention products.
