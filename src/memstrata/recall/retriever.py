@@ -392,7 +392,7 @@ def _select(
 
     ``by_similarity``: the threshold applies to the turn's cosine similarity (the better of
     the query's and the speaker-free query's; a turn no dense search returned counts as the
-    lowest seen) instead of its score - the learned score is a probability, not a similarity.
+    lowest seen) instead of its score - the learned score is a relative relevance, not a similarity.
     """
     chosen: list[RecalledTurn] = []
     seen = set(exclude)
