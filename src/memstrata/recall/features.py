@@ -137,8 +137,9 @@ def feature_matrix(candidates: Sequence[Candidate], query: str) -> npt.NDArray[n
     fused = _fuse(dense, lexical)
     dense2 = _scores([c.dense2 for c in candidates])
     best = float(fused.max())
-    strength, day_rank = _days(candidates, fused)
-    before, after, near2 = _neighbours(candidates, fused)
+    days = [c.day for c in candidates]
+    strength, day_rank = _days(days, fused)
+    before, after, near2 = _neighbours(candidates, days, fused)
     names = [first_name(c.payload.get("name")) for c in candidates]
     speaker = named_speaker(query, names)
     when = asks_when(query)
@@ -225,32 +226,31 @@ def day_strengths(days: Iterable[str], scores: Iterable[float], hits: int) -> di
 
 
 def _days(
-    candidates: Sequence[Candidate], fused: npt.NDArray[np.float64]
+    days: Sequence[str], fused: npt.NDArray[np.float64]
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Each turn's day strength (relative to the strongest day) and the day's rank."""
-    strength = day_strengths((c.day for c in candidates), fused, DAY_HITS)
+    strength = day_strengths(days, fused, DAY_HITS)
     order = {d: r for r, d in enumerate(sorted(strength, key=lambda d: -strength[d]))}
     undated = len(order)
     return (
-        np.array([strength.get(c.day, 0.0) for c in candidates]),
-        np.array([order.get(c.day, undated) for c in candidates], dtype=float),
+        np.array([strength.get(day, 0.0) for day in days]),
+        np.array([order.get(day, undated) for day in days], dtype=float),
     )
 
 
 def _neighbours(
-    candidates: Sequence[Candidate], fused: npt.NDArray[np.float64]
+    candidates: Sequence[Candidate], days: Sequence[str], fused: npt.NDArray[np.float64]
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Fused score of the same-day turn before, after, and best two away (0 if unknown)."""
-    where = {c.sequence: (c.day, float(s)) for c, s in zip(candidates, fused, strict=True)}
+    sequences = [c.sequence for c in candidates]
+    where = dict(zip(sequences, zip(days, fused.tolist(), strict=True), strict=True))
 
-    def near(candidate: Candidate, offset: int) -> float:
-        found = where.get(candidate.sequence + offset)
-        return found[1] if found is not None and found[0] == candidate.day else 0.0
+    def near(offset: int) -> npt.NDArray[np.float64]:
+        found = [where.get(seq + offset) for seq in sequences]
+        pairs = zip(found, days, strict=True)
+        return np.array([f[1] if f is not None and f[0] == day else 0.0 for f, day in pairs])
 
-    before = np.array([near(c, -1) for c in candidates])
-    after = np.array([near(c, 1) for c in candidates])
-    two = np.array([max(near(c, -2), near(c, 2)) for c in candidates])
-    return before, after, two
+    return near(-1), near(1), np.maximum(near(-2), near(2))
 
 
 __all__ = [
