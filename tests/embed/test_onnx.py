@@ -1,5 +1,4 @@
 import gc
-import json
 import os
 import subprocess
 import sys
@@ -8,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from memstrata.datasets.locomo import load_locomo
 from memstrata.embed import _onnx
 from memstrata.embed.minilm import BACKEND_ENV, MiniLMEmbedder
 from memstrata.errors import UnknownBackendError
@@ -46,14 +46,7 @@ def backends() -> tuple[MiniLMEmbedder, MiniLMEmbedder]:
 def locomo_turns(count: int) -> list[str]:
     if not LOCOMO.exists():
         return []
-    data = json.loads(LOCOMO.read_text())
-    turns = [
-        turn["text"]
-        for sample in data
-        for key, session in sample["conversation"].items()
-        if key.startswith("session_") and isinstance(session, list)
-        for turn in session
-    ]
+    turns = [t.text for conv in load_locomo(LOCOMO, captions=False) for t in conv.turns]
     return list(dict.fromkeys(turns))[:count]
 
 
