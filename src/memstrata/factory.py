@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 
 from memstrata.config import Settings, load_settings
+from memstrata.core.context import ContextBudget
 from memstrata.core.writer import SummaryWriter
 from memstrata.embed.base import Embedder
 from memstrata.engine import MemoryEngine, RecallBackend
@@ -99,6 +100,17 @@ async def recall_backend(
     return retriever
 
 
+def context_budget(settings: Settings) -> ContextBudget:
+    """The budget rules: fill recall by score per token, except for the hand-set fusion.
+
+    The learned ranker's scores are relevance shares, so score per token packs the most
+    needed turns; the hand-set fusion's scores are not, and lost recall that way.
+    """
+    if settings.memory.rag_ranking == "weighted":
+        return ContextBudget(length_penalty=0.0)
+    return ContextBudget()
+
+
 @asynccontextmanager
 async def open_memory(
     settings: Settings | None = None, *, agent: str | None = None
@@ -123,4 +135,5 @@ async def open_memory(
             title_llm=llm,
             truncation_llm=llm,
             embedder=embedder,  # the semantic truncation strategy ranks sentences with it
+            budget=context_budget(settings),
         )

@@ -43,9 +43,11 @@ async def test_rag_ranking_picks_the_ranker(tmp_path: Path) -> None:
     async with open_memory(settings(tmp_path)) as memory:
         assert isinstance(memory.recall, HybridRetriever)
         assert memory.recall.ranking.fusion == "learned"
+        assert memory.budget.length_penalty == 1.0  # fill by relevance per token
     async with open_memory(settings(tmp_path, rag_ranking="weighted")) as memory:
         assert isinstance(memory.recall, HybridRetriever)
         assert memory.recall.ranking.fusion == "weighted"
+        assert memory.budget.length_penalty == 0.0  # fused scores fill best first
     with pytest.raises(ValueError, match="rag_ranking"):
         MemoryConfig(rag_ranking="bm25")  # type: ignore[arg-type]
 
