@@ -8,8 +8,9 @@ Every conversation's turns are stored through the real ``HybridRetriever`` (Mini
 edge); for every question with evidence the retriever gathers its candidates exactly as at
 run time and :func:`memstrata.recall.features.feature_matrix` describes them. A candidate is
 positive when it is one of the question's evidence turns (category 5 counts at 0.2). The
-model is an L2-regularised logistic regression (Newton steps on standardised features),
-written back as raw weights.
+model is listwise: a softmax over each question's candidates, fitted to put its mass on the
+evidence (L2-regularised, Newton steps with backtracking on standardised features), written
+back as raw weights. ``--without a,b`` leaves features out (the ablations in docs/recall.md).
 
 ``--folds DIR`` writes ``fold_<i>.json`` fitted without conversation ``i``, which
 ``bench/locomo_recall.py --ranker-folds DIR`` uses to score every conversation with a model
