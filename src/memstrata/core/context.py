@@ -82,8 +82,9 @@ class ContextBudget:
     long as they fit the whole budget). ``headers`` prints a one-line title before each part;
     ``date_headers`` prints each recalled turn's date once per group instead of per line.
     ``length_penalty`` (α) fills the recall share by ``score / tokens**α`` rather than by
-    score alone (0 = by score); 0.5 suits the learned ranker's probabilities (more needed
-    turns per token; LoCoMo dev, held out: +0.004 at 1,000 and +0.005 at 2,000 tokens).
+    score alone (0 = by score); 1.0, score per token, suits the learned ranker's relevance
+    shares (more needed turns per token; LoCoMo dev, held out: +0.008 over α = 0.5 at
+    1,000 tokens, ±0 at 2,000). The hand-set fusion's scores want 0.
     ``stamp_time`` prints the time of day in date headers.
     """
 

@@ -149,10 +149,10 @@ class HybridRetriever:
         before = range(max(0, first - POSITION_LOOKBACK), first)  # read in the same fetch
         stored = await self.store.fetch(scope, [*before, *(seq for seq, _ in turns)])
         known = {(_sequence(p), p.payload.get("content_hash")) for p in stored}
-        positions = session_positions(turns, _last_before(stored, first))
         new = [(seq, m) for seq, m in turns if (seq, m.content_hash) not in known]
         if not new:
             return 0
+        positions = session_positions(turns, _last_before(stored, first))
         pieces = [
             (seq, message, piece, text)
             for seq, message in new
@@ -340,12 +340,13 @@ def session_positions(
 
 def _last_before(points: Sequence[ScoredPoint], sequence: int) -> Previous:
     """The day and session position of the last whole-turn point before ``sequence``."""
-    earlier = [p for p in points if _sequence(p) < sequence and not p.payload.get("piece")]
+    earlier = [
+        _candidate(p) for p in points if _sequence(p) < sequence and not p.payload.get("piece")
+    ]
     if not earlier:
         return None
-    payload = max(earlier, key=_sequence).payload
-    position = payload.get(SESSION_POSITION)
-    return str(payload.get("timestamp") or "")[:10], None if position is None else int(position)
+    last = max(earlier, key=lambda candidate: candidate.sequence)
+    return last.day, last.position
 
 
 def _by_fused(candidates: Mapping[int, Candidate]) -> list[tuple[int, float]]:
