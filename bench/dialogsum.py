@@ -33,7 +33,7 @@ import numpy as np
 from rouge_score import rouge_scorer
 
 from memstrata.core.messages import Message, Role
-from memstrata.llm.offline import OfflineSummaryWriter
+from memstrata.summary.offline import OfflineSummaryWriter
 
 METRICS = ("rouge1", "rouge2", "rougeL")
 _TURN = re.compile(r"^\s*(#?[^:#\n]{1,30}#?)\s*:\s*(.*)$")

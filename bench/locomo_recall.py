@@ -39,11 +39,11 @@ from typing import Any
 from memstrata.config import MemoryConfig
 from memstrata.core.context import ContextBudget, assemble_context
 from memstrata.core.tokens import HeuristicTokenCounter
-from memstrata.datasets.locomo import Conversation, Turn, load_locomo, normalise_dia_id
 from memstrata.recall import defaults
 from memstrata.recall.lexical import STOPWORDS, tokenize
 from memstrata.recall.ranking import RankingConfig
 from memstrata.recall.retriever import HybridRetriever
+from memstrata.tools.datasets.locomo import Conversation, Turn, load_locomo, normalise_dia_id
 from memstrata.vectors.base import RecalledTurn, RecallScope
 
 COUNTER = HeuristicTokenCounter(4.0)

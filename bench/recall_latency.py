@@ -45,10 +45,8 @@ from typing import Any
 
 import numpy as np
 
-from memstrata.chain import render_chain
 from memstrata.config import MemoryConfig
 from memstrata.core.messages import Message, assistant, user
-from memstrata.core.summary import ConversationSummary, SummaryEntity
 from memstrata.embed.minilm import MiniLMEmbedder
 from memstrata.engine import MemoryEngine
 from memstrata.recall.defaults import RAG_SIMILARITY_THRESHOLD, auto_k
@@ -56,6 +54,8 @@ from memstrata.recall.lexical import document_vector, query_vector
 from memstrata.recall.retriever import HybridRetriever
 from memstrata.storage.base import SummaryRow, TurnCommit
 from memstrata.storage.sqlite import SqliteStorage
+from memstrata.summary.chain import render_chain
+from memstrata.summary.model import ConversationSummary, SummaryEntity
 from memstrata.vectors.base import RecallScope, VectorPoint
 from memstrata.vectors.qdrant_edge import QdrantEdgeStore
 

@@ -24,12 +24,12 @@ from pathlib import Path
 from memstrata.config import MemoryConfig
 from memstrata.core.messages import Message, format_line, format_transcript
 from memstrata.core.tokens import HeuristicTokenCounter
-from memstrata.datasets.locomo import Conversation, load_locomo
 from memstrata.engine import MemoryEngine
-from memstrata.llm.writer import LLMSummaryWriter
-from memstrata.planner import SummaryPlanner
 from memstrata.storage.memory import InMemoryStorage
+from memstrata.summary.llm_writer import LLMSummaryWriter
+from memstrata.summary.planner import SummaryPlanner
 from memstrata.testing import CountingLLM
+from memstrata.tools.datasets.locomo import Conversation, load_locomo
 
 COUNTER = HeuristicTokenCounter(4.0)
 ANSWER_TOKENS = 300

@@ -3,8 +3,8 @@ from pathlib import Path
 import pytest
 
 from memstrata.config import MemoryConfig, load_settings, parse_settings
-from memstrata.core.prompts import DEFAULT_COMPRESSION_SYSTEM_PROMPT
 from memstrata.errors import ConfigError
+from memstrata.summary.prompts import DEFAULT_COMPRESSION_SYSTEM_PROMPT, prompts_for
 
 DEFAULTS = {
     "strategy": "rag_augmented",
@@ -67,11 +67,11 @@ def test_the_seed_example_file_loads(tmp_path: Path) -> None:
     assert memory.truncation_strategy == "middle"
     assert memory.summary_model == "gemini/gemini-2.5-flash-lite"
     assert memory.history_max_turns == 20
-    prompts = settings.prompts_for("my-agent")
+    prompts = prompts_for(settings, "my-agent")
     assert prompts.compression_system == "..."
     assert prompts.compression("T") == "Summarise: T"
     assert prompts.extension("S", "N") == "Extend: S with N"
-    assert settings.prompts_for("other").compression_system == DEFAULT_COMPRESSION_SYSTEM_PROMPT
+    assert prompts_for(settings, "other").compression_system == DEFAULT_COMPRESSION_SYSTEM_PROMPT
 
 
 def test_legacy_toggles_map_onto_memory_and_new_keys_win() -> None:

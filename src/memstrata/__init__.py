@@ -4,7 +4,6 @@ A message filter pipeline, an incremental running summary (plain or structured),
 recall of relevant past turns, and atomic persistence; every part degrades gracefully.
 """
 
-from memstrata.compression import CompressionResult, compress_conversation_history
 from memstrata.config import MemoryConfig, Settings, load_settings, parse_settings
 from memstrata.core.cleaning import clean_output
 from memstrata.core.context import AssembledContext, ContextBudget, ContextPart, assemble_context
@@ -27,37 +26,17 @@ from memstrata.core.messages import (
     tool_result,
     user,
 )
-from memstrata.core.prompts import PromptSet, render_prompt
-from memstrata.core.summary import ConversationSummary, SummaryEntity
-from memstrata.core.templates import (
-    LLMSummarizer,
-    Summarizer,
-    SummaryConfig,
-    SummaryResult,
-    SummaryTemplate,
-    generate_summary,
-)
 from memstrata.core.tokens import (
     HeuristicTokenCounter,
     TiktokenCounter,
     TokenCounter,
     TokenUsage,
 )
-from memstrata.core.triggers import (
-    AllOf,
-    AnyOf,
-    CountOrTokensTrigger,
-    TokensAndEpisodesTrigger,
-    TriggerPolicy,
-    TriggerResult,
-    check_trigger,
-)
 from memstrata.core.truncation import (
     TruncationStrategy,
     truncate_content,
     truncate_content_async,
 )
-from memstrata.core.writer import SummaryDraft, SummaryWriter
 from memstrata.engine import MemoryEngine, SummarizeOutcome, TurnResult
 from memstrata.errors import (
     BackendError,
@@ -70,8 +49,29 @@ from memstrata.errors import (
 )
 from memstrata.factory import open_memory
 from memstrata.llm.base import LLM, ChatMessage, LLMRequest, LLMResponse
-from memstrata.llm.writer import LLMSummaryWriter
 from memstrata.null import NullConversationMemory
+from memstrata.summary.compression import CompressionResult, compress_conversation_history
+from memstrata.summary.llm_writer import LLMSummaryWriter
+from memstrata.summary.model import ConversationSummary, SummaryEntity
+from memstrata.summary.prompts import PromptSet, render_prompt
+from memstrata.summary.templates import (
+    LLMSummarizer,
+    Summarizer,
+    SummaryConfig,
+    SummaryResult,
+    SummaryTemplate,
+    generate_summary,
+)
+from memstrata.summary.triggers import (
+    AllOf,
+    AnyOf,
+    CountOrTokensTrigger,
+    TokensAndEpisodesTrigger,
+    TriggerPolicy,
+    TriggerResult,
+    check_trigger,
+)
+from memstrata.summary.writer import SummaryDraft, SummaryWriter
 from memstrata.vectors.base import NullVectorReader, RecalledTurn, RecallScope
 
 __version__ = "0.1.0"

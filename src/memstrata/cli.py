@@ -20,12 +20,12 @@ from rich.table import Table
 
 from memstrata.config import Settings, load_settings
 from memstrata.core.messages import Message, assistant, user
-from memstrata.demo import demo_report
 from memstrata.engine import MemoryEngine
 from memstrata.errors import MemstrataError, NotFoundError, UsageError
-from memstrata.ingest import DEMO_CHAT_ID, ChatFile, demo_path, ingest_chats, read_chats
 from memstrata.llm.base import LLM, ChatMessage, LLMRequest
 from memstrata.service.schemas import ContextOut, StrategyName, SummaryOut
+from memstrata.tools.demo import demo_report
+from memstrata.tools.ingest import DEMO_CHAT_ID, ChatFile, demo_path, ingest_chats, read_chats
 
 T = TypeVar("T")
 

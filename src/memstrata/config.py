@@ -32,7 +32,6 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from memstrata.core.prompts import PromptSet
 from memstrata.errors import ConfigError
 from memstrata.storage.config import StorageConfig
 
@@ -185,16 +184,6 @@ class Settings(_Strict):
     def memory(self) -> MemoryConfig:
         """The effective memory settings."""
         return self.supervisor.effective_memory()
-
-    def prompts_for(self, agent: str | None = None) -> PromptSet:
-        """The prompts an agent uses: defaults, then ``summary_prompt``, then its sections."""
-        prompts = PromptSet()
-        if self.memory.summary_prompt:
-            prompts = prompts.with_overrides({"summary_prompt": self.memory.summary_prompt})
-        for entry in self.agents:
-            if entry.name == agent:
-                prompts = prompts.with_overrides(entry.prompt_sections.model_dump())
-        return prompts
 
 
 def load_settings(

@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
-from memstrata.chain import render_chain, row_summary
 from memstrata.config import MemoryConfig
 from memstrata.core.context import (
     SEQUENCE_KEY,
@@ -32,10 +31,8 @@ from memstrata.core.history import Numbered
 from memstrata.core.messages import Message
 from memstrata.core.tokens import TokenCounter, resolve_counter
 from memstrata.core.truncation import TextEmbedder, TruncationStrategy
-from memstrata.core.writer import SummaryWriter
 from memstrata.errors import BackendError, ConflictError
 from memstrata.llm.base import LLM
-from memstrata.planner import SummaryPlan, SummaryPlanner
 from memstrata.recall.defaults import auto_k
 from memstrata.storage.base import (
     ChatRecord,
@@ -44,7 +41,10 @@ from memstrata.storage.base import (
     StoredMessage,
     TurnCommit,
 )
-from memstrata.title import generate_title
+from memstrata.summary.chain import render_chain, row_summary
+from memstrata.summary.planner import SummaryPlan, SummaryPlanner
+from memstrata.summary.title import generate_title
+from memstrata.summary.writer import SummaryWriter
 from memstrata.vectors.base import (
     NullVectorReader,
     RecalledTurn,
@@ -382,6 +382,6 @@ def _numbered(messages: Sequence[StoredMessage]) -> list[Numbered]:
 
 
 def _offline_writer() -> SummaryWriter:
-    from memstrata.llm.offline import OfflineSummaryWriter
+    from memstrata.summary.offline import OfflineSummaryWriter
 
     return OfflineSummaryWriter()

@@ -13,15 +13,16 @@ from contextlib import AsyncExitStack, asynccontextmanager
 
 from memstrata.config import Settings, load_settings
 from memstrata.core.context import ContextBudget
-from memstrata.core.writer import SummaryWriter
 from memstrata.embed.base import Embedder
 from memstrata.engine import MemoryEngine, RecallBackend
 from memstrata.errors import BackendError, ConfigError
 from memstrata.llm.base import LLM
-from memstrata.llm.writer import LLMSummaryWriter
 from memstrata.storage.base import ChatStorage
 from memstrata.storage.memory import InMemoryStorage
 from memstrata.storage.resolve import resolve_storage
+from memstrata.summary.llm_writer import LLMSummaryWriter
+from memstrata.summary.prompts import prompts_for
+from memstrata.summary.writer import SummaryWriter
 from memstrata.vectors.base import NullVectorReader
 
 log = logging.getLogger(__name__)
@@ -46,10 +47,10 @@ def summary_llm(settings: Settings) -> LLM | None:
 def summary_writer(settings: Settings, llm: LLM | None, agent: str | None = None) -> SummaryWriter:
     """An LLM-backed writer with the agent's prompts, or the offline summarizer."""
     if llm is None:
-        from memstrata.llm.offline import OfflineSummaryWriter
+        from memstrata.summary.offline import OfflineSummaryWriter
 
         return OfflineSummaryWriter()
-    return LLMSummaryWriter(llm, prompts=settings.prompts_for(agent))
+    return LLMSummaryWriter(llm, prompts=prompts_for(settings, agent))
 
 
 def chat_storage(settings: Settings) -> ChatStorage:

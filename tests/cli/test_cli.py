@@ -14,8 +14,8 @@ from typer.testing import CliRunner, Result
 from memstrata.cli import app
 from memstrata.config import load_settings
 from memstrata.factory import open_memory
-from memstrata.ingest import demo_path
 from memstrata.storage.base import SummaryRow
+from memstrata.tools.ingest import demo_path
 
 runner = CliRunner()
 

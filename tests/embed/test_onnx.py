@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memstrata.datasets.locomo import load_locomo
 from memstrata.embed import _onnx
 from memstrata.embed.minilm import BACKEND_ENV, MiniLMEmbedder
 from memstrata.errors import UnknownBackendError
+from memstrata.tools.datasets.locomo import load_locomo
 
 LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo" / "locomo_dev.json"
 

@@ -13,10 +13,10 @@ from memstrata.core.tokens import HeuristicTokenCounter
 from memstrata.engine import MemoryEngine
 from memstrata.errors import LLMTransientError, VectorStoreError
 from memstrata.llm.base import LLMRequest
-from memstrata.llm.writer import LLMSummaryWriter
 from memstrata.storage.base import ChatStorage
 from memstrata.storage.memory import InMemoryStorage
 from memstrata.storage.sqlite import SqliteStorage
+from memstrata.summary.llm_writer import LLMSummaryWriter
 from memstrata.testing import FunctionLLM, ScriptedLLM
 from memstrata.vectors.base import RecalledTurn, RecallScope
 

@@ -21,8 +21,8 @@ from memstrata.llm.base import prompt_request
 from memstrata.llm.openai_compat import OpenAICompatibleLLM
 from memstrata.llm.resolve import resolve_llm
 from memstrata.llm.usage import MeteredLLM, UsageLedger
-from memstrata.llm.writer import LLMSummaryWriter
 from memstrata.storage.memory import InMemoryStorage
+from memstrata.summary.llm_writer import LLMSummaryWriter
 from memstrata.testing import free_port
 
 SCHEMA = {

@@ -16,9 +16,9 @@ from memstrata.config import Settings
 from memstrata.engine import MemoryEngine
 from memstrata.errors import LLMTransientError
 from memstrata.llm.base import LLMRequest
-from memstrata.llm.writer import LLMSummaryWriter
 from memstrata.service import Service, create_app
 from memstrata.storage.resolve import from_url
+from memstrata.summary.llm_writer import LLMSummaryWriter
 from memstrata.testing import FunctionLLM
 
 KEYS = {"key-a": "tenant-a", "key-b": "tenant-b"}

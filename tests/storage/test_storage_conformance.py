@@ -8,7 +8,6 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from memstrata.core.messages import Message, assistant, system, tool_call, tool_result, user
-from memstrata.core.summary import ConversationSummary
 from memstrata.errors import ConflictError, NotFoundError, StorageError, UsageError
 from memstrata.storage import (
     ChatStorage,
@@ -18,8 +17,9 @@ from memstrata.storage import (
     TurnCommit,
     resolve_storage,
 )
+from memstrata.summary.model import ConversationSummary
+from memstrata.summary.title import generate_title
 from memstrata.testing import ScriptedLLM
-from memstrata.title import generate_title
 
 UNICODE = "héllo wörld — 你好，世界 — مرحبا بالعالم — 🌍👩‍👩‍👧 — e\u0301 — 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 — \t\n\r"
 

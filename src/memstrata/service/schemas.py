@@ -206,7 +206,7 @@ class SummaryOut(BaseModel):
 def _structured(row: SummaryRow) -> dict[str, Any] | None:
     if row.format != "json":
         return None
-    from memstrata.core.summary import ConversationSummary
+    from memstrata.summary.model import ConversationSummary
 
     return ConversationSummary.parse(row.summary_text).model_dump(mode="json")
 

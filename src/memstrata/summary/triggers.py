@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import ClassVar, Protocol, runtime_checkable
 
 from memstrata.core.messages import Message, group_episodes
-from memstrata.core.templates import SummaryConfig
 from memstrata.core.tokens import HeuristicTokenCounter, TokenCounter, count_messages
+from memstrata.summary.templates import SummaryConfig
 
 __all__ = [
     "AllOf",

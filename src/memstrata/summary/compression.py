@@ -9,15 +9,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from memstrata.chain import render_chain, row_summary
 from memstrata.config import MemoryConfig
 from memstrata.core.messages import Message, Role
-from memstrata.core.summary import ConversationSummary
 from memstrata.core.tokens import TokenCounter, TokenUsage, resolve_counter
-from memstrata.core.writer import SummaryWriter
 from memstrata.errors import LLMError
-from memstrata.planner import SummaryPlanner
 from memstrata.storage.base import SummaryRow
+from memstrata.summary.chain import render_chain, row_summary
+from memstrata.summary.model import ConversationSummary
+from memstrata.summary.planner import SummaryPlanner
+from memstrata.summary.writer import SummaryWriter
 
 SUMMARY_PREFIX = "[Conversation summary]"
 

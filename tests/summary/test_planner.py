@@ -2,11 +2,11 @@ import pytest
 
 from memstrata.config import MemoryConfig
 from memstrata.core.messages import Message, assistant, user
-from memstrata.core.summary import ConversationSummary
 from memstrata.core.tokens import HeuristicTokenCounter
 from memstrata.errors import LLMOutputError, LLMTransientError
-from memstrata.llm.writer import LLMSummaryWriter
-from memstrata.planner import SummaryPlanner, trigger_policy
+from memstrata.summary.llm_writer import LLMSummaryWriter
+from memstrata.summary.model import ConversationSummary
+from memstrata.summary.planner import SummaryPlanner, trigger_policy
 from memstrata.testing import ScriptedLLM
 
 COUNTER = HeuristicTokenCounter()

@@ -7,9 +7,9 @@ import dataclasses
 import pytest
 
 from memstrata.core.messages import Message, assistant, user
-from memstrata.core.templates import SummaryConfig
 from memstrata.core.tokens import HeuristicTokenCounter, TiktokenCounter
-from memstrata.core.triggers import (
+from memstrata.summary.templates import SummaryConfig
+from memstrata.summary.triggers import (
     AllOf,
     AnyOf,
     CountOrTokensTrigger,

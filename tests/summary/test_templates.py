@@ -8,8 +8,10 @@ import dataclasses
 import pytest
 
 from memstrata.core.messages import Message, assistant, tool_call, tool_result, user
-from memstrata.core.prompts import DEFAULT_COMPRESSION_SYSTEM_PROMPT
-from memstrata.core.templates import (
+from memstrata.errors import ConfigError, LLMOutputError, LLMTransientError
+from memstrata.llm.base import LLM, LLMRequest, LLMResponse
+from memstrata.summary.prompts import DEFAULT_COMPRESSION_SYSTEM_PROMPT
+from memstrata.summary.templates import (
     DEFAULT_TEMPLATE_PROMPTS,
     LLMSummarizer,
     Summarizer,
@@ -19,9 +21,7 @@ from memstrata.core.templates import (
     generate_summary,
     split_recent,
 )
-from memstrata.core.triggers import check_trigger
-from memstrata.errors import ConfigError, LLMOutputError, LLMTransientError
-from memstrata.llm.base import LLM, LLMRequest, LLMResponse
+from memstrata.summary.triggers import check_trigger
 
 
 class RecordingSummarizer:

@@ -6,11 +6,11 @@ from collections.abc import Sequence
 
 from memstrata.core.cleaning import clean_output
 from memstrata.core.messages import Message, format_transcript
-from memstrata.core.prompts import PromptSet
-from memstrata.core.summary import ConversationSummary
-from memstrata.core.writer import SummaryDraft
 from memstrata.errors import LLMOutputError
 from memstrata.llm.base import LLM, ChatMessage, LLMRequest
+from memstrata.summary.model import ConversationSummary
+from memstrata.summary.prompts import PromptSet
+from memstrata.summary.writer import SummaryDraft
 
 
 class LLMSummaryWriter:

@@ -11,6 +11,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+from memstrata.config import Settings
+
 PLACEHOLDERS = ("transcript", "existing_summary", "new_messages", "context", "summary")
 
 DEFAULT_COMPRESSION_SYSTEM_PROMPT = (
@@ -110,3 +112,14 @@ SEED_002_PROMPTS = PromptSet(
     compression_user=SEED_002_COMPRESSION_USER_PROMPT,
     extension_user=SEED_002_EXTENSION_USER_PROMPT,
 )
+
+
+def prompts_for(settings: Settings, agent: str | None = None) -> PromptSet:
+    """The prompts an agent uses: defaults, then ``summary_prompt``, then its sections."""
+    prompts = PromptSet()
+    if settings.memory.summary_prompt:
+        prompts = prompts.with_overrides({"summary_prompt": settings.memory.summary_prompt})
+    for entry in settings.agents:
+        if entry.name == agent:
+            prompts = prompts.with_overrides(entry.prompt_sections.model_dump())
+    return prompts

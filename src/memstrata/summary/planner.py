@@ -14,7 +14,6 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from memstrata.chain import row_summary
 from memstrata.config import MemoryConfig
 from memstrata.core.history import (
     HistorySplit,
@@ -25,17 +24,18 @@ from memstrata.core.history import (
     split_history,
 )
 from memstrata.core.messages import Message
-from memstrata.core.summary import ConversationSummary
 from memstrata.core.tokens import TokenCounter, TokenUsage
-from memstrata.core.triggers import (
+from memstrata.errors import LLMError
+from memstrata.storage.base import SummaryFormat, SummaryRow
+from memstrata.summary.chain import row_summary
+from memstrata.summary.model import ConversationSummary
+from memstrata.summary.triggers import (
     CountOrTokensTrigger,
     TokensAndEpisodesTrigger,
     TriggerPolicy,
     TriggerResult,
 )
-from memstrata.core.writer import SummaryWriter
-from memstrata.errors import LLMError
-from memstrata.storage.base import SummaryFormat, SummaryRow
+from memstrata.summary.writer import SummaryWriter
 
 log = logging.getLogger(__name__)
 

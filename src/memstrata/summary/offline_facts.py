@@ -14,8 +14,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from memstrata.core.messages import Message, Role
-from memstrata.core.summary import ConversationSummary, SummaryEntity, merge_entities
-from memstrata.llm.offline_text import (
+from memstrata.summary.model import ConversationSummary, SummaryEntity, merge_entities
+from memstrata.summary.offline_text import (
     STOPWORDS,
     Sentence,
     normalize_spacing,

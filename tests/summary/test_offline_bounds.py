@@ -1,6 +1,6 @@
 from memstrata.core.messages import Message, assistant, user
 from memstrata.embed.hashing import HashingEmbedder
-from memstrata.llm.offline import (
+from memstrata.summary.offline import (
     MAX_ENTITY_DETAILS,
     MAX_SUMMARY_ENTITIES,
     MAX_SUMMARY_ITEMS,

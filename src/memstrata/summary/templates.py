@@ -16,9 +16,9 @@ from typing import Protocol, runtime_checkable
 from memstrata.core.cleaning import clean_output
 from memstrata.core.filters import tool_groups
 from memstrata.core.messages import Message, format_transcript
-from memstrata.core.prompts import DEFAULT_COMPRESSION_SYSTEM_PROMPT, render_prompt
 from memstrata.errors import ConfigError, LLMOutputError
 from memstrata.llm.base import LLM, prompt_request
+from memstrata.summary.prompts import DEFAULT_COMPRESSION_SYSTEM_PROMPT, render_prompt
 
 __all__ = [
     "DEFAULT_TEMPLATE_PROMPTS",

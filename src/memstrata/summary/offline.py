@@ -5,7 +5,7 @@ dropped, each sentence is scored by embedding centrality (cosine to the length-w
 centroid of the conversation) with mild length and position priors, and sentences are picked
 by maximal marginal relevance under a word budget, then told in the third person
 (``Alice: I moved to Lyon`` becomes ``Alice moved to Lyon``). Topics, entities, decisions,
-open questions and preferences come from :mod:`memstrata.llm.offline_facts`.
+open questions and preferences come from :mod:`memstrata.summary.offline_facts`.
 
 Extending a summary re-selects from the old narrative's sentences plus the new ones under
 the same budget, so the narrative stays bounded however long the chat gets, while the lists
@@ -23,11 +23,10 @@ import numpy as np
 import numpy.typing as npt
 
 from memstrata.core.messages import Message, Role
-from memstrata.core.summary import LIST_FIELDS, ConversationSummary
-from memstrata.core.writer import SummaryDraft
 from memstrata.embed.base import Embedder
-from memstrata.llm import offline_facts
-from memstrata.llm.offline_text import (
+from memstrata.summary import offline_facts
+from memstrata.summary.model import LIST_FIELDS, ConversationSummary
+from memstrata.summary.offline_text import (
     Sentence,
     content_words,
     is_filler,
@@ -35,6 +34,7 @@ from memstrata.llm.offline_text import (
     third_person,
     words,
 )
+from memstrata.summary.writer import SummaryDraft
 
 __all__ = ["NarrativeConfig", "OfflineSummarizer", "OfflineSummaryWriter", "select_sentences"]
 
@@ -177,7 +177,7 @@ def narrative_text(sentences: Sequence[Sentence]) -> str:
 
 
 class OfflineSummaryWriter:
-    """A :class:`~memstrata.core.writer.SummaryWriter` with no network and no LLM.
+    """A :class:`~memstrata.summary.writer.SummaryWriter` with no network and no LLM.
 
     Args:
         embedder: Any :class:`~memstrata.embed.base.Embedder`; the bundled MiniLM by default.

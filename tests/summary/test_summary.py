@@ -1,6 +1,6 @@
 import json
 
-from memstrata.core.summary import ConversationSummary, SummaryEntity, combine_details
+from memstrata.summary.model import ConversationSummary, SummaryEntity, combine_details
 
 SEED_EXAMPLE = {
     "topics": ["weather", "travel"],

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import reduce
 
-from memstrata.core.summary import ConversationSummary
 from memstrata.storage.base import SummaryRow
+from memstrata.summary.model import ConversationSummary
 
 
 def row_summary(row: SummaryRow) -> ConversationSummary:

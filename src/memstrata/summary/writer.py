@@ -1,7 +1,7 @@
 """The summary-writer seam: extend a summary with new messages.
 
-An LLM-backed writer (``memstrata.llm.writer.LLMSummaryWriter``) and the offline extractive
-writer (``memstrata.llm.offline.OfflineSummaryWriter``) sit behind it, so the engine never
+An LLM-backed writer (``memstrata.summary.llm_writer.LLMSummaryWriter``) and the offline extractive
+writer (``memstrata.summary.offline.OfflineSummaryWriter``) sit behind it, so the engine never
 cares whether a model is configured.
 """
 
@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from memstrata.core.messages import Message
-from memstrata.core.summary import ConversationSummary
 from memstrata.core.tokens import TokenUsage
+from memstrata.summary.model import ConversationSummary
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,9 +22,9 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from memstrata.core.messages import Message, Role
-from memstrata.datasets.locomo import Conversation, iter_conversations
 from memstrata.engine import MemoryEngine
 from memstrata.errors import UsageError
+from memstrata.tools.datasets.locomo import Conversation, iter_conversations
 
 __all__ = [
     "DEMO_CHAT_ID",

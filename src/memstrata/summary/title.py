@@ -8,10 +8,10 @@ from collections.abc import Sequence
 
 from memstrata.core.cleaning import clean_output
 from memstrata.core.messages import Message, Role
-from memstrata.core.prompts import TITLE_PROMPT, render_prompt
-from memstrata.core.summary import ConversationSummary
 from memstrata.errors import LLMError
 from memstrata.llm.base import LLM, prompt_request
+from memstrata.summary.model import ConversationSummary
+from memstrata.summary.prompts import TITLE_PROMPT, render_prompt
 
 log = logging.getLogger(__name__)
 MAX_TITLE_CHARS = 80

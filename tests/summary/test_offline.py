@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from memstrata.core.messages import Message, assistant, tool_result, user
-from memstrata.core.summary import ConversationSummary
-from memstrata.core.writer import SummaryWriter
 from memstrata.embed.minilm import MiniLMEmbedder
-from memstrata.llm.offline import NarrativeConfig, OfflineSummarizer, OfflineSummaryWriter
-from memstrata.llm.offline_text import Sentence, split_sentences, third_person
+from memstrata.summary.model import ConversationSummary
+from memstrata.summary.offline import NarrativeConfig, OfflineSummarizer, OfflineSummaryWriter
+from memstrata.summary.offline_text import Sentence, split_sentences, third_person
+from memstrata.summary.writer import SummaryWriter
 
 TRIP = [
     user("Hi! I'm planning a trip to Lyon with my sister Marie next month."),

@@ -1,0 +1,1 @@
+"""The running summary: model, prompts, templates, triggers, planner, chain, offline summarizer."""

@@ -1,0 +1,1 @@
+"""Helpers outside the library core: datasets, the demo and chat-file ingestion."""

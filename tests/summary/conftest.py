@@ -1,0 +1,12 @@
+"""Fixtures of the summary tests: the real embedder the offline summarizer ranks with."""
+
+from __future__ import annotations
+
+import pytest
+
+from memstrata.embed.minilm import MiniLMEmbedder
+
+
+@pytest.fixture(scope="session")
+def embedder() -> MiniLMEmbedder:
+    return MiniLMEmbedder()
