@@ -33,6 +33,7 @@ lint: install
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 test: lint test-deps
 	$(BIN)/python -m pytest -q

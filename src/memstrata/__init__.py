@@ -32,11 +32,7 @@ from memstrata.core.tokens import (
     TokenCounter,
     TokenUsage,
 )
-from memstrata.core.truncation import (
-    TruncationStrategy,
-    truncate_content,
-    truncate_content_async,
-)
+from memstrata.core.truncation import TruncationStrategy
 from memstrata.engine import MemoryEngine, SummarizeOutcome, TurnResult
 from memstrata.errors import (
     BackendError,
@@ -72,6 +68,7 @@ from memstrata.summary.triggers import (
     check_trigger,
 )
 from memstrata.summary.writer import SummaryDraft, SummaryWriter
+from memstrata.truncation import truncate_content, truncate_content_async
 from memstrata.vectors.base import NullVectorReader, RecalledTurn, RecallScope
 
 __version__ = "0.1.0"

@@ -30,7 +30,8 @@ from memstrata.core.filters import MessageFilterPipeline, agent_pipeline, contex
 from memstrata.core.history import Numbered
 from memstrata.core.messages import Message
 from memstrata.core.tokens import TokenCounter, resolve_counter
-from memstrata.core.truncation import TextEmbedder, TruncationStrategy
+from memstrata.core.truncation import TruncationStrategy
+from memstrata.embed.truncation import TextEmbedder
 from memstrata.errors import BackendError, ConflictError
 from memstrata.llm.base import LLM
 from memstrata.recall.defaults import auto_k
@@ -45,6 +46,7 @@ from memstrata.summary.chain import render_chain, row_summary
 from memstrata.summary.planner import SummaryPlan, SummaryPlanner
 from memstrata.summary.title import generate_title
 from memstrata.summary.writer import SummaryWriter
+from memstrata.truncation import apply_pipeline, shortener_for
 from memstrata.vectors.base import (
     NullVectorReader,
     RecalledTurn,
@@ -122,8 +124,9 @@ class MemoryEngine:
             strategy=TruncationStrategy(self.config.truncation_strategy),
             skip_prefixes=(),
             exclude_last_user=False,
-            embedder=embedder,
-            llm=truncation_llm,
+            shortener=shortener_for(
+                self.config.truncation_strategy, llm=truncation_llm, embedder=embedder
+            ),
         )
 
     @property
@@ -332,7 +335,11 @@ class MemoryEngine:
             message.model_copy(update={"metadata": {**message.metadata, SEQUENCE_KEY: sequence}})
             for sequence, message in numbered
         ]
-        return await self.pipeline.apply_async(tagged, context_for(tagged, query)) if tagged else []
+        return (
+            await apply_pipeline(self.pipeline, tagged, context_for(tagged, query))
+            if tagged
+            else []
+        )
 
     async def _recall(
         self, chat: ChatRecord, query: str | None, verbatim: Sequence[Message], budget: int

@@ -35,8 +35,11 @@ from memstrata.core.messages import (
     user,
 )
 from memstrata.core.truncation import ELLIPSIS, MIDDLE_MARKER, TruncationStrategy
+from memstrata.embed.truncation import SemanticShortener
 from memstrata.errors import LLMTransientError
 from memstrata.llm.base import LLMRequest, LLMResponse
+from memstrata.llm.truncation import LLMShortener
+from memstrata.truncation import apply_pipeline
 
 
 class ScriptedLLM:
@@ -226,7 +229,7 @@ def test_max_chars_semantic_uses_the_last_user_message_as_query() -> None:
     pipeline = MessageFilterPipeline(
         (
             ExcludeLastUserFilter(),
-            MaxCharsFilter(70, "semantic", embedder=BagOfWordsEmbedder()),  # type: ignore[arg-type]
+            MaxCharsFilter(70, "semantic", shortener=SemanticShortener(BagOfWordsEmbedder())),
         )
     )
     result = pipeline.apply(messages)
@@ -238,21 +241,24 @@ def test_max_chars_semantic_uses_the_last_user_message_as_query() -> None:
 async def test_max_chars_llm_strategy_calls_the_llm_only_when_awaited() -> None:
     llm = ScriptedLLM()
     long = "alpha beta gamma delta " * 20
-    pipeline = MessageFilterPipeline((MaxCharsFilter(65, "llm", llm=llm),))  # type: ignore[arg-type]
+    shortener = LLMShortener(llm)  # type: ignore[arg-type]
+    pipeline = MessageFilterPipeline((MaxCharsFilter(65, "llm", shortener=shortener),))
     messages = [user(long), tool_call("call " * 30, ["t1"]), tool_result("ok", "t1")]
-    result = await pipeline.apply_async(messages)
+    result = await apply_pipeline(pipeline, messages)
     assert contents(result)[0] == "LLM: alpha beta gamma"
     assert contents(result)[1] == "LLM: call call call"
     assert result[1].tool_call_ids == ("t1",) and result[2].content == "ok"
     assert llm.calls == 2
-    sync = pipeline.apply(messages)
+    fresh = MessageFilterPipeline((MaxCharsFilter(65, "llm", shortener=LLMShortener(llm)),))  # type: ignore[arg-type]
+    sync = fresh.apply(messages)  # nothing prepared: middle, no call
     assert MIDDLE_MARKER in sync[0].content and llm.calls == 2
 
 
 async def test_max_chars_llm_failure_falls_back_to_middle() -> None:
     llm = ScriptedLLM(fail=True)
     long = "0123456789" * 30
-    result = await MaxCharsFilter(100, "llm", llm=llm).apply_async([user(long)])
+    truncator = MaxCharsFilter(100, "llm", shortener=LLMShortener(llm))  # type: ignore[arg-type]
+    result = await apply_pipeline(MessageFilterPipeline((truncator,)), [user(long)])
     assert result[0].content == long[:40] + MIDDLE_MARKER + long[-40:]
     assert llm.calls == 1
 
@@ -402,17 +408,18 @@ def test_no_filter_separates_a_tool_call_from_its_results(message_filter: Messag
 
 async def test_max_chars_llm_answers_are_remembered_but_fallbacks_are_not() -> None:
     llm = ScriptedLLM()
-    truncator = MaxCharsFilter(65, "llm", llm=llm, cache_size=2)  # type: ignore[arg-type]
+    shortener = LLMShortener(llm, cache_size=2)  # type: ignore[arg-type]
+    truncator = MessageFilterPipeline((MaxCharsFilter(65, "llm", shortener=shortener),))
     first, second, third = ("alpha " * 20, "beta " * 20, "gamma " * 20)
     for _ in range(3):
-        result = await truncator.apply_async([user(first), assistant(second)])
+        result = await apply_pipeline(truncator, [user(first), assistant(second)])
     assert contents(result) == ["LLM: alpha alpha alpha", "LLM: beta beta beta"]
     assert llm.calls == 2
-    await truncator.apply_async([user(third)])  # evicts the oldest answer
-    await truncator.apply_async([user(first)])
+    await apply_pipeline(truncator, [user(third)])  # evicts the oldest answer
+    await apply_pipeline(truncator, [user(first)])
     assert llm.calls == 4
     llm.fail = True
     for _ in range(2):
-        fallback = await truncator.apply_async([user("delta " * 20)])
+        fallback = await apply_pipeline(truncator, [user("delta " * 20)])
         assert MIDDLE_MARKER in fallback[0].content
     assert llm.calls == 6

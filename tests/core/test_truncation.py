@@ -12,14 +12,13 @@ import pytest
 from memstrata.core.truncation import (
     ELLIPSIS,
     MIDDLE_MARKER,
-    TextEmbedder,
     TruncationStrategy,
     split_sentences,
-    truncate_content,
-    truncate_content_async,
 )
+from memstrata.embed.truncation import TextEmbedder
 from memstrata.errors import LLMTransientError
 from memstrata.llm.base import LLM, LLMRequest, LLMResponse
+from memstrata.truncation import truncate_content, truncate_content_async
 
 TEXT = "".join(chr(ord("a") + i % 26) for i in range(500))
 

@@ -9,26 +9,16 @@ its results.
 
 from __future__ import annotations
 
-import asyncio
-from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from memstrata.core.messages import Message, MessageType, Role, group_episodes
-from memstrata.core.truncation import (
-    TextEmbedder,
-    TruncationStrategy,
-    truncate_content,
-    truncate_content_async,
-    truncate_middle,
-)
-from memstrata.llm.base import LLM
+from memstrata.core.truncation import Shortener, TruncationStrategy, shorten_content
 
 __all__ = [
     "SUPERVISOR_PIPELINE",
     "SUPERVISOR_SKIP_PREFIXES",
-    "AsyncMessageFilter",
     "ExcludeLastUserFilter",
     "FilterContext",
     "MaxCharsFilter",
@@ -64,17 +54,6 @@ class MessageFilter(Protocol):
     """Turns a history into a filtered history; must never split a tool group."""
 
     def apply(
-        self, messages: Sequence[Message], context: FilterContext = NO_CONTEXT
-    ) -> list[Message]:
-        """The filtered messages, in their original order."""
-        ...
-
-
-@runtime_checkable
-class AsyncMessageFilter(Protocol):
-    """A filter with an async form (it may call an LLM); pipelines prefer it when awaited."""
-
-    async def apply_async(
         self, messages: Sequence[Message], context: FilterContext = NO_CONTEXT
     ) -> list[Message]:
         """The filtered messages, in their original order."""
@@ -220,22 +199,14 @@ class MaxTurnsFilter:
 class MaxCharsFilter:
     """Truncates each message longer than ``max_chars`` with ``strategy``.
 
-    ``semantic`` ranks sentences against the run's query (by default the last user
-    message of the unfiltered history); ``llm`` calls ``llm`` when the pipeline is awaited
-    (``apply_async``) and uses ``middle`` in the synchronous ``apply``. The LLM's answers
-    are remembered (the last ``cache_size`` messages), so a long message that stays in the
-    verbatim window is shortened once, not on every turn; fallbacks are not remembered.
+    ``llm`` and ``semantic`` ask ``shortener`` (``memstrata.truncation.shortener_for``
+    builds one; ``semantic`` ranks sentences against the run's query) and use ``middle``
+    without one.
     """
 
     max_chars: int
     strategy: TruncationStrategy = TruncationStrategy.HARD
-    embedder: TextEmbedder | None = field(default=None, compare=False)
-    llm: LLM | None = field(default=None, compare=False)
-    concurrency: int = 4
-    cache_size: int = 256
-    _cache: OrderedDict[str, str] = field(
-        default_factory=OrderedDict, init=False, compare=False, repr=False
-    )
+    shortener: Shortener | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if self.max_chars < 0:
@@ -248,45 +219,15 @@ class MaxCharsFilter:
         """Every message, long contents truncated."""
         return [self._truncate(message, context) for message in messages]
 
-    async def apply_async(
-        self, messages: Sequence[Message], context: FilterContext = NO_CONTEXT
-    ) -> list[Message]:
-        """Every message, long contents truncated; LLM calls run ``concurrency`` at a time."""
-        gate = asyncio.Semaphore(max(1, self.concurrency))
-
-        async def one(message: Message) -> Message:
-            if len(message.content) <= self.max_chars:
-                return message
-            if self.strategy is not TruncationStrategy.LLM or self.llm is None:
-                return self._truncate(message, context)
-            async with gate:
-                return message.with_content(await self._ask_llm(message.content))
-
-        return list(await asyncio.gather(*(one(message) for message in messages)))
-
-    async def _ask_llm(self, content: str) -> str:
-        cached = self._cache.get(content)
-        if cached is not None:
-            self._cache.move_to_end(content)
-            return cached
-        shortened = await truncate_content_async(
-            content, self.max_chars, TruncationStrategy.LLM, llm=self.llm
-        )
-        if shortened != truncate_middle(content, self.max_chars) and self.cache_size > 0:
-            self._cache[content] = shortened
-            while len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
-        return shortened
-
     def _truncate(self, message: Message, context: FilterContext) -> Message:
         if len(message.content) <= self.max_chars:
             return message
-        content = truncate_content(
+        content = shorten_content(
             message.content,
             self.max_chars,
             self.strategy,
             query=context.query,
-            embedder=self.embedder,
+            shortener=self.shortener,
         )
         return message.with_content(content)
 
@@ -308,19 +249,6 @@ class MessageFilterPipeline:
         result = list(messages)
         for message_filter in self.filters:
             result = message_filter.apply(result, context)
-        return result
-
-    async def apply_async(
-        self, messages: Sequence[Message], context: FilterContext | None = None
-    ) -> list[Message]:
-        """Like :meth:`apply`, awaiting filters that have an async form."""
-        context = context or context_for(messages)
-        result = list(messages)
-        for message_filter in self.filters:
-            if isinstance(message_filter, AsyncMessageFilter):
-                result = await message_filter.apply_async(result, context)
-            else:
-                result = message_filter.apply(result, context)
         return result
 
     def __call__(self, messages: Sequence[Message]) -> list[Message]:
@@ -358,8 +286,7 @@ def agent_pipeline(
     skip_prefixes: Sequence[str] = SUPERVISOR_SKIP_PREFIXES,
     skip_tools: bool = False,
     exclude_last_user: bool = True,
-    embedder: TextEmbedder | None = None,
-    llm: LLM | None = None,
+    shortener: Shortener | None = None,
 ) -> MessageFilterPipeline:
     """An agent's view: skip routing noise, strip the agent's ``prefixes``, cap, truncate.
 
@@ -378,7 +305,7 @@ def agent_pipeline(
         filters.append(MaxTurnsFilter(max_turns))
     if max_chars is not None:
         strategy = TruncationStrategy(strategy)
-        filters.append(MaxCharsFilter(max_chars, strategy, embedder=embedder, llm=llm))
+        filters.append(MaxCharsFilter(max_chars, strategy, shortener=shortener))
     return MessageFilterPipeline(tuple(filters))
 
 
