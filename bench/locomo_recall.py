@@ -8,9 +8,25 @@ with memstrata's default ``rag_augmented`` configuration, and two baselines are 
 the same run with the same budgets and counting: recency (the newest turns that fit) and BM25
 over turns (greedy fill by score). Budgets are counted as ceil(chars / 4).
 
+The engine runs memstrata's DEFAULT configuration: ``MemoryConfig(context_max_tokens=max(budgets))``
+with no budget-split, window or summary overrides (``--set`` exists for ablations only).
+
 Metrics: evidence recall (the fraction of the item's evidence turns whose text is in the
 context) and answer-token recall (the fraction of the gold answer's content words in it), per
 LoCoMo category "1".."5" and "cat1_4" (micro-average over categories 1-4).
+
+JSON: ``{budget: {system: report}}``; every report has ``evidence_recall`` and
+``answer_recall`` (per category and ``cat1_4``), ``tokens_used_mean`` and ``n`` (items per
+category). The ``memstrata`` report adds the context contract's measures:
+
+* ``window_intact``: the fraction of questions whose context holds the whole recent window
+  (``context.window_intact`` when the engine has it, else ``dropped_verbatim == 0``).
+* ``summary_tokens_max``: the largest summary part shown (0 when none is).
+* ``summary_only_answer_recall``: answer-token recall (cat1_4) of the shown summary part's
+  text alone.
+* ``summary_only_baseline``: the same for a naive extract of the same token count as that
+  question's shown summary: the whole transcript's sentences scored by cosine to their TF-IDF
+  centroid, the best that fit chosen, printed in transcript order.
 """
 
 from __future__ import annotations
@@ -37,9 +53,8 @@ from pathlib import Path
 from typing import Any
 
 from memstrata.config import MemoryConfig
-from memstrata.core.context import ContextBudget, assemble_context
+from memstrata.core.context import AssembledContext, ContextBudget, assemble_context
 from memstrata.core.tokens import HeuristicTokenCounter
-from memstrata.recall import defaults
 from memstrata.recall.lexical import STOPWORDS, tokenize
 from memstrata.recall.ranking import RankingConfig
 from memstrata.recall.retriever import HybridRetriever
@@ -50,6 +65,8 @@ COUNTER = HeuristicTokenCounter(4.0)
 CATEGORIES = ("1", "2", "3", "4", "5")
 SYSTEMS = ("memstrata", "bm25", "recency")
 WORD = re.compile(r"[a-z0-9]+")
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+MIN_SENTENCE_WORDS = 4  # content words a sentence needs to enter the TF-IDF extract
 MAX_SUMMARY_RUNS = 200
 CAPTIONS = False  # LoCoMo photos as "[shares <caption>]" after the text: measured no better
 
@@ -119,6 +136,7 @@ class Score:
     evidence: Tally = field(default_factory=Tally)
     answer: Tally = field(default_factory=Tally)
     tokens: list[int] = field(default_factory=list)
+    contract: Contract | None = None
 
     def add(self, item: dict[str, Any], ids: Sequence[str], conv: Conversation, text: str) -> None:
         category = str(item.get("category"))
@@ -127,11 +145,41 @@ class Score:
         self.tokens.append(COUNTER.count(text))
 
     def report(self) -> dict[str, Any]:
-        return {
+        report = {
             "evidence_recall": self.evidence.report(),
             "answer_recall": self.answer.report(),
             "tokens_used_mean": round(sum(self.tokens) / max(1, len(self.tokens)), 1),
             "n": dict(self.evidence.counts),
+        }
+        return {**report, **self.contract.report()} if self.contract else report
+
+
+@dataclass(slots=True)
+class Contract:
+    """The context contract's measures: an intact window and what the summary alone holds."""
+
+    intact: list[bool] = field(default_factory=list)
+    summary_tokens: list[int] = field(default_factory=list)
+    summary_only: Tally = field(default_factory=Tally)
+    baseline: Tally = field(default_factory=Tally)
+
+    def add(
+        self, item: dict[str, Any], context: AssembledContext, extract: CentroidExtract
+    ) -> None:
+        category = str(item.get("category"))
+        self.intact.append(bool(getattr(context, "window_intact", context.dropped_verbatim == 0)))
+        summary = context.part("summary")
+        tokens = summary.tokens if summary else 0
+        self.summary_tokens.append(tokens)
+        self.summary_only.add(category, answer_recall(item, summary.text if summary else ""))
+        self.baseline.add(category, answer_recall(item, extract.text(tokens)))
+
+    def report(self) -> dict[str, Any]:
+        return {
+            "window_intact": round(sum(self.intact) / max(1, len(self.intact)), 4),
+            "summary_tokens_max": max(self.summary_tokens, default=0),
+            "summary_only_answer_recall": self.summary_only.report()["cat1_4"],
+            "summary_only_baseline": self.baseline.report()["cat1_4"],
         }
 
 
@@ -160,6 +208,56 @@ class BM25Baseline:
         scores = self.index.get_scores(tokenize(question))
         order = sorted(range(len(self.turns)), key=lambda i: -scores[i])
         return [self.turns[i].sequence for i in order]
+
+
+class CentroidExtract:
+    """A naive extractive summary: the transcript's most central sentences by TF-IDF.
+
+    Every sentence of every turn is a TF-IDF vector (sublinear tf, smoothed idf, content
+    words, L2-normalised); sentences are ranked by cosine to the centroid of all of them. For
+    a token count the best sentences that fit are chosen and printed in transcript order as
+    ``Speaker: sentence`` lines (counted with COUNTER). Repeated sentences and those with
+    fewer than ``MIN_SENTENCE_WORDS`` content words are left out: otherwise the top of the
+    ranking is twenty copies of "Thanks, Caroline!" (short, and made of the commonest word).
+    """
+
+    def __init__(self, turns: Sequence[Turn]) -> None:
+        import numpy as np
+
+        pairs, seen = [], set()
+        for turn in turns:
+            for sentence in SENTENCE_END.split(turn.message.content.strip()):
+                words = [w for w in WORD.findall(sentence.lower()) if w not in STOPWORDS]
+                if len(words) >= MIN_SENTENCE_WORDS and sentence.lower() not in seen:
+                    seen.add(sentence.lower())
+                    pairs.append((f"{turn.message.speaker()}: {sentence}", words))
+        self.lines = [line for line, _ in pairs]
+        docs = [words for _, words in pairs]
+        vocab = {w: i for i, w in enumerate(sorted({w for doc in docs for w in doc}))}
+        matrix = np.zeros((len(docs), max(1, len(vocab))))
+        for row, doc in enumerate(docs):
+            for word in doc:
+                matrix[row, vocab[word]] += 1.0
+        matrix = np.where(matrix > 0, 1.0 + np.log(np.maximum(matrix, 1.0)), 0.0)
+        df = (matrix > 0).sum(axis=0)
+        matrix *= np.log((1 + len(docs)) / (1 + df)) + 1.0
+        matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+        centroid = matrix.mean(axis=0)
+        scores = matrix @ centroid / max(float(np.linalg.norm(centroid)), 1e-12)
+        self.order = [int(i) for i in np.argsort(-scores, kind="stable")]
+        self._cache: dict[int, str] = {}
+
+    def text(self, tokens: int) -> str:
+        """The extract of at most ``tokens`` tokens (greedy by score, shown in order)."""
+        if tokens not in self._cache:
+            chosen, used = [], 0
+            for index in self.order:
+                cost = COUNTER.count(self.lines[index]) + (1 if chosen else 0)  # the newline
+                if used + cost <= tokens:
+                    chosen.append(index)
+                    used += cost
+            self._cache[tokens] = "\n".join(self.lines[i] for i in sorted(chosen))
+        return self._cache[tokens]
 
 
 # -- a brute-force store (the VectorStore protocol in numpy) and an embedding cache ------------
@@ -284,8 +382,8 @@ class Setup:
     """memstrata's configuration under test (defaults = memstrata's defaults)."""
 
     ranking: RankingConfig = field(default_factory=RankingConfig)
-    rules: ContextBudget = field(default_factory=lambda: defaults.CONTEXT_BUDGET)
-    config: dict[str, Any] = field(default_factory=dict)  # MemoryConfig overrides
+    rules: ContextBudget | None = None  # None: the engine's own; a ContextBudget for ablations
+    config: dict[str, Any] = field(default_factory=dict)  # MemoryConfig overrides (ablations)
     store: str = "qdrant-edge"
 
 
@@ -302,9 +400,13 @@ async def run_memstrata(
     embedder: Any,
     setup: Setup,
     budgets: Sequence[int],
-    on_item: Callable[[dict[str, Any], dict[int, str]], None],
+    on_item: Callable[[dict[str, Any], dict[int, AssembledContext]], None],
 ) -> None:
-    """memstrata end to end: the engine over in-memory chat storage and the retriever."""
+    """memstrata end to end: the engine over in-memory chat storage and the retriever.
+
+    The default configuration: only ``context_max_tokens`` is set (to the largest budget);
+    ``setup.config`` and ``setup.rules`` are empty/None unless an ablation sets them.
+    """
     from memstrata.engine import MemoryEngine
     from memstrata.storage.memory import InMemoryStorage
 
@@ -314,9 +416,8 @@ async def run_memstrata(
         storage = InMemoryStorage()
         await storage.setup()
         config = MemoryConfig(context_max_tokens=max(budgets), **setup.config)
-        engine = MemoryEngine(
-            storage, config=config, recall=retriever, counter=COUNTER, budget=setup.rules
-        )
+        rules = {"budget": setup.rules} if setup.rules is not None else {}
+        engine = MemoryEngine(storage, config=config, recall=retriever, counter=COUNTER, **rules)
         chat = await engine.create_chat(conv.sample_id)
         await engine.add_messages(chat.id, [t.message for t in conv.turns])
         for _ in range(MAX_SUMMARY_RUNS):  # as the background job would, turn after turn
@@ -324,11 +425,11 @@ async def run_memstrata(
                 break
         for item in conv.qa:
             question = str(item.get("question", ""))
-            texts = {}
-            for budget in budgets:
-                context = await engine.get_context(chat.id, question, budget_tokens=budget)
-                texts[budget] = context.render()
-            on_item(item, texts)
+            contexts = {
+                budget: await engine.get_context(chat.id, question, budget_tokens=budget)
+                for budget in budgets
+            }
+            on_item(item, contexts)
         await storage.close()
         await retriever.close()
 
@@ -339,13 +440,17 @@ def score_item(
     budgets: Sequence[int],
     bm25: BM25Baseline | None,
     newest: list[int],
+    extract: CentroidExtract,
     item: dict[str, Any],
-    texts: dict[int, str],
+    contexts: dict[int, AssembledContext],
 ) -> None:
     ids = evidence_ids(item, conv)
     ranked = bm25.ranked(str(item.get("question", ""))) if bm25 else []
     for budget in budgets:
-        scores["memstrata", budget].add(item, ids, conv, texts[budget])
+        memstrata = scores["memstrata", budget]
+        memstrata.add(item, ids, conv, contexts[budget].render())
+        memstrata.contract = memstrata.contract or Contract()
+        memstrata.contract.add(item, contexts[budget], extract)
         if bm25:
             scores["bm25", budget].add(item, ids, conv, turns_context(conv.turns, ranked, budget))
             recency = turns_context(conv.turns, newest, budget)
@@ -369,8 +474,8 @@ async def evaluate(
     for index, conv in enumerate(conversations):
         bm25 = BM25Baseline(conv.turns) if baselines else None
         newest = [t.sequence for t in reversed(conv.turns)]
-
-        on_item = functools.partial(score_item, scores, conv, budgets, bm25, newest)
+        extract = CentroidExtract(conv.turns)
+        on_item = functools.partial(score_item, scores, conv, budgets, bm25, newest, extract)
         held_out = with_fold(setup, folds / f"fold_{index}.json") if folds else setup
         await run_memstrata(conv, embedder, held_out, budgets, on_item)
     if isinstance(embedder, CachedEmbedder):
@@ -402,6 +507,31 @@ def print_table(results: dict[str, dict[str, Any]], out: Any = sys.stdout) -> No
                 values = " ".join(f"{report[key][c]:>6.3f}" for c in (*CATEGORIES, "cat1_4"))
                 tokens = report["tokens_used_mean"]
                 print(f"{budget:>6} {system:<10} {metric:<9} {values} {tokens:>7.1f}", file=out)
+    print_contract(results, out)
+
+
+def print_contract(results: dict[str, dict[str, Any]], out: Any = sys.stdout) -> None:
+    """The memstrata context-contract measures per budget."""
+    head = (
+        f"\n{'budget':>6} {'window_intact':>13} {'summary_max':>11} "
+        f"{'summary_only':>12} {'tfidf_extract':>13}"
+    )
+    print(head, file=out)
+    for budget, systems in results.items():
+        report = systems.get("memstrata", {})
+        if "window_intact" not in report:
+            continue
+        print(
+            f"{budget:>6} {report['window_intact']:>13.3f} {report['summary_tokens_max']:>11} "
+            f"{report['summary_only_answer_recall']:>12.3f} "
+            f"{report['summary_only_baseline']:>13.3f}",
+            file=out,
+        )
+    print(
+        "(summary_only / tfidf_extract: answer-token recall cat1_4 of the shown summary alone "
+        "and of a TF-IDF centroid extract of the same tokens)",
+        file=out,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -464,7 +594,8 @@ def apply_overrides(setup: Setup, overrides: Sequence[str]) -> Setup:
         if key.startswith("ranking."):
             setup = replace(setup, ranking=replace(setup.ranking, **{key[8:]: value}))
         elif key.startswith("rules."):
-            setup = replace(setup, rules=replace(setup.rules, **{key[6:]: value}))
+            rules = setup.rules or ContextBudget()
+            setup = replace(setup, rules=replace(rules, **{key[6:]: value}))
         elif key.startswith("config."):
             setup = replace(setup, config={**setup.config, key[7:]: value})
     return setup
