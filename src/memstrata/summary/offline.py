@@ -5,7 +5,8 @@ dropped, each sentence is scored by embedding centrality (cosine to the length-w
 centroid of the conversation) with mild length and position priors, and sentences are picked
 by maximal marginal relevance under a word budget, then told in the third person
 (``Alice: I moved to Lyon`` becomes ``Alice moved to Lyon``). Topics, entities, decisions,
-open questions and preferences come from :mod:`memstrata.summary.offline_facts`.
+open questions and preferences come from :mod:`memstrata.summary.offline_facts`; items
+from dated messages carry their day, e.g. ``(8 May 2023)``.
 
 Extending a summary re-selects from the old narrative's sentences plus the new ones under
 the same budget, so the narrative stays bounded however long the chat gets, while the lists
@@ -26,9 +27,12 @@ from memstrata.core.messages import Message, Role
 from memstrata.embed.base import Embedder
 from memstrata.summary import offline_facts
 from memstrata.summary.model import LIST_FIELDS, ConversationSummary
+from memstrata.summary.offline_questions import answered
 from memstrata.summary.offline_text import (
     Sentence,
     content_words,
+    dated,
+    day_label,
     is_filler,
     split_sentences,
     third_person,
@@ -77,7 +81,7 @@ def conversation_sentences(messages: Sequence[Message]) -> list[Sentence]:
         me = speakers[turn]
         you = _addressee(speakers, turn)
         for text in split_sentences(message.content):
-            sentences.append(Sentence(text, me, you, turn))
+            sentences.append(Sentence(text, me, you, turn, day_label(message.timestamp)))
     return sentences
 
 
@@ -172,7 +176,7 @@ def narrative_text(sentences: Sequence[Sentence]) -> str:
         text = third_person(sentence).strip()
         if text and text[-1] not in ".!?":
             text += "."
-        parts.append(text)
+        parts.append(dated(text, sentence.when))
     return " ".join(parts)
 
 
@@ -232,9 +236,9 @@ class OfflineSummaryWriter:
         if not structured:
             base = ConversationSummary(covered_turns=existing.covered_turns if existing else 0)
             return base.merge(ConversationSummary(narrative=narrative, covered_turns=turns))
-        facts = offline_facts.extract(new_messages, fresh)
+        facts = offline_facts.extract(new_messages, fresh, existing)
         update = facts.model_copy(update={"narrative": narrative, "covered_turns": turns})
-        return bounded((existing or ConversationSummary()).merge(update))
+        return bounded(merge_update(existing or ConversationSummary(), update, fresh))
 
     def _narrative(self, old: list[Sentence], fresh: list[Sentence]) -> str:
         if not fresh:
@@ -243,6 +247,27 @@ class OfflineSummaryWriter:
         budget = old_words + round(self.config.ratio * sum(len(words(s.text)) for s in fresh))
         chosen = select_sentences([*old, *fresh], self.embedder, self.config, budget=budget)
         return narrative_text(chosen)
+
+
+def merge_update(
+    existing: ConversationSummary, update: ConversationSummary, fresh: Sequence[Sentence]
+) -> ConversationSummary:
+    """Merge ``update`` into ``existing``; drop old questions the new sentences answer.
+
+    A name first typed ``thing`` (or ``other``) takes the specific type it gets later.
+    """
+    people = [e.name for e in (*existing.entities, *update.entities) if e.type == "person"]
+    closed = answered(existing.open_questions, fresh, people)
+    merged = existing.merge(update)
+    newer = {e.name.casefold(): e.type for e in update.entities}
+    entities = tuple(
+        e.model_copy(update={"type": newer.get(e.name.casefold(), e.type)})
+        if e.type in ("thing", "other")
+        else e
+        for e in merged.entities
+    )
+    questions = tuple(q for q in merged.open_questions if q not in closed)
+    return merged.model_copy(update={"entities": entities, "open_questions": questions})
 
 
 MAX_SUMMARY_ITEMS = 20

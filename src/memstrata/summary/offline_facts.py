@@ -1,10 +1,11 @@
 """Structured facts for the offline summarizer: topics, entities, decisions, questions, tastes.
 
 Everything here is cue patterns and counting, deterministic and fast: keyphrases by a
-RAKE-style score, entities from capitalisation, titles, prepositions, dates and numbers,
-and decisions / actions / open questions / preferences from first-person cue phrases,
-rewritten in the third person. It favours precision: a sentence that matches no cue is
-left to the narrative.
+RAKE-style score, typed entities from :mod:`memstrata.summary.offline_entities`, open
+questions (closed once answered) from :mod:`memstrata.summary.offline_questions`, and
+decisions / actions / preferences from first-person cue phrases, rewritten in the third
+person and dated with their message's date when it has one. It favours precision: a
+sentence that matches no cue is left to the narrative.
 """
 
 from __future__ import annotations
@@ -12,71 +13,42 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from memstrata.core.messages import Message, Role
 from memstrata.summary.model import ConversationSummary, SummaryEntity, merge_entities
+from memstrata.summary.offline_entities import best_kind, mentions
+from memstrata.summary.offline_questions import open_questions
 from memstrata.summary.offline_text import (
     STOPWORDS,
     Sentence,
+    content_words,
+    dated,
     normalize_spacing,
     third_person,
 )
 
-__all__ = ["entities", "extract", "keyphrases", "parse_transcript"]
+__all__ = [
+    "entities",
+    "extract",
+    "keyphrases",
+    "parse_transcript",
+    "participants",
+    "preference_clause",
+    "preferences",
+]
 
 MAX_ITEMS = 8
 MAX_ENTITIES = 12
 MAX_DETAIL_CHARS = 80
-
-_MONTHS = (
-    "January|February|March|April|May|June|July|August|September|October|November|December"
-    "|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
-)
-_DAYS = "Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday"
-_DATE = re.compile(
-    rf"\b(?:\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?"
-    rf"|(?:{_MONTHS})\.? \d{{1,2}}(?:st|nd|rd|th)?(?:,? \d{{4}})?"
-    rf"|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?(?:{_MONTHS})(?:,? \d{{4}})?"
-    rf"|(?:next |last |this )?(?:{_DAYS})|(?:next|last|this) (?:week|month|year|weekend)"
-    rf"|tomorrow|tonight|yesterday|\d{{1,2}}(?::\d{{2}})? ?(?:[ap]\.?m\.?|o'clock)"
-    rf"|\d{{1,2}}:\d{{2}}|(?:in |since )(?:19|20)\d{{2}})\b",
-    re.IGNORECASE,
-)
-_NUMBER = re.compile(
-    r"(?:[$€£¥] ?\d[\d,]*(?:\.\d+)?(?: ?(?:k|m|million|billion|thousand))?"
-    r"|\b\d[\d,]*(?:\.\d+)? ?(?:%|percent|dollars?|euros?|pounds?|yuan|yen|kg|km|miles?"
-    r"|meters?|hours?|minutes?|days?|weeks?|months?|years?|people|rooms?|nights?|items?))",
-    re.IGNORECASE,
-)
-_TITLE = re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Dr|Prof|Professor)\.? [A-Z][a-z]+(?: [A-Z][a-z]+)?")
-_CAPITALISED = re.compile(
-    r"\b[A-Z][a-zA-Z0-9&\-]*(?:'s)?"
-    r"(?: (?:(?:de|des|du|la|le|of|van|von|di|da|del) )?(?:[A-Z][a-zA-Z0-9&\-]*|\d+[a-z]?))*"
-)
-_PLACE_WORDS = re.compile(
-    r"\b(?:Hotel|Restaurant|Cafe|Street|St|Road|Avenue|Park|Airport|Station|Museum|Square"
-    r"|Bridge|Lake|River|Mountain|Beach|Hospital|University|School|City|Center|Centre)\b"
-)
-_PLACE_BEFORE = re.compile(r"\b(?:in|at|to|from|near|visit|visiting|around)\s$", re.IGNORECASE)
-_PERSON_BEFORE = re.compile(
-    r"(?:\b(?:hey|hi|hello|dear|thanks|named|called|sister|brother|mother|father|mom|dad"
-    r"|wife|husband|son|daughter|friend|boss|colleague|manager|partner|uncle|aunt"
-    r"|cousin|teacher|doctor)\s|,\s)$",
-    re.I,
-)
-_NOT_NAMES = frozenset(
-    "I The A An And But So Or If It This That These Those What When Where Why How Who Which "
-    "Yes No Ok Okay Oh Well Hi Hey Hello Thanks Thank Please Sure Let Do Does Did Is Are Was "
-    "Can Could Would Should Will My Your We You They He She There Here Then Now Also Just "
-    "Maybe Sorry Good Great Really Actually Anyway Right Not Dear Mr Mrs Ms Dr".split()
-)
 
 _NOT_TOPICS = frozenset(
     """want need like love hate think know feel hope plan prefer believe guess agree mean
     take make come tell ask call give try use find keep leave look help wish expect sounds
     sound seems seem told asked going went came made took gave found thought wanted needed
     maybe actually probably definitely exactly course else ever even still every another
-    bit lot kind sort way yet whether per day days time""".split()
+    bit lot kind sort way yet whether per day days time wow cool awesome amazing cute nice
+    glad shares share photo pic picture congrats totally super pretty making""".split()
 )
 _DECISION = re.compile(
     r"\b(?:let's|let us|we'll|we will|i'll take|i will take|we've decided|we decided"
@@ -91,49 +63,96 @@ _ACTION = re.compile(
     re.IGNORECASE,
 )
 _PREFERENCE = re.compile(
-    r"\b(?:i (?:really |do |don't |do not |would )?(?:prefer|like|love|hate|enjoy|dislike"
-    r"|can't stand|rather)|i'd (?:rather|prefer|like)|my favou?rite|i'm (?:allergic|vegetarian"
-    r"|vegan|into)|i am (?:allergic|vegetarian|vegan)|i always|i never|i usually)\b",
+    r"\b(?:i (?:really |do |just |absolutely |also )?(?:prefer|like|love|hate|enjoy|dislike"
+    r"|adore|can't stand)(?:s|d|ed)?\b(?!\s+(?:it|that|this|those|these|your|you|how|what"
+    r"|when|the way|the idea|hearing|seeing|to hear|to see)\b)"
+    r"|i (?:don't|do not|didn't) (?:like|enjoy|eat|drink)|i'd rather|i would rather"
+    r"|i (?:can't|cannot|can not) (?:eat|drink|have|stand)|i'm (?:a |an )?(?:allergic|vegetarian"
+    r"|vegan|lactose|big fan|huge fan|into)|i am (?:a |an )?(?:allergic|vegetarian|vegan))",
     re.IGNORECASE,
 )
-_OPEN = re.compile(
-    r"\b(?:not sure|haven't decided|have not decided|still need to|need to figure out"
-    r"|what about|should (?:i|we)|i wonder|don't know (?:if|whether|what|how|where|when))\b",
-    re.IGNORECASE,
+_FAVOURITE = re.compile(r"\bmy (?:all-time )?favou?rites?\b", re.IGNORECASE)
+_CLAUSE_END = re.compile(
+    r"[.;!?]|\s[-–—]\s|,\s(?:but|so|and i|which|because|do|did|what|how|have)\b", re.I
+)
+_CLAUSE_START = re.compile(r"[.;!?:]\s|\s[-–—]\s|,\s")
+_ROLE_NAMES = frozenset("user assistant system tool ai bot".split())
+_VACUOUS = frozenset(
+    """agree totally congrats congratulations wow awesome cool amazing glad nice sounds
+    sound love happy hear talk talking chat catch bye cheers care appreciate""".split()
 )
 _SPEAKER_LINE = re.compile(r"^\s*([^:\n]{1,40}?):\s*(.+)$")
 
 
-def extract(messages: Sequence[Message], sentences: Sequence[Sentence]) -> ConversationSummary:
-    """Topics, entities and cue-pattern lists of one batch of messages."""
+def extract(
+    messages: Sequence[Message],
+    sentences: Sequence[Sentence],
+    known: ConversationSummary | None = None,
+) -> ConversationSummary:
+    """Topics, entities and cue-pattern lists of one batch of messages.
+
+    ``known`` is the summary so far: its people help type names in the new messages.
+    """
     texts = [s.text for s in sentences]
+    people = participants(messages, known)
+    names = {w.casefold() for n in people for w in n.split()}
     return ConversationSummary(
-        topics=keyphrases(texts),
-        entities=entities(messages, sentences),
+        topics=tuple(t for t in keyphrases(texts, 5 + len(names)) if t not in names)[:5],
+        entities=entities(messages, sentences, people),
         decisions=_cued(sentences, _DECISION),
         actions_taken=_cued(sentences, _ACTION),
-        open_questions=_open_questions(sentences),
-        user_preferences=_cued(sentences, _PREFERENCE, user_only=True),
+        open_questions=open_questions(sentences, people, MAX_ITEMS),
+        user_preferences=preferences(sentences),
     )
 
 
-def _cued(
-    sentences: Sequence[Sentence], cue: re.Pattern[str], *, user_only: bool = False
-) -> tuple[str, ...]:
+def participants(messages: Sequence[Message], known: ConversationSummary | None) -> list[str]:
+    """Names known to be people: the speakers and the summary's persons."""
+    names = [m.speaker() for m in messages if not m.is_tool and m.role != Role.SYSTEM]
+    names += [e.name for e in known.entities if e.type == "person"] if known else []
+    return list(dict.fromkeys(n for n in names if n and not n.startswith("#")))
+
+
+def _cued(sentences: Sequence[Sentence], cue: re.Pattern[str]) -> tuple[str, ...]:
     found = []
     for sentence in sentences:
-        if user_only and _is_assistant(sentence.speaker):
-            continue
         if cue.search(sentence.text) and not sentence.text.rstrip().endswith("?"):
-            found.append(_short(third_person(sentence)))
+            found.append(dated(_short(third_person(sentence)), sentence.when))
     return tuple(found[:MAX_ITEMS])
 
 
-def _open_questions(sentences: Sequence[Sentence]) -> tuple[str, ...]:
-    found = [_short(third_person(s)) for s in sentences if _OPEN.search(s.text)]
-    if sentences and sentences[-1].text.rstrip().endswith("?"):
-        found.append(_short(third_person(sentences[-1])))
+def preferences(sentences: Sequence[Sentence]) -> tuple[str, ...]:
+    """Likes, dislikes and constraints (``I love…``, ``I'm allergic to…``), told of the speaker."""
+    found = []
+    for sentence in sentences:
+        clause = "" if _is_assistant(sentence.speaker) else preference_clause(sentence.text)
+        if clause:
+            told = third_person(replace(sentence, text=clause))
+            found.append(dated(_short(told), sentence.when))
     return tuple(dict.fromkeys(found))[:MAX_ITEMS]
+
+
+def preference_clause(text: str) -> str:
+    """The clause of ``text`` stating a preference, or ``""``."""
+    text = normalize_spacing(text)
+    match = _PREFERENCE.search(text)
+    if match:
+        start = match.start()
+    elif favourite := _FAVOURITE.search(text):
+        starts = [m.end() for m in _CLAUSE_START.finditer(text, 0, favourite.start())]
+        start = starts[-1] if starts else 0
+    else:
+        return ""
+    end = _CLAUSE_END.search(text, match.end() if match else start + 1)
+    stop = end.start() if end else len(text)
+    clause = text[start:stop].strip(" ,")
+    if match:  # "I love to." says nothing; "I'm vegan." does
+        informative = bool(content_words(text[match.end() : stop])) or match.group(0)[-1] == "n"
+    else:
+        informative = len(content_words(clause)) >= 2
+    if not informative:
+        return ""
+    return clause[:1].upper() + clause[1:] + "."
 
 
 def _is_assistant(speaker: str) -> bool:
@@ -179,74 +198,36 @@ def _content_runs(text: str) -> list[list[str]]:
 
 
 def entities(
-    messages: Sequence[Message], sentences: Sequence[Sentence]
+    messages: Sequence[Message], sentences: Sequence[Sentence], people: Sequence[str] = ()
 ) -> tuple[SummaryEntity, ...]:
-    """People, places, products, dates and numbers mentioned, each with where it came up."""
-    participants = [
-        SummaryEntity(name=name, type="person", details="participant")
-        for name in dict.fromkeys(m.name for m in messages if m.name and not m.name.startswith("#"))
-    ]
-    first: dict[str, SummaryEntity] = {}
-    mentions: Counter[str] = Counter()
+    """People, places, organisations, dates and things mentioned, with an informative detail."""
+    first = [SummaryEntity(name=n, type="person", details="participant") for n in people]
+    speakers = {m.speaker() for m in messages}
+    first = [e for e in first if e.name in speakers and e.name.casefold() not in _ROLE_NAMES]
+    names: dict[str, str] = {}
+    kinds: dict[str, list[str]] = {}
+    details: dict[str, str] = {}
     for sentence in sentences:
-        for name, kind in _mentions(sentence.text):
-            key = name.casefold()
-            mentions[key] += 1
-            if key not in first:  # one detail per entity: where it first came up
-                first[key] = SummaryEntity(
-                    name=name, type=kind, details=_short(third_person(sentence))
-                )
-    ranked = sorted(first, key=lambda key: -mentions[key])[:MAX_ENTITIES]
-    return merge_entities(
-        [*participants, *(first[key] for key in sorted(ranked, key=list(first).index))]
-    )
+        for mention in mentions(normalize_spacing(sentence.text), people):
+            key = mention.name.casefold()
+            names.setdefault(key, mention.name)
+            kinds.setdefault(key, []).append(mention.kind)
+            if not details.get(key):  # the first informative mention tells what it is
+                details[key] = _detail(sentence, mention.name, people)
+    ranked = sorted(names, key=lambda key: -len(kinds[key]))[:MAX_ENTITIES]
+    found = [
+        SummaryEntity(name=names[k], type=best_kind(kinds[k]), details=details[k])
+        for k in sorted(ranked, key=list(names).index)
+    ]
+    return merge_entities([*first, *found])
 
 
-def _mentions(text: str) -> list[tuple[str, str]]:
-    text = normalize_spacing(text)
-    mentions: list[tuple[str, str]] = []
-    for match in _DATE.finditer(text):
-        mentions.append((match.group(0), "date"))
-    for match in _NUMBER.finditer(text):
-        mentions.append((match.group(0).strip(), "number"))
-    for match in _TITLE.finditer(text):
-        mentions.append((match.group(0), "person"))
-    taken = {m for m, _ in mentions}
-    for match in _CAPITALISED.finditer(text):
-        name = _trim_name(match.group(0))
-        if not name or any(name in t or t in name for t in taken):
-            continue
-        at_start = not text[: match.start()].strip() or text[: match.start()].rstrip()[-1] in ".!?"
-        kind = _kind(text[: match.start()], name)
-        if at_start and kind == "other":
-            continue
-        mentions.append((name, kind))
-        taken.add(name)
-    return mentions
-
-
-def _trim_name(name: str) -> str:
-    name = name.removesuffix("'s")
-    parts = name.split(" ")
-    while parts and parts[0] in _NOT_NAMES:
-        parts = parts[1:]
-    name = " ".join(parts)
-    while parts and parts[-1].islower():
-        parts = parts[:-1]
-    name = " ".join(parts)
-    if not name or _DATE.fullmatch(name) or len(name) < 2 or name.startswith("I'"):
-        return ""
-    return name
-
-
-def _kind(before: str, name: str) -> str:
-    if re.search(r"\d", name):
-        return "product"
-    if _PLACE_WORDS.search(name) or _PLACE_BEFORE.search(before):
-        return "place"
-    if _PERSON_BEFORE.search(before):
-        return "person"
-    return "other"
+def _detail(sentence: Sentence, name: str, people: Sequence[str]) -> str:
+    """The sentence told in the third person, or ``""`` when it says nothing beyond names."""
+    told = _short(third_person(sentence))
+    names = {w.casefold() for n in (name, *people) for w in n.split()}
+    rest = [w for w in content_words(told) if w not in names and w not in _VACUOUS]
+    return dated(told, sentence.when) if len(rest) >= 2 else ""
 
 
 def _short(text: str) -> str:

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 
 __all__ = [
     "STOPWORDS",
     "Sentence",
     "content_words",
+    "dated",
+    "day_label",
     "is_filler",
     "normalize_spacing",
     "split_sentences",
@@ -54,12 +57,27 @@ _FILLER = re.compile(
 
 @dataclass(frozen=True, slots=True)
 class Sentence:
-    """One sentence of the conversation, with who said it and to whom."""
+    """One sentence of the conversation, with who said it, to whom, and the day (if known)."""
 
     text: str
     speaker: str = ""
     addressee: str = ""
     turn: int = 0
+    when: str = ""
+
+
+def day_label(moment: datetime | None) -> str:
+    """A compact date, ``8 May 2023``; ``""`` without one."""
+    return f"{moment.day} {moment:%B %Y}" if moment else ""
+
+
+def dated(text: str, when: str) -> str:
+    """``text`` with ``(when)`` before its final punctuation; unchanged without a date."""
+    if not when or f"({when})" in text:
+        return text
+    stripped = text.rstrip()
+    end = len(stripped.rstrip(".!?"))
+    return f"{stripped[:end]} ({when}){stripped[end:]}"
 
 
 def normalize_spacing(text: str) -> str:

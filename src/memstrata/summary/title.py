@@ -7,10 +7,11 @@ import re
 from collections.abc import Sequence
 
 from memstrata.core.cleaning import clean_output
-from memstrata.core.messages import Message, Role
+from memstrata.core.messages import Message
 from memstrata.errors import LLMError
 from memstrata.llm.base import LLM, prompt_request
 from memstrata.summary.model import ConversationSummary
+from memstrata.summary.offline_title import MAX_TITLE_WORDS, natural_title
 from memstrata.summary.prompts import TITLE_PROMPT, render_prompt
 
 log = logging.getLogger(__name__)
@@ -19,14 +20,15 @@ DEFAULT_TITLE = "New chat"
 
 
 def fallback_title(summary: ConversationSummary | None, messages: Sequence[Message] = ()) -> str:
-    """A title without an LLM: the summary's first topics, else the first user words."""
-    if summary is not None and summary.topics:
-        return _tidy(", ".join(summary.topics[:3]))
-    first = next((m.content for m in messages if m.role == Role.USER and m.content.strip()), "")
-    if first:
-        return _tidy(" ".join(first.split()[:8]))
+    """A title without an LLM: a short natural phrase (see :func:`natural_title`).
+
+    Without topics or user words, the narrative's opening words; else ``New chat``.
+    """
+    title = natural_title(summary, messages)
+    if title:
+        return _tidy(title)
     if summary is not None and summary.narrative:
-        return _tidy(" ".join(summary.narrative.split()[:8]))
+        return _tidy(" ".join(summary.narrative.split()[:MAX_TITLE_WORDS]))
     return DEFAULT_TITLE
 
 
