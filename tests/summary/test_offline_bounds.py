@@ -1,3 +1,5 @@
+from datetime import datetime, timedelta
+
 from memstrata.core.messages import Message, assistant, user
 from memstrata.embed.hashing import HashingEmbedder
 from memstrata.summary.offline import (
@@ -11,11 +13,20 @@ CITIES = ["Lisbon", "Porto", "Madrid", "Seville", "Bilbao", "Valencia", "Granada
 
 
 def batch(i: int) -> list[Message]:
+    when = datetime(2023, 5, 1) + timedelta(days=i)  # dated items must not grow unbounded
     messages: list[Message] = []
     for j, city in enumerate(CITIES):
         messages += [
-            user(f"We decided to visit {city} on May {j + 1 + i}, with Carla {i}.", name="Ann"),
-            assistant(f"{city} is lovely; book the Hotel {city} {i} for {100 + j} euros."),
+            user(
+                f"We decided to visit {city} on May {j + 1 + i}, with Carla {i}. "
+                f"I love the old town of {city}. Is the {city} {i} tram running?",
+                name="Ann",
+                timestamp=when,
+            ),
+            assistant(
+                f"{city} is lovely; book the Hotel {city} {i} for {100 + j} euros.",
+                timestamp=when,
+            ),
         ]
     return messages
 
@@ -30,7 +41,9 @@ async def test_structured_offline_summaries_stay_bounded_across_many_extensions(
     assert summary is not None
     assert len(summary.entities) <= MAX_SUMMARY_ENTITIES
     assert all(len(e.details) <= MAX_ENTITY_DETAILS for e in summary.entities)
-    assert all(len(getattr(summary, f)) <= MAX_SUMMARY_ITEMS for f in ("decisions", "topics"))
+    lists = ("decisions", "topics", "user_preferences", "actions_taken", "open_questions")
+    assert all(len(getattr(summary, f)) <= MAX_SUMMARY_ITEMS for f in lists)
+    assert summary.user_preferences and summary.decisions[-1].endswith("(12 May 2023).")
     assert summary.entities[0].name == "Ann"  # established entities are kept, newest dropped
     assert max(sizes[6:]) < 2 * sizes[5]  # growth levels off instead of adding per batch
     assert summary.covered_turns == 12 * len(CITIES)
