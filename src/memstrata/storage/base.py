@@ -15,6 +15,9 @@ from memstrata.core.messages import Message
 from memstrata.errors import ConflictError, UsageError
 
 SummaryFormat = Literal["text", "json"]
+SummaryKind = Literal["row", "digest", "archived"]
+"""``row``: a chain row; ``digest``: older rows consolidated into one; ``archived``: a row a
+digest covers (kept for provenance and the web view, no longer shown)."""
 DEFAULT_SMART_LOAD_TAIL = 4
 
 
@@ -65,6 +68,7 @@ class SummaryRow:
     episode_last: int = 0
     turn_number: int = 0
     token_count: int = 0
+    kind: SummaryKind = "row"
     version: int = 1
     id: int | None = None
     created_at: datetime | None = None
@@ -86,6 +90,7 @@ class SummaryPatch:
     episode_last: int | None = None
     format: SummaryFormat | None = None
     turn_number: int | None = None
+    kind: SummaryKind | None = None
 
     @classmethod
     def from_row(cls, row: SummaryRow) -> SummaryPatch:
@@ -97,6 +102,7 @@ class SummaryPatch:
             episode_last=row.episode_last,
             format=row.format,
             turn_number=row.turn_number,
+            kind=row.kind,
         )
 
     def values(self) -> dict[str, object]:
@@ -111,6 +117,7 @@ _PATCH_FIELDS = (
     "episode_last",
     "format",
     "turn_number",
+    "kind",
 )
 
 
@@ -237,6 +244,12 @@ class ChatStorage(Protocol):
     async def update_summary(self, summary_id: int, patch: SummaryPatch) -> SummaryRow:
         """Patch a summary row (seed 002's PATCH /summaries/{id})."""
         ...
+
+
+def active_chain(rows: Sequence[SummaryRow]) -> tuple[SummaryRow, ...]:
+    """The shown chain: rows a digest does not cover, ordered by the episodes they cover."""
+    live = [row for row in rows if row.kind != "archived"]
+    return tuple(sorted(live, key=lambda row: (row.episode_first, row.sequence)))
 
 
 def smart_load_after(chat: ChatRecord, *, has_summary: bool, tail: int) -> int:

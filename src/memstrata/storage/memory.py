@@ -22,6 +22,7 @@ from memstrata.storage.base import (
     SummaryPatch,
     SummaryRow,
     TurnCommit,
+    active_chain,
     check_commit,
     smart_load_after,
 )
@@ -98,7 +99,7 @@ class InMemoryStorage(StorageBase):
     async def load_state(self, chat_id: str, *, tail: int | None = None) -> ChatState:
         """Smart load, as the database backends do it."""
         chat = self._chat(chat_id)
-        summaries = tuple(self._summaries[chat_id])
+        summaries = active_chain(self._summaries[chat_id])
         tail = self.smart_load_tail if tail is None else tail
         after = smart_load_after(chat, has_summary=bool(summaries), tail=tail)
         return ChatState(chat, summaries, tuple(self._messages[chat_id][after:]))

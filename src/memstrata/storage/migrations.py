@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import Connection, func, inspect, select
+from sqlalchemy import Connection, func, inspect, select, text
 
 from memstrata.errors import SchemaVersionError
 from memstrata.storage import schema
@@ -34,9 +34,27 @@ class Migration:
 def _initial(connection: Connection) -> None:
     tables = [schema.chats, schema.messages, schema.conversation_summaries]
     schema.metadata.create_all(connection, tables=tables)
+    _digests(connection)
 
 
-MIGRATIONS: tuple[Migration, ...] = (Migration(1, "chats, messages, summary chains", _initial),)
+def _digests(connection: Connection) -> None:
+    """Summary rows get a kind (row | digest | archived): consolidation keeps rows."""
+    columns = {
+        column["name"] for column in inspect(connection).get_columns("conversation_summaries")
+    }
+    if "kind" not in columns:
+        connection.execute(
+            text(
+                "ALTER TABLE conversation_summaries "
+                "ADD COLUMN kind VARCHAR(8) NOT NULL DEFAULT 'row'"
+            )
+        )
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "chats, messages, summary chains", _initial),
+    Migration(2, "summary row kinds: row, digest, archived", _digests),
+)
 LATEST_VERSION = MIGRATIONS[-1].version
 
 

@@ -121,6 +121,7 @@ conversation_summaries = Table(
     Column("version", Integer, nullable=False),
     Column("created_at", UTCDateTime, nullable=False),
     Column("updated_at", UTCDateTime, nullable=False),
+    Column("kind", String(8), nullable=False, server_default="row"),
     UniqueConstraint("chat_id", "sequence", name="uq_summaries_chat_sequence"),
     CheckConstraint("format IN ('text', 'json')", name="ck_summaries_format"),
 )

@@ -259,7 +259,7 @@ class SqlStorage(StorageBase):
         tail = self.smart_load_tail if tail is None else tail
         async with self._transaction(f"load_state({chat_id!r})", write=False) as (conn, _):
             chat = await _chat(conn, chat_id, lock=False)
-            summaries = await _select_summaries(conn, chat_id)
+            summaries = await _select_summaries(conn, chat_id, active=True)
             after = smart_load_after(chat, has_summary=bool(summaries), tail=tail)
             stored = await _select_messages(conn, chat_id, after, None)
         return ChatState(chat, tuple(summaries), tuple(stored))
@@ -389,6 +389,7 @@ def _summary_row(row: Row[Any]) -> SummaryRow:
         episode_last=m["episode_last"],
         turn_number=m["turn_number"],
         token_count=m["token_count"],
+        kind=m["kind"],
         version=m["version"],
         id=m["id"],
         created_at=m["created_at"],
@@ -416,9 +417,18 @@ async def _select_messages(
     return [_stored_message(row) for row in await conn.execute(query)]
 
 
-async def _select_summaries(conn: AsyncConnection, chat_id: str) -> list[SummaryRow]:
+async def _select_summaries(
+    conn: AsyncConnection, chat_id: str, *, active: bool = False
+) -> list[SummaryRow]:
+    """Every row by sequence, or (``active``) the shown chain: no archived rows, by episode."""
     table = conversation_summaries
-    query = select(table).where(table.c.chat_id == chat_id).order_by(table.c.sequence)
+    query = select(table).where(table.c.chat_id == chat_id)
+    if active:
+        query = query.where(table.c.kind != "archived").order_by(
+            table.c.episode_first, table.c.sequence
+        )
+    else:
+        query = query.order_by(table.c.sequence)
     return [_summary_row(row) for row in await conn.execute(query)]
 
 
