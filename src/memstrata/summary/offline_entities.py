@@ -36,7 +36,7 @@ DATE = re.compile(
     rf"|\d{{1,2}}:\d{{2}}|(?:in |since )(?:19|20)\d{{2}})\b",
     re.IGNORECASE,
 )
-_CALENDAR = re.compile(rf"(?:{_MONTHS}|{_DAYS})(?:s)?", re.IGNORECASE)
+_CALENDAR = re.compile(rf"(?:{_MONTHS.split('|Jan')[0]}|{_DAYS})s?(?: \d{{1,4}})?")
 _NUMBER = re.compile(
     r"(?:[$€£¥] ?\d[\d,]*(?:\.\d+)?(?: ?(?:k|m|million|billion|thousand))?"
     r"|\b\d[\d,]*(?:\.\d+)? ?(?:%|percent|dollars?|euros?|pounds?|yuan|yen|kg|km|miles?"
@@ -186,7 +186,7 @@ def _sentence_initial(text: str, start: int) -> bool:
 def _kind(before: str, name: str, after: str, people: Collection[str]) -> str:
     """The type of ``name`` given the text before and after it."""
     parts = name.split()
-    if _CALENDAR.fullmatch(parts[0]) and len(parts) <= 2:
+    if _CALENDAR.fullmatch(name):
         return "date"
     if parts[0] in _TITLES or _KIN_BEFORE.search(before):
         return "person"
