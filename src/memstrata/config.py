@@ -76,7 +76,15 @@ class MemoryConfig(_Strict):
     token_threshold: int = Field(4000, ge=0)
     summary_threshold_tokens: int = Field(200, ge=0)
     summary_min_episodes: int = Field(5, ge=1)
-    max_summary_tokens: int = Field(800, ge=50)
+    max_summary_tokens: int = Field(
+        300, ge=50, description="A chain row past this starts a new row (seed: 800)."
+    )
+    summary_max_tokens: int = Field(
+        600, ge=0, description="Cap of the summary shown; older rows are consolidated past it."
+    )
+    summary_share: float = Field(
+        0.3, ge=0.0, le=1.0, description="The summary's most share of a context's budget."
+    )
     summary_input_max_chars: int = Field(12000, ge=200)
     max_extensions_per_run: int = Field(8, ge=1)
     context_max_tokens: int = Field(4000, ge=50)

@@ -20,14 +20,13 @@ from typing import Protocol
 
 from memstrata.config import MemoryConfig
 from memstrata.core.context import (
-    SEQUENCE_KEY,
     AssembledContext,
     ContextBudget,
     assemble_context,
     surely_shown,
 )
 from memstrata.core.filters import MessageFilterPipeline, agent_pipeline, context_for
-from memstrata.core.history import Numbered
+from memstrata.core.history import Numbered, split_history
 from memstrata.core.messages import Message
 from memstrata.core.tokens import TokenCounter, resolve_counter
 from memstrata.core.truncation import TruncationStrategy
@@ -42,7 +41,7 @@ from memstrata.storage.base import (
     StoredMessage,
     TurnCommit,
 )
-from memstrata.summary.chain import render_chain, row_summary
+from memstrata.summary.chain import row_summary, shown_summary
 from memstrata.summary.planner import SummaryPlan, SummaryPlanner
 from memstrata.summary.title import generate_title
 from memstrata.summary.writer import SummaryWriter
@@ -282,28 +281,52 @@ class MemoryEngine:
     # -- reads --------------------------------------------------------------------------------
 
     async def get_context(
-        self, chat_id: str, query: str | None = None, *, budget_tokens: int | None = None
+        self,
+        chat_id: str,
+        query: str | None = None,
+        *,
+        budget_tokens: int | None = None,
+        recent_turns: int | None = None,
+        summary_max_tokens: int | None = None,
     ) -> AssembledContext:
-        """The context for ``query``: [recalled turns] [summary] [recent verbatim]."""
+        """The context for ``query`` under the contract: [recalled] [summary] [recent window].
+
+        ``budget_tokens``, ``recent_turns`` and ``summary_max_tokens`` override the
+        configuration for this call.
+        """
         if not self.summarizes:
             return await self._plain_context(chat_id)
         state = await self._load(chat_id)
-        split = self.planner.split(_numbered(state.messages), state.chat.last_summarized_sequence)
-        verbatim = [message for _, message in split.verbatim]
+        rules = self.rules(summary_max_tokens)
         budget = budget_tokens or self.config.context_max_tokens
-        recalled = (
-            await self._recall(state.chat, query, verbatim, budget) if self.uses_recall else []
+        split = split_history(
+            _numbered(state.messages),
+            last_summarized=state.chat.last_summarized_sequence,
+            recent_turns=self.config.summary_recent_turns if recent_turns is None else recent_turns,
         )
-        context = assemble_context(
+        window = await self._show([*split.pending, *split.recent], query)
+        pending, recent = window[: len(split.pending)], window[len(split.pending) :]
+        shown = shown_summary(
+            state.summaries, max_tokens=rules.summary_allowance(budget), counter=self.counter
+        )
+        recalled = (
+            await self._recall(state.chat, query, recent, budget, rules) if self.uses_recall else []
+        )
+        return assemble_context(
             recalled=recalled,
-            summary=render_chain(state.summaries) or None,
-            summary_rows=state.summaries,
-            verbatim=await self._show(split.verbatim, query),
+            summary=shown.text or None,
+            summary_rows=shown.rows,
+            verbatim=recent,
+            pending=pending,
             budget_tokens=budget,
             counter=self.counter,
-            rules=self.budget,
+            rules=rules,
         )
-        return _with_verbatim_sequences(context)
+
+    def rules(self, summary_max_tokens: int | None = None) -> ContextBudget:
+        """The contract's numbers: the configured ones, ``summary_max_tokens`` overridden."""
+        cap = self.config.summary_max_tokens if summary_max_tokens is None else summary_max_tokens
+        return replace(self.budget, summary_max_tokens=cap, summary_share=self.config.summary_share)
 
     async def summary_due(self, chat_id: str) -> bool:
         """True when the trigger policy would extend the summary now."""
@@ -317,47 +340,53 @@ class MemoryEngine:
         """Strategy ``none``: the filtered history, as if there were no memory."""
         stored = await self.storage.list_messages(chat_id)
         shown = await self._show(_numbered(stored))
-        context = assemble_context(
+        return assemble_context(
             verbatim=shown,
             budget_tokens=sys.maxsize // 4,
             counter=self.counter,
-            rules=ContextBudget(0.0, 0.0, 1.0, min_verbatim_messages=len(shown)),
+            rules=replace(self.budget, summary_max_tokens=0),
         )
-        return _with_verbatim_sequences(context)
 
-    async def _show(self, numbered: Sequence[Numbered], query: str | None = None) -> list[Message]:
-        """Verbatim messages through the filter pipeline, each tagged with its sequence.
+    async def _show(self, numbered: Sequence[Numbered], query: str | None = None) -> list[Numbered]:
+        """Messages through the filter pipeline, each still numbered with its sequence.
 
         ``query`` is what semantic truncation ranks sentences against (default: the last
-        user message).
+        user message). Messages are matched back to their sequences by identity: each goes
+        through the pipeline with its stored id (or a stand-in) and comes back with the id
+        it had.
         """
-        tagged = [
-            message.model_copy(update={"metadata": {**message.metadata, SEQUENCE_KEY: sequence}})
-            for sequence, message in numbered
+        if not numbered:
+            return []
+        keys = [message.id or f"memstrata:{sequence}" for sequence, message in numbered]
+        by_key = {key: (seq, msg.id) for key, (seq, msg) in zip(keys, numbered, strict=True)}
+        keyed = [
+            msg.model_copy(update={"id": key}) for key, (_, msg) in zip(keys, numbered, strict=True)
         ]
-        return (
-            await apply_pipeline(self.pipeline, tagged, context_for(tagged, query))
-            if tagged
-            else []
-        )
+        shown = await apply_pipeline(self.pipeline, keyed, context_for(keyed, query))
+        result: list[Numbered] = []
+        for message in shown:
+            sequence, original = by_key.get(message.id or "", (0, message.id))
+            result.append((sequence, message.model_copy(update={"id": original})))
+        return result
 
     async def _recall(
-        self, chat: ChatRecord, query: str | None, verbatim: Sequence[Message], budget: int
+        self,
+        chat: ChatRecord,
+        query: str | None,
+        window: Sequence[Numbered],
+        budget: int,
+        rules: ContextBudget,
     ) -> list[RecalledTurn]:
         if not query:
             return []
         k = self.config.rag_k
+        certain = surely_shown(window, budget_tokens=budget, counter=self.counter, rules=rules)
         return await self.recall.get_relevant_history(
             query,
             self.scope(chat),
             k=auto_k(budget) if k == "auto" else k,
             similarity_threshold=self.config.rag_similarity_threshold,
-            exclude_hashes=frozenset(
-                message.content_hash
-                for message in surely_shown(
-                    verbatim, budget_tokens=budget, counter=self.counter, rules=self.budget
-                )
-            ),
+            exclude_hashes=frozenset(message.content_hash for message in certain),
         )
 
     def scope(self, chat: ChatRecord) -> RecallScope:
@@ -368,20 +397,6 @@ class MemoryEngine:
             user=chat.user,
             namespace=self.config.rag_namespace,
         )
-
-
-def _with_verbatim_sequences(context: AssembledContext) -> AssembledContext:
-    """Record the verbatim part's message sequences (provenance) from their tags."""
-    parts = tuple(
-        replace(
-            part,
-            sequences=tuple(int(m.metadata.get(SEQUENCE_KEY, 0)) for m in part.messages),
-        )
-        if part.kind == "verbatim"
-        else part
-        for part in context.parts
-    )
-    return replace(context, parts=parts)
 
 
 def _numbered(messages: Sequence[StoredMessage]) -> list[Numbered]:

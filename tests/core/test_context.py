@@ -4,7 +4,6 @@ from datetime import datetime
 import pytest
 
 from memstrata.core.context import (
-    SEQUENCE_KEY,
     ContextBudget,
     assemble_context,
     surely_shown,
@@ -112,27 +111,45 @@ def test_recent_messages_are_kept_newest_first_and_never_open_with_a_tool_result
         tool_result("tool output", "call1", id="b"),
         assistant("the answer", id="c"),
     ]
-    ctx = assemble_context(
-        verbatim=messages,
-        budget_tokens=30,
-        counter=COUNTER,
-        rules=ContextBudget(min_verbatim_messages=2),
-    )
+    ctx = assemble_context(verbatim=messages, budget_tokens=45, counter=COUNTER)
     assert [m.id for m in ctx.verbatim] == ["c"]
-    assert ctx.dropped_verbatim == 2
+    assert ctx.dropped_verbatim == 2 and not ctx.window_intact
+    part = ctx.part("verbatim")
+    assert part is not None and "2 older messages" in part.text  # the context says so
+    assert COUNTER.count(ctx.render()) <= 45
 
 
-def test_min_verbatim_messages_are_kept_beyond_their_share() -> None:
+def test_the_whole_window_is_shown_and_recall_never_takes_its_room() -> None:
     ctx = assemble_context(
-        recalled=[turn(i, f"recalled words here {i}", 0.9) for i in range(20)],
-        verbatim=recent(6),
-        budget_tokens=100,
+        recalled=[turn(i, f"recalled words here {i}", 0.9) for i in range(200)],
+        verbatim=recent(20),
+        summary="the summary " * 400,
+        budget_tokens=600,
         counter=COUNTER,
-        rules=ContextBudget(
-            recall_share=0.95, summary_share=0.0, verbatim_share=0.05, min_verbatim_messages=3
-        ),
     )
-    assert [m.id for m in ctx.verbatim] == ["r3", "r4", "r5"]
+    assert [m.id for m in ctx.verbatim] == [f"r{i}" for i in range(20)]
+    assert ctx.window_intact and ctx.dropped_verbatim == 0
+    summary = ctx.part("summary")
+    assert summary is not None and summary.tokens <= ContextBudget().summary_allowance(600)
+    assert ctx.recalled  # recall fills what is left
+    assert COUNTER.count(ctx.render()) <= 600
+
+
+def test_pending_messages_follow_the_window_newest_first_before_recall() -> None:
+    older = [user(f"pending message {i}", id=f"p{i}") for i in range(30)]
+    ctx = assemble_context(
+        recalled=[turn(i + 100, f"recalled {i}", 0.9) for i in range(50)],
+        verbatim=recent(4),
+        pending=older,
+        budget_tokens=150,
+        counter=COUNTER,
+    )
+    ids = [m.id for m in ctx.verbatim]
+    assert ids[-4:] == ["r0", "r1", "r2", "r3"]
+    shown_pending = ids[:-4]
+    assert shown_pending and shown_pending == [f"p{i}" for i in range(30 - len(shown_pending), 30)]
+    assert ctx.dropped_pending == 30 - len(shown_pending)
+    assert ctx.window_intact
 
 
 def test_unused_shares_flow_to_the_other_parts() -> None:
@@ -157,9 +174,7 @@ def test_recalled_turns_already_in_the_window_are_dropped() -> None:
 def test_a_window_message_truncated_by_the_pipeline_is_not_recalled_in_full() -> None:
     """The window shows filtered messages; the stored sequence still identifies them."""
     full = user("a very long message " * 40, name="Ann", id="m7")
-    truncated = full.model_copy(
-        update={"content": full.content[:60] + "...", "metadata": {SEQUENCE_KEY: 7}}
-    )
+    truncated = full.model_copy(update={"content": full.content[:60] + "..."})
     untagged = user("another message", name="Bob", id="m8")
     ctx = assemble_context(
         recalled=[
@@ -167,7 +182,7 @@ def test_a_window_message_truncated_by_the_pipeline_is_not_recalled_in_full() ->
             turn(3, "older and unique", 0.5),
             RecalledTurn(untagged.model_copy(update={"content": "changed"}), 0.4, 8),
         ],
-        verbatim=[truncated, untagged],
+        verbatim=[(7, truncated), untagged],
         budget_tokens=2000,
         counter=COUNTER,
     )
@@ -175,9 +190,9 @@ def test_a_window_message_truncated_by_the_pipeline_is_not_recalled_in_full() ->
     assert list(ctx.verbatim) == [truncated, untagged]
 
 
-def test_a_window_message_the_budget_cuts_can_come_back_as_recalled() -> None:
+def test_a_window_over_the_budget_takes_all_of_it_and_recall_none() -> None:
     window = recent(40)  # far more than a 100-token budget shows
-    rules = ContextBudget(min_verbatim_messages=2)
+    rules = ContextBudget()
     cut, shown = window[0], window[-1]
     ctx = assemble_context(
         recalled=[RecalledTurn(cut, 0.9, 1), RecalledTurn(shown, 0.8, 40)],
@@ -187,7 +202,7 @@ def test_a_window_message_the_budget_cuts_can_come_back_as_recalled() -> None:
         rules=rules,
     )
     assert shown in ctx.verbatim and cut not in ctx.verbatim
-    assert [m.content for m in ctx.recalled] == [cut.content]
+    assert ctx.recalled == () and not ctx.window_intact
     certain = surely_shown(window, budget_tokens=100, counter=COUNTER, rules=rules)
     assert certain and set(m.content for m in certain) <= {m.content for m in ctx.verbatim}
     assert cut not in certain
@@ -198,7 +213,7 @@ def test_summary_rows_drop_oldest_first_and_record_their_episode_ranges() -> Non
         SummaryRow(chat_id="c", summary_text="old row " * 60, episode_first=1, episode_last=10),
         SummaryRow(chat_id="c", summary_text="newest row text", episode_first=11, episode_last=12),
     ]
-    ctx = assemble_context(summary_rows=rows, budget_tokens=60, counter=COUNTER)
+    ctx = assemble_context(summary_rows=rows, budget_tokens=200, counter=COUNTER)
     part = ctx.part("summary")
     assert part is not None
     assert "newest row text" in part.text and "old row" not in part.text
@@ -207,9 +222,9 @@ def test_summary_rows_drop_oldest_first_and_record_their_episode_ranges() -> Non
 
 
 def test_a_long_summary_is_cut_at_a_word_with_an_ellipsis() -> None:
-    ctx = assemble_context(summary="word " * 500, budget_tokens=50, counter=COUNTER)
+    ctx = assemble_context(summary="word " * 500, budget_tokens=200, counter=COUNTER)
     assert ctx.summary_text is not None and ctx.summary_text.endswith("word…")
-    assert COUNTER.count(ctx.render()) <= 50
+    assert COUNTER.count(ctx.render()) <= ContextBudget().summary_allowance(200)
 
 
 def test_empty_inputs_and_zero_budget_give_an_empty_context() -> None:
@@ -219,10 +234,10 @@ def test_empty_inputs_and_zero_budget_give_an_empty_context() -> None:
 
 
 def test_invalid_rules_are_rejected() -> None:
-    with pytest.raises(ValueError):
-        ContextBudget(recall_share=-1)
-    with pytest.raises(ValueError):
-        ContextBudget(recall_share=0, summary_share=0, verbatim_share=0)
+    with pytest.raises(ValueError, match="summary_max_tokens"):
+        ContextBudget(summary_max_tokens=-1)
+    with pytest.raises(ValueError, match="summary_share"):
+        ContextBudget(summary_share=1.5)
 
 
 @dataclass(frozen=True)

@@ -1,15 +1,17 @@
-"""Context assembly under a token budget: [recalled turns] [summary] [recent verbatim].
+"""Context assembly under the context contract: [recalled turns] [summary] [recent window].
 
-Pure logic: it takes what recall, the summary chain and the verbatim window produced, splits
-the budget between them by :class:`ContextBudget` rules, and returns an
-:class:`AssembledContext` whose parts say exactly what went in (message ids and sequences,
-summary episode ranges, recall scores).
+Pure logic. The contract, in order of claim on the budget:
 
-The split, in short: each part first gets ``share * budget`` (the newest
-``min_verbatim_messages`` are always kept), a part that needs less than its share hands the
-rest on, in ``reflow_order``. Recalled turns are chosen best-score first, then printed in
-chronological order with their date once per group (``[YYYY-MM-DD HH:MM]``) rather than on
-every line, which fits more turns into the same budget.
+1. the **summary** gets up to ``ContextBudget.summary_allowance(budget)`` (at most
+   ``summary_max_tokens``, at most ``summary_share`` of the budget): the summary package shapes
+   it to fit; a text still too long loses whole oldest rows first, never the newest;
+2. the **recent window** (the last ``summary_recent_turns`` exchanges) is shown whole, in
+   order; only when it alone exceeds what the summary leaves are its oldest messages cut,
+   and the context says so (``window_intact`` False, a note line);
+3. **pending** messages (older than the window, not summarized yet) follow, newest first,
+   so nothing disappears between leaving the window and reaching the summary;
+4. **recall** fills what remains, deduplicated against the shown messages, best relevance
+   per token first, printed chronologically with a date line per day.
 """
 
 from __future__ import annotations
@@ -28,10 +30,6 @@ RECALL_HEADER = "Relevant earlier conversation:"
 SUMMARY_HEADER = "Summary of the conversation so far:"
 VERBATIM_HEADER = "Recent conversation:"
 ELLIPSIS = "…"
-
-
-SEQUENCE_KEY = "memstrata_sequence"
-"""Metadata key of a verbatim message's stored sequence (set by the engine; provenance)."""
 
 
 class RecalledLike(Protocol):
@@ -74,45 +72,35 @@ class SummaryRowLike(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class ContextBudget:
-    """How the token budget is split between recalled turns, the summary and recent turns.
+    """The context contract's numbers and how parts are printed.
 
-    Shares are fractions of the budget (normalised if they do not sum to 1). A part that
-    needs less than its share passes the rest to the parts in ``reflow_order``.
-    ``min_verbatim_messages`` newest messages are kept even beyond the verbatim share (as
-    long as they fit the whole budget). ``headers`` prints a one-line title before each part;
-    ``date_headers`` prints each recalled turn's date once per group instead of per line.
-    ``length_penalty`` (α) fills the recall share by ``score / tokens**α`` rather than by
-    score alone (0 = by score); 1.0, score per token, suits the learned ranker's relevance
-    shares (more needed turns per token; LoCoMo dev, held out: +0.008 over α = 0.5 at
-    1,000 tokens, ±0 at 2,000). The hand-set fusion's scores want 0.
-    ``stamp_time`` prints the time of day in date headers.
+    ``summary_max_tokens`` caps the summary part, and ``summary_share`` caps it as a share of
+    the budget (so small budgets keep room for the window and recall). The window and
+    pending messages take what they need after the summary; recall gets the rest.
+    ``headers`` prints a one-line title before each part; ``date_headers`` prints each
+    recalled turn's date once per group instead of per line. ``length_penalty`` (α) fills
+    the recall part by ``score / tokens**α`` (0 = by score): 1.0, relevance per token,
+    suits the learned ranker's relevance shares. ``stamp_time`` prints the time of day in
+    date headers.
     """
 
-    recall_share: float = 0.9
-    summary_share: float = 0.05
-    verbatim_share: float = 0.05
-    min_verbatim_messages: int = 2
-    reflow_order: tuple[PartKind, ...] = ("recalled", "verbatim", "summary")
+    summary_max_tokens: int = 600
+    summary_share: float = 0.3
     headers: bool = True
     date_headers: bool = True
     length_penalty: float = 1.0
     stamp_time: bool = True
 
     def __post_init__(self) -> None:
-        shares = (self.recall_share, self.summary_share, self.verbatim_share)
-        if any(share < 0 for share in shares) or sum(shares) <= 0:
-            raise ValueError(f"budget shares must be >= 0 and not all 0, got {shares}")
-        if self.min_verbatim_messages < 0:
-            raise ValueError("min_verbatim_messages must be >= 0")
+        if self.summary_max_tokens < 0:
+            raise ValueError(f"summary_max_tokens must be >= 0, got {self.summary_max_tokens}")
+        if not 0.0 <= self.summary_share <= 1.0:
+            raise ValueError(f"summary_share must be within [0, 1], got {self.summary_share}")
 
-    def shares(self) -> dict[PartKind, float]:
-        """The normalised shares by part."""
-        total = self.recall_share + self.summary_share + self.verbatim_share
-        return {
-            "recalled": self.recall_share / total,
-            "summary": self.summary_share / total,
-            "verbatim": self.verbatim_share / total,
-        }
+    def summary_allowance(self, budget_tokens: int) -> int:
+        """The most tokens the summary part may take under ``budget_tokens``."""
+        share = math.floor(max(0, budget_tokens) * self.summary_share)
+        return max(0, min(self.summary_max_tokens, share))
 
 
 DEFAULT_BUDGET = ContextBudget()
@@ -143,17 +131,28 @@ class ContextPart:
 
 @dataclass(frozen=True, slots=True)
 class AssembledContext:
-    """The context, as ordered parts with provenance; ``render()`` gives the final string."""
+    """The context, as ordered parts with provenance; ``render()`` gives the final string.
+
+    ``dropped_verbatim`` counts window messages cut because the window alone exceeded the
+    budget (``window_intact`` is then False); ``dropped_pending`` counts pending messages
+    left out; ``dropped_recalled`` recalled turns that did not fit.
+    """
 
     parts: tuple[ContextPart, ...]
     budget_tokens: int
     allocation: dict[PartKind, int] = field(default_factory=dict)
     dropped_recalled: int = 0
     dropped_verbatim: int = 0
+    dropped_pending: int = 0
 
     def part(self, kind: PartKind) -> ContextPart | None:
         """The part of that kind, if present."""
         return next((part for part in self.parts if part.kind == kind), None)
+
+    @property
+    def window_intact(self) -> bool:
+        """True when the whole recent window is shown."""
+        return self.dropped_verbatim == 0
 
     @property
     def recalled(self) -> tuple[Message, ...]:
@@ -192,158 +191,146 @@ class AssembledContext:
         return self.render()
 
 
+Shown = Message | tuple[int, Message]
+"""A verbatim message, bare or numbered with its stored sequence (for provenance)."""
+
+
 def assemble_context(
     *,
     recalled: Sequence[RecalledLike] = (),
     summary: str | None = None,
     summary_rows: Sequence[SummaryRowLike] = (),
-    verbatim: Sequence[Message] = (),
+    verbatim: Sequence[Shown] = (),
+    pending: Sequence[Shown] = (),
     budget_tokens: int,
     counter: TokenCounter = DEFAULT_COUNTER,
     rules: ContextBudget = DEFAULT_BUDGET,
 ) -> AssembledContext:
-    """Assemble [recalled turns] [summary] [recent verbatim] within ``budget_tokens``.
+    """Assemble [recalled turns] [summary] [recent window] within ``budget_tokens``.
 
     Args:
         recalled: recalled turns, best first (as the retriever returns them).
         summary: the summary text; when None, the rows' texts joined (oldest first).
-        summary_rows: the summary rows the text comes from (their episode ranges are
-            recorded; when the summary is too long the oldest rows are dropped first).
-        verbatim: the recent window, oldest first.
+        summary_rows: the rows the summary shows (their episode ranges are the provenance;
+            when the text is built from them and too long, the oldest rows go first).
+        verbatim: the recent window, oldest first (bare or ``(sequence, message)``).
+        pending: messages older than the window not summarized yet, oldest first.
         budget_tokens: the ceiling for the whole rendered context.
         counter: counts tokens.
-        rules: how to split the budget.
+        rules: the contract's numbers.
     """
     budget = max(0, budget_tokens)
-    # The allocation plans with recall deduplicated against the whole window; the recall part
-    # itself only against the verbatim messages that are shown, so a window message the
-    # budget cuts can still come back as a recalled turn.
-    planned = _entries(_dedup_recalled(recalled, verbatim), counter, rules)
-    texts = _summary_texts(summary, summary_rows)
-    needs: dict[PartKind, int] = {
-        "recalled": _recall_need(planned, counter, rules),
-        "summary": _block_cost(texts, SUMMARY_HEADER, counter, rules) if texts else 0,
-        "verbatim": _block_cost(
-            [format_line(m) for m in verbatim], VERBATIM_HEADER, counter, rules
-        ),
-    }
-    floor = _verbatim_floor(verbatim, counter, rules)
-    allocation = _allocate(budget, needs, rules, verbatim_floor=min(floor, budget))
-    verbatim_part, dropped_verbatim = _verbatim_part(
-        verbatim, allocation["verbatim"], counter, rules
+    window, later = _numbered(verbatim), _numbered(pending)
+    summary_part = _summary_part(
+        _summary_texts(summary, summary_rows),
+        summary_rows,
+        min(rules.summary_allowance(budget), budget),
+        counter,
+        rules,
     )
-    summary_part = _summary_part(texts, summary_rows, allocation["summary"], counter, rules)
-    spare = allocation["recalled"] + _unused(allocation, verbatim_part, summary_part)
+    left = budget - _cost(summary_part)
+    verbatim_part, cut, skipped = _verbatim_part(window, later, left, counter, rules)
+    left -= _cost(verbatim_part)
     shown = verbatim_part.messages if verbatim_part else ()
-    entries = (
-        planned
-        if len(shown) == len(verbatim)
-        else _entries(_dedup_recalled(recalled, shown), counter, rules)
-    )
-    recall_part, dropped_recalled = _recall_part(entries, spare, counter, rules)
+    shown_sequences = set(verbatim_part.sequences) if verbatim_part else set()
+    entries = _entries(_dedup_recalled(recalled, shown, shown_sequences), counter, rules)
+    recall_part, dropped_recalled = _recall_part(entries, left - 1, counter, rules)
     parts = tuple(p for p in (recall_part, summary_part, verbatim_part) if p is not None)
     return AssembledContext(
         parts=parts,
         budget_tokens=budget,
-        allocation=allocation,
+        allocation={part.kind: part.tokens for part in parts},
         dropped_recalled=dropped_recalled,
-        dropped_verbatim=dropped_verbatim,
+        dropped_verbatim=cut,
+        dropped_pending=skipped,
     )
 
 
 def surely_shown(
-    verbatim: Sequence[Message],
+    verbatim: Sequence[Shown],
     *,
     budget_tokens: int,
     counter: TokenCounter = DEFAULT_COUNTER,
     rules: ContextBudget = DEFAULT_BUDGET,
 ) -> list[Message]:
-    """The newest verbatim messages that every assembly under this budget shows.
+    """The window messages every assembly under this budget shows (recall can skip them).
 
-    The verbatim part always gets at least its share of the budget (or the floor of the
-    newest ``min_verbatim_messages``), so these messages need not be recalled.
+    The window gets everything the summary's allowance leaves.
     """
-    share = math.floor(max(0, budget_tokens) * rules.shares()["verbatim"])
-    allowance = max(share, min(_verbatim_floor(verbatim, counter, rules), budget_tokens))
-    part, _ = _verbatim_part(verbatim, allowance, counter, rules)
+    left = max(0, budget_tokens) - rules.summary_allowance(budget_tokens) - 1
+    part, _, _ = _verbatim_part(_numbered(verbatim), [], left, counter, rules)
     return list(part.messages) if part else []
 
 
-# -- allocation ---------------------------------------------------------------------------------
+def _numbered(items: Sequence[Shown]) -> list[tuple[int, Message]]:
+    return [item if isinstance(item, tuple) else (0, item) for item in items]
 
 
-def _allocate(
-    budget: int, needs: dict[PartKind, int], rules: ContextBudget, *, verbatim_floor: int
-) -> dict[PartKind, int]:
-    shares = rules.shares()
-    caps = {kind: math.floor(budget * share) for kind, share in shares.items()}
-    if caps["verbatim"] < verbatim_floor:
-        taken = verbatim_floor - caps["verbatim"]
-        caps["verbatim"] = verbatim_floor
-        for kind in ("summary", "recalled"):
-            cut = min(taken, caps[kind])
-            caps[kind] -= cut
-            taken -= cut
-    allocation = {kind: min(caps[kind], needs[kind]) for kind in caps}
-    left = budget - sum(allocation.values())
-    for kind in rules.reflow_order:
-        extra = min(left, needs[kind] - allocation[kind])
-        if extra > 0:
-            allocation[kind] += extra
-            left -= extra
-    return allocation
-
-
-def _unused(
-    allocation: dict[PartKind, int], verbatim: ContextPart | None, summary: ContextPart | None
-) -> int:
-    used_v = verbatim.tokens + 1 if verbatim else 0
-    used_s = summary.tokens + 1 if summary else 0
-    return max(0, allocation["verbatim"] - used_v) + max(0, allocation["summary"] - used_s)
-
-
-def _block_cost(
-    lines: Sequence[str], header: str, counter: TokenCounter, rules: ContextBudget
-) -> int:
-    if not lines:
-        return 0
-    head = counter.count(header) + 1 if rules.headers else 0
-    return head + sum(counter.count(line) + 1 for line in lines)
+def _cost(part: ContextPart | None) -> int:
+    """A part's tokens plus its separator from the next part."""
+    return part.tokens + 1 if part else 0
 
 
 # -- verbatim -----------------------------------------------------------------------------------
 
-
-def _verbatim_floor(
-    verbatim: Sequence[Message], counter: TokenCounter, rules: ContextBudget
-) -> int:
-    newest = list(verbatim[len(verbatim) - rules.min_verbatim_messages :])
-    if not newest or rules.min_verbatim_messages == 0:
-        return 0
-    return _block_cost([format_line(m) for m in newest], VERBATIM_HEADER, counter, rules)
+OMITTED_NOTE = "[{count} older messages of the recent conversation did not fit and are left out]"
 
 
 def _verbatim_part(
-    verbatim: Sequence[Message], allowance: int, counter: TokenCounter, rules: ContextBudget
-) -> tuple[ContextPart | None, int]:
+    window: Sequence[tuple[int, Message]],
+    pending: Sequence[tuple[int, Message]],
+    allowance: int,
+    counter: TokenCounter,
+    rules: ContextBudget,
+) -> tuple[ContextPart | None, int, int]:
+    """The window whole (oldest cut only if it alone does not fit), then pending, newest first.
+
+    Returns the part, the window messages cut and the pending messages left out.
+    """
     head = counter.count(VERBATIM_HEADER) + 1 if rules.headers else 0
-    used = head
-    kept: list[Message] = []
-    for message in reversed(verbatim):
-        cost = counter.count(format_line(message)) + 1
-        if used + cost > allowance:
+    kept, used = _newest_that_fit(window, allowance - head, counter)
+    cut = len(window) - len(kept)
+    note = OMITTED_NOTE.format(count=cut) if cut else ""
+    if note:
+        kept, used = _newest_that_fit(window, allowance - head - counter.count(note) - 1, counter)
+        cut = len(window) - len(kept)
+        note = OMITTED_NOTE.format(count=cut)
+    earlier: list[tuple[int, Message]] = []
+    if not cut:
+        earlier, _ = _newest_that_fit(pending, allowance - head - used, counter)
+    shown = [*earlier, *kept]
+    if not shown:
+        return None, cut, len(pending)
+    lines = ([VERBATIM_HEADER] if rules.headers else []) + ([note] if note else [])
+    lines += [format_line(message) for _, message in shown]
+    text = "\n".join(lines)
+    part = ContextPart(
+        "verbatim",
+        text,
+        counter.count(text),
+        messages=tuple(message for _, message in shown),
+        sequences=tuple(sequence for sequence, _ in shown),
+        truncated=bool(cut),
+    )
+    return part, cut, len(pending) - len(earlier)
+
+
+def _newest_that_fit(
+    items: Sequence[tuple[int, Message]], room: int, counter: TokenCounter
+) -> tuple[list[tuple[int, Message]], int]:
+    """The newest contiguous messages within ``room`` tokens (never starting with a result)."""
+    kept: list[tuple[int, Message]] = []
+    used = 0
+    for item in reversed(items):
+        cost = counter.count(format_line(item[1])) + 1
+        if used + cost > room:
             break
-        kept.append(message)
+        kept.append(item)
         used += cost
     kept.reverse()
-    while kept and kept[0].role == Role.TOOL:  # never start with a result whose call was cut
-        used -= counter.count(format_line(kept.pop(0))) + 1
-    if not kept:
-        return None, len(verbatim)
-    lines = [format_line(m) for m in kept]
-    text = "\n".join([VERBATIM_HEADER, *lines] if rules.headers else lines)
-    part = ContextPart("verbatim", text, counter.count(text), messages=tuple(kept))
-    return part, len(verbatim) - len(kept)
+    while kept and kept[0][1].role == Role.TOOL:  # never start with a result whose call was cut
+        used -= counter.count(format_line(kept.pop(0)[1])) + 1
+    return kept, used
 
 
 # -- summary ------------------------------------------------------------------------------------
@@ -362,19 +349,20 @@ def _summary_part(
     counter: TokenCounter,
     rules: ContextBudget,
 ) -> ContextPart | None:
-    if not texts:
+    """The summary within ``allowance``: oldest rows go first, the newest row never does."""
+    if not texts or allowance <= 0:
         return None
     head = counter.count(SUMMARY_HEADER) + 1 if rules.headers else 0
     ranges = [(row.episode_first, row.episode_last) for row in rows]
+    by_rows = len(texts) == len(ranges) and len(texts) > 1
     truncated = False
-    while len(texts) > 1 and _block_cost(texts, SUMMARY_HEADER, counter, rules) > allowance:
+    while len(texts) > 1 and head + _lines_cost(texts, counter) > allowance:
         texts = texts[1:]  # the oldest row goes first
-        ranges = ranges[1:] if len(ranges) > len(texts) else ranges
+        ranges = ranges[1:] if by_rows else ranges
         truncated = True
     body = "\n".join(texts)
-    room = allowance - head
-    if counter.count(body) > room:
-        body = _truncate(body, room, counter)
+    if counter.count(body) > allowance - head:
+        body = _truncate(body, allowance - head, counter)
         truncated = True
     if not body:
         return None
@@ -382,6 +370,10 @@ def _summary_part(
     return ContextPart(
         "summary", text, counter.count(text), episode_ranges=tuple(ranges), truncated=truncated
     )
+
+
+def _lines_cost(lines: Sequence[str], counter: TokenCounter) -> int:
+    return sum(counter.count(line) + 1 for line in lines)
 
 
 def _truncate(text: str, tokens: int, counter: TokenCounter) -> str:
@@ -405,29 +397,23 @@ def _truncate(text: str, tokens: int, counter: TokenCounter) -> str:
 
 
 def _dedup_recalled(
-    recalled: Sequence[RecalledLike], verbatim: Sequence[Message]
+    recalled: Sequence[RecalledLike], shown: Sequence[Message], sequences: set[int]
 ) -> list[RecalledLike]:
-    """Recalled turns not already in the window and not repeated.
+    """Recalled turns not already shown verbatim and not repeated.
 
-    A window message tagged with its stored sequence (``SEQUENCE_KEY``) also hides the recalled
-    turn of that sequence: the window shows messages through the filter pipeline, so a long
-    message truncated there would otherwise come back in full beside its truncated copy.
+    A turn is shown when its content is (same role, name and text) or its stored sequence
+    is: the window shows messages through the filter pipeline, so a long message truncated
+    there would otherwise come back in full beside its truncated copy.
     """
-    seen = {_identity(message) for message in verbatim}
-    shown = {_tagged_sequence(message) for message in verbatim} - {None}
+    seen = {_identity(message) for message in shown}
     unique: list[RecalledLike] = []
     for turn in recalled:
         identity = _identity(turn.message)
-        if identity in seen or (turn.sequence > 0 and turn.sequence in shown):
+        if identity in seen or (turn.sequence > 0 and turn.sequence in sequences):
             continue
         seen.add(identity)
         unique.append(turn)
     return unique
-
-
-def _tagged_sequence(message: Message) -> int | None:
-    value = message.metadata.get(SEQUENCE_KEY)
-    return value if isinstance(value, int) and value > 0 else None
 
 
 def _identity(message: Message) -> tuple[str, str, str]:
@@ -471,14 +457,6 @@ def _entries(
         key = _group_key(message)
         entries.append(_Entry(turn, key, line, counter.count(line) + 1, header))
     return entries
-
-
-def _recall_need(entries: Sequence[_Entry], counter: TokenCounter, rules: ContextBudget) -> int:
-    if not entries:
-        return 0
-    head = counter.count(RECALL_HEADER) + 1 if rules.headers else 0
-    headers = {entry.key: entry.header_cost for entry in entries}
-    return head + sum(headers.values()) + sum(entry.cost for entry in entries)
 
 
 def _recall_part(

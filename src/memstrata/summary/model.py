@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from datetime import date
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 LIST_FIELDS = ("topics", "actions_taken", "decisions", "open_questions", "user_preferences")
 SCHEMA_KEYS = ("topics", "entities", *LIST_FIELDS[1:], "narrative", "covered_turns")
+"""The keys an LLM is asked for (``since``/``until`` come from message timestamps)."""
 
 
 class SummaryEntity(BaseModel):
@@ -45,6 +47,8 @@ class ConversationSummary(BaseModel):
     user_preferences: tuple[str, ...] = ()
     narrative: str = ""
     covered_turns: int = Field(default=0, ge=0)
+    since: date | None = None
+    until: date | None = None
 
     @field_validator(*LIST_FIELDS, mode="before")
     @classmethod
@@ -116,13 +120,23 @@ class ConversationSummary(BaseModel):
             entities=merge_entities((*self.entities, *newer.entities)),
             narrative=newer.narrative or self.narrative,
             covered_turns=self.covered_turns + newer.covered_turns,
+            since=_earliest(self.since, newer.since),
+            until=_latest(self.until, newer.until),
         )
+
+    @property
+    def period(self) -> str:
+        """The dates the summary covers, e.g. ``8 May 2023 – 12 June 2023`` ('' if unknown)."""
+        if self.since is None or self.until is None:
+            return ""
+        first, last = _day(self.since), _day(self.until)
+        return first if first == last else f"{first} – {last}"
 
     def to_context_string(self) -> str:
         """Render for injection into an LLM prompt: compact labelled sections."""
         lines: list[str] = []
         if self.narrative:
-            lines.append(self.narrative)
+            lines.append(f"({self.period}) {self.narrative}" if self.period else self.narrative)
         sections = (
             ("Topics", self.topics),
             ("Decisions", self.decisions),
@@ -171,7 +185,20 @@ class ConversationSummary(BaseModel):
 
     def to_json(self) -> str:
         """Compact JSON, the stored form of a structured summary."""
-        return json.dumps(self.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
+        data = self.model_dump(mode="json", exclude_none=True)
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def _day(value: date) -> str:
+    return f"{value.day} {value:%B %Y}"
+
+
+def _earliest(a: date | None, b: date | None) -> date | None:
+    return min(a, b) if a and b else a or b
+
+
+def _latest(a: date | None, b: date | None) -> date | None:
+    return max(a, b) if a and b else a or b
 
 
 def _entity_from_any(item: Any) -> SummaryEntity:

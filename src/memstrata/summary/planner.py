@@ -13,6 +13,7 @@ import logging
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from datetime import date
 
 from memstrata.config import MemoryConfig
 from memstrata.core.history import (
@@ -26,9 +27,9 @@ from memstrata.core.history import (
 from memstrata.core.messages import Message
 from memstrata.core.tokens import TokenCounter, TokenUsage
 from memstrata.errors import LLMError
-from memstrata.storage.base import SummaryFormat, SummaryRow
-from memstrata.summary.chain import row_summary
-from memstrata.summary.model import ConversationSummary
+from memstrata.storage.base import SummaryRow
+from memstrata.summary.chain import row_summary, stored_form
+from memstrata.summary.consolidate import Consolidation, consolidate, due
 from memstrata.summary.triggers import (
     CountOrTokensTrigger,
     TokensAndEpisodesTrigger,
@@ -58,6 +59,7 @@ class SummaryPlan:
     folded: tuple[Numbered, ...] = ()
     decision: TriggerResult = TriggerResult(False, "nothing pending", 0, 0)
     error: LLMError | None = None
+    consolidations: int = 0
 
     @property
     def changed(self) -> bool:
@@ -123,6 +125,18 @@ class SummaryPlanner:
             pending = rest
             if not force and not self.decide(HistorySplit((), pending, ())).triggered:
                 break
+        consolidations = 0
+        if folded and due(state.rows, self.config.summary_max_tokens):
+            result = await consolidate(
+                state.rows,
+                self.writer,
+                max_tokens=self.config.summary_max_tokens,
+                counter=self.counter,
+                structured=self.config.structured_output,
+            )
+            state.consolidated(result)
+            usage += result.usage
+            consolidations = 1
         return SummaryPlan(
             rows=tuple(state.touched()),
             chain=tuple(state.rows) if folded else (),
@@ -132,6 +146,7 @@ class SummaryPlanner:
             folded=tuple(folded),
             decision=decision,
             error=error,
+            consolidations=consolidations,
         )
 
     async def _extend(
@@ -145,13 +160,16 @@ class SummaryPlanner:
         draft = await self.writer.extend(
             existing, new_messages, structured=self.config.structured_output
         )
+        since, until = _dates(new_messages)
         summary = draft.summary.model_copy(
             update={
                 "covered_turns": (existing.covered_turns if existing else 0)
-                + count_episodes(new_messages)
+                + count_episodes(new_messages),
+                "since": _first(existing.since if existing else None, since),
+                "until": until or (existing.until if existing else None),
             }
         )
-        text, fmt = _stored_form(summary, structured=self.config.structured_output)
+        text, fmt = stored_form(summary, structured=self.config.structured_output)
         tokens = self.counter.count(text)
         if rollover or latest is None:
             row = SummaryRow(
@@ -179,6 +197,16 @@ class SummaryPlanner:
         return draft.usage
 
 
+def _dates(messages: Sequence[Message]) -> tuple[date | None, date | None]:
+    """The first and last day the messages were written (from their timestamps)."""
+    days = [m.timestamp.date() for m in messages if m.timestamp is not None]
+    return (min(days), max(days)) if days else (None, None)
+
+
+def _first(a: date | None, b: date | None) -> date | None:
+    return min(a, b) if a and b else a or b
+
+
 def trigger_policy(config: MemoryConfig) -> TriggerPolicy:
     """The trigger policy ``summary_trigger`` names, applied to pending messages.
 
@@ -195,30 +223,39 @@ def trigger_policy(config: MemoryConfig) -> TriggerPolicy:
     return TokensAndEpisodesTrigger(config.summary_threshold_tokens, config.summary_min_episodes)
 
 
-def _stored_form(summary: ConversationSummary, *, structured: bool) -> tuple[str, SummaryFormat]:
-    if structured:
-        return summary.to_json(), "json"
-    return summary.narrative, "text"
-
-
 class _ChainState:
-    """The chain as the plan changes it, remembering which rows it touched."""
+    """The shown chain as the plan changes it, and the rows to write (in order)."""
 
     def __init__(self, rows: list[SummaryRow], last_summarized: int) -> None:
         self.rows = rows
         self.last_summarized = last_summarized
-        self._touched: dict[int, SummaryRow] = {}
+        self._writes: dict[tuple[str, int], SummaryRow] = {}
+        self._keys: dict[int, tuple[str, int]] = {}
 
     def latest(self) -> SummaryRow | None:
         return self.rows[-1] if self.rows else None
 
     def append(self, row: SummaryRow) -> None:
         self.rows.append(row)
-        self._touched[len(self.rows) - 1] = row
+        self._write(row)
 
     def replace_latest(self, row: SummaryRow) -> None:
+        key = self._keys.pop(id(self.rows[-1]), None)
         self.rows[-1] = row
-        self._touched[len(self.rows) - 1] = row
+        self._write(row, key)
+
+    def consolidated(self, result: Consolidation) -> None:
+        """The older rows become archived, the digest takes their place."""
+        for old, archived in zip(self.rows[:-1], result.archived, strict=True):
+            self._write(archived, self._keys.pop(id(old), None))
+        self.rows = [result.digest, self.rows[-1]]
+        self._write(result.digest)
 
     def touched(self) -> list[SummaryRow]:
-        return [self._touched[index] for index in sorted(self._touched)]
+        return list(self._writes.values())
+
+    def _write(self, row: SummaryRow, key: tuple[str, int] | None = None) -> None:
+        if key is None:
+            key = ("id", row.id) if row.id is not None else ("new", len(self._writes))
+        self._writes[key] = row
+        self._keys[id(row)] = key

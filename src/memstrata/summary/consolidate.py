@@ -1,0 +1,132 @@
+"""Consolidation: older chain rows become one digest, so the shown summary stays flat.
+
+When the shown chain passes ``summary_max_tokens``, every row but the newest is folded into
+one *digest* row (covering their episodes); the folded rows stay in storage as ``archived``
+(provenance, web view). A writer that can consolidate (an LLM: merge, drop what later
+messages contradicted, keep dates) is asked; otherwise the rows are merged structurally
+(entities deduplicated, every list kept). Either way the digest is checked: every entity,
+preference, decision and open question of the inputs that the digest lost is put back, so
+consolidation has no information cliff.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import reduce
+from typing import Protocol, runtime_checkable
+
+from memstrata.core.tokens import TokenCounter, TokenUsage
+from memstrata.errors import LLMError
+from memstrata.storage.base import SummaryRow
+from memstrata.summary.chain import row_summary, stored_form
+from memstrata.summary.model import ConversationSummary, SummaryEntity, dedupe, merge_entities
+from memstrata.summary.writer import SummaryDraft
+
+log = logging.getLogger(__name__)
+
+KEPT_LISTS = ("user_preferences", "decisions", "open_questions")
+"""The lists whose items must survive a consolidation (with every entity)."""
+
+
+@runtime_checkable
+class Consolidator(Protocol):
+    """A writer that can fold several summaries, oldest first, into one."""
+
+    async def consolidate(
+        self, summaries: Sequence[ConversationSummary], *, max_tokens: int
+    ) -> SummaryDraft:
+        """One summary for all of ``summaries`` (about ``max_tokens`` long)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Consolidation:
+    """The rows a consolidation writes: the digest, then the rows it archives."""
+
+    digest: SummaryRow
+    archived: tuple[SummaryRow, ...]
+    usage: TokenUsage
+    restored: int = 0
+
+    @property
+    def rows(self) -> tuple[SummaryRow, ...]:
+        """What to write (archived rows first, then the digest)."""
+        return (*self.archived, self.digest)
+
+
+def due(chain: Sequence[SummaryRow], max_tokens: int) -> bool:
+    """True when the shown chain has an older row to fold and passes ``max_tokens``."""
+    return len(chain) >= 2 and sum(row.token_count for row in chain) > max_tokens
+
+
+def merged(summaries: Sequence[ConversationSummary]) -> ConversationSummary:
+    """The structural merge of ``summaries`` (oldest first), narratives joined."""
+    combined = reduce(lambda a, b: a.merge(b), summaries)
+    narrative = " ".join(s.narrative for s in summaries if s.narrative)
+    turns = sum(s.covered_turns for s in summaries)
+    return combined.model_copy(update={"narrative": narrative, "covered_turns": turns})
+
+
+def restore_lost(
+    digest: ConversationSummary, inputs: Sequence[ConversationSummary]
+) -> tuple[ConversationSummary, int]:
+    """``digest`` with every entity and kept list item of ``inputs`` it lost put back."""
+    union = reduce(lambda a, b: a.merge(b), inputs)
+    known = {_key(entity.name) for entity in digest.entities}
+    lost: list[SummaryEntity] = [e for e in union.entities if _key(e.name) not in known]
+    updates: dict[str, object] = {"entities": merge_entities((*digest.entities, *lost))}
+    restored = len(lost)
+    for name in KEPT_LISTS:
+        present = {_key(item) for item in getattr(digest, name)}
+        missing = [item for item in getattr(union, name) if _key(item) not in present]
+        restored += len(missing)
+        updates[name] = dedupe((*missing, *getattr(digest, name)))
+    return digest.model_copy(update=updates), restored
+
+
+async def consolidate(
+    chain: Sequence[SummaryRow],
+    writer: object,
+    *,
+    max_tokens: int,
+    counter: TokenCounter,
+    structured: bool,
+) -> Consolidation:
+    """Fold every row of ``chain`` but the newest into one digest row."""
+    older = list(chain[:-1])
+    inputs = [row_summary(row) for row in older]
+    digest, usage = await _digest(inputs, writer, max_tokens=max_tokens)
+    digest, restored = restore_lost(digest, inputs)
+    if restored:
+        log.info("consolidation put back %d items the digest had lost", restored)
+    text, fmt = stored_form(digest, structured=structured)
+    row = SummaryRow(
+        chat_id=older[-1].chat_id,
+        summary_text=text,
+        format=fmt,
+        episode_first=older[0].episode_first,
+        episode_last=older[-1].episode_last,
+        turn_number=older[-1].turn_number,
+        token_count=counter.count(text),
+        kind="digest",
+    )
+    archived = tuple(replace(old, kind="archived") for old in older)
+    return Consolidation(row, archived, usage, restored)
+
+
+async def _digest(
+    inputs: Sequence[ConversationSummary], writer: object, *, max_tokens: int
+) -> tuple[ConversationSummary, TokenUsage]:
+    if isinstance(writer, Consolidator):
+        try:
+            draft = await writer.consolidate(inputs, max_tokens=max_tokens)
+            return draft.summary, draft.usage
+        except LLMError as exc:
+            log.warning("consolidation by the model failed, merging instead: %s", exc)
+    return merged(inputs), TokenUsage()
+
+
+def _key(text: str) -> str:
+    return " ".join(text.casefold().split())
