@@ -18,6 +18,7 @@ from functools import reduce
 from typing import Protocol, runtime_checkable
 
 from memstrata.core.tokens import TokenCounter, TokenUsage
+from memstrata.core.truncation import split_sentences
 from memstrata.errors import LLMError
 from memstrata.storage.base import SummaryRow
 from memstrata.summary.chain import row_summary, stored_form
@@ -35,7 +36,7 @@ class Consolidator(Protocol):
     """A writer that can fold several summaries, oldest first, into one."""
 
     async def consolidate(
-        self, summaries: Sequence[ConversationSummary], *, max_tokens: int
+        self, summaries: Sequence[ConversationSummary], *, max_tokens: int, structured: bool
     ) -> SummaryDraft:
         """One summary for all of ``summaries`` (about ``max_tokens`` long)."""
         ...
@@ -97,7 +98,9 @@ async def consolidate(
     """Fold every row of ``chain`` but the newest into one digest row."""
     older = list(chain[:-1])
     inputs = [row_summary(row) for row in older]
-    digest, usage = await _digest(inputs, writer, max_tokens=max_tokens)
+    digest, usage = await _digest(
+        inputs, writer, max_tokens=max_tokens, structured=structured, counter=counter
+    )
     digest, restored = restore_lost(digest, inputs)
     if restored:
         log.info("consolidation put back %d items the digest had lost", restored)
@@ -117,15 +120,36 @@ async def consolidate(
 
 
 async def _digest(
-    inputs: Sequence[ConversationSummary], writer: object, *, max_tokens: int
+    inputs: Sequence[ConversationSummary],
+    writer: object,
+    *,
+    max_tokens: int,
+    structured: bool,
+    counter: TokenCounter,
 ) -> tuple[ConversationSummary, TokenUsage]:
     if isinstance(writer, Consolidator):
         try:
-            draft = await writer.consolidate(inputs, max_tokens=max_tokens)
+            draft = await writer.consolidate(inputs, max_tokens=max_tokens, structured=structured)
             return draft.summary, draft.usage
         except LLMError as exc:
             log.warning("consolidation by the model failed, merging instead: %s", exc)
-    return merged(inputs), TokenUsage()
+    digest = merged(inputs)
+    narrative = newest_sentences(digest.narrative, max_tokens // 2, counter)
+    return digest.model_copy(update={"narrative": narrative}), TokenUsage()
+
+
+def newest_sentences(text: str, max_tokens: int, counter: TokenCounter) -> str:
+    """The newest whole sentences of ``text`` within ``max_tokens`` (the oldest go first)."""
+    sentences = split_sentences(text)
+    kept: list[str] = []
+    used = 0
+    for sentence in reversed(sentences):
+        cost = counter.count(sentence) + 1
+        if used + cost > max_tokens:
+            break
+        kept.append(sentence)
+        used += cost
+    return " ".join(reversed(kept))
 
 
 def _key(text: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import reduce
 
 from memstrata.core.cleaning import clean_output
 from memstrata.core.messages import Message, format_transcript
@@ -67,6 +68,51 @@ class LLMSummaryWriter:
             else None,
             schema_name="conversation_summary",
         )
+
+    def build_consolidation(
+        self, summaries: Sequence[ConversationSummary], *, max_tokens: int, structured: bool
+    ) -> LLMRequest:
+        """The request that folds ``summaries`` (oldest first) into one (computation only)."""
+        shown = "\n\n".join(
+            (s.to_json() if structured else s.narrative) for s in summaries if not s.is_empty
+        )
+        system = self.prompts.compression_system
+        if structured:
+            system = f"{system}\n\n{self.prompts.structured_instructions}".strip()
+        messages = [ChatMessage("system", system)] if system else []
+        messages.append(ChatMessage("user", self.prompts.consolidation(shown, max_tokens)))
+        return LLMRequest(
+            messages=tuple(messages),
+            temperature=self.temperature,
+            max_tokens=self.structured_max_tokens if structured else self.max_tokens,
+            json_schema=ConversationSummary.json_schema()
+            if structured and self.use_json_schema
+            else None,
+            schema_name="conversation_summary",
+        )
+
+    async def consolidate(
+        self,
+        summaries: Sequence[ConversationSummary],
+        *,
+        max_tokens: int,
+        structured: bool = True,
+    ) -> SummaryDraft:
+        """Ask the model for one digest of ``summaries``; a reply that is no summary raises."""
+        request = self.build_consolidation(summaries, max_tokens=max_tokens, structured=structured)
+        response = await self.llm.complete(request)
+        if response.finish_reason == "length":
+            raise LLMOutputError("the digest was cut off by the output limit; not stored")
+        text = clean_output(response.text)
+        if not text:
+            raise LLMOutputError("the model returned an empty digest; not stored")
+        digest = ConversationSummary.parse(text) if structured else None
+        if digest is None:
+            digest = ConversationSummary(narrative=text)
+        covered = sum(s.covered_turns for s in summaries)
+        dates = reduce(lambda a, b: a.merge(b), summaries)
+        update = {"covered_turns": covered, "since": dates.since, "until": dates.until}
+        return SummaryDraft(digest.model_copy(update=update), response.usage)
 
     async def extend(
         self,

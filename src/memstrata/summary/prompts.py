@@ -13,7 +13,15 @@ from dataclasses import dataclass, replace
 
 from memstrata.config import Settings
 
-PLACEHOLDERS = ("transcript", "existing_summary", "new_messages", "context", "summary")
+PLACEHOLDERS = (
+    "transcript",
+    "existing_summary",
+    "new_messages",
+    "context",
+    "summary",
+    "summaries",
+    "max_tokens",
+)
 
 DEFAULT_COMPRESSION_SYSTEM_PROMPT = (
     "You compress conversations into summaries that another model will read as memory. "
@@ -49,6 +57,13 @@ SEED_002_EXTENSION_USER_PROMPT = (
     "Previous summary:\n{existing_summary}\nNew exchanges:\n{new_messages}"
 )
 
+DEFAULT_CONSOLIDATION_USER_PROMPT = (
+    "Merge these summaries of one conversation, oldest first, into a single summary of at "
+    "most {max_tokens} tokens. Keep every person, place, preference, decision and open "
+    "question, and the dates things happened; where a later summary contradicts an earlier "
+    "one, keep only the later fact. Drop repetition.\n\nSummaries:\n{summaries}"
+)
+
 TITLE_PROMPT = (
     "Write a short title (at most 8 words, no quotes, no trailing punctuation) for a "
     "conversation with this summary:\n{summary}"
@@ -78,6 +93,7 @@ class PromptSet:
     compression_user: str = DEFAULT_COMPRESSION_USER_PROMPT
     extension_user: str = DEFAULT_EXTENSION_USER_PROMPT
     structured_instructions: str = STRUCTURED_INSTRUCTIONS
+    consolidation_user: str = DEFAULT_CONSOLIDATION_USER_PROMPT
 
     def with_overrides(self, sections: Mapping[str, str | None]) -> PromptSet:
         """Apply ``prompt_sections`` overrides (seed 000 names); unknown names are an error."""
@@ -98,6 +114,12 @@ class PromptSet:
     def compression(self, transcript: str) -> str:
         """The user prompt for a first summary."""
         return render_prompt(self.compression_user, {"transcript": transcript})
+
+    def consolidation(self, summaries: str, max_tokens: int) -> str:
+        """The user prompt that merges older summaries into one digest."""
+        return render_prompt(
+            self.consolidation_user, {"summaries": summaries, "max_tokens": str(max_tokens)}
+        )
 
     def extension(self, existing_summary: str, new_messages: str) -> str:
         """The user prompt for extending an existing summary."""

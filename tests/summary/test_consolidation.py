@@ -1,0 +1,155 @@
+"""Consolidation: the shown summary stays under its cap and nothing important is lost."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timedelta
+
+from memstrata.config import MemoryConfig
+from memstrata.core.messages import Message, assistant, user
+from memstrata.core.tokens import HeuristicTokenCounter
+from memstrata.engine import MemoryEngine
+from memstrata.llm.base import LLMRequest
+from memstrata.storage.base import SummaryRow
+from memstrata.storage.memory import InMemoryStorage
+from memstrata.summary.chain import shown_summary
+from memstrata.summary.consolidate import restore_lost
+from memstrata.summary.llm_writer import LLMSummaryWriter
+from memstrata.summary.model import ConversationSummary, SummaryEntity
+from memstrata.testing import FunctionLLM
+
+COUNTER = HeuristicTokenCounter()
+START = datetime(2023, 5, 8, 13, 0)
+
+
+def exchange(index: int) -> list[Message]:
+    when = START + timedelta(days=index)
+    return [
+        user(f"I met Person{index} in Town{index} and I love hobby{index}.", timestamp=when),
+        assistant(f"Will you see Person{index} again? Decided: plan{index}.", timestamp=when),
+    ]
+
+
+def forgetful_model(request: LLMRequest) -> str:
+    """A model that answers the JSON schema but remembers only the newest batch.
+
+    Extensions report the people, places and preferences of the new messages;
+    consolidations keep only a narrative, dropping every entity and list: the check
+    after consolidation has to put them back.
+    """
+    prompt = request.messages[-1].content
+    if prompt.startswith("Merge these summaries"):
+        return json.dumps({"narrative": "Many meetings happened."})
+    tail = prompt.split("New messages:")[-1] if "New messages:" in prompt else prompt
+    numbers = sorted(set(re.findall(r"Person(\d+)", tail)), key=int)
+    return json.dumps(
+        {
+            "entities": [
+                {"name": f"Person{n}", "type": "person", "details": f"met in Town{n}"}
+                for n in numbers
+            ],
+            "user_preferences": [f"loves hobby{n}" for n in numbers],
+            "decisions": [f"plan{n}" for n in numbers],
+            "open_questions": [f"see Person{n} again?" for n in numbers],
+            "narrative": " ".join(f"The user met Person{n}." for n in numbers),
+        }
+    )
+
+
+async def run_chat(exchanges: int, config: MemoryConfig) -> tuple[MemoryEngine, FunctionLLM]:
+    llm = FunctionLLM(forgetful_model)
+    storage = InMemoryStorage()
+    await storage.setup()
+    engine = MemoryEngine(storage, config=config, writer=LLMSummaryWriter(llm), counter=COUNTER)
+    await engine.create_chat("c")
+    for index in range(exchanges):
+        await engine.add_messages("c", exchange(index))
+        await engine.summarize("c")
+    return engine, llm
+
+
+async def test_fifty_consolidations_keep_every_entity_preference_and_decision() -> None:
+    config = MemoryConfig(
+        strategy="running_summary",
+        summary_recent_turns=1,
+        summary_trigger_tokens=40,
+        max_summary_tokens=50,
+        summary_max_tokens=120,
+    )
+    engine, llm = await run_chat(120, config)
+    merges = [c for c in llm.calls if c.text.startswith("Merge") or "Merge these" in c.text]
+    assert len(merges) >= 50
+    stored = await engine.storage.list_summaries("c")
+    state = await engine.storage.load_state("c")
+    digests = [row for row in state.summaries if row.kind == "digest"]
+    assert len(digests) == 1 and state.summaries[0] is digests[0]
+    assert len(state.summaries) <= 2  # the digest and the newest row
+    digest = ConversationSummary.parse(digests[0].summary_text)
+    folded = digests[0].episode_last
+    names = {entity.name for entity in digest.entities}
+    assert {f"Person{n}" for n in range(folded)} <= names  # episodes 1..n are Person0..n-1
+    assert {f"loves hobby{n}" for n in range(folded)} <= set(digest.user_preferences)
+    assert {f"plan{n}" for n in range(folded)} <= set(digest.decisions)
+    archived = [row for row in stored if row.kind == "archived"]
+    assert archived and all(row.episode_first >= 1 for row in archived)  # kept, with ranges
+    assert digest.period.startswith("8 May 2023")  # the dates it covers
+
+
+async def test_the_shown_summary_never_exceeds_its_cap_as_the_chat_grows() -> None:
+    config = MemoryConfig(
+        strategy="running_summary",
+        summary_recent_turns=2,
+        summary_trigger_tokens=60,
+        max_summary_tokens=60,
+        summary_max_tokens=150,
+    )
+    engine, _ = await run_chat(80, config)
+    for budget in (400, 1000, 4000):
+        context = await engine.get_context("c", budget_tokens=budget)
+        part = context.part("summary")
+        assert part is not None and context.window_intact
+        assert part.tokens <= min(150, int(budget * 0.3))
+        assert COUNTER.count(context.render()) <= budget
+    assert "Person79" in (await engine.get_context("c")).render()  # the window
+    override = await engine.get_context("c", summary_max_tokens=60, recent_turns=0)
+    part = override.part("summary")
+    assert part is not None and part.tokens <= 60
+    # no window: the unsummarized messages are still shown (as pending), none is lost
+    assert [m.content for m in override.verbatim] == [m.content for m in context.verbatim]
+
+
+def test_a_cut_summary_loses_the_oldest_detail_and_reports_exactly_the_rows_shown() -> None:
+    old = ConversationSummary(
+        narrative="Ancient history of the chat. " * 10,
+        decisions=tuple(f"old decision {i}" for i in range(20)),
+    )
+    new = ConversationSummary(narrative="The newest thing happened.", decisions=("new decision",))
+    rows = [
+        SummaryRow("c", old.to_json(), format="json", episode_first=1, episode_last=9),
+        SummaryRow("c", new.to_json(), format="json", episode_first=10, episode_last=12),
+    ]
+    shown = shown_summary(rows, max_tokens=40, counter=COUNTER)
+    assert COUNTER.count(shown.text) <= 40 and shown.truncated
+    assert "The newest thing happened." in shown.text and "new decision" in shown.text
+    assert "Ancient history" not in shown.text
+    assert "old decision 19" in shown.text or [r.episode_first for r in shown.rows] == [10]
+    assert "old decision 0" not in shown.text
+    has_old = any(f"old decision {i}" in shown.text for i in range(20))
+    assert [r.episode_first for r in shown.rows] == ([1, 10] if has_old else [10])
+
+
+def test_restore_puts_back_what_a_digest_lost() -> None:
+    inputs = [
+        ConversationSummary(
+            entities=(SummaryEntity(name="Maya", type="person"),),
+            user_preferences=("allergic to peanuts",),
+            open_questions=("which hotel?",),
+        ),
+        ConversationSummary(decisions=("book the train",)),
+    ]
+    digest, restored = restore_lost(ConversationSummary(narrative="short"), inputs)
+    assert restored == 4
+    assert [e.name for e in digest.entities] == ["Maya"]
+    assert digest.user_preferences == ("allergic to peanuts",)
+    assert digest.decisions == ("book the train",) and digest.open_questions == ("which hotel?",)
