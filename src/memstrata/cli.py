@@ -262,6 +262,12 @@ def context(
     query: Annotated[str | None, typer.Option("--query", "-q", help="What to recall for.")] = None,
     budget: Annotated[int | None, typer.Option(min=1, help="Token budget.")] = None,
     strategy: Annotated[str | None, typer.Option(help="none|running_summary|rag_augmented")] = None,
+    recent_turns: Annotated[
+        int | None, typer.Option(min=0, help="Exchanges of the recent window.")
+    ] = None,
+    summary_max_tokens: Annotated[
+        int | None, typer.Option(min=0, help="Cap of the summary part.")
+    ] = None,
     config: ConfigOption = None,
     tenant: TenantOption = "default",
     as_json: JsonOption = False,
@@ -278,7 +284,14 @@ def context(
         service = Service(memory, settings.service)
         record = await service.chat(chat_id, tenant)
         chosen: StrategyName | None = strategy  # type: ignore[assignment]
-        return await service.context(record, query, budget, chosen)
+        return await service.context(
+            record,
+            query,
+            budget,
+            chosen,
+            recent_turns=recent_turns,
+            summary_max_tokens=summary_max_tokens,
+        )
 
     result: ContextOut = _run(_memory_run(settings, work))
     if as_json:
@@ -288,6 +301,8 @@ def context(
         where = _provenance(part.sequences, part.episode_ranges, part.scores)
         out.print(Panel(part.text, title=f"{part.kind} · {part.tokens} tokens", subtitle=where))
     out.print(f"{result.tokens_used}/{result.budget_tokens} tokens ({result.strategy})")
+    if not result.window_intact:
+        out.print(f"{result.dropped_verbatim} messages of the recent window did not fit")
 
 
 def _provenance(

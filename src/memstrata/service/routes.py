@@ -136,7 +136,14 @@ async def list_messages(
 @router.post("/chats/{chat_id}/context", tags=["context"])
 async def chat_context(body: ContextIn, chat: ChatDep, service: ServiceDep) -> ContextOut:
     """[recalled turns] [summary] [recent verbatim] under the budget, with provenance."""
-    return await service.context(chat, body.query, body.budget_tokens, body.strategy)
+    return await service.context(
+        chat,
+        body.query,
+        body.budget_tokens,
+        body.strategy,
+        recent_turns=body.recent_turns,
+        summary_max_tokens=body.summary_max_tokens,
+    )
 
 
 @router.get("/chats/{chat_id}/summaries", tags=["summaries"])

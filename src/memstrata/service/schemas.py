@@ -18,7 +18,13 @@ from pydantic import (
 
 from memstrata.core.messages import Message
 from memstrata.service.events import SummaryState
-from memstrata.storage.base import ChatRecord, StoredMessage, SummaryFormat, SummaryRow
+from memstrata.storage.base import (
+    ChatRecord,
+    StoredMessage,
+    SummaryFormat,
+    SummaryKind,
+    SummaryRow,
+)
 
 StrategyName = Literal["none", "running_summary", "rag_augmented"]
 _RANGE = re.compile(r"^\s*(\d+)\s*-\s*(\d+)\s*$")
@@ -135,6 +141,10 @@ class ContextIn(_In):
     query: str | None = None
     budget_tokens: int | None = Field(None, ge=1, le=1_000_000)
     strategy: StrategyName | None = None
+    recent_turns: int | None = Field(None, ge=0, le=10_000, description="Window exchanges.")
+    summary_max_tokens: int | None = Field(
+        None, ge=0, le=1_000_000, description="Cap of the summary part."
+    )
 
 
 class ContextPartOut(BaseModel):
@@ -160,6 +170,8 @@ class ContextOut(BaseModel):
     tokens_used: int
     dropped_recalled: int
     dropped_verbatim: int
+    dropped_pending: int = 0
+    window_intact: bool = True
     parts: list[ContextPartOut]
     text: str
 
@@ -177,6 +189,7 @@ class SummaryOut(BaseModel):
     episode_range: str
     turn_number: int
     token_count: int
+    kind: SummaryKind = "row"
     version: int
     created_at: datetime | None
     updated_at: datetime | None
@@ -196,6 +209,7 @@ class SummaryOut(BaseModel):
             episode_range=row.episode_range,
             turn_number=row.turn_number,
             token_count=row.token_count,
+            kind=row.kind,
             version=row.version,
             created_at=row.created_at,
             updated_at=row.updated_at,

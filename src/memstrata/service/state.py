@@ -136,6 +136,8 @@ class Service:
                 recall=base.recall,
                 counter=base.counter,
                 budget=base.budget,
+                title_llm=base.title_llm,
+                pipeline=base.pipeline,  # semantic and llm truncation keep their backends
             )
         return self._views[name]
 
@@ -145,10 +147,19 @@ class Service:
         query: str | None,
         budget: int | None,
         strategy: StrategyName | None,
+        *,
+        recent_turns: int | None = None,
+        summary_max_tokens: int | None = None,
     ) -> ContextOut:
         """Assemble the context and describe where every part came from."""
         engine = self.view(strategy)
-        assembled = await engine.get_context(chat.id, query, budget_tokens=budget)
+        assembled = await engine.get_context(
+            chat.id,
+            query,
+            budget_tokens=budget,
+            recent_turns=recent_turns,
+            summary_max_tokens=summary_max_tokens,
+        )
         rows = await self.engine.storage.list_summaries(chat.id)
         return _context_out(chat.id, engine.config.strategy, assembled, rows)
 
@@ -221,7 +232,7 @@ def _context_out(
     assembled: AssembledContext,
     rows: Sequence[SummaryRow],
 ) -> ContextOut:
-    ids = {(row.episode_first, row.episode_last): row.id for row in rows}
+    ids = {(r.episode_first, r.episode_last): r.id for r in rows if r.kind != "archived"}
     parts = []
     for part in assembled.parts:
         parts.append(
@@ -244,6 +255,8 @@ def _context_out(
         tokens_used=assembled.tokens_used,
         dropped_recalled=assembled.dropped_recalled,
         dropped_verbatim=assembled.dropped_verbatim,
+        dropped_pending=assembled.dropped_pending,
+        window_intact=assembled.window_intact,
         parts=parts,
         text=assembled.render(),
     )
