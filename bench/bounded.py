@@ -143,12 +143,13 @@ def summary_answer(request: LLMRequest) -> str:
     prompt = request.messages[-1].content if request.messages else ""
     facts = [m.groups() for line in prompt.splitlines() if (m := TRANSCRIPT_LINE.match(line))]
     speakers = list(dict.fromkeys(name for name, _ in facts))[:4]
-    if facts:
+    if facts:  # spread over the batch first, then the rest until the answer is long enough
         step = max(1, len(facts) // 12)
-        sentences = [f"{name} said that {text.rstrip('.!?')}." for name, text in facts[::step]]
-    else:  # e.g. a consolidation prompt holding summaries only
+        spread = [*facts[::step], *(f for i, f in enumerate(facts) if i % step)]
+        sentences = [f"{name} said that {text.rstrip('.!?')}." for name, text in spread]
+    else:  # e.g. a consolidation prompt holding summaries only: 12 words of every 100
         found = WORD.findall(prompt)
-        sentences = [" ".join(found[i : i + 12]) + "." for i in range(0, len(found), 97)]
+        sentences = [" ".join(found[i : i + 12]) + "." for i in range(0, len(found), 100)]
     topics = list(dict.fromkeys(w.lower() for _, text in facts for w in WORD.findall(text)))
     summary: dict[str, Any] = {
         "topics": topics[:3],
