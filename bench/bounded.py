@@ -21,7 +21,8 @@ the budget split, the window or the summary settings) over in-memory storage: af
 Every ``--every`` turns (and at the end) a point is recorded: the context tokens
 (``get_context(chat, query=None).tokens_used`` under the default budget), the summary
 tokens shown (``context.part("summary").tokens``), the stored chain's tokens (sum of the
-rows' ``token_count``), the cumulative summarizer input/output tokens and the seconds.
+``token_count`` of the rows ``storage.list_summaries`` returns: the active chain, and all
+rows with archived ones), the cumulative summarizer input/output tokens and the seconds.
 
 JSON: ``turns``, ``data``, ``budget`` (the default ``context_max_tokens``),
 ``summary_max_tokens`` (the default, null while ``MemoryConfig`` lacks it),
@@ -38,14 +39,16 @@ JSON: ``turns``, ``data``, ``budget`` (the default ``context_max_tokens``),
 * ``lost_messages``: messages that neither reached a summarizer input (the LLM's prompts;
   the offline writer's arguments) nor are still unsummarized (verbatim) at the end (target 0).
   ``read_twice``: messages that reached summarizer inputs more often than they occur.
-* ``chain_rows_final``, ``chain_tokens_final``: the stored chain at the end;
+* ``chain_rows_final``, ``chain_tokens_final``: the active chain at the end;
   ``chain_tokens_growth``: its tokens at the last point / at 1,000 turns (what the summary
   shown may hide when the budget cuts it).
 * ``window_intact_points``: points whose context held the whole recent window.
 * ``seconds``: wall time of the mode.
 * ``targets_met``: each target's verdict.
 * ``points``: the recorded series (``turns``, ``context_tokens``, ``summary_shown``,
-  ``chain_tokens``, ``chain_rows``, ``window_intact``, ``transcript_tokens``,
+  ``chain_tokens`` and ``chain_rows`` (the active chain: rows not archived by a
+  consolidation), ``stored_summary_tokens`` (every row stored, archived ones included),
+  ``window_intact``, ``transcript_tokens``,
   ``llm_input_tokens``, ``llm_output_tokens``, ``seconds``).
 """
 
@@ -272,6 +275,7 @@ class Point:
     summary_shown: int
     chain_tokens: int
     chain_rows: int
+    stored_summary_tokens: int
     window_intact: bool
     transcript_tokens: int
     llm_input_tokens: int
@@ -303,13 +307,15 @@ async def record(
 ) -> Point:
     context = await engine.get_context(chat_id, query=None)
     summary = context.part("summary")
-    chain = await storage.list_summaries(chat_id)
+    stored = await storage.list_summaries(chat_id)
+    chain = [row for row in stored if getattr(row, "kind", "row") != "archived"]
     return Point(
         turns=len(fed),
         context_tokens=context.tokens_used,
         summary_shown=summary.tokens if summary else 0,
         chain_tokens=sum(row.token_count for row in chain),
         chain_rows=len(chain),
+        stored_summary_tokens=sum(row.token_count for row in stored),
         window_intact=bool(getattr(context, "window_intact", context.dropped_verbatim == 0)),
         transcript_tokens=transcript_tokens(fed),
         llm_input_tokens=meter.input_tokens,
@@ -417,13 +423,17 @@ def print_report(results: dict[str, Any], out: Any = sys.stdout) -> None:
             continue
         report = results[mode]
         print(f"\n== {mode} ({report['seconds']:.1f} s, {report['llm_calls']} calls)", file=out)
-        head = f"{'turns':>6} {'context':>8} {'summary':>8} {'chain':>7} {'rows':>5} {'in/tr':>6}"
+        head = (
+            f"{'turns':>6} {'context':>8} {'summary':>8} {'chain':>7} {'rows':>5} "
+            f"{'stored':>7} {'in/tr':>6}"
+        )
         print(head, file=out)
         for p in report["points"]:
             ratio = p["llm_input_tokens"] / max(1, p["transcript_tokens"])
             print(
                 f"{p['turns']:>6} {p['context_tokens']:>8} {p['summary_shown']:>8} "
-                f"{p['chain_tokens']:>7} {p['chain_rows']:>5} {ratio:>6.3f}",
+                f"{p['chain_tokens']:>7} {p['chain_rows']:>5} {p['stored_summary_tokens']:>7} "
+                f"{ratio:>6.3f}",
                 file=out,
             )
         for key, (op, target) in TARGETS.items():
