@@ -13,8 +13,11 @@ from dataclasses import dataclass
 from functools import reduce
 
 from memstrata.core.tokens import TokenCounter
+from memstrata.core.truncation import split_sentences
 from memstrata.storage.base import SummaryFormat, SummaryRow
 from memstrata.summary.model import LIST_FIELDS, ConversationSummary
+
+_LISTS = ("topics", *LIST_FIELDS[1:])
 
 
 def row_summary(row: SummaryRow) -> ConversationSummary:
@@ -84,19 +87,27 @@ def shown_summary(
 
 
 _Unit = tuple[int, str, int]
-"""A piece of detail: (row index, field, position in the field); narrative position -1."""
+"""A piece of detail: (row index, field, position in the field; a sentence for narratives)."""
 
 
 def _detail_units(summaries: Sequence[ConversationSummary]) -> list[_Unit]:
-    """Every cuttable piece, oldest first; the newest row's narrative is never listed."""
-    units: list[_Unit] = []
+    """Every cuttable piece, oldest first.
+
+    Older rows go before newer ones; within a row, every field loses its oldest part first
+    (items by relative position). The newest row's last narrative sentence is never listed.
+    """
+    ranked: list[tuple[int, float, _Unit]] = []
+    last = len(summaries) - 1
     for index, summary in enumerate(summaries):
-        for name in ("topics", *LIST_FIELDS[1:]):
-            units += [(index, name, pos) for pos in range(len(getattr(summary, name)))]
-        units += [(index, "entities", pos) for pos in range(len(summary.entities))]
-        if summary.narrative and index < len(summaries) - 1:
-            units.append((index, "narrative", -1))
-    return sorted(units, key=lambda unit: (unit[0], unit[1] != "narrative", unit[2]))
+        sizes = {name: len(getattr(summary, name)) for name in (*_LISTS, "entities")}
+        sizes["narrative"] = len(split_sentences(summary.narrative))
+        if index == last:
+            sizes["narrative"] -= 1  # the newest thing the summary says stays
+        for name, size in sizes.items():
+            total = size + (1 if index == last and name == "narrative" else 0)
+            ranked += [(index, pos / max(1, total), (index, name, pos)) for pos in range(size)]
+    ranked.sort(key=lambda item: (item[0], item[1]))
+    return [unit for _, _, unit in ranked]
 
 
 def _without(
@@ -121,7 +132,9 @@ def _trim(summary: ConversationSummary, drop: dict[str, set[int]]) -> Conversati
     updates: dict[str, object] = {}
     for name, positions in drop.items():
         if name == "narrative":
-            updates["narrative"] = ""
+            sentences = split_sentences(summary.narrative)
+            kept = [s for pos, s in enumerate(sentences) if pos not in positions]
+            updates["narrative"] = " ".join(kept)
             continue
         values = getattr(summary, name)
         updates[name] = tuple(v for pos, v in enumerate(values) if pos not in positions)

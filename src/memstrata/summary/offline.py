@@ -170,13 +170,19 @@ def _mmr(
 
 
 def narrative_text(sentences: Sequence[Sentence]) -> str:
-    """The chosen sentences told in the third person, as one paragraph."""
+    """The chosen sentences told in the third person, as one paragraph.
+
+    Each day's first sentence carries the day (``(8 May 2023)``); the sentences after it on
+    the same day do not repeat it.
+    """
     parts = []
+    day = ""
     for sentence in sentences:
         text = third_person(sentence).strip()
         if text and text[-1] not in ".!?":
             text += "."
-        parts.append(dated(text, sentence.when))
+        parts.append(dated(text, sentence.when) if sentence.when != day else text)
+        day = sentence.when or day
     return " ".join(parts)
 
 

@@ -188,7 +188,7 @@ def keyphrases(texts: Iterable[str], limit: int = 5) -> tuple[str, ...]:
 
 def _content_runs(text: str) -> list[list[str]]:
     runs: list[list[str]] = [[]]
-    for token in re.findall(r"[A-Za-z][A-Za-z'\-]*|[^\sA-Za-z]", normalize_spacing(text)):
+    for token in re.findall(r"[^\W\d_][\w'\-]*|[^\w\s]|\d+", normalize_spacing(text)):
         word = token.lower()
         if word.isalpha() and len(word) > 2 and word not in STOPWORDS and word not in _NOT_TOPICS:
             runs[-1].append(word)

@@ -45,7 +45,7 @@ STOPWORDS = frozenset(
 
 _ABBREVIATIONS = ("Mr", "Mrs", "Ms", "Dr", "Prof", "St", "Jr", "Sr", "vs", "etc", "e.g", "i.e")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9#])")
-_WORD = re.compile(r"[A-Za-z0-9#][A-Za-z0-9#'\-]*")
+_WORD = re.compile(r"[^\W_#][\w#'’\-]*|#[\w'\-]+")  # Unicode letters: Nazaré, Łódź
 _FILLER = re.compile(
     r"^(?:(?:hi|hello|hey|good (?:morning|afternoon|evening|night)|bye|goodbye|see you"
     r"|thanks?(?: you)?(?: (?:very|so) much)?|you'?re welcome|ok(?:ay)?|yes|yeah|no|sure"

@@ -69,7 +69,7 @@ def _places(summary: ConversationSummary | None) -> list[str]:
 def _around_place(places: Sequence[str], texts: Sequence[str]) -> str:
     """``a trip to Lyon`` -> ``Trip to Lyon``: a noun after a determiner, then the place."""
     for place in places[:2]:
-        pattern = rf"\b{_DETERMINER} (?:\w+ )?([a-z]{{3,}}) (to|in) {re.escape(place)}\b"
+        pattern = rf"\b{_DETERMINER} (?:[\w\-]+ )?([a-z]{{3,}}) (to|in) {re.escape(place)}\b"
         for text in texts:
             match = re.search(pattern, text)
             if match and match.group(1) not in STOPWORDS:
@@ -115,10 +115,17 @@ def _from_topics(topics: Sequence[str], places: Sequence[str]) -> str:
     return _cap(topics[0])
 
 
+_INTRODUCTION = re.compile(r"^(?:i'm|i am|my name is|this is|it's|it is)\s+\S+$", re.I)
+
+
 def _opening(messages: Sequence[Message]) -> str:
+    """The first user message's first clause that is not a greeting or an introduction."""
     first = next((m.content for m in messages if m.role == Role.USER and m.content.strip()), "")
-    clause = re.split(r"[.!?;:]\s|[,]\s(?:and|but|so)\s|\n", _GREETING.sub("", first.strip()))[0]
-    return _cap(_cut(clause.strip(" ,.!?"))) if clause.strip() else ""
+    clauses = re.split(r"[.!?;:]\s|[,]\s(?:and|but|so)\s|\n", _GREETING.sub("", first.strip()))
+    for clause in (c.strip(" ,.!?") for c in clauses):
+        if clause and not _INTRODUCTION.match(clause):
+            return _cap(_cut(clause))
+    return ""
 
 
 def _proper(name: str) -> str:
