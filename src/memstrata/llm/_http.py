@@ -7,9 +7,10 @@ httpx errors never leave this module: timeouts and connection failures become
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import AsyncIterator, Mapping
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Mapping
+from typing import Any, TypeVar
 
 import httpx
 
@@ -17,6 +18,8 @@ from memstrata.core.tokens import DEFAULT_COUNTER, TokenUsage
 from memstrata.errors import LLMTransientError
 from memstrata.llm.base import LLMRequest
 from memstrata.llm.retry import RetryPolicy, status_error
+
+T = TypeVar("T")
 
 
 class HTTPBackend:
@@ -62,6 +65,21 @@ class HTTPBackend:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
+
+    async def within_deadline(self, call: Awaitable[T]) -> T:
+        """``call`` bounded as a whole (connect to last byte) by ``timeout`` seconds.
+
+        httpx's own timeout is per read, so a server that trickles bytes could hold a call
+        forever; this deadline covers the whole exchange.
+        """
+        try:
+            async with asyncio.timeout(self.timeout):
+                return await call
+        except TimeoutError as exc:
+            raise LLMTransientError(
+                f"{self.backend_name} timed out: no complete answer within {self.timeout:g} s "
+                "(llm.timeout_seconds)"
+            ) from exc
 
     async def post_json(self, path: str, payload: Mapping[str, Any]) -> dict[str, Any]:
         """POST JSON and return the decoded JSON object of a 2xx answer."""

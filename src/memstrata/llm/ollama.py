@@ -73,7 +73,9 @@ class OllamaLLM(HTTPBackend):
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
         """Complete the chat; transient failures are retried per ``retry``."""
-        response = await with_retries(lambda: self._attempt(request), self.retry)
+        response = await with_retries(
+            lambda: self.within_deadline(self._attempt(request)), self.retry
+        )
         return check_reply(response)
 
     def payload(self, request: LLMRequest) -> dict[str, Any]:

@@ -83,7 +83,9 @@ class OpenAICompatibleLLM(HTTPBackend):
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
         """Complete the chat; transient failures are retried per ``retry``."""
-        response = await with_retries(lambda: self._attempt(request), self.retry)
+        response = await with_retries(
+            lambda: self.within_deadline(self._attempt(request)), self.retry
+        )
         return check_reply(response)
 
     async def _attempt(self, request: LLMRequest) -> LLMResponse:
