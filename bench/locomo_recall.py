@@ -190,7 +190,7 @@ def turns_context(turns: Sequence[Turn], ranked: Sequence[int], budget: int) -> 
     """Greedy fill in ranked order, rendered like memstrata's recalled turns."""
     by_seq = {t.sequence: t for t in turns}
     recalled = [RecalledTurn(by_seq[s].message, 1.0 / (i + 1), s) for i, s in enumerate(ranked)]
-    rules = ContextBudget(headers=False, min_verbatim_messages=0, length_penalty=0.0)
+    rules = ContextBudget(headers=False, length_penalty=0.0)
     return assemble_context(
         recalled=recalled, budget_tokens=budget, counter=COUNTER, rules=rules
     ).render()
