@@ -32,6 +32,7 @@ from memstrata.core.tokens import TokenCounter, resolve_counter
 from memstrata.core.truncation import TruncationStrategy
 from memstrata.embed.truncation import TextEmbedder
 from memstrata.errors import BackendError, ConflictError
+from memstrata.indexer import INDEX_BATCH_TURNS, IndexRun, RecallIndexer
 from memstrata.llm.base import LLM
 from memstrata.recall.defaults import auto_k
 from memstrata.storage.base import (
@@ -155,31 +156,39 @@ class MemoryEngine:
     async def add_messages(
         self, chat_id: str, messages: Sequence[Message], *, index: bool = True
     ) -> list[StoredMessage]:
-        """Append messages (never waits for an LLM) and, with recall, store them as turns."""
+        """Append messages (never waits for an LLM).
+
+        With ``index`` (the library default) the chat's recall index is then brought up to
+        date; the service passes False and leaves indexing to its background indexer.
+        Either way indexing goes through the chat's durable watermark, so turns a failure
+        or a crash left out are indexed by the next run.
+        """
         stored = await self.storage.append_messages(chat_id, messages)
-        if index:
-            await self.index_turns(chat_id, stored)
+        if index and stored:
+            await self.index_pending(chat_ids=[chat_id])
         return stored
 
-    async def index_turns(
-        self, chat_id: str, stored: Sequence[StoredMessage], *, chat: ChatRecord | None = None
-    ) -> int:
-        """Store messages for recall; a failing vector store is logged, not raised.
+    @property
+    def indexer(self) -> RecallIndexer:
+        """The recall index's outbox over this engine's storage and recall backend."""
+        return RecallIndexer(self.storage, self.recall, self.scope)
 
-        ``chat`` saves a read when the caller already holds the chat record.
-        """
-        if not (self.uses_recall and self.config.store_turns and stored):
-            return 0
-        chat = chat or await self.storage.get_chat(chat_id)
-        if chat is None:
-            return 0
-        try:
-            return await self.recall.store_turns(
-                self.scope(chat), [(item.sequence, item.message) for item in stored]
-            )
-        except BackendError as exc:
-            log.warning("storing turns for recall failed for chat %s: %s", chat_id, exc)
-            return 0
+    @property
+    def indexes(self) -> bool:
+        """True when turns are stored for recall."""
+        return self.uses_recall and self.config.store_turns
+
+    async def index_pending(
+        self, *, chat_ids: Sequence[str] | None = None, max_turns: int = INDEX_BATCH_TURNS
+    ) -> IndexRun:
+        """Index the turns past each chat's watermark (see :class:`RecallIndexer`)."""
+        if not self.indexes:
+            return IndexRun()
+        return await self.indexer.index_pending(chat_ids=chat_ids, max_turns=max_turns)
+
+    async def reindex(self, chat_id: str | None = None) -> IndexRun:
+        """Rebuild the recall index of one chat (default: every chat) from storage."""
+        return await self.indexer.reindex(chat_id) if self.indexes else IndexRun()
 
     async def delete_chat(self, chat_id: str, *, tenant: str | None = None) -> bool:
         """Delete a chat with its messages, summaries and recall vectors."""
@@ -218,7 +227,8 @@ class MemoryEngine:
         messages are never lost to a busy chat.
         """
         outcome, stored = await self._plan_and_commit(chat_id, tuple(new_messages))
-        await self.index_turns(chat_id, stored, chat=outcome.chat)
+        if stored:
+            await self.index_pending(chat_ids=[chat_id])
         context = await self.get_context(chat_id, query, budget_tokens=budget_tokens)
         return TurnResult(stored, outcome, context)
 

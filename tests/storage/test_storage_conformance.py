@@ -379,3 +379,40 @@ async def test_summary_chain_operations(storage: ChatStorage) -> None:
         await storage.create_summary(first)
     with pytest.raises(NotFoundError):
         await storage.create_summary(SummaryRow("no-such-chat", "x"))
+
+
+# -- the recall index's watermark --------------------------------------------------------------
+
+
+async def test_index_watermark_moves_up_only_and_never_past_the_messages(
+    storage: ChatStorage,
+) -> None:
+    await storage.create_chat("w")
+    await storage.append_messages("w", [user(f"m{i}") for i in range(5)])
+    chat = await storage.get_chat("w")
+    assert chat is not None and chat.indexed_sequence == 0 and chat.index_lag == 5
+    await storage.mark_indexed("w", 3)
+    await storage.mark_indexed("w", 2)  # a slower run that finished later: ignored
+    chat = await storage.get_chat("w")
+    assert chat is not None and chat.indexed_sequence == 3 and chat.index_lag == 2
+    await storage.mark_indexed("w", 99)
+    chat = await storage.get_chat("w")
+    assert chat is not None and chat.indexed_sequence == 5 and chat.index_lag == 0
+
+
+async def test_index_backlog_lists_lagging_chats_oldest_first_and_reset_restarts(
+    storage: ChatStorage,
+) -> None:
+    for name in ("a", "b", "c"):
+        await storage.create_chat(name, tenant=f"t-{name}")
+        await storage.append_messages(name, [user("hello"), assistant("hi")])
+    await storage.mark_indexed("b", 2)
+    backlog = await storage.index_backlog(limit=10)
+    assert [chat.id for chat in backlog] == ["a", "c"]
+    assert [chat.id for chat in await storage.index_backlog(limit=1)] == ["a"]
+    reset = await storage.reset_index("b")
+    assert [(chat.id, chat.indexed_sequence) for chat in reset] == [("b", 0)]
+    await storage.mark_indexed("a", 2)
+    everything = await storage.reset_index()
+    assert sorted(chat.id for chat in everything) == ["a", "b", "c"]
+    assert {chat.id for chat in await storage.index_backlog()} == {"a", "b", "c"}

@@ -15,6 +15,7 @@ import logging
 import uuid
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -103,6 +104,18 @@ def message_from_payload(payload: Mapping[str, Any]) -> Message:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    """One text to embed for a turn: the whole turn (piece 0) or one of its sentences."""
+
+    scope: RecallScope
+    sequence: int
+    message: Message
+    piece: int
+    text: str
+    position: int | None
+
+
 class HybridRetriever:
     """Semantic recall: a ``VectorReader`` and ``TurnStore`` over a ``VectorStore``.
 
@@ -139,10 +152,41 @@ class HybridRetriever:
         Tool chatter and empty messages are not stored. Raises ``MemstrataError`` subclasses
         from the embedder or the store (the engine decides how to degrade).
         """
+        return await self.store_many([(scope, messages)])
+
+    async def store_many(
+        self, batches: Sequence[tuple[RecallScope, Sequence[tuple[int, Message]]]]
+    ) -> int:
+        """Store turns of several chats with ONE embedder call; returns how many were new."""
         await self.setup()
+        prepared = [await self._new_pieces(scope, messages) for scope, messages in batches]
+        pieces = [piece for batch in prepared for piece in batch]
+        if not pieces:
+            return 0
+        vectors = await asyncio.to_thread(self.embedder.embed, [p.text for p in pieces])
+        points = [
+            VectorPoint(
+                id=point_id(p.scope, p.sequence, p.piece),
+                vector=vector.tolist(),
+                payload={
+                    **turn_payload(p.scope, p.sequence, p.message),
+                    "piece": p.piece,
+                    SESSION_POSITION: p.position,
+                },
+                sparse=document_vector(p.text, self.ranking.bm25) if p.piece == 0 else None,
+            )
+            for p, vector in zip(pieces, vectors, strict=True)
+        ]
+        await self.store.upsert(points)
+        return sum(1 for p in pieces if p.piece == 0)
+
+    async def _new_pieces(
+        self, scope: RecallScope, messages: Sequence[tuple[int, Message]]
+    ) -> list[_Piece]:
+        """What to embed for the turns of one chat that the store does not hold yet."""
         turns = [(seq, m) for seq, m in messages if m.content.strip() and not m.is_tool]
         if not turns:
-            return 0
+            return []
         turns.sort(key=lambda turn: turn[0])
         self._remember(scope, {name for _, m in turns if (name := first_name(m.name))})
         first = turns[0][0]
@@ -151,29 +195,13 @@ class HybridRetriever:
         known = {(_sequence(p), p.payload.get("content_hash")) for p in stored}
         new = [(seq, m) for seq, m in turns if (seq, m.content_hash) not in known]
         if not new:
-            return 0
+            return []
         positions = session_positions(turns, _last_before(stored, first))
-        pieces = [
-            (seq, message, piece, text)
+        return [
+            _Piece(scope, seq, message, piece, text, positions[seq])
             for seq, message in new
             for piece, text in enumerate(self._pieces(message))
         ]
-        vectors = await asyncio.to_thread(self.embedder.embed, [text for *_, text in pieces])
-        points = [
-            VectorPoint(
-                id=point_id(scope, seq, piece),
-                vector=vector.tolist(),
-                payload={
-                    **turn_payload(scope, seq, message),
-                    "piece": piece,
-                    SESSION_POSITION: positions[seq],
-                },
-                sparse=document_vector(text, self.ranking.bm25) if piece == 0 else None,
-            )
-            for (seq, message, piece, text), vector in zip(pieces, vectors, strict=True)
-        ]
-        await self.store.upsert(points)
-        return len(new)
 
     def _pieces(self, message: Message) -> list[str]:
         """What is embedded for a turn: the whole turn, then each sentence if it has several."""

@@ -39,6 +39,12 @@ class ChatRecord:
     message_count: int = 0
     last_summarized_sequence: int = 0
     summary_version: int = 0
+    indexed_sequence: int = 0
+
+    @property
+    def index_lag(self) -> int:
+        """Stored messages the recall index has not taken in yet."""
+        return max(0, self.message_count - self.indexed_sequence)
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,6 +237,18 @@ class ChatStorage(Protocol):
 
     async def commit_turn(self, commit: TurnCommit) -> CommitResult:
         """Write a turn atomically; ``ConflictError`` when the summary CAS fails."""
+        ...
+
+    async def mark_indexed(self, chat_id: str, sequence: int) -> None:
+        """Move the chat's recall-index watermark up to ``sequence`` (never down)."""
+        ...
+
+    async def index_backlog(self, *, limit: int = 100) -> list[ChatRecord]:
+        """Chats whose recall index lags their messages, the longest waiting first."""
+        ...
+
+    async def reset_index(self, chat_id: str | None = None) -> list[ChatRecord]:
+        """Set the watermark of one chat (or of every chat) back to 0; the chats reset."""
         ...
 
     async def list_summaries(self, chat_id: str) -> list[SummaryRow]:

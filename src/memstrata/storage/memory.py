@@ -128,6 +128,27 @@ class InMemoryStorage(StorageBase):
         self._commit(chat, chain, stored)
         return CommitResult(chat, tuple(stored), tuple(written))
 
+    async def mark_indexed(self, chat_id: str, sequence: int) -> None:
+        """Move the chat's recall-index watermark up to ``sequence`` (never down)."""
+        chat = self._chats.get(chat_id)
+        if chat is not None and sequence > chat.indexed_sequence:
+            top = min(sequence, chat.message_count)
+            self._chats[chat_id] = replace(chat, indexed_sequence=top)
+
+    async def index_backlog(self, *, limit: int = 100) -> list[ChatRecord]:
+        """Chats whose recall index lags their messages, the longest waiting first."""
+        behind = [chat for chat in self._chats.values() if chat.index_lag > 0]
+        behind.sort(key=lambda chat: (chat.updated_at or datetime.min.replace(tzinfo=UTC), chat.id))
+        return behind[:limit]
+
+    async def reset_index(self, chat_id: str | None = None) -> list[ChatRecord]:
+        """Set the watermark of one chat (or of every chat) back to 0; the chats reset."""
+        ids = [chat_id] if chat_id is not None else sorted(self._chats)
+        reset = [replace(self._chats[i], indexed_sequence=0) for i in ids if i in self._chats]
+        for chat in reset:
+            self._chats[chat.id] = chat
+        return reset
+
     async def list_summaries(self, chat_id: str) -> list[SummaryRow]:
         """The chat's summary chain, oldest first."""
         return list(self._summaries.get(chat_id, []))

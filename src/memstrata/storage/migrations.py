@@ -35,6 +35,7 @@ def _initial(connection: Connection) -> None:
     tables = [schema.chats, schema.messages, schema.conversation_summaries]
     schema.metadata.create_all(connection, tables=tables)
     _digests(connection)
+    _index_watermark(connection)
 
 
 def _digests(connection: Connection) -> None:
@@ -51,9 +52,23 @@ def _digests(connection: Connection) -> None:
         )
 
 
+def _index_watermark(connection: Connection) -> None:
+    """Chats get ``indexed_sequence``: the recall index's durable outbox watermark.
+
+    Existing chats start at 0: the indexer checks every stored turn once (turns already in
+    the vector store are recognised and not embedded again).
+    """
+    columns = {column["name"] for column in inspect(connection).get_columns("chats")}
+    if "indexed_sequence" not in columns:
+        connection.execute(
+            text("ALTER TABLE chats ADD COLUMN indexed_sequence INTEGER NOT NULL DEFAULT 0")
+        )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "chats, messages, summary chains", _initial),
     Migration(2, "summary row kinds: row, digest, archived", _digests),
+    Migration(3, "the recall index watermark of each chat", _index_watermark),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -87,6 +87,7 @@ chats = Table(
     Column("message_count", Integer, nullable=False),
     Column("last_summarized_sequence", Integer, nullable=False),
     Column("summary_version", Integer, nullable=False),
+    Column("indexed_sequence", Integer, nullable=False, server_default="0"),
     Index("ix_chats_tenant_updated", "tenant", "updated_at"),
 )
 

@@ -19,7 +19,7 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
-from sqlalchemy import Row, delete, func, insert, select, update
+from sqlalchemy import Row, case, delete, func, insert, select, update
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -231,6 +231,44 @@ class SqlStorage(StorageBase):
             rows = (await conn.execute(query)).all()
         return [_chat_record(row) for row in rows]
 
+    async def mark_indexed(self, chat_id: str, sequence: int) -> None:
+        """Move the chat's recall-index watermark up to ``sequence`` (never down)."""
+        statement = (
+            update(chats)
+            .where(chats.c.id == chat_id, chats.c.indexed_sequence < sequence)
+            .values(
+                indexed_sequence=case(
+                    (chats.c.message_count < sequence, chats.c.message_count), else_=sequence
+                )
+            )
+        )
+        async with self._transaction(f"mark_indexed({chat_id!r})", write=True) as (conn, _):
+            await conn.execute(statement)
+
+    async def index_backlog(self, *, limit: int = 100) -> list[ChatRecord]:
+        """Chats whose recall index lags their messages, the longest waiting first."""
+        query = (
+            select(chats)
+            .where(chats.c.message_count > chats.c.indexed_sequence)
+            .order_by(chats.c.updated_at, chats.c.id)
+            .limit(limit)
+        )
+        async with self._transaction("index_backlog", write=False) as (conn, _):
+            rows = (await conn.execute(query)).all()
+        return [_chat_record(row) for row in rows]
+
+    async def reset_index(self, chat_id: str | None = None) -> list[ChatRecord]:
+        """Set the watermark of one chat (or of every chat) back to 0; the chats reset."""
+        statement = update(chats).values(indexed_sequence=0)
+        query = select(chats).order_by(chats.c.id)
+        if chat_id is not None:
+            statement = statement.where(chats.c.id == chat_id)
+            query = query.where(chats.c.id == chat_id)
+        async with self._transaction("reset_index", write=True) as (conn, _):
+            await conn.execute(statement)
+            rows = (await conn.execute(query)).all()
+        return [_chat_record(row) for row in rows]
+
     async def delete_chat(self, chat_id: str, *, tenant: str | None = None) -> bool:
         """Delete a chat; its messages and summary rows go with it (foreign-key cascade)."""
         statement = delete(chats).where(chats.c.id == chat_id)
@@ -344,6 +382,7 @@ def _chat_record(row: Row[Any]) -> ChatRecord:
         message_count=m["message_count"],
         last_summarized_sequence=m["last_summarized_sequence"],
         summary_version=m["summary_version"],
+        indexed_sequence=m["indexed_sequence"],
     )
 
 

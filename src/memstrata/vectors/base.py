@@ -65,6 +65,17 @@ class TurnStore(Protocol):
         ...
 
 
+@runtime_checkable
+class BatchTurnStore(Protocol):
+    """A turn store that embeds the turns of several chats in one call."""
+
+    async def store_many(
+        self, batches: Sequence[tuple[RecallScope, Sequence[tuple[int, Message]]]]
+    ) -> int:
+        """Store turns of several chats; returns how many were new."""
+        ...
+
+
 class NullVectorReader:
     """No vector store: recall returns nothing and the engine behaves as running_summary."""
 
