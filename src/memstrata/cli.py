@@ -22,6 +22,7 @@ from memstrata.config import Settings, load_settings
 from memstrata.core.messages import Message, assistant, user
 from memstrata.engine import MemoryEngine
 from memstrata.errors import MemstrataError, NotFoundError, UsageError
+from memstrata.indexer import IndexRun
 from memstrata.llm.base import LLM, ChatMessage, LLMRequest
 from memstrata.service.schemas import ContextOut, StrategyName, SummaryOut
 from memstrata.tools.demo import demo_report
@@ -332,6 +333,34 @@ def summaries(
         text = row.structured.get("narrative", "") if row.structured else row.summary_text
         table.add_row(str(row.id), row.episode_range, str(row.token_count), str(row.version), text)
     out.print(table if rows else "No summary yet.")
+
+
+@app.command()
+def reindex(
+    chat_id: Annotated[
+        str | None, typer.Option("--chat", help="Rebuild this chat's recall index.")
+    ] = None,
+    every: Annotated[bool, typer.Option("--all", help="Rebuild every chat's index.")] = False,
+    config: ConfigOption = None,
+) -> None:
+    """Rebuild the recall index from storage (one chat with --chat, or --all)."""
+    if (chat_id is None) == (not every):
+        err.print("[bold red]Error:[/] give exactly one of --chat ID or --all")
+        raise typer.Exit(2)
+    settings = _settings(config)
+
+    async def work(memory: MemoryEngine) -> IndexRun:
+        if not memory.indexes:
+            raise UsageError("recall is off (strategy is not rag_augmented): nothing to index")
+        if chat_id is not None and await memory.storage.get_chat(chat_id) is None:
+            raise NotFoundError(f"no chat {chat_id!r}")
+        return await memory.reindex(chat_id)
+
+    run: IndexRun = _run(_memory_run(settings, work))
+    out.print(f"indexed {run.turns} messages of {run.chats} chats")
+    if run.error:
+        err.print(f"[bold red]Error:[/] the rebuild stopped: {run.error}; run it again")
+        raise typer.Exit(1)
 
 
 def _chain(chat_id: str, tenant: str) -> Any:

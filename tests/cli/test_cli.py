@@ -211,3 +211,23 @@ def test_chat_records_offline(config: Path) -> None:
     assert result.stdout.count("offline: no model configured") == 2
     assert stored(config, "terminal")[0::2] == ["hello there", "what next?"]
     assert len(stored(config, "terminal")) == 4
+
+
+def test_reindex_rebuilds_the_recall_index_and_checks_its_arguments(tmp_path: Path) -> None:
+    config = tmp_path / "agents.yaml"
+    config.write_text(
+        f"storage:\n  sqlite_path: {tmp_path / 'cli.db'}\n"
+        f"vectors:\n  url: qdrant-edge:{tmp_path / 'vectors'}\n",
+        encoding="utf-8",
+    )
+    path = write_jsonl(tmp_path / "talk.jsonl", 6)
+    ingested = invoke("ingest", path, "--config", config, "--chat", "talk", "--no-summarize")
+    assert ingested.exit_code == 0, ingested.output
+    result = invoke("reindex", "--chat", "talk", "--config", config)
+    assert result.exit_code == 0, result.output
+    assert "indexed 6 messages of 1 chats" in result.stdout
+    everything = invoke("reindex", "--all", "--config", config)
+    assert everything.exit_code == 0 and "indexed 6 messages" in everything.stdout
+    assert invoke("reindex", "--config", config).exit_code == 2
+    assert invoke("reindex", "--chat", "talk", "--all", "--config", config).exit_code == 2
+    assert invoke("reindex", "--chat", "nope", "--config", config).exit_code == 4

@@ -53,7 +53,7 @@ async def open_chat(browser: Browser, api: Harness, chat: str) -> Page:
 async def test_indicator_follows_the_event_stream(
     tmp_path: Path, model: SummaryModel, browser: Browser
 ) -> None:
-    settings = make_settings(tmp_path, summary_retry_seconds=60)
+    settings = make_settings(tmp_path, summary_retry_seconds=60, summary_retry_max_seconds=60)
     async with running(settings, model, transport="uvicorn") as api:
         await api.client.post("/chats", json={"id": "web", "title": "Lisbon trip"})
         await post(api.client, "web", 0)

@@ -52,6 +52,8 @@ def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None 
             _announce(service)
             service.jobs.start()
             stack.push_async_callback(service.jobs.stop)
+            service.indexer.start()
+            stack.push_async_callback(service.indexer.stop)
             stack.callback(service.hub.close)
             recovery = asyncio.create_task(_recover(service))
             service.recovery = recovery

@@ -39,6 +39,9 @@ async def healthz(request: Request) -> JSONResponse:
     else:
         status, code = "ok", 200
     checks["jobs"] = {"status": "ok", "workers": service.jobs.workers}
+    checks["index"] = await _check(_index(service))
+    if checks["index"]["status"] == "error" and status == "ok":
+        status = "degraded"
     return JSONResponse({"status": status, "checks": checks}, code)
 
 
@@ -70,6 +73,20 @@ async def _vectors(engine: MemoryEngine) -> dict[str, Any]:
     scope = RecallScope(chat_id="__healthz__", tenant=PROBE_TENANT)
     await engine.recall.get_relevant_history("health check", scope, k=1)
     return {"status": "ok", "backend": type(engine.recall).__name__}
+
+
+async def _index(service: Service) -> dict[str, Any]:
+    """The recall index's backlog and the background indexer's last failure."""
+    indexer = service.indexer
+    if not indexer.enabled:
+        return {"status": "disabled"}
+    backlog = await service.engine.storage.index_backlog(limit=64)
+    lag = sum(chat.index_lag for chat in backlog)
+    service.metrics.index_lag.set(lag)
+    detail: dict[str, Any] = {"status": "ok", "lag_turns": lag, "lagging_chats": len(backlog)}
+    if indexer.last_error is not None:
+        detail.update(status="error", error=indexer.last_error, failures=indexer.failures)
+    return detail
 
 
 async def _llm(engine: MemoryEngine) -> dict[str, Any]:

@@ -39,6 +39,22 @@ class ServiceMetrics:
             "Duration of summarization jobs that ran the summarizer.",
             registry=self.registry,
         )
+        self.index_runs = Counter(
+            "memstrata_index_runs",
+            "Background indexing runs by outcome (indexed, failed).",
+            ["outcome"],
+            registry=self.registry,
+        )
+        self.indexed_turns = Counter(
+            "memstrata_indexed_turns",
+            "Turns the background indexer stored for recall.",
+            registry=self.registry,
+        )
+        self.index_lag = Gauge(
+            "memstrata_index_lag_turns",
+            "Stored messages not yet in the recall index (over the chats that lag most).",
+            registry=self.registry,
+        )
         self.running = Gauge(
             "memstrata_summary_jobs_running",
             "Summarization jobs running now.",

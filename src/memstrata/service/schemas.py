@@ -54,6 +54,8 @@ class ChatOut(BaseModel):
     message_count: int
     last_summarized_sequence: int
     summary_version: int
+    indexed_sequence: int = 0
+    index_lag: int = Field(0, description="Stored messages not yet recallable.")
     summary_state: SummaryState
     last_error: str | None
 
@@ -70,6 +72,8 @@ class ChatOut(BaseModel):
             message_count=chat.message_count,
             last_summarized_sequence=chat.last_summarized_sequence,
             summary_version=chat.summary_version,
+            indexed_sequence=chat.indexed_sequence,
+            index_lag=chat.index_lag,
             summary_state=state,
             last_error=error,
         )

@@ -18,6 +18,7 @@ from memstrata.errors import ConflictError, NotFoundError, UsageError
 from memstrata.service.auth import Authenticator
 from memstrata.service.errors import PayloadTooLarge
 from memstrata.service.events import ChatEvent, EventHub
+from memstrata.service.indexing import IndexWorker
 from memstrata.service.jobs import SummaryJobs
 from memstrata.service.metrics import ServiceMetrics
 from memstrata.service.schemas import (
@@ -57,6 +58,12 @@ class Service:
             retry_seconds=config.summary_retry_seconds,
             max_retry_seconds=config.summary_retry_max_seconds,
         )
+        self.indexer = IndexWorker(
+            engine,
+            self.metrics,
+            retry_seconds=config.summary_retry_seconds,
+            max_retry_seconds=config.summary_retry_max_seconds,
+        )
         self._views: dict[str, MemoryEngine] = {engine.config.strategy: engine}
 
     async def settle(self) -> None:
@@ -64,6 +71,7 @@ class Service:
         if self.recovery is not None:
             await self.recovery
         await self.jobs.drain()
+        await self.indexer.drain()
 
     # -- chats ------------------------------------------------------------------------------
 
@@ -114,7 +122,8 @@ class Service:
     async def append(self, chat: ChatRecord, messages: Sequence[Message]) -> list[StoredMessage]:
         """Store messages and queue background summarization (never waits for it)."""
         self.check_limits(messages)
-        stored = await self.engine.add_messages(chat.id, messages)
+        stored = await self.engine.add_messages(chat.id, messages, index=False)
+        self.indexer.notify()
         self.jobs.notify(chat.id, chat.tenant)
         if stored:
             state, error = self.jobs.state(chat.id)

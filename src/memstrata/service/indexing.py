@@ -1,0 +1,101 @@
+"""The background indexer: the recall index follows the stored messages, off the request path.
+
+Appends only commit messages; :meth:`IndexWorker.notify` (synchronous, O(1)) wakes the
+worker, which runs the engine's outbox (``index_pending``: turns past each chat's durable
+watermark, many chats per embedder call) until nothing lags. A failing embedder or vector
+store is retried with backoff (``retry_seconds`` doubling up to ``max_retry_seconds``); the
+first run at start-up picks up whatever a previous process left. Recall simply lags; context
+assembly never waits for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+
+from memstrata.engine import MemoryEngine
+from memstrata.service.metrics import ServiceMetrics
+
+log = logging.getLogger(__name__)
+IDLE_SECONDS = 5.0
+"""How often an idle worker looks at the backlog anyway (writes by other processes)."""
+
+
+class IndexWorker:
+    """One background task that keeps the recall index up to date."""
+
+    def __init__(
+        self,
+        engine: MemoryEngine,
+        metrics: ServiceMetrics,
+        *,
+        retry_seconds: float = 1.0,
+        max_retry_seconds: float = 60.0,
+    ) -> None:
+        self.engine = engine
+        self.metrics = metrics
+        self.retry_seconds = retry_seconds
+        self.max_retry_seconds = max_retry_seconds
+        self.failures = 0
+        self.last_error: str | None = None
+        self.last_success: float | None = None
+        self._wake = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def enabled(self) -> bool:
+        """True when the engine stores turns for recall."""
+        return self.engine.indexes
+
+    def start(self) -> None:
+        """Start the worker (a no-op without recall)."""
+        if self.enabled and self._task is None:
+            self._task = asyncio.create_task(self._loop(), name="memstrata-indexer")
+
+    async def stop(self) -> None:
+        """Stop the worker; what it did not index stays behind the watermark."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    def notify(self) -> None:
+        """New messages were stored: wake the worker."""
+        self._idle.clear()
+        self._wake.set()
+
+    async def drain(self) -> None:
+        """Wait until the backlog is empty or a run fails (tests, benchmarks)."""
+        if self._task is not None:
+            await self._idle.wait()
+
+    async def _loop(self) -> None:
+        delay = 0.0
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), delay)
+            self._wake.clear()
+            delay = await self._run_once()
+
+    async def _run_once(self) -> float:
+        """One run; returns how long to wait before the next."""
+        run = await self.engine.index_pending()
+        if run.error is not None:
+            self.failures += 1
+            self.last_error = run.error
+            self.metrics.index_runs.labels("failed").inc()
+            self._idle.set()
+            backoff: float = self.retry_seconds * 2.0 ** (self.failures - 1)
+            return min(backoff, self.max_retry_seconds)
+        self.failures, self.last_error = 0, None
+        self.last_success = time.time()
+        if run.turns:
+            self.metrics.index_runs.labels("indexed").inc()
+            self.metrics.indexed_turns.inc(run.turns)
+            return 0.0
+        self._idle.set()
+        return IDLE_SECONDS
