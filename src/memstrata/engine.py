@@ -165,8 +165,15 @@ class MemoryEngine:
         """
         stored = await self.storage.append_messages(chat_id, messages)
         if index and stored:
-            await self.index_pending(chat_ids=[chat_id])
+            await self.index_chat(chat_id)
         return stored
+
+    async def index_chat(self, chat_id: str) -> IndexRun:
+        """Index every turn of one chat past its watermark, batch by batch."""
+        total = IndexRun()
+        while (run := await self.index_pending(chat_ids=[chat_id])).turns:
+            total = total + run
+        return total + run
 
     @property
     def indexer(self) -> RecallIndexer:
@@ -228,7 +235,7 @@ class MemoryEngine:
         """
         outcome, stored = await self._plan_and_commit(chat_id, tuple(new_messages))
         if stored:
-            await self.index_pending(chat_ids=[chat_id])
+            await self.index_chat(chat_id)
         context = await self.get_context(chat_id, query, budget_tokens=budget_tokens)
         return TurnResult(stored, outcome, context)
 

@@ -2,12 +2,13 @@
 
 Pure logic. The contract, in order of claim on the budget:
 
-1. the **summary** gets up to ``ContextBudget.summary_allowance(budget)`` (at most
-   ``summary_max_tokens``, at most ``summary_share`` of the budget): the summary package shapes
-   it to fit; a text still too long loses whole oldest rows first, never the newest;
-2. the **recent window** (the last ``summary_recent_turns`` exchanges) is shown whole, in
-   order; only when it alone exceeds what the summary leaves are its oldest messages cut,
-   and the context says so (``window_intact`` False, a note line);
+1. the **recent window** (the last ``summary_recent_turns`` exchanges) is shown whole, in
+   order; only when it alone exceeds the budget are its oldest messages cut, and the context
+   says so (``window_intact`` False, a note line);
+2. the **summary** gets up to ``ContextBudget.summary_allowance(budget)`` (at most
+   ``summary_max_tokens``, at most ``summary_share`` of the budget) of what the window
+   leaves: the summary package shapes it to fit; a text still too long loses whole oldest
+   rows first, never the newest;
 3. **pending** messages (older than the window, not summarized yet) follow, newest first,
    so nothing disappears between leaving the window and reaching the summary;
 4. **recall** fills what remains, deduplicated against the shown messages, best relevance
@@ -221,15 +222,16 @@ def assemble_context(
     """
     budget = max(0, budget_tokens)
     window, later = _numbered(verbatim), _numbered(pending)
+    recent = _window(window, budget - 1, counter, rules)
     summary_part = _summary_part(
         _summary_texts(summary, summary_rows),
         summary_rows,
-        min(rules.summary_allowance(budget), budget),
+        min(rules.summary_allowance(budget), budget - recent.cost - 1),
         counter,
         rules,
     )
     left = budget - _cost(summary_part)
-    verbatim_part, cut, skipped = _verbatim_part(window, later, left, counter, rules)
+    verbatim_part, cut, skipped = _verbatim_part(recent, later, left - 1, counter, rules)
     left -= _cost(verbatim_part)
     shown = verbatim_part.messages if verbatim_part else ()
     shown_sequences = set(verbatim_part.sequences) if verbatim_part else set()
@@ -257,9 +259,8 @@ def surely_shown(
 
     The window gets everything the summary's allowance leaves.
     """
-    left = max(0, budget_tokens) - rules.summary_allowance(budget_tokens) - 1
-    part, _, _ = _verbatim_part(_numbered(verbatim), [], left, counter, rules)
-    return list(part.messages) if part else []
+    recent = _window(_numbered(verbatim), max(0, budget_tokens) - 1, counter, rules)
+    return [message for _, message in recent.kept]
 
 
 def _numbered(items: Sequence[Shown]) -> list[tuple[int, Message]]:
@@ -276,32 +277,48 @@ def _cost(part: ContextPart | None) -> int:
 OMITTED_NOTE = "[{count} older messages of the recent conversation did not fit and are left out]"
 
 
+@dataclass(frozen=True, slots=True)
+class _Window:
+    """The recent window as shown: its messages, the cut note, what it costs in all."""
+
+    kept: list[tuple[int, Message]]
+    cut: int
+    note: str
+    cost: int
+
+
+def _window(
+    window: Sequence[tuple[int, Message]], room: int, counter: TokenCounter, rules: ContextBudget
+) -> _Window:
+    """The whole window, or (when it alone exceeds ``room``) its newest messages and a note."""
+    head = counter.count(VERBATIM_HEADER) + 1 if rules.headers else 0
+    kept, used = _newest_that_fit(window, room - head, counter)
+    if len(kept) == len(window):
+        return _Window(kept, 0, "", head + used if kept else 0)
+    note = OMITTED_NOTE.format(count=len(window) - len(kept))
+    kept, used = _newest_that_fit(window, room - head - counter.count(note) - 1, counter)
+    note = OMITTED_NOTE.format(count=len(window) - len(kept))
+    return _Window(kept, len(window) - len(kept), note, head + counter.count(note) + 1 + used)
+
+
 def _verbatim_part(
-    window: Sequence[tuple[int, Message]],
+    recent: _Window,
     pending: Sequence[tuple[int, Message]],
-    allowance: int,
+    room: int,
     counter: TokenCounter,
     rules: ContextBudget,
 ) -> tuple[ContextPart | None, int, int]:
-    """The window whole (oldest cut only if it alone does not fit), then pending, newest first.
+    """The window, preceded by as many pending messages as fit, newest first.
 
     Returns the part, the window messages cut and the pending messages left out.
     """
-    head = counter.count(VERBATIM_HEADER) + 1 if rules.headers else 0
-    kept, used = _newest_that_fit(window, allowance - head, counter)
-    cut = len(window) - len(kept)
-    note = OMITTED_NOTE.format(count=cut) if cut else ""
-    if note:
-        kept, used = _newest_that_fit(window, allowance - head - counter.count(note) - 1, counter)
-        cut = len(window) - len(kept)
-        note = OMITTED_NOTE.format(count=cut)
     earlier: list[tuple[int, Message]] = []
-    if not cut:
-        earlier, _ = _newest_that_fit(pending, allowance - head - used, counter)
-    shown = [*earlier, *kept]
+    if not recent.cut:
+        earlier, _ = _newest_that_fit(pending, room - recent.cost, counter)
+    shown = [*earlier, *recent.kept]
     if not shown:
-        return None, cut, len(pending)
-    lines = ([VERBATIM_HEADER] if rules.headers else []) + ([note] if note else [])
+        return None, recent.cut, len(pending)
+    lines = ([VERBATIM_HEADER] if rules.headers else []) + ([recent.note] if recent.note else [])
     lines += [format_line(message) for _, message in shown]
     text = "\n".join(lines)
     part = ContextPart(
@@ -310,9 +327,9 @@ def _verbatim_part(
         counter.count(text),
         messages=tuple(message for _, message in shown),
         sequences=tuple(sequence for sequence, _ in shown),
-        truncated=bool(cut),
+        truncated=bool(recent.cut),
     )
-    return part, cut, len(pending) - len(earlier)
+    return part, recent.cut, len(pending) - len(earlier)
 
 
 def _newest_that_fit(
