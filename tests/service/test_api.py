@@ -210,3 +210,22 @@ async def test_health_metrics_openapi(api: Harness) -> None:
         assert path in paths
     page = await api.client.get("/ui/")
     assert page.status_code == 200 and "Summarising" in page.text
+
+
+async def test_a_retried_append_with_an_idempotency_key_stores_nothing_twice(api: Harness) -> None:
+    chat = await new_chat(api)
+    body = {"messages": exchange(0)}
+    headers = {"Idempotency-Key": "append-1"}
+    first = await api.client.post(f"/chats/{chat}/messages", json=body, headers=headers)
+    again = await api.client.post(f"/chats/{chat}/messages", json=body, headers=headers)
+    assert first.status_code == again.status_code == 201
+    assert again.json()["stored"] == first.json()["stored"]
+    other = {"messages": exchange(1)}
+    reused = await api.client.post(f"/chats/{chat}/messages", json=other, headers=headers)
+    assert reused.status_code in (400, 409, 422) and "other content" in reused.text
+    fresh = await api.client.post(
+        f"/chats/{chat}/messages", json=other, headers={"Idempotency-Key": "append-2"}
+    )
+    assert [m["sequence"] for m in fresh.json()["stored"]] == [3, 4]
+    listed = (await api.client.get(f"/chats/{chat}/messages")).json()["items"]
+    assert [m["sequence"] for m in listed] == [1, 2, 3, 4]

@@ -416,3 +416,28 @@ async def test_index_backlog_lists_lagging_chats_oldest_first_and_reset_restarts
     everything = await storage.reset_index()
     assert sorted(chat.id for chat in everything) == ["a", "b", "c"]
     assert {chat.id for chat in await storage.index_backlog()} == {"a", "b", "c"}
+
+
+# -- idempotent appends ---------------------------------------------------------------------
+
+
+async def test_an_append_retried_with_the_same_message_ids_stores_nothing_twice(
+    storage: ChatStorage,
+) -> None:
+    await storage.create_chat("r")
+    batch = [user("book the train", id="k1:0"), assistant("booked", id="k1:1")]
+    first = await storage.append_messages("r", batch)
+    again = await storage.append_messages("r", batch)
+    assert [m.sequence for m in again] == [m.sequence for m in first] == [1, 2]
+    chat = await storage.get_chat("r")
+    assert chat is not None and chat.message_count == 2
+    with pytest.raises(UsageError, match="other content"):
+        await storage.append_messages("r", [user("something else", id="k1:0"), batch[1]])
+    with pytest.raises(UsageError, match="same messages"):
+        await storage.append_messages("r", [batch[0], user("new", id="k2:0")])
+    with pytest.raises(UsageError, match="unique within an append"):
+        await storage.append_messages("r", [user("a", id="x"), user("b", id="x")])
+    assert [m.message.content for m in await storage.list_messages("r")] == [
+        "book the train",
+        "booked",
+    ]

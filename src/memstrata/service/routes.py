@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from fastapi.responses import StreamingResponse
 
 from memstrata.service.auth import request_key
@@ -98,9 +98,31 @@ async def delete_chat(chat: ChatDep, service: ServiceDep) -> Response:
 
 
 @router.post("/chats/{chat_id}/messages", status_code=201, tags=["messages"])
-async def append_messages(body: AppendIn, chat: ChatDep, service: ServiceDep) -> AppendOut:
-    """Append one message or ``{"messages": [...]}``; returns at once (no LLM on this path)."""
+async def append_messages(
+    body: AppendIn,
+    chat: ChatDep,
+    service: ServiceDep,
+    idempotency_key: Annotated[
+        str | None,
+        Header(
+            alias="Idempotency-Key",
+            min_length=1,
+            max_length=100,
+            description="A retry with the same key returns the first answer, storing nothing.",
+        ),
+    ] = None,
+) -> AppendOut:
+    """Append one message or ``{"messages": [...]}``; returns at once (no LLM on this path).
+
+    With ``Idempotency-Key`` each message without an id gets ``idem:<key>:<index>``; message
+    ids name messages, so a retried request stores nothing twice and answers as the first.
+    """
     messages = body.messages if isinstance(body, MessageBatch) else [body]
+    if idempotency_key is not None:
+        messages = [
+            m if m.id else m.model_copy(update={"id": f"idem:{idempotency_key}:{i}"})
+            for i, m in enumerate(messages)
+        ]
     stored = await service.append(chat, messages)
     state, _ = service.jobs.state(chat.id)
     return AppendOut(

@@ -283,6 +283,43 @@ def smart_load_after(chat: ChatRecord, *, has_summary: bool, tail: int) -> int:
     return max(0, min(chat.last_summarized_sequence, chat.message_count - tail))
 
 
+def message_ids(new: Sequence[Message]) -> list[str]:
+    """The ids the new messages carry; two messages of one append may not share one."""
+    ids = [message.id for message in new if message.id]
+    if len(set(ids)) != len(ids):
+        repeated = sorted({i for i in ids if ids.count(i) > 1})
+        raise UsageError(f"message ids must be unique within an append, repeated: {repeated}")
+    return ids
+
+
+def replayed(
+    found: Sequence[StoredMessage], new: Sequence[Message]
+) -> tuple[StoredMessage, ...] | None:
+    """The messages a retried append already stored (``found`` by id), or None if it is new.
+
+    A message id identifies one message of a chat: an append whose messages are all stored
+    already (same ids, same role and content) is a retry and changes nothing; one that mixes
+    stored and new ids, or reuses an id for other content, is an error.
+    """
+    if not found:
+        return None
+    by_id = {item.message.id: item for item in found}
+    if any(message.id not in by_id for message in new):
+        known = sorted(i for i in by_id if i)[:3]
+        raise UsageError(
+            f"messages with ids {known} are already stored in this chat but others of the "
+            "append are not: a retry must resend exactly the same messages"
+        )
+    for message in new:
+        old = by_id[message.id].message
+        if (old.role, old.content) != (message.role, message.content):
+            raise UsageError(
+                f"message id {message.id!r} is already stored with other content: an id "
+                "(or an Idempotency-Key) names one message, use a new one"
+            )
+    return tuple(by_id[message.id] for message in new)
+
+
 def check_commit(chat: ChatRecord, commit: TurnCommit) -> None:
     """Raise unless ``commit`` may be applied to ``chat`` as it is now.
 

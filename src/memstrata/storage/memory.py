@@ -24,6 +24,8 @@ from memstrata.storage.base import (
     TurnCommit,
     active_chain,
     check_commit,
+    message_ids,
+    replayed,
     smart_load_after,
 )
 
@@ -107,6 +109,10 @@ class InMemoryStorage(StorageBase):
     async def commit_turn(self, commit: TurnCommit) -> CommitResult:
         """Apply the turn all at once, or raise and change nothing."""
         chat = self._chat(commit.chat_id)
+        ids = set(message_ids(commit.new_messages))
+        found = [item for item in self._messages[chat.id] if item.message.id in ids]
+        if (replay := replayed(found, commit.new_messages)) is not None:
+            return CommitResult(chat, replay, ())
         check_commit(chat, commit)
         now = datetime.now(UTC)
         first = chat.message_count + 1

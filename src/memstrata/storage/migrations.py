@@ -65,10 +65,32 @@ def _index_watermark(connection: Connection) -> None:
         )
 
 
+def _message_ids(connection: Connection) -> None:
+    """A message id names one message of a chat: unique, so a retried append is recognised.
+
+    A database that already holds a repeated id gets a plain index instead (appends still
+    check ids under the chat's lock).
+    """
+    repeated = connection.execute(
+        text(
+            "SELECT 1 FROM messages WHERE message_id IS NOT NULL "
+            "GROUP BY chat_id, message_id HAVING COUNT(*) > 1 LIMIT 1"
+        )
+    ).first()
+    kind = "INDEX" if repeated else "UNIQUE INDEX"
+    connection.execute(
+        text(
+            f"CREATE {kind} IF NOT EXISTS uq_messages_chat_message_id "
+            "ON messages (chat_id, message_id)"
+        )
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "chats, messages, summary chains", _initial),
     Migration(2, "summary row kinds: row, digest, archived", _digests),
     Migration(3, "the recall index watermark of each chat", _index_watermark),
+    Migration(4, "message ids unique per chat (idempotent appends)", _message_ids),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -42,6 +42,8 @@ from memstrata.storage.base import (
     SummaryRow,
     TurnCommit,
     check_commit,
+    message_ids,
+    replayed,
     smart_load_after,
 )
 from memstrata.storage.schema import chats, conversation_summaries, messages
@@ -315,6 +317,10 @@ class SqlStorage(StorageBase):
         async with self._transaction(operation, write=True) as (conn, progress):
             progress.doing = "locking the chat"
             chat = await _chat(conn, commit.chat_id, lock=True)
+            ids = message_ids(commit.new_messages)
+            found = await _messages_by_id(conn, chat.id, ids) if ids else []
+            if (replay := replayed(found, commit.new_messages)) is not None:
+                return CommitResult(chat, replay, ())
             check_commit(chat, commit)
             progress.doing = f"inserting {len(commit.new_messages)} messages"
             stored = await _insert_messages(conn, chat, commit.new_messages, now)
@@ -442,6 +448,13 @@ async def _chat(conn: AsyncConnection, chat_id: str, *, lock: bool) -> ChatRecor
     if row is None:
         raise NotFoundError(f"no chat with id {chat_id!r}; create it first with create_chat()")
     return _chat_record(row)
+
+
+async def _messages_by_id(
+    conn: AsyncConnection, chat_id: str, ids: Sequence[str]
+) -> list[StoredMessage]:
+    query = select(messages).where(messages.c.chat_id == chat_id, messages.c.message_id.in_(ids))
+    return [_stored_message(row) for row in await conn.execute(query.order_by(messages.c.sequence))]
 
 
 async def _select_messages(
