@@ -82,6 +82,12 @@ class MemoryConfig(_Strict):
     summary_max_tokens: int = Field(
         600, ge=0, description="Cap of the summary shown; older rows are consolidated past it."
     )
+    summary_consolidate_tokens: int | None = Field(
+        None,
+        ge=1,
+        description="Rows since the digest (newest aside) past this are consolidated "
+        "(None: twice summary_max_tokens).",
+    )
     summary_share: float = Field(
         0.3, ge=0.0, le=1.0, description="The summary's most share of a context's budget."
     )
@@ -90,6 +96,11 @@ class MemoryConfig(_Strict):
     context_max_tokens: int = Field(4000, ge=50)
     token_counter: str = Field("heuristic", description="heuristic or an encoding name.")
     chars_per_token: float = Field(4.0, gt=0)
+
+    @property
+    def consolidate_threshold(self) -> int:
+        """``summary_consolidate_tokens``, or twice ``summary_max_tokens``."""
+        return self.summary_consolidate_tokens or 2 * max(1, self.summary_max_tokens)
 
 
 class SupervisorConfig(_Strict):

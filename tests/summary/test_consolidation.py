@@ -76,15 +76,16 @@ async def test_fifty_consolidations_keep_every_entity_preference_and_decision() 
         summary_trigger_tokens=40,
         max_summary_tokens=50,
         summary_max_tokens=120,
+        summary_consolidate_tokens=60,
     )
-    engine, llm = await run_chat(120, config)
+    engine, llm = await run_chat(150, config)
     merges = [c for c in llm.calls if c.text.startswith("Merge") or "Merge these" in c.text]
     assert len(merges) >= 50
     stored = await engine.storage.list_summaries("c")
     state = await engine.storage.load_state("c")
     digests = [row for row in state.summaries if row.kind == "digest"]
     assert len(digests) == 1 and state.summaries[0] is digests[0]
-    assert len(state.summaries) <= 2  # the digest and the newest row
+    assert len(state.summaries) <= 4  # the digest and the rows since (under the threshold)
     digest = ConversationSummary.parse(digests[0].summary_text)
     folded = digests[0].episode_last
     names = {entity.name for entity in digest.entities}
@@ -152,3 +153,14 @@ def test_restore_puts_back_what_a_digest_lost() -> None:
     assert [e.name for e in digest.entities] == ["Maya"]
     assert digest.user_preferences == ("allergic to peanuts",)
     assert digest.decisions == ("book the train",) and digest.open_questions == ("which hotel?",)
+
+
+def test_a_large_digest_does_not_make_every_new_row_a_consolidation() -> None:
+    from memstrata.summary.consolidate import due
+
+    def row(tokens: int, kind: str = "row") -> SummaryRow:
+        return SummaryRow("c", "x", token_count=tokens, kind=kind)  # type: ignore[arg-type]
+
+    assert not due([row(900, "digest"), row(60), row(70)], 100)  # the newest aside: 60
+    assert due([row(900, "digest"), row(60), row(50), row(70)], 100)  # 110 > 100
+    assert not due([row(500)], 100)  # nothing older to fold

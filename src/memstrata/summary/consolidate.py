@@ -1,7 +1,8 @@
 """Consolidation: older chain rows become one digest, so the shown summary stays flat.
 
-When the shown chain passes ``summary_max_tokens``, every row but the newest is folded into
-one *digest* row (covering their episodes); the folded rows stay in storage as ``archived``
+When the rows since the last digest (the newest aside) pass ``summary_consolidate_tokens``
+(default: twice ``summary_max_tokens``), every row but the newest is folded into one *digest*
+row (covering their episodes); the folded rows stay in storage as ``archived``
 (provenance, web view). A writer that can consolidate (an LLM: merge, drop what later
 messages contradicted, keep dates) is asked; otherwise the rows are merged structurally
 (entities deduplicated, every list kept). Either way the digest is checked: every entity,
@@ -57,9 +58,14 @@ class Consolidation:
         return (*self.archived, self.digest)
 
 
-def due(chain: Sequence[SummaryRow], max_tokens: int) -> bool:
-    """True when the shown chain has an older row to fold and passes ``max_tokens``."""
-    return len(chain) >= 2 and sum(row.token_count for row in chain) > max_tokens
+def due(chain: Sequence[SummaryRow], threshold: int) -> bool:
+    """True when the rows since the digest, the newest aside, pass ``threshold`` tokens.
+
+    The digest does not count: a digest near its cap would otherwise make every new row
+    trigger a consolidation, re-reading the digest each time.
+    """
+    older = [row for row in chain[:-1] if row.kind != "digest"]
+    return bool(older) and sum(row.token_count for row in older) > threshold
 
 
 def merged(summaries: Sequence[ConversationSummary]) -> ConversationSummary:

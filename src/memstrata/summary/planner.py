@@ -126,7 +126,7 @@ class SummaryPlanner:
             if not force and not self.decide(HistorySplit((), pending, ())).triggered:
                 break
         consolidations = 0
-        if folded and due(state.rows, self.config.summary_max_tokens):
+        if folded and due(state.rows, self.config.consolidate_threshold):
             result = await consolidate(
                 state.rows,
                 self.writer,
