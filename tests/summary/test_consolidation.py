@@ -161,6 +161,9 @@ def test_a_large_digest_does_not_make_every_new_row_a_consolidation() -> None:
     def row(tokens: int, kind: str = "row") -> SummaryRow:
         return SummaryRow("c", "x", token_count=tokens, kind=kind)  # type: ignore[arg-type]
 
-    assert not due([row(900, "digest"), row(60), row(70)], 100)  # the newest aside: 60
-    assert due([row(900, "digest"), row(60), row(50), row(70)], 100)  # 110 > 100
-    assert not due([row(500)], 100)  # nothing older to fold
+    # the newest rows that fill the cap (40) stay; the digest does not count
+    assert not due([row(900, "digest"), row(60), row(70)], 40, 100)  # to fold: 60
+    assert due([row(900, "digest"), row(60), row(50), row(70)], 40, 100)  # 110 > 100
+    assert not due([row(500)], 40, 100)  # nothing older to fold
+    assert not due([row(60), row(30), row(20)], 40, 100)  # keeps 30 + 20, folds 60
+    assert due([row(60), row(50), row(30), row(20)], 40, 100)  # folds 60 + 50

@@ -58,14 +58,34 @@ class Consolidation:
         return (*self.archived, self.digest)
 
 
-def due(chain: Sequence[SummaryRow], threshold: int) -> bool:
-    """True when the rows since the digest, the newest aside, pass ``threshold`` tokens.
+def split(
+    chain: Sequence[SummaryRow], keep_tokens: int
+) -> tuple[list[SummaryRow], list[SummaryRow]]:
+    """The rows to fold and the newest rows to keep: enough to fill ``keep_tokens``.
 
-    The digest does not count: a digest near its cap would otherwise make every new row
-    trigger a consolidation, re-reading the digest each time.
+    Rows are kept, newest first, until they hold ``keep_tokens`` (at least the newest), so
+    after a consolidation the newest detail alone still fills the shown summary.
     """
-    older = [row for row in chain[:-1] if row.kind != "digest"]
-    return bool(older) and sum(row.token_count for row in older) > threshold
+    kept: list[SummaryRow] = []
+    held = 0
+    for row in reversed(chain):
+        if held >= keep_tokens or row.kind == "digest":
+            break
+        kept.append(row)
+        held += row.token_count
+    kept.reverse()
+    return list(chain[: len(chain) - len(kept)]), kept
+
+
+def due(chain: Sequence[SummaryRow], keep_tokens: int, threshold: int) -> bool:
+    """True when the rows to fold, the digest aside, hold more than ``threshold`` tokens.
+
+    The digest does not count: a digest near its cap would otherwise make every new row a
+    consolidation that re-reads it.
+    """
+    older, _ = split(chain, keep_tokens)
+    rows = [row for row in older if row.kind != "digest"]
+    return bool(rows) and sum(row.token_count for row in rows) > threshold
 
 
 def merged(summaries: Sequence[ConversationSummary]) -> ConversationSummary:
@@ -101,8 +121,11 @@ async def consolidate(
     counter: TokenCounter,
     structured: bool,
 ) -> Consolidation:
-    """Fold every row of ``chain`` but the newest into one digest row."""
-    older = list(chain[:-1])
+    """Fold the older rows of ``chain`` (the digest among them) into one digest row.
+
+    The newest rows that fill ``max_tokens`` stay as they are.
+    """
+    older, _ = split(chain, max_tokens)
     inputs = [row_summary(row) for row in older]
     digest, usage = await _digest(
         inputs, writer, max_tokens=max_tokens, structured=structured, counter=counter

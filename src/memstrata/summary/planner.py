@@ -126,7 +126,8 @@ class SummaryPlanner:
             if not force and not self.decide(HistorySplit((), pending, ())).triggered:
                 break
         consolidations = 0
-        if folded and due(state.rows, self.config.consolidate_threshold):
+        cap = self.config.summary_max_tokens
+        if folded and due(state.rows, cap, self.config.consolidate_threshold):
             result = await consolidate(
                 state.rows,
                 self.writer,
@@ -245,10 +246,11 @@ class _ChainState:
         self._write(row, key)
 
     def consolidated(self, result: Consolidation) -> None:
-        """The older rows become archived, the digest takes their place."""
-        for old, archived in zip(self.rows[:-1], result.archived, strict=True):
+        """The folded rows become archived, the digest takes their place."""
+        folded = len(result.archived)
+        for old, archived in zip(self.rows[:folded], result.archived, strict=True):
             self._write(archived, self._keys.pop(id(old), None))
-        self.rows = [result.digest, self.rows[-1]]
+        self.rows = [result.digest, *self.rows[folded:]]
         self._write(result.digest)
 
     def touched(self) -> list[SummaryRow]:
