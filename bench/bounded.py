@@ -43,6 +43,9 @@ JSON: ``turns``, ``data``, ``budget`` (the default ``context_max_tokens``),
   ``chain_tokens_growth``: its tokens at the last point / at 1,000 turns (what the summary
   shown may hide when the budget cuts it).
 * ``window_intact_points``: points whose context held the whole recent window.
+* ``entity_survival``: the share of entity names in any stored summary row (archived rows
+  hold what consolidations folded) that the shown chain still holds; ``item_survival`` the
+  same over entities, preferences, decisions and open questions; ``entities_seen``.
 * ``seconds``: wall time of the mode.
 * ``targets_met``: each target's verdict.
 * ``points``: the recorded series (``turns``, ``context_tokens``, ``summary_shown``,
@@ -80,6 +83,7 @@ from memstrata.core.tokens import HeuristicTokenCounter
 from memstrata.engine import MemoryEngine
 from memstrata.llm.base import LLMRequest, LLMResponse
 from memstrata.storage.memory import InMemoryStorage
+from memstrata.summary.chain import row_summary
 from memstrata.summary.llm_writer import LLMSummaryWriter
 from memstrata.summary.model import ConversationSummary
 from memstrata.summary.offline import OfflineSummaryWriter
@@ -362,8 +366,37 @@ async def run_mode(mode: str, messages: Sequence[Message], every: int) -> dict[s
     assert final is not None
     verbatim = await storage.list_messages(chat.id, after_sequence=final.last_summarized_sequence)
     lost, twice = loss(messages, meter, [item.message for item in verbatim])
+    survival = await entity_survival(storage, chat.id)
     await storage.close()
-    return summarize_mode(engine, points, meter, lost, twice, time.perf_counter() - started)
+    report = summarize_mode(engine, points, meter, lost, twice, time.perf_counter() - started)
+    report.update(survival)
+    return report
+
+
+def kept_items(summary: ConversationSummary) -> set[str]:
+    """What consolidation keeps: entities (by name), preferences, decisions, open questions."""
+    names = {f"entity:{e.name.casefold()}" for e in summary.entities}
+    for kind in ("user_preferences", "decisions", "open_questions"):
+        names |= {f"{kind}:{item.casefold()}" for item in getattr(summary, kind)}
+    return names
+
+
+async def entity_survival(storage: InMemoryStorage, chat_id: str) -> dict[str, Any]:
+    """The share of entities (and kept items) of every stored row that the shown chain holds.
+
+    Archived rows hold what consolidations folded; the shown chain is the digest and the rows
+    after it. 1.0 means no consolidation lost anything it promises to keep.
+    """
+    stored = await storage.list_summaries(chat_id)
+    live = [row for row in stored if row.kind != "archived"]
+    ever = set().union(*(kept_items(row_summary(row)) for row in stored)) if stored else set()
+    now = set().union(*(kept_items(row_summary(row)) for row in live)) if live else set()
+    entities = {item for item in ever if item.startswith("entity:")}
+    return {
+        "entity_survival": round(len(entities & now) / len(entities), 4) if entities else None,
+        "item_survival": round(len(ever & now) / len(ever), 4) if ever else None,
+        "entities_seen": len(entities),
+    }
 
 
 def summarize_mode(
@@ -445,7 +478,14 @@ def print_report(results: dict[str, Any], out: Any = sys.stdout) -> None:
             f"(summary_max_tokens: {bound if bound is not None else 'not in MemoryConfig yet'})",
             file=out,
         )
-        for key in ("chain_tokens_final", "chain_tokens_growth", "read_twice"):
+        for key in (
+            "chain_tokens_final",
+            "chain_tokens_growth",
+            "read_twice",
+            "entity_survival",
+            "item_survival",
+            "entities_seen",
+        ):
             print(f"  {key:<22} {report[key]!s:>8}", file=out)
 
 

@@ -30,6 +30,8 @@ log = logging.getLogger(__name__)
 
 KEPT_LISTS = ("user_preferences", "decisions", "open_questions")
 """The lists whose items must survive a consolidation (with every entity)."""
+DIGEST_LIST_ITEMS = 20
+"""Topics and actions a merged digest keeps (the newest): they carry no survival promise."""
 
 
 @runtime_checkable
@@ -163,8 +165,13 @@ async def _digest(
         except LLMError as exc:
             log.warning("consolidation by the model failed, merging instead: %s", exc)
     digest = merged(inputs)
-    narrative = newest_sentences(digest.narrative, max_tokens // 2, counter)
-    return digest.model_copy(update={"narrative": narrative}), TokenUsage()
+    update = {
+        "narrative": newest_sentences(digest.narrative, max_tokens // 2, counter),
+        # what is not promised to survive keeps only its newest items
+        "topics": digest.topics[-DIGEST_LIST_ITEMS:],
+        "actions_taken": digest.actions_taken[-DIGEST_LIST_ITEMS:],
+    }
+    return digest.model_copy(update=update), TokenUsage()
 
 
 def newest_sentences(text: str, max_tokens: int, counter: TokenCounter) -> str:
