@@ -90,6 +90,9 @@ from memstrata.summary.offline import OfflineSummaryWriter
 from memstrata.testing import FunctionLLM
 from memstrata.tools.datasets.locomo import load_locomo
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling benchmarks
+from token_cost import occurrences  # noqa: E402
+
 COUNTER = HeuristicTokenCounter(4.0)  # the default config's counter (heuristic, 4 chars)
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared/data/locomo/locomo_dev.json"
 ANSWER_TOKENS = 300
@@ -326,16 +329,6 @@ async def record(
         llm_output_tokens=meter.output_tokens,
         seconds=round(time.perf_counter() - started, 1),
     )
-
-
-def occurrences(text: str, line: str) -> int:
-    """How often ``line`` stands as a whole line in ``text``."""
-    haystack, needle = f"\n{text}\n", f"\n{line}\n"
-    count, start = 0, haystack.find(needle)
-    while start != -1:
-        count += 1
-        start = haystack.find(needle, start + 1)
-    return count
 
 
 def loss(messages: Sequence[Message], meter: Meter, verbatim: Sequence[Message]) -> tuple[int, int]:

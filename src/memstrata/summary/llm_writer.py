@@ -54,20 +54,7 @@ class LLMSummaryWriter:
         else:
             shown = existing.to_json() if structured else existing.narrative
             prompt = self.prompts.extension(shown, transcript)
-        system = self.prompts.compression_system
-        if structured:
-            system = f"{system}\n\n{self.prompts.structured_instructions}".strip()
-        messages = [ChatMessage("system", system)] if system else []
-        messages.append(ChatMessage("user", prompt))
-        return LLMRequest(
-            messages=tuple(messages),
-            temperature=self.temperature,
-            max_tokens=self.structured_max_tokens if structured else self.max_tokens,
-            json_schema=ConversationSummary.json_schema()
-            if structured and self.use_json_schema
-            else None,
-            schema_name="conversation_summary",
-        )
+        return self._request(prompt, structured=structured)
 
     def build_consolidation(
         self, summaries: Sequence[ConversationSummary], *, max_tokens: int, structured: bool
@@ -76,11 +63,15 @@ class LLMSummaryWriter:
         shown = "\n\n".join(
             (s.to_json() if structured else s.narrative) for s in summaries if not s.is_empty
         )
+        return self._request(self.prompts.consolidation(shown, max_tokens), structured=structured)
+
+    def _request(self, prompt: str, *, structured: bool) -> LLMRequest:
+        """The system prompt (with the JSON instructions when structured), then ``prompt``."""
         system = self.prompts.compression_system
         if structured:
             system = f"{system}\n\n{self.prompts.structured_instructions}".strip()
         messages = [ChatMessage("system", system)] if system else []
-        messages.append(ChatMessage("user", self.prompts.consolidation(shown, max_tokens)))
+        messages.append(ChatMessage("user", prompt))
         return LLMRequest(
             messages=tuple(messages),
             temperature=self.temperature,
