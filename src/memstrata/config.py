@@ -80,13 +80,13 @@ class MemoryConfig(_Strict):
         300, ge=50, description="A chain row past this starts a new row (seed: 800)."
     )
     summary_max_tokens: int = Field(
-        600, ge=0, description="Cap of the summary shown; older rows are consolidated past it."
+        300, ge=0, description="Cap of the summary shown; older rows are consolidated past it."
     )
     summary_consolidate_tokens: int | None = Field(
         None,
         ge=1,
         description="Rows since the digest (newest aside) past this are consolidated "
-        "(None: twice summary_max_tokens).",
+        "(None: four times summary_max_tokens).",
     )
     summary_share: float = Field(
         0.3, ge=0.0, le=1.0, description="The summary's most share of a context's budget."
@@ -99,8 +99,8 @@ class MemoryConfig(_Strict):
 
     @property
     def consolidate_threshold(self) -> int:
-        """``summary_consolidate_tokens``, or twice ``summary_max_tokens``."""
-        return self.summary_consolidate_tokens or 2 * max(1, self.summary_max_tokens)
+        """``summary_consolidate_tokens``, or four times ``summary_max_tokens``."""
+        return self.summary_consolidate_tokens or 4 * max(1, self.summary_max_tokens)
 
 
 class SupervisorConfig(_Strict):

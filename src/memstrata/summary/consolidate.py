@@ -1,13 +1,13 @@
 """Consolidation: older chain rows become one digest, so the shown summary stays flat.
 
-When the rows since the last digest (the newest aside) pass ``summary_consolidate_tokens``
-(default: twice ``summary_max_tokens``), every row but the newest is folded into one *digest*
-row (covering their episodes); the folded rows stay in storage as ``archived``
-(provenance, web view). A writer that can consolidate (an LLM: merge, drop what later
-messages contradicted, keep dates) is asked; otherwise the rows are merged structurally
-(entities deduplicated, every list kept). Either way the digest is checked: every entity,
-preference, decision and open question of the inputs that the digest lost is put back, so
-consolidation has no information cliff.
+When the rows since the last digest, past the newest ones that fill ``summary_max_tokens``,
+hold more than ``summary_consolidate_tokens`` (default: four times ``summary_max_tokens``),
+they are folded, with the old digest, into one new *digest* row covering their episodes; the
+folded rows stay in storage as ``archived`` (provenance, web view). A writer that can
+consolidate (an LLM: merge, drop what later messages contradicted, keep dates) is asked;
+otherwise the rows are merged structurally (entities deduplicated, every kept list kept).
+Either way the digest is checked: every entity, preference, decision and open question of
+the inputs that the digest lost is put back, so consolidation has no information cliff.
 """
 
 from __future__ import annotations
