@@ -47,12 +47,18 @@ class Consolidator(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Consolidation:
-    """The rows a consolidation writes: the digest, then the rows it archives."""
+    """What a consolidation writes: the digest and the rows it archives.
+
+    ``folded`` chain rows were consolidated (the old digest among them, which the new one
+    replaces in place: its content is all in the new digest, so keeping it would only
+    store the same facts again and again).
+    """
 
     digest: SummaryRow
     archived: tuple[SummaryRow, ...]
     usage: TokenUsage
     restored: int = 0
+    folded: int = 0
 
     @property
     def rows(self) -> tuple[SummaryRow, ...]:
@@ -146,8 +152,10 @@ async def consolidate(
         token_count=counter.count(text),
         kind="digest",
     )
-    archived = tuple(replace(old, kind="archived") for old in older)
-    return Consolidation(row, archived, usage, restored)
+    if older[0].kind == "digest":  # the new digest replaces the old one in place
+        row = replace(row, id=older[0].id, sequence=older[0].sequence)
+    archived = tuple(replace(old, kind="archived") for old in older if old.kind != "digest")
+    return Consolidation(row, archived, usage, restored, folded=len(older))
 
 
 async def _digest(

@@ -246,12 +246,17 @@ class _ChainState:
         self._write(row, key)
 
     def consolidated(self, result: Consolidation) -> None:
-        """The folded rows become archived, the digest takes their place."""
-        folded = len(result.archived)
-        for old, archived in zip(self.rows[:folded], result.archived, strict=True):
-            self._write(archived, self._keys.pop(id(old), None))
-        self.rows = [result.digest, *self.rows[folded:]]
-        self._write(result.digest)
+        """The folded rows become archived; the digest (new or replaced) takes their place."""
+        digest_key: tuple[str, int] | None = None
+        archived = iter(result.archived)
+        for old in self.rows[: result.folded]:
+            key = self._keys.pop(id(old), None)
+            if old.kind == "digest":
+                digest_key = key
+            else:
+                self._write(next(archived), key)
+        self.rows = [result.digest, *self.rows[result.folded :]]
+        self._write(result.digest, digest_key)
 
     def touched(self) -> list[SummaryRow]:
         return list(self._writes.values())
