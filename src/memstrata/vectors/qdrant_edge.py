@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
@@ -45,19 +46,38 @@ __all__ = ["QdrantEdgeStore"]
 T = TypeVar("T")
 META_FILE = "memstrata.json"
 _INLINE_UPSERT = 64
+MIN_FREE_BYTES = 64 * 1024 * 1024
+"""Free space every write leaves on the store's file system (the shard's segments grow by
+whole memory-mapped pages)."""
+BYTES_PER_POINT = 16 * 1024
+"""A generous estimate of what one point adds on disk (vector, sparse vector, payload,
+indexes)."""
 
 
 class QdrantEdgeStore:
     """Vectors in an embedded Qdrant Edge shard at ``path`` (created on ``setup``).
 
+    The shard writes through memory maps: a write that runs out of disk there would kill
+    the process (SIGBUS), so every write first checks that ``min_free_bytes`` stay free on
+    the store's file system and otherwise fails as a ``VectorStoreError`` (the indexer
+    retries later; recall lags, nothing is lost).
+
     Args:
         path: Directory of the store; one process may open it at a time.
         max_search_threads: Qdrant's search pool size (None: one per CPU).
+        min_free_bytes: free space a write must leave on the store's file system.
     """
 
-    def __init__(self, path: str | Path, *, max_search_threads: int | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        max_search_threads: int | None = None,
+        min_free_bytes: int = MIN_FREE_BYTES,
+    ) -> None:
         self.path = Path(path)
         self._threads = max_search_threads
+        self.min_free_bytes = min_free_bytes
         self._shard: Any = None
         self._identity: tuple[str, int] | None = None
         self._opening = asyncio.Lock()
@@ -84,6 +104,7 @@ class QdrantEdgeStore:
             self._shard = qe.EdgeShard.load(str(shard_dir), config)
         else:
             self.path.mkdir(parents=True, exist_ok=True)
+            self._check_space(0)
             self._shard = qe.EdgeShard.create(str(shard_dir), config)
             self._create_indexes()
         if not meta.exists():
@@ -113,11 +134,27 @@ class QdrantEdgeStore:
         if not points:
             return
         shard = self._require()
+        self._check_space(len(points))
         operation = qe.UpdateOperation.upsert_points([_point(p) for p in points])
         if len(points) <= _INLINE_UPSERT:
             self._guard("upsert", lambda: shard.update(operation))
         else:
             await asyncio.to_thread(self._guard, "upsert", lambda: shard.update(operation))
+
+    def _check_space(self, points: int) -> None:
+        """Refuse a write that could fill the disk under the shard's memory maps."""
+        needed = self.min_free_bytes + points * BYTES_PER_POINT
+        try:
+            free = shutil.disk_usage(self.path).free
+        except OSError as exc:
+            raise VectorStoreError(
+                f"qdrant-edge at {self.path}: cannot read free space: {exc}"
+            ) from exc
+        if free < needed:
+            raise VectorStoreError(
+                f"qdrant-edge at {self.path}: only {free // 1024} KiB free, a write needs "
+                f"{needed // 1024} KiB; free disk space (recall lags until then)"
+            )
 
     async def search(
         self,
