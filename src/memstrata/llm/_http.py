@@ -30,6 +30,8 @@ class HTTPBackend:
     """
 
     backend_name = "LLM"
+    probe_path = "/models"
+    """A cheap GET that answers 2xx when the server is up (``ping``)."""
 
     def __init__(
         self,
@@ -80,6 +82,15 @@ class HTTPBackend:
                 f"{self.backend_name} timed out: no complete answer within {self.timeout:g} s "
                 "(llm.timeout_seconds)"
             ) from exc
+
+    async def ping(self, timeout: float = 5.0) -> None:
+        """Reach the server with one cheap GET; ``LLMTransientError`` when it is not up."""
+        url = f"{self.base_url}{self.probe_path}"
+        try:
+            response = await self.client.get(url, headers=self._headers, timeout=timeout)
+        except httpx.HTTPError as exc:
+            raise LLMTransientError(f"{self.backend_name} unreachable at {url}: {exc}") from exc
+        self._raise_for_status(response)
 
     async def post_json(self, path: str, payload: Mapping[str, Any]) -> dict[str, Any]:
         """POST JSON and return the decoded JSON object of a 2xx answer."""

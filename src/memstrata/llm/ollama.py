@@ -42,6 +42,7 @@ class OllamaLLM(HTTPBackend):
     """
 
     backend_name = "Ollama"
+    probe_path = "/api/tags"
 
     def __init__(
         self,

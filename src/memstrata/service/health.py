@@ -18,6 +18,7 @@ from memstrata.vectors.base import NullVectorReader, RecallScope
 
 router = APIRouter(tags=["operations"])
 CHECK_TIMEOUT = 5.0
+LLM_PROBE_SECONDS = 30.0
 PROBE_TENANT = "__healthz__"
 
 
@@ -29,7 +30,7 @@ async def healthz(request: Request) -> JSONResponse:
     checks = {
         "storage": await _check(_storage(engine)),
         "vectors": await _check(_vectors(engine)),
-        "llm": await _check(_llm(engine)),
+        "llm": await _cached_llm_check(service),
     }
     statuses = {name: check["status"] for name, check in checks.items()}
     if statuses["storage"] != "ok":
@@ -89,10 +90,24 @@ async def _index(service: Service) -> dict[str, Any]:
     return detail
 
 
+async def _cached_llm_check(service: Service) -> dict[str, Any]:
+    """The LLM probe, at most once per ``LLM_PROBE_SECONDS`` (it is a network call)."""
+    cached = service.llm_probe
+    now = time.monotonic()
+    if cached is not None and now - cached[0] < LLM_PROBE_SECONDS:
+        return {**cached[1], "cached": True}
+    detail = await _check(_llm(service.engine))
+    service.llm_probe = (now, detail)
+    return detail
+
+
 async def _llm(engine: MemoryEngine) -> dict[str, Any]:
+    """The summary model's server, reached with its cheap probe (wrappers looked through)."""
     llm = getattr(engine.writer, "llm", None)
     if llm is None:
         return {"status": "offline", "backend": type(engine.writer).__name__}
+    while (inner := getattr(llm, "llm", None)) is not None:  # MeteredLLM and the like
+        llm = inner
     probe = getattr(llm, "ping", None) or getattr(llm, "health", None)
     if probe is None:
         return {"status": "configured", "backend": type(llm).__name__}

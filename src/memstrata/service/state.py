@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from memstrata.config import ServiceConfig
 from memstrata.core.context import AssembledContext
@@ -50,6 +51,8 @@ class Service:
         self.hub = EventHub()
         self.metrics = metrics or ServiceMetrics()
         self.recovery: asyncio.Task[None] | None = None
+        self.llm_probe: tuple[float, dict[str, Any]] | None = None
+        """When the LLM was last probed, and what /healthz said."""
         self.jobs = SummaryJobs(
             engine,
             hub=self.hub,
