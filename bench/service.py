@@ -1,269 +1,678 @@
-"""Load run of the memory service on 127.0.0.1: concurrent clients append and ask for context.
+"""Write-path benchmark of the memory service on 127.0.0.1, against a floor measured in the run.
 
-Starts ``memstrata serve`` in a subprocess on a fresh SQLite file (embedded defaults, the
-offline summarizer running in the background), drives it with ``--clients`` concurrent
-clients over ``--chats`` chats until ``--ops`` operations or ``--seconds`` have passed, then
-checks by counting that every appended message is stored (zero lost) and that no request
-failed. Baseline, measured in the same run: the same operations called directly on the
-engine in process (no HTTP, no concurrency); the ratio is the price of the service.
+Two systems, one after the other, each a real uvicorn server in a subprocess on a socket
+bound to 127.0.0.1 port 0 (same uvicorn settings as ``memstrata serve``):
 
-    .venv/bin/python bench/service.py --clients 16 --chats 32 --ops 3000
+* **memstrata** with its embedded defaults (``create_app(load_settings(config))``, the way
+  ``memstrata serve`` builds it): SQLite and the Qdrant edge vector store in a temp dir,
+  the bundled MiniLM embedder, the offline summarizer, ``rag_augmented``. Appends only
+  commit messages; the background indexer embeds them later.
+* **floor**: a tiny FastAPI app in this file that inserts the same rows (chat id, sequence,
+  role, content, message id) into one SQLite table (WAL, ``synchronous=NORMAL`` like
+  memstrata's storage), one commit per request, on one ``sqlite3`` thread; its context read
+  returns the chat's last 20 rows.
+
+Each system gets a warm-up (one append, one context read, the recall index caught up: the
+embedder's model is loaded), then ``--single-ops`` requests from one client, then the load:
+``--clients`` concurrent clients over ``--chats`` chats send ``--requests`` requests in all,
+a mix of appends (``POST /chats/{id}/messages``, 1-2 messages, each with a unique
+``Idempotency-Key``) and context reads (``POST /chats/{id}/context`` with a query). A
+``--retry-share`` of the appends is sent a second time with the same key and body once the
+first answer is in (a client retry): it must store nothing twice. After the load, every
+chat is polled (``GET /chats/{id}``) until ``index_lag`` is 0 everywhere; then storage is
+read back (``GET /chats/{id}/messages``, paged) and compared with what was acknowledged.
+Every request has a ``--timeout``; each phase stops after its requests or ``--seconds``.
+
+    .venv/bin/python bench/service.py --clients 16 --chats 32 --requests 2000 --json out.json
+
+JSON keys (top level; latencies of the concurrent phase):
+
+* ``append_p50_ms``, ``append_p95_ms``: memstrata append latency (first sends, not retries).
+* ``floor_append_p95_ms``: the floor's append latency under the same load.
+* ``context_p95_ms``: memstrata context-read latency.
+* ``index_lag_max_s``: seconds from the end of the load until every appended turn is
+  recallable (``index_lag`` 0 in every chat); ``--lag-timeout`` if it never got there
+  (``memstrata.index_lag_timed_out`` is then true).
+* ``lost``: memstrata messages acknowledged (2xx) but not in storage.
+* ``duplicated``: memstrata messages stored more than once (client retries included).
+* ``errors``: memstrata responses that were not 2xx, plus exceptions (timeouts included).
+
+Other keys: ``targets`` (each target, its value and whether it is met), ``memstrata`` and
+``floor`` (per-phase latencies, requests per second, retries, the floor's own
+lost/duplicated/errors), ``config`` (the arguments) and ``loadavg`` (at the start).
+The exit status is 1 when anything was lost, duplicated or failed, else 0; the latency
+and lag targets are reported, not enforced.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
+import re
+import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
+from fastapi import FastAPI, Header
+from pydantic import BaseModel
 
-from memstrata.config import load_settings
-from memstrata.core.messages import Message
-from memstrata.factory import open_memory
-from memstrata.testing import free_port
-
-CONTEXT_EVERY = 4  # one context request per this many operations
-
-
-@dataclass
-class Stats:
-    append: list[float] = field(default_factory=list)
-    context: list[float] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    sent: dict[str, int] = field(default_factory=dict)
+SERVE_CHILD = "_serve"  # argv[1] of the server subprocesses this script starts
+TAG = re.compile(r"^\[([^\]]+)\]")  # every message starts with its own [tag]
+FLOOR_CONTEXT_ROWS = 20
+RATIO_TARGET = 2.0
+ABSOLUTE_GOAL_MS = 10.0
+LAG_TARGET_S = 2.0
+TOPICS = ["Lisbon", "Porto", "the budget", "the car", "surf lessons"]
 
 
-def exchange(chat: str, number: int) -> list[dict[str, str]]:
-    topic = random.choice(["Lisbon", "Porto", "the budget", "the car", "surf lessons"])
-    return [
-        {"role": "user", "content": f"[{chat}] Question {number} about {topic}: what next?"},
-        {"role": "assistant", "content": f"Answer {number}: for {topic}, book early. " * 3},
-    ]
+# -- the floor: one SQLite table, one commit per request --------------------------------------
+
+
+class FloorDB:
+    """A ``sqlite3`` connection used by one thread only; requests queue for it."""
+
+    def __init__(self, path: Path) -> None:
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="floor-sqlite")
+        self.path = path
+        self.conn: sqlite3.Connection | None = None
+
+    async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
+
+    def open(self) -> None:
+        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS messages (chat_id TEXT NOT NULL, sequence INTEGER NOT "
+            "NULL, role TEXT NOT NULL, content TEXT NOT NULL, message_id TEXT, "
+            "PRIMARY KEY (chat_id, sequence), UNIQUE (chat_id, message_id))"
+        )
+        self.conn = conn
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+
+    def insert(
+        self, chat: str, key: str | None, messages: list[dict[str, str]]
+    ) -> list[dict[str, Any]]:
+        """Store the messages in one transaction; a known message id is not stored again."""
+        assert self.conn is not None
+        stored = []
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            for index, message in enumerate(messages):
+                message_id = f"idem:{key}:{index}" if key else None
+                sequence = self._known(chat, message_id) or self._next_sequence(chat)
+                self.conn.execute(
+                    "INSERT OR IGNORE INTO messages VALUES (?, ?, ?, ?, ?)",
+                    (chat, sequence, message["role"], message["content"], message_id),
+                )
+                stored.append({"sequence": sequence, "message": message})
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        return stored
+
+    def _known(self, chat: str, message_id: str | None) -> int | None:
+        assert self.conn is not None
+        if message_id is None:
+            return None
+        row = self.conn.execute(
+            "SELECT sequence FROM messages WHERE chat_id = ? AND message_id = ?",
+            (chat, message_id),
+        ).fetchone()
+        return int(row[0]) if row else None
+
+    def _next_sequence(self, chat: str) -> int:
+        assert self.conn is not None
+        row = self.conn.execute(
+            "SELECT COALESCE(MAX(sequence), 0) + 1 FROM messages WHERE chat_id = ?", (chat,)
+        ).fetchone()
+        return int(row[0])
+
+    def page(self, chat: str, after: int, limit: int) -> list[dict[str, Any]]:
+        assert self.conn is not None
+        rows = self.conn.execute(
+            "SELECT sequence, role, content FROM messages WHERE chat_id = ? AND sequence > ? "
+            "ORDER BY sequence LIMIT ?",
+            (chat, after, limit),
+        ).fetchall()
+        return [{"sequence": s, "message": {"role": r, "content": c}} for s, r, c in rows]
+
+    def tail(self, chat: str, limit: int) -> list[dict[str, Any]]:
+        assert self.conn is not None
+        rows = self.conn.execute(
+            "SELECT sequence, role, content FROM messages WHERE chat_id = ? "
+            "ORDER BY sequence DESC LIMIT ?",
+            (chat, limit),
+        ).fetchall()
+        return [{"sequence": s, "message": {"role": r, "content": c}} for s, r, c in rows[::-1]]
+
+
+class FloorMessage(BaseModel):
+    role: str
+    content: str
+
+
+class FloorBatch(BaseModel):
+    messages: list[FloorMessage]
+
+
+class FloorContext(BaseModel):
+    query: str | None = None
+
+
+def floor_app(path: Path) -> FastAPI:
+    """The floor: the same routes the bench calls, each a single SQLite statement or commit."""
+    db = FloorDB(path)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> Any:
+        await db.run(db.open)
+        yield
+        await db.run(db.close)
+        db.pool.shutdown()
+
+    app = FastAPI(lifespan=lifespan)
+
+    @app.get("/healthz")
+    async def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.post("/chats", status_code=201)
+    async def create_chat(body: dict[str, str]) -> dict[str, str]:
+        return {"id": body["id"]}
+
+    @app.post("/chats/{chat_id}/messages", status_code=201)
+    async def append(
+        chat_id: str, body: FloorBatch, key: str | None = Header(None, alias="Idempotency-Key")
+    ) -> dict[str, Any]:
+        messages = [m.model_dump() for m in body.messages]
+        return {"chat_id": chat_id, "stored": await db.run(db.insert, chat_id, key, messages)}
+
+    @app.post("/chats/{chat_id}/context")
+    async def context(chat_id: str, body: FloorContext) -> dict[str, Any]:
+        return {"chat_id": chat_id, "items": await db.run(db.tail, chat_id, FLOOR_CONTEXT_ROWS)}
+
+    @app.get("/chats/{chat_id}/messages")
+    async def messages(chat_id: str, after_sequence: int = 0, limit: int = 100) -> dict[str, Any]:
+        items = await db.run(db.page, chat_id, after_sequence, limit)
+        next_after = items[-1]["sequence"] if len(items) == limit else None
+        return {"items": items, "next_after": next_after}
+
+    return app
+
+
+# -- the servers: subprocesses on a socket the parent bound -----------------------------------
 
 
 def write_config(directory: Path, strategy: str) -> Path:
+    """Embedded defaults, with storage and vectors in ``directory``."""
     path = directory / "agents.yaml"
     path.write_text(
         f"supervisor:\n  memory:\n    strategy: {strategy}\n"
-        f"storage:\n  sqlite_path: {directory / 'bench.db'}\n"
-        "service:\n  max_batch_size: 100\n",
+        f"storage:\n  sqlite_path: {directory / 'memstrata.db'}\n"
+        f"vectors:\n  url: 'qdrant-edge:{directory / 'vectors'}'\n",
         encoding="utf-8",
     )
     return path
 
 
-async def wait_ready(base: str, process: subprocess.Popen[bytes]) -> None:
-    async with httpx.AsyncClient(base_url=base) as client:
-        for _ in range(300):
-            if process.poll() is not None:
-                raise SystemExit(f"the service exited with {process.returncode}")
-            try:
-                if (await client.get("/healthz")).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            await asyncio.sleep(0.1)
-    raise SystemExit("the service did not start")
+def serve_child(argv: list[str]) -> None:
+    """In the subprocess: serve ``memstrata`` or ``floor`` on the inherited socket."""
+    import uvicorn
+
+    kind, directory, fd = argv[0], Path(argv[1]), int(argv[2])
+    if kind == "memstrata":
+        from memstrata.config import load_settings
+        from memstrata.service import create_app
+
+        app = create_app(load_settings(directory / "agents.yaml"))
+    else:
+        app = floor_app(directory / "floor.db")
+    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2)
+    with socket.socket(fileno=fd) as sock:
+        asyncio.run(uvicorn.Server(config).serve(sockets=[sock]))
 
 
-async def client_loop(
-    client: httpx.AsyncClient, chats: list[str], stats: Stats, budget: list[int], deadline: float
-) -> None:
-    while budget[0] > 0 and time.perf_counter() < deadline:
-        budget[0] -= 1
-        chat = random.choice(chats)
-        number = stats.sent.get(chat, 0) // 2
-        if budget[0] % CONTEXT_EVERY == 0:
-            await timed(
-                client.post(f"/chats/{chat}/context", json={"query": "Lisbon"}),
-                stats.context,
-                stats.errors,
+class Server:
+    """A server subprocess on 127.0.0.1, port 0; stopped on exit."""
+
+    def __init__(self, kind: str, directory: Path) -> None:
+        self.kind, self.directory = kind, directory
+        self.process: subprocess.Popen[bytes] | None = None
+        self.base = ""
+
+    def __enter__(self) -> Server:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            self.base = f"http://127.0.0.1:{sock.getsockname()[1]}"
+            fd = sock.fileno()
+            command = [sys.executable, __file__, SERVE_CHILD, self.kind, str(self.directory)]
+            self.process = subprocess.Popen(
+                [*command, str(fd)], pass_fds=[fd], stdout=subprocess.DEVNULL
             )
-            continue
-        stats.sent[chat] = stats.sent.get(chat, 0) + 2  # counted before: a failure shows as lost
-        body = {"messages": exchange(chat, number)}
-        await timed(client.post(f"/chats/{chat}/messages", json=body), stats.append, stats.errors)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self.process is not None
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    async def wait_ready(self, seconds: float = 120) -> None:
+        assert self.process is not None
+        deadline = time.perf_counter() + seconds
+        async with httpx.AsyncClient(base_url=self.base, timeout=5) as client:
+            while time.perf_counter() < deadline:
+                if self.process.poll() is not None:
+                    raise SystemExit(
+                        f"the {self.kind} server exited with {self.process.returncode}"
+                    )
+                try:
+                    if (await client.get("/healthz")).status_code == 200:
+                        return
+                except httpx.TransportError:
+                    pass
+                await asyncio.sleep(0.1)
+        raise SystemExit(f"the {self.kind} server did not start in {seconds:.0f} s")
 
 
-async def timed(request: object, into: list[float], errors: list[str]) -> None:
-    started = time.perf_counter()
-    try:
-        response = await request  # type: ignore[misc]
-    except httpx.HTTPError as exc:
-        errors.append(f"{type(exc).__name__}: {exc}")
-        return
-    into.append(time.perf_counter() - started)
-    if response.status_code >= 400:
-        errors.append(f"{response.status_code}: {response.text[:200]}")
-
-
-async def verify(client: httpx.AsyncClient, stats: Stats) -> tuple[int, int]:
-    """(messages sent, messages stored), counted chat by chat."""
-    stored = 0
-    for chat in stats.sent:
-        stored += (await client.get(f"/chats/{chat}")).json()["message_count"]
-        listed = 0
-        after = 0
-        while True:
-            page = (
-                await client.get(
-                    f"/chats/{chat}/messages", params={"after_sequence": after, "limit": 1000}
-                )
-            ).json()
-            listed += len(page["items"])
-            if page["next_after"] is None:
-                break
-            after = page["next_after"]
-        assert listed == (await client.get(f"/chats/{chat}")).json()["message_count"]
-    return sum(stats.sent.values()), stored
+# -- the load ---------------------------------------------------------------------------------
 
 
 @dataclass
-class Run:
-    concurrent: Stats
-    single: Stats
-    elapsed: float
-    sent: int
-    stored: int
+class Phase:
+    """What one phase of requests measured and which messages were acknowledged."""
+
+    append: list[float] = field(default_factory=list)
+    retry: list[float] = field(default_factory=list)
+    context: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    acked: dict[str, set[str]] = field(default_factory=dict)
+    retry_mismatch: int = 0
+    elapsed: float = 0.0
+
+    @property
+    def requests(self) -> int:
+        return len(self.append) + len(self.retry) + len(self.context)
 
 
-async def run_service(args: argparse.Namespace, directory: Path) -> Run:
-    config = write_config(directory, args.strategy)
-    port = free_port()
-    command = [
-        sys.executable,
-        "-m",
-        "memstrata.cli",
-        "serve",
-        "--config",
-        str(config),
-        "--port",
-        str(port),
-        "--log-level",
-        "warning",
+@dataclass
+class Plan:
+    """How the clients of a phase choose their requests."""
+
+    chats: list[str]
+    requests: int
+    seconds: float
+    context_share: float
+    retry_share: float
+
+
+def exchange(chat: str, key: str, size: int, rng: random.Random) -> list[dict[str, str]]:
+    """1-2 messages, each starting with a tag unique to it: ``[<key>/<index>]``."""
+    topic = rng.choice(TOPICS)
+    turns = [
+        ("user", f"[{key}/0] ({chat}) A question about {topic}: what should we do next?"),
+        ("assistant", f"[{key}/1] For {topic}, book early and compare two options. " * 2),
     ]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, env=os.environ.copy())
-    base = f"http://127.0.0.1:{port}"
+    return [{"role": role, "content": content} for role, content in turns[:size]]
+
+
+def tags_of(messages: list[dict[str, Any]]) -> list[str]:
+    found = (TAG.match(m["message"]["content"]) for m in messages)
+    return [match.group(1) for match in found if match]
+
+
+async def send(client: httpx.AsyncClient, phase: Phase, into: list[float], request: Any) -> Any:
+    """One timed request; returns the JSON body of a 2xx answer, else None (an error)."""
+    started = time.perf_counter()
     try:
-        await wait_ready(base, process)
-        limits = httpx.Limits(max_connections=args.clients)
-        async with httpx.AsyncClient(base_url=base, limits=limits, timeout=60) as client:
-            chats = [f"bench-{n}" for n in range(args.chats)]
+        response = await request
+    except httpx.HTTPError as exc:
+        phase.errors.append(f"{type(exc).__name__}: {exc}")
+        return None
+    into.append(time.perf_counter() - started)
+    if not 200 <= response.status_code < 300:
+        phase.errors.append(f"{response.status_code}: {response.text[:200]}")
+        return None
+    return response.json()
+
+
+async def append(
+    client: httpx.AsyncClient, phase: Phase, chat: str, rng: random.Random, retry: bool
+) -> None:
+    key = uuid.UUID(int=rng.getrandbits(128)).hex
+    body = {"messages": exchange(chat, key, rng.choice([1, 2]), rng)}
+    headers = {"Idempotency-Key": key}
+    url = f"/chats/{chat}/messages"
+    first = await send(client, phase, phase.append, client.post(url, json=body, headers=headers))
+    answers = [first]
+    if retry:
+        again = client.post(url, json=body, headers=headers)
+        answers.append(await send(client, phase, phase.retry, again))
+        if None not in answers and stored_sequences(first) != stored_sequences(answers[1]):
+            phase.retry_mismatch += 1
+    for answer in answers:
+        if answer is not None:
+            phase.acked.setdefault(chat, set()).update(tags_of(answer["stored"]))
+
+
+def stored_sequences(answer: dict[str, Any]) -> list[int]:
+    return [item["sequence"] for item in answer["stored"]]
+
+
+async def client_loop(
+    client: httpx.AsyncClient, phase: Phase, plan: Plan, budget: list[int], seed: int
+) -> None:
+    rng = random.Random(seed)
+    deadline = time.perf_counter() + plan.seconds
+    while budget[0] > 0 and time.perf_counter() < deadline:
+        budget[0] -= 1
+        chat = rng.choice(plan.chats)
+        if rng.random() < plan.context_share:
+            request = client.post(f"/chats/{chat}/context", json={"query": rng.choice(TOPICS)})
+            await send(client, phase, phase.context, request)
+        else:
+            await append(client, phase, chat, rng, retry=rng.random() < plan.retry_share)
+
+
+async def run_phase(client: httpx.AsyncClient, plan: Plan, clients: int, seed: int) -> Phase:
+    phase, budget = Phase(), [plan.requests]
+    started = time.perf_counter()
+    await asyncio.gather(
+        *(client_loop(client, phase, plan, budget, seed * 1000 + n) for n in range(clients))
+    )
+    phase.elapsed = time.perf_counter() - started
+    return phase
+
+
+# -- after the load: index lag and storage ----------------------------------------------------
+
+
+async def index_lags(client: httpx.AsyncClient, chats: list[str]) -> dict[str, int]:
+    answers = await asyncio.gather(*(client.get(f"/chats/{chat}") for chat in chats))
+    return {chat: answer.json()["index_lag"] for chat, answer in zip(chats, answers, strict=True)}
+
+
+async def wait_recallable(
+    client: httpx.AsyncClient, chats: list[str], load_end: float, timeout: float
+) -> dict[str, Any]:
+    """Poll until ``index_lag`` is 0 in every chat; seconds since ``load_end``."""
+    first = await index_lags(client, chats)
+    lags = first
+    while any(lags.values()) and time.perf_counter() - load_end < timeout:
+        await asyncio.sleep(0.02)
+        lags = await index_lags(client, chats)
+    return {
+        "seconds": round(time.perf_counter() - load_end, 3),
+        "timed_out": any(lags.values()),
+        "lag_at_first_poll": sum(first.values()),
+        "lag_left": sum(lags.values()),
+    }
+
+
+async def stored_tags(client: httpx.AsyncClient, chat: str) -> list[str]:
+    tags: list[str] = []
+    after: int | None = 0
+    while after is not None:
+        params = {"after_sequence": after, "limit": 1000}
+        page = (await client.get(f"/chats/{chat}/messages", params=params)).json()
+        tags += tags_of(page["items"])
+        after = page["next_after"]
+    return tags
+
+
+async def verify(client: httpx.AsyncClient, phases: list[Phase]) -> dict[str, int]:
+    """Acknowledged messages missing from storage, and stored copies past the first."""
+    acked: dict[str, set[str]] = {}
+    for phase in phases:
+        for chat, tags in phase.acked.items():
+            acked.setdefault(chat, set()).update(tags)
+    lost = duplicated = stored = 0
+    for chat, expected in acked.items():
+        counts = Counter(await stored_tags(client, chat))
+        stored += sum(counts.values())
+        lost += len(expected - counts.keys())
+        duplicated += sum(n - 1 for n in counts.values() if n > 1)
+    acknowledged = sum(len(tags) for tags in acked.values())
+    return {"acknowledged": acknowledged, "stored": stored, "lost": lost, "duplicated": duplicated}
+
+
+# -- one system -------------------------------------------------------------------------------
+
+
+async def warm_up(client: httpx.AsyncClient, recall: bool) -> None:
+    """Load the embedder and the code paths: one append, one context read, index caught up."""
+    await client.post("/chats", json={"id": "warmup"})
+    body = {"messages": [{"role": "user", "content": "[warmup] Lisbon in May?"}]}
+    await client.post("/chats/warmup/messages", json=body)
+    await client.post("/chats/warmup/context", json={"query": "Lisbon"})
+    if recall:
+        await wait_recallable(client, ["warmup"], time.perf_counter(), 120)
+
+
+async def bench_system(kind: str, directory: Path, args: argparse.Namespace) -> dict[str, Any]:
+    directory.mkdir(parents=True, exist_ok=True)
+    memstrata = kind == "memstrata"
+    recall = memstrata and args.strategy == "rag_augmented"
+    if memstrata:
+        write_config(directory, args.strategy)
+    chats = [f"bench-{n}" for n in range(args.chats)]
+    with Server(kind, directory) as server:
+        await server.wait_ready()
+        limits = httpx.Limits(max_connections=args.clients, max_keepalive_connections=args.clients)
+        async with httpx.AsyncClient(
+            base_url=server.base, limits=limits, timeout=args.timeout
+        ) as client:
+            await warm_up(client, recall)
             for chat in chats:
                 await client.post("/chats", json={"id": chat})
-            single = Stats()
-            deadline = time.perf_counter() + args.seconds
-            await client_loop(client, chats, single, [args.single_ops], deadline)
-            stats, budget = Stats(sent=dict(single.sent)), [args.ops]
-            started = time.perf_counter()
-            deadline = started + args.seconds
-            await asyncio.gather(
-                *(client_loop(client, chats, stats, budget, deadline) for _ in range(args.clients))
+            single = await run_phase(client, plan(args, chats, args.single_ops), 1, args.seed)
+            load = await run_phase(
+                client, plan(args, chats, args.requests), args.clients, args.seed
             )
-            elapsed = time.perf_counter() - started
-            sent, stored = await verify(client, stats)
-            stats.errors += single.errors
-            return Run(stats, single, elapsed, sent, stored)
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+            load_end = time.perf_counter()
+            lag = None
+            if recall:
+                lag = await wait_recallable(client, chats, load_end, args.lag_timeout)
+            storage = await verify(client, [single, load])
+    return summarize(single, load, lag, storage)
 
 
-async def run_direct(args: argparse.Namespace, directory: Path, ops: int) -> Stats:
-    """The baseline: the same operations on the engine in process, one at a time."""
-    settings = load_settings(write_config(directory, args.strategy))
-    stats = Stats()
-    async with open_memory(settings) as memory:
-        chats = [f"direct-{n}" for n in range(args.chats)]
-        for chat in chats:
-            await memory.create_chat(chat)
-        for index in range(ops):
-            chat = random.choice(chats)
-            started = time.perf_counter()
-            if index % CONTEXT_EVERY == 0:
-                await memory.get_context(chat, "Lisbon")
-                stats.context.append(time.perf_counter() - started)
-            else:
-                number = stats.sent.get(chat, 0) // 2
-                stats.sent[chat] = stats.sent.get(chat, 0) + 2
-                batch = [Message.model_validate(m) for m in exchange(chat, number)]
-                await memory.add_messages(chat, batch)
-                stats.append.append(time.perf_counter() - started)
-    return stats
+def plan(args: argparse.Namespace, chats: list[str], requests: int) -> Plan:
+    return Plan(chats, requests, args.seconds, args.context_share, args.retry_share)
 
 
-def pct(values: list[float], q: float) -> float:
+def summarize(
+    single: Phase, load: Phase, lag: dict[str, Any] | None, storage: dict[str, int]
+) -> dict[str, Any]:
+    return {
+        "load": phase_report(load),
+        "single_client": phase_report(single),
+        "index_lag": lag,
+        "storage": storage,
+        "lost": storage["lost"],
+        "duplicated": storage["duplicated"],
+        "errors": len(single.errors) + len(load.errors),
+        "error_samples": (single.errors + load.errors)[:5],
+        "retry_mismatch": single.retry_mismatch + load.retry_mismatch,
+    }
+
+
+def phase_report(phase: Phase) -> dict[str, Any]:
+    return {
+        "requests": phase.requests,
+        "seconds": round(phase.elapsed, 3),
+        "requests_per_s": round(phase.requests / phase.elapsed, 1) if phase.elapsed else None,
+        "append": latency(phase.append),
+        "retry": latency(phase.retry),
+        "context": latency(phase.context),
+        "errors": len(phase.errors),
+    }
+
+
+def pct(values: list[float], q: float) -> float | None:
     if not values:
-        return float("nan")
+        return None
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000, 2)
 
 
-def report(name: str, values: list[float]) -> str:
+def latency(values: list[float]) -> dict[str, Any]:
+    return {
+        "n": len(values),
+        "p50_ms": pct(values, 0.5),
+        "p95_ms": pct(values, 0.95),
+        "p99_ms": pct(values, 0.99),
+    }
+
+
+# -- results ----------------------------------------------------------------------------------
+
+
+def results(
+    args: argparse.Namespace, ours: dict[str, Any], floor: dict[str, Any]
+) -> dict[str, Any]:
+    append_p95 = ours["load"]["append"]["p95_ms"]
+    floor_p95 = floor["load"]["append"]["p95_ms"]
+    ratio = append_p95 / floor_p95 if append_p95 and floor_p95 else None
+    lag = ours["index_lag"] or {"seconds": None, "timed_out": True}
+    out = {
+        "append_p50_ms": ours["load"]["append"]["p50_ms"],
+        "append_p95_ms": append_p95,
+        "floor_append_p95_ms": floor_p95,
+        "context_p95_ms": ours["load"]["context"]["p95_ms"],
+        "index_lag_max_s": lag["seconds"],
+        "lost": ours["lost"],
+        "duplicated": ours["duplicated"],
+        "errors": ours["errors"],
+    }
+    out["targets"] = {
+        "append_p95_over_floor": target(ratio, f"<= {RATIO_TARGET}", bool(ratio) and ratio <= 2),
+        "append_p95_ms_absolute": target(
+            append_p95, f"<= {ABSOLUTE_GOAL_MS} (idle 2-core)", (append_p95 or 1e9) <= 10
+        ),
+        "index_lag_max_s": target(
+            lag["seconds"], f"<= {LAG_TARGET_S}", not lag["timed_out"] and lag["seconds"] <= 2
+        ),
+        "lost": target(out["lost"], "0", out["lost"] == 0),
+        "duplicated": target(out["duplicated"], "0", out["duplicated"] == 0),
+        "errors": target(out["errors"], "0", out["errors"] == 0),
+    }
+    out["memstrata"] = ours
+    out["floor"] = floor
+    out["config"] = vars(args) | {"json": str(args.json) if args.json else None}
+    out["loadavg"] = list(os.getloadavg())
+    return out
+
+
+def target(value: Any, goal: str, met: bool) -> dict[str, Any]:
+    shown = round(value, 3) if isinstance(value, float) else value
+    return {"value": shown, "target": goal, "met": met}
+
+
+def print_report(out: dict[str, Any], args: argparse.Namespace) -> None:
+    ours, floor = out["memstrata"], out["floor"]
+    print(
+        f"{args.clients} clients, {args.chats} chats, {args.requests} requests per system; "
+        f"load average at start {out['loadavg'][0]:.2f} on {os.cpu_count()} CPUs"
+    )
+    print("| system, phase | req/s | append p50 / p95 / p99 ms | context p50 / p95 ms |")
+    print("|---|---|---|---|")
+    for name, system in (("memstrata", ours), ("floor", floor)):
+        for phase in ("load", "single_client"):
+            print(phase_row(f"{name}, {phase}", system[phase]))
+    print("\n| measure | value | target | met |\n|---|---|---|---|")
+    for name, item in out["targets"].items():
+        print(f"| {name} | {item['value']} | {item['target']} | {'yes' if item['met'] else 'NO'} |")
+    lag = ours["index_lag"]
+    if lag is not None:
+        print(
+            f"\nindex lag at the end of the load: {lag['lag_at_first_poll']} messages, "
+            f"recallable after {lag['seconds']} s{' (timed out)' if lag['timed_out'] else ''}"
+        )
+    for name, system in (("memstrata", ours), ("floor", floor)):
+        storage = system["storage"]
+        print(
+            f"{name}: {storage['acknowledged']} messages acknowledged, {storage['stored']} stored, "
+            f"lost {system['lost']}, duplicated {system['duplicated']}, errors {system['errors']}, "
+            f"retries answered differently {system['retry_mismatch']}"
+        )
+        for error in system["error_samples"]:
+            print("   ", error)
+
+
+def phase_row(name: str, phase: dict[str, Any]) -> str:
+    a, c = phase["append"], phase["context"]
     return (
-        f"| {name} | {len(values)} | {pct(values, 0.5):.1f} | {pct(values, 0.95):.1f} | "
-        f"{pct(values, 0.99):.1f} |"
+        f"| {name} | {phase['requests_per_s']} | {a['p50_ms']} / {a['p95_ms']} / {a['p99_ms']} "
+        f"| {c['p50_ms']} / {c['p95_ms']} |"
     )
 
 
-def main() -> None:
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--chats", type=int, default=32)
-    parser.add_argument("--ops", type=int, default=2000, help="requests of the concurrent phase")
+    parser.add_argument(
+        "--requests", "--ops", type=int, default=2000, help="requests of the load, per system"
+    )
     parser.add_argument("--single-ops", type=int, default=200, help="requests of one client")
     parser.add_argument("--seconds", type=float, default=120, help="time bound per phase")
+    parser.add_argument("--timeout", type=float, default=10, help="seconds per request")
+    parser.add_argument("--lag-timeout", type=float, default=120, help="most seconds to poll")
+    parser.add_argument("--context-share", type=float, default=0.25)
+    parser.add_argument("--retry-share", type=float, default=0.04, help="appends sent twice")
     parser.add_argument(
-        "--strategy", default="running_summary", choices=["none", "running_summary"]
+        "--strategy", default="rag_augmented", choices=["none", "running_summary", "rag_augmented"]
     )
     parser.add_argument("--seed", type=int, default=7)
-    args = parser.parse_args()
-    random.seed(args.seed)
-    with tempfile.TemporaryDirectory() as tmp:
-        run = asyncio.run(run_service(args, subdir(Path(tmp), "service")))
-        baseline = asyncio.run(run_direct(args, subdir(Path(tmp), "direct"), args.single_ops))
-    stats = run.concurrent
-    done = len(stats.append) + len(stats.context)
-    print(
-        f"service: {args.clients} clients, {args.chats} chats, {done} requests in "
-        f"{run.elapsed:.1f} s = {done / run.elapsed:.0f} req/s (strategy {args.strategy})"
-    )
-    print("| operation | n | p50 ms | p95 ms | p99 ms |\n|---|---|---|---|---|")
-    print(report(f"append, HTTP, {args.clients} clients", stats.append))
-    print(report(f"context, HTTP, {args.clients} clients", stats.context))
-    print(report("append, HTTP, 1 client", run.single.append))
-    print(report("context, HTTP, 1 client", run.single.context))
-    print(report("append, engine in process (baseline)", baseline.append))
-    print(report("context, engine in process (baseline)", baseline.context))
-    for name, ours in (("append", run.single.append), ("context", run.single.context)):
-        base = baseline.append if name == "append" else baseline.context
-        print(
-            f"p50 ratio HTTP 1 client / engine in process, {name}: "
-            f"{pct(ours, 0.5) / pct(base, 0.5):.2f}x"
-        )
-    lost = run.sent - run.stored
-    print(
-        f"errors: {len(stats.errors)}; messages sent {run.sent}, stored {run.stored}, lost {lost}"
-    )
-    for error in stats.errors[:5]:
-        print("  ", error)
-    if stats.errors or lost:
-        raise SystemExit(1)
+    parser.add_argument("--json", type=Path, help="write the results here")
+    return parser.parse_args(argv)
 
 
-def subdir(root: Path, name: str) -> Path:
-    path = root / name
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+async def run(args: argparse.Namespace, root: Path) -> dict[str, Any]:
+    ours = await bench_system("memstrata", root / "memstrata", args)
+    floor = await bench_system("floor", root / "floor", args)
+    return results(args, ours, floor)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="memstrata-bench-") as tmp:
+        out = asyncio.run(run(args, Path(tmp)))
+    print_report(out, args)
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+    failed = out["lost"] or out["duplicated"] or out["errors"]
+    floor = out["floor"]
+    return 1 if failed or floor["lost"] or floor["duplicated"] or floor["errors"] else 0
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == [SERVE_CHILD]:
+        serve_child(sys.argv[2:])
+    else:
+        sys.exit(main())

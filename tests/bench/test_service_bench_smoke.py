@@ -1,0 +1,52 @@
+"""Smoke test of bench/service.py: a small load on memstrata and the floor, nothing lost."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "service.py"
+KEYS = {
+    "append_p50_ms",
+    "append_p95_ms",
+    "floor_append_p95_ms",
+    "context_p95_ms",
+    "index_lag_max_s",
+    "lost",
+    "duplicated",
+    "errors",
+}
+
+
+def load_bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("service_bench", BENCH)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.timeout(120)
+def test_service_bench_smoke(tmp_path: Path) -> None:
+    bench = load_bench()
+    out = tmp_path / "service.json"
+    argv = ["--clients", "4", "--chats", "4", "--requests", "100", "--single-ops", "10"]
+    assert bench.main([*argv, "--retry-share", "0.2", "--json", str(out)]) == 0
+    results = json.loads(out.read_text(encoding="utf-8"))
+    assert KEYS <= set(results)
+    assert results["lost"] == results["duplicated"] == results["errors"] == 0
+    assert results["append_p95_ms"] > 0 and results["floor_append_p95_ms"] > 0
+    assert results["index_lag_max_s"] is not None
+    assert not results["memstrata"]["index_lag"]["timed_out"]
+    for system in ("memstrata", "floor"):
+        report = results[system]
+        assert report["load"]["requests"] >= 100  # retries come on top
+        assert report["load"]["retry"]["n"] > 0  # retries were sent and answered
+        assert report["retry_mismatch"] == 0
+        assert report["storage"]["acknowledged"] == report["storage"]["stored"] > 0
