@@ -39,7 +39,7 @@ JSON keys (top level; latencies of the concurrent phase):
 
 Other keys: ``targets`` (each target, its value and whether it is met), ``memstrata`` and
 ``floor`` (per-phase latencies, requests per second, retries, the floor's own
-lost/duplicated/errors), ``config`` (the arguments) and ``loadavg`` (at the start).
+lost/duplicated/errors), ``config`` (the arguments), ``loadavg`` (start and end) and ``cpus``.
 The exit status is 1 when anything was lost, duplicated or failed, else 0; the latency
 and lag targets are reported, not enforced.
 """
@@ -553,7 +553,10 @@ def latency(values: list[float]) -> dict[str, Any]:
 
 
 def results(
-    args: argparse.Namespace, ours: dict[str, Any], floor: dict[str, Any]
+    args: argparse.Namespace,
+    ours: dict[str, Any],
+    floor: dict[str, Any],
+    load_at_start: tuple[float, float, float],
 ) -> dict[str, Any]:
     append_p95 = ours["load"]["append"]["p95_ms"]
     floor_p95 = floor["load"]["append"]["p95_ms"]
@@ -570,12 +573,18 @@ def results(
         "errors": ours["errors"],
     }
     out["targets"] = {
-        "append_p95_over_floor": target(ratio, f"<= {RATIO_TARGET}", bool(ratio) and ratio <= 2),
-        "append_p95_ms_absolute": target(
-            append_p95, f"<= {ABSOLUTE_GOAL_MS} (idle 2-core)", (append_p95 or 1e9) <= 10
+        "append_p95_ms / floor_append_p95_ms": target(
+            ratio, f"<= {RATIO_TARGET}", ratio is not None and ratio <= RATIO_TARGET
+        ),
+        "append_p95_ms (absolute goal)": target(
+            append_p95,
+            f"<= {ABSOLUTE_GOAL_MS} on an idle 2-core machine",
+            append_p95 is not None and append_p95 <= ABSOLUTE_GOAL_MS,
         ),
         "index_lag_max_s": target(
-            lag["seconds"], f"<= {LAG_TARGET_S}", not lag["timed_out"] and lag["seconds"] <= 2
+            lag["seconds"],
+            f"<= {LAG_TARGET_S}",
+            not lag["timed_out"] and lag["seconds"] <= LAG_TARGET_S,
         ),
         "lost": target(out["lost"], "0", out["lost"] == 0),
         "duplicated": target(out["duplicated"], "0", out["duplicated"] == 0),
@@ -584,7 +593,8 @@ def results(
     out["memstrata"] = ours
     out["floor"] = floor
     out["config"] = vars(args) | {"json": str(args.json) if args.json else None}
-    out["loadavg"] = list(os.getloadavg())
+    out["loadavg"] = {"start": list(load_at_start), "end": list(os.getloadavg())}
+    out["cpus"] = os.cpu_count()
     return out
 
 
@@ -597,7 +607,8 @@ def print_report(out: dict[str, Any], args: argparse.Namespace) -> None:
     ours, floor = out["memstrata"], out["floor"]
     print(
         f"{args.clients} clients, {args.chats} chats, {args.requests} requests per system; "
-        f"load average at start {out['loadavg'][0]:.2f} on {os.cpu_count()} CPUs"
+        f"load average {out['loadavg']['start'][0]:.2f} at the start, "
+        f"{out['loadavg']['end'][0]:.2f} at the end, {out['cpus']} CPUs"
     )
     print("| system, phase | req/s | append p50 / p95 / p99 ms | context p50 / p95 ms |")
     print("|---|---|---|---|")
@@ -605,6 +616,8 @@ def print_report(out: dict[str, Any], args: argparse.Namespace) -> None:
         for phase in ("load", "single_client"):
             print(phase_row(f"{name}, {phase}", system[phase]))
     print("\n| measure | value | target | met |\n|---|---|---|---|")
+    for name in ("append_p50_ms", "floor_append_p95_ms", "context_p95_ms"):
+        print(f"| {name} | {out[name]} | - | - |")
     for name, item in out["targets"].items():
         print(f"| {name} | {item['value']} | {item['target']} | {'yes' if item['met'] else 'NO'} |")
     lag = ours["index_lag"]
@@ -654,9 +667,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 async def run(args: argparse.Namespace, root: Path) -> dict[str, Any]:
+    load_at_start = os.getloadavg()
     ours = await bench_system("memstrata", root / "memstrata", args)
     floor = await bench_system("floor", root / "floor", args)
-    return results(args, ours, floor)
+    return results(args, ours, floor, load_at_start)
 
 
 def main(argv: list[str] | None = None) -> int:
