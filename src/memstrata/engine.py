@@ -23,6 +23,7 @@ from memstrata.core.context import (
     AssembledContext,
     ContextBudget,
     assemble_context,
+    summary_room,
     surely_shown,
 )
 from memstrata.core.filters import MessageFilterPipeline, agent_pipeline, context_for
@@ -335,7 +336,11 @@ class MemoryEngine:
         window = await self._show([*split.pending, *split.recent], query)
         pending, recent = window[: len(split.pending)], window[len(split.pending) :]
         shown = shown_summary(
-            state.summaries, max_tokens=rules.summary_allowance(budget), counter=self.counter
+            state.summaries,
+            max_tokens=summary_room(
+                recent, budget_tokens=budget, counter=self.counter, rules=rules
+            ),
+            counter=self.counter,
         )
         recalled = (
             await self._recall(state.chat, query, recent, budget, rules) if self.uses_recall else []

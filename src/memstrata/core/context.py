@@ -5,10 +5,9 @@ Pure logic. The contract, in order of claim on the budget:
 1. the **recent window** (the last ``summary_recent_turns`` exchanges) is shown whole, in
    order; only when it alone exceeds the budget are its oldest messages cut, and the context
    says so (``window_intact`` False, a note line);
-2. the **summary** gets up to ``ContextBudget.summary_allowance(budget)`` (at most
-   ``summary_max_tokens``, at most ``summary_share`` of the budget) of what the window
-   leaves: the summary package shapes it to fit; a text still too long loses whole oldest
-   rows first, never the newest;
+2. the **summary** gets up to :func:`summary_room` (at most ``summary_max_tokens``, at most
+   ``summary_share`` of what the window leaves): the summary package shapes it to fit; a
+   text still too long loses whole oldest rows first, never the newest;
 3. **pending** messages (older than the window, not summarized yet) follow, newest first,
    so nothing disappears between leaving the window and reaching the summary;
 4. **recall** fills what remains, deduplicated against the shown messages, best relevance
@@ -98,9 +97,9 @@ class ContextBudget:
         if not 0.0 <= self.summary_share <= 1.0:
             raise ValueError(f"summary_share must be within [0, 1], got {self.summary_share}")
 
-    def summary_allowance(self, budget_tokens: int) -> int:
-        """The most tokens the summary part may take under ``budget_tokens``."""
-        share = math.floor(max(0, budget_tokens) * self.summary_share)
+    def summary_allowance(self, room_tokens: int) -> int:
+        """The most tokens the summary part may take of ``room_tokens`` (what the window left)."""
+        share = math.floor(max(0, room_tokens) * self.summary_share)
         return max(0, min(self.summary_max_tokens, share))
 
 
@@ -226,7 +225,7 @@ def assemble_context(
     summary_part = _summary_part(
         _summary_texts(summary, summary_rows),
         summary_rows,
-        min(rules.summary_allowance(budget), budget - recent.cost - 1),
+        rules.summary_allowance(budget - recent.cost - 1),
         counter,
         rules,
     )
@@ -261,6 +260,19 @@ def surely_shown(
     """
     recent = _window(_numbered(verbatim), max(0, budget_tokens) - 1, counter, rules)
     return [message for _, message in recent.kept]
+
+
+def summary_room(
+    verbatim: Sequence[Shown],
+    *,
+    budget_tokens: int,
+    counter: TokenCounter = DEFAULT_COUNTER,
+    rules: ContextBudget = DEFAULT_BUDGET,
+) -> int:
+    """The tokens the summary part may take next to this window (what to render it within)."""
+    budget = max(0, budget_tokens)
+    recent = _window(_numbered(verbatim), budget - 1, counter, rules)
+    return rules.summary_allowance(budget - recent.cost - 1)
 
 
 def _numbered(items: Sequence[Shown]) -> list[tuple[int, Message]]:
