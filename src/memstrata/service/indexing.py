@@ -21,6 +21,8 @@ from memstrata.service.metrics import ServiceMetrics
 log = logging.getLogger(__name__)
 IDLE_SECONDS = 5.0
 """How often an idle worker looks at the backlog anyway (writes by other processes)."""
+GATHER_SECONDS = 0.2
+"""How long a woken worker lets appends gather, so one embedder call serves many."""
 
 
 class IndexWorker:
@@ -78,6 +80,8 @@ class IndexWorker:
         while True:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), delay)
+            if self._wake.is_set():  # woken by an append: let the next ones join the batch
+                await asyncio.sleep(GATHER_SECONDS)
             self._wake.clear()
             delay = await self._run_once()
 
