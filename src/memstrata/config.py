@@ -89,7 +89,7 @@ class MemoryConfig(_Strict):
         "(None: four times summary_max_tokens).",
     )
     summary_share: float = Field(
-        0.3, ge=0.0, le=1.0, description="The summary's most share of a context's budget."
+        0.3, ge=0.0, le=1.0, description="The summary's most share of what the recent window leaves."
     )
     summary_input_max_chars: int = Field(12000, ge=200)
     max_extensions_per_run: int = Field(8, ge=1)
