@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from bench_loader import load_bench
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "bounded.py"
 MODE_KEYS = {
     "over_budget",
     "summary_shown_max",
@@ -21,17 +18,8 @@ MODE_KEYS = {
 }
 
 
-def load_bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bounded_bench", BENCH)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_bounded_smoke(tmp_path: Path) -> None:
-    bench = load_bench()
+    bench = load_bench("bounded")
     if not bench.DEFAULT_DATA.exists():
         pytest.fail(f"the LoCoMo dev file is missing: {bench.DEFAULT_DATA}")
     out = tmp_path / "bounded.json"

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from bench_loader import load_bench
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "service.py"
 KEYS = {
     "append_p50_ms",
     "append_p95_ms",
@@ -23,18 +20,9 @@ KEYS = {
 }
 
 
-def load_bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("service_bench", BENCH)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.timeout(120)
 def test_service_bench_smoke(tmp_path: Path) -> None:
-    bench = load_bench()
+    bench = load_bench("service")
     out = tmp_path / "service.json"
     argv = ["--clients", "4", "--chats", "4", "--requests", "100", "--single-ops", "10"]
     assert bench.main([*argv, "--retry-share", "0.2", "--json", str(out)]) == 0
