@@ -85,11 +85,14 @@ class MemoryConfig(_Strict):
     summary_consolidate_tokens: int | None = Field(
         None,
         ge=1,
-        description="Rows since the digest (newest aside) past this are consolidated "
-        "(None: four times summary_max_tokens).",
+        description="Rows since the digest (the newest that fill the cap aside) past this "
+        "are consolidated (None: four times summary_max_tokens).",
     )
     summary_share: float = Field(
-        0.3, ge=0.0, le=1.0, description="The summary's most share of what the recent window leaves."
+        0.3,
+        ge=0.0,
+        le=1.0,
+        description="The summary's most share of what the recent window leaves.",
     )
     summary_input_max_chars: int = Field(12000, ge=200)
     max_extensions_per_run: int = Field(8, ge=1)
