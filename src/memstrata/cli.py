@@ -118,8 +118,10 @@ def serve(
         err.print("No API keys configured: single tenant 'default', bound to 127.0.0.1 only.")
     port = settings.service.port if port is None else port
     page = f"http://{bound}:{port}/ui/"
+    # open the stack once before serving: a storage or vector store that cannot work (a
+    # read-only path, an unreachable database) is a one-line error, not a startup traceback
+    _run(_memory_run(settings, _load_demo if demo else _preflight))
     if demo:
-        _run(_memory_run(settings, _load_demo))
         page += f"#/chats/{DEMO_CHAT_ID}"
     out.print(f"Web view: [link={page}]{page}[/link]  ·  API docs: http://{bound}:{port}/docs")
     uvicorn.run(
@@ -129,6 +131,11 @@ def serve(
         log_level=log_level,
         timeout_graceful_shutdown=2,
     )
+
+
+async def _preflight(memory: MemoryEngine) -> None:
+    """Reach storage once (opening the memory set it up and ran its migrations)."""
+    await memory.storage.list_chats(limit=1)
 
 
 async def _load_demo(memory: MemoryEngine) -> None:

@@ -231,3 +231,14 @@ def test_reindex_rebuilds_the_recall_index_and_checks_its_arguments(tmp_path: Pa
     assert invoke("reindex", "--config", config).exit_code == 2
     assert invoke("reindex", "--chat", "talk", "--all", "--config", config).exit_code == 2
     assert invoke("reindex", "--chat", "nope", "--config", config).exit_code == 4
+
+
+def test_serve_on_an_unusable_storage_path_is_a_one_line_error(tmp_path: Path) -> None:
+    config = tmp_path / "agents.yaml"
+    blocked = tmp_path / "file-not-dir"
+    blocked.write_text("a file where the database directory should be")
+    config.write_text(f"storage:\n  sqlite_path: {blocked / 'db' / 'memstrata.db'}\n")
+    result = invoke("serve", "--config", config, "--port", "0")
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output
+    assert "storage.sqlite_path" in result.output  # says what to change
