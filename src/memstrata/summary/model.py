@@ -120,7 +120,7 @@ class ConversationSummary(BaseModel):
             entities=merge_entities((*self.entities, *newer.entities)),
             narrative=newer.narrative or self.narrative,
             covered_turns=self.covered_turns + newer.covered_turns,
-            since=_earliest(self.since, newer.since),
+            since=earliest(self.since, newer.since),
             until=_latest(self.until, newer.until),
         )
 
@@ -193,7 +193,8 @@ def _day(value: date) -> str:
     return f"{value.day} {value:%B %Y}"
 
 
-def _earliest(a: date | None, b: date | None) -> date | None:
+def earliest(a: date | None, b: date | None) -> date | None:
+    """The earlier of two optional days (None when both are)."""
     return min(a, b) if a and b else a or b
 
 

@@ -30,6 +30,7 @@ from memstrata.errors import LLMError
 from memstrata.storage.base import SummaryRow
 from memstrata.summary.chain import row_summary, stored_form
 from memstrata.summary.consolidate import Consolidation, consolidate, due
+from memstrata.summary.model import earliest
 from memstrata.summary.triggers import (
     CountOrTokensTrigger,
     TokensAndEpisodesTrigger,
@@ -166,7 +167,7 @@ class SummaryPlanner:
             update={
                 "covered_turns": (existing.covered_turns if existing else 0)
                 + count_episodes(new_messages),
-                "since": _first(existing.since if existing else None, since),
+                "since": earliest(existing.since if existing else None, since),
                 "until": until or (existing.until if existing else None),
             }
         )
@@ -202,10 +203,6 @@ def _dates(messages: Sequence[Message]) -> tuple[date | None, date | None]:
     """The first and last day the messages were written (from their timestamps)."""
     days = [m.timestamp.date() for m in messages if m.timestamp is not None]
     return (min(days), max(days)) if days else (None, None)
-
-
-def _first(a: date | None, b: date | None) -> date | None:
-    return min(a, b) if a and b else a or b
 
 
 def trigger_policy(config: MemoryConfig) -> TriggerPolicy:
