@@ -38,18 +38,19 @@ def _initial(connection: Connection) -> None:
     _index_watermark(connection)
 
 
+def _add_column(connection: Connection, table: str, column: str, definition: str) -> None:
+    """``ALTER TABLE table ADD COLUMN column definition`` unless the table has it already.
+
+    The initial migration creates the tables from today's schema, columns included.
+    """
+    columns = {found["name"] for found in inspect(connection).get_columns(table)}
+    if column not in columns:
+        connection.execute(text(f"ALTER TABLE {table} ADD COLUMN {column} {definition}"))
+
+
 def _digests(connection: Connection) -> None:
     """Summary rows get a kind (row | digest | archived): consolidation keeps rows."""
-    columns = {
-        column["name"] for column in inspect(connection).get_columns("conversation_summaries")
-    }
-    if "kind" not in columns:
-        connection.execute(
-            text(
-                "ALTER TABLE conversation_summaries "
-                "ADD COLUMN kind VARCHAR(8) NOT NULL DEFAULT 'row'"
-            )
-        )
+    _add_column(connection, "conversation_summaries", "kind", "VARCHAR(8) NOT NULL DEFAULT 'row'")
 
 
 def _index_watermark(connection: Connection) -> None:
@@ -58,11 +59,7 @@ def _index_watermark(connection: Connection) -> None:
     Existing chats start at 0: the indexer checks every stored turn once (turns already in
     the vector store are recognised and not embedded again).
     """
-    columns = {column["name"] for column in inspect(connection).get_columns("chats")}
-    if "indexed_sequence" not in columns:
-        connection.execute(
-            text("ALTER TABLE chats ADD COLUMN indexed_sequence INTEGER NOT NULL DEFAULT 0")
-        )
+    _add_column(connection, "chats", "indexed_sequence", "INTEGER NOT NULL DEFAULT 0")
 
 
 def _message_ids(connection: Connection) -> None:
