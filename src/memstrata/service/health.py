@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import time
 from typing import Any
@@ -48,8 +49,11 @@ async def healthz(request: Request) -> JSONResponse:
 
 @router.get("/metrics")
 async def metrics(request: Request) -> Response:
-    """Prometheus exposition."""
+    """Prometheus exposition (the index lag read at scrape time)."""
     service: Service = request.app.state.service
+    if service.indexer.enabled:
+        with contextlib.suppress(MemstrataError):  # storage down: the rest still answers
+            await _index_lag(service)
     return Response(service.metrics.render(), media_type=CONTENT_TYPE)
 
 
@@ -81,10 +85,8 @@ async def _index(service: Service) -> dict[str, Any]:
     indexer = service.indexer
     if not indexer.enabled:
         return {"status": "disabled"}
-    backlog = await service.engine.storage.index_backlog(limit=64)
-    lag = sum(chat.index_lag for chat in backlog)
-    service.metrics.index_lag.set(lag)
-    detail: dict[str, Any] = {"status": "ok", "lag_turns": lag, "lagging_chats": len(backlog)}
+    lag, chats = await _index_lag(service)
+    detail: dict[str, Any] = {"status": "ok", "lag_turns": lag, "lagging_chats": chats}
     if indexer.last_error is not None:
         detail.update(status="error", error=indexer.last_error, failures=indexer.failures)
     return detail
@@ -99,6 +101,14 @@ async def _cached_llm_check(service: Service) -> dict[str, Any]:
     detail = await _check(_llm(service.engine))
     service.llm_probe = (now, detail)
     return detail
+
+
+async def _index_lag(service: Service) -> tuple[int, int]:
+    """Turns not yet recallable and the chats they are in (the 64 that lag most); sets the gauge."""
+    backlog = await service.engine.storage.index_backlog(limit=64)
+    lag = sum(chat.index_lag for chat in backlog)
+    service.metrics.index_lag.set(lag)
+    return lag, len(backlog)
 
 
 async def _llm(engine: MemoryEngine) -> dict[str, Any]:
