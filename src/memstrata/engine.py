@@ -23,8 +23,7 @@ from memstrata.core.context import (
     AssembledContext,
     ContextBudget,
     assemble_context,
-    summary_room,
-    surely_shown,
+    fit_window,
 )
 from memstrata.core.filters import MessageFilterPipeline, agent_pipeline, context_for
 from memstrata.core.history import Numbered, split_history
@@ -171,10 +170,7 @@ class MemoryEngine:
 
     async def index_chat(self, chat_id: str) -> IndexRun:
         """Index every turn of one chat past its watermark, batch by batch."""
-        total = IndexRun()
-        while (run := await self.index_pending(chat_ids=[chat_id])).turns:
-            total = total + run
-        return total + run
+        return await self.indexer.catch_up([chat_id]) if self.indexes else IndexRun()
 
     @property
     def indexer(self) -> RecallIndexer:
@@ -335,15 +331,10 @@ class MemoryEngine:
         )
         window = await self._show([*split.pending, *split.recent], query)
         pending, recent = window[: len(split.pending)], window[len(split.pending) :]
-        shown = shown_summary(
-            state.summaries,
-            max_tokens=summary_room(
-                recent, budget_tokens=budget, counter=self.counter, rules=rules
-            ),
-            counter=self.counter,
-        )
+        fit = fit_window(recent, budget_tokens=budget, counter=self.counter, rules=rules)
+        shown = shown_summary(state.summaries, max_tokens=fit.summary_room, counter=self.counter)
         recalled = (
-            await self._recall(state.chat, query, recent, budget, rules) if self.uses_recall else []
+            await self._recall(state.chat, query, fit.shown, budget) if self.uses_recall else []
         )
         return assemble_context(
             recalled=recalled,
@@ -406,14 +397,13 @@ class MemoryEngine:
         self,
         chat: ChatRecord,
         query: str | None,
-        window: Sequence[Numbered],
+        certain: Sequence[Message],
         budget: int,
-        rules: ContextBudget,
     ) -> list[RecalledTurn]:
+        """Recall for ``query``, leaving out the window messages surely shown."""
         if not query:
             return []
         k = self.config.rag_k
-        certain = surely_shown(window, budget_tokens=budget, counter=self.counter, rules=rules)
         return await self.recall.get_relevant_history(
             query,
             self.scope(chat),

@@ -87,12 +87,17 @@ class RecallIndexer:
         ids = [chat.id for chat in chats]
         total = IndexRun()
         for start in range(0, len(ids), BACKLOG_CHATS):
-            page = ids[start : start + BACKLOG_CHATS]
-            while (run := await self.index_pending(chat_ids=page)).turns:
-                total = total + run
-            if run.error:
-                return replace(total + run, chats=len(chats))
+            total = total + await self.catch_up(ids[start : start + BACKLOG_CHATS])
+            if total.error:
+                break
         return replace(total, chats=len(chats))
+
+    async def catch_up(self, chat_ids: Sequence[str]) -> IndexRun:
+        """Index these chats run after run until nothing lags (or a run fails)."""
+        total = IndexRun()
+        while (run := await self.index_pending(chat_ids=chat_ids)).turns:
+            total = total + run
+        return total + run
 
     async def _batches(self, chat_ids: Sequence[str] | None, max_turns: int) -> list[Batch]:
         if chat_ids is None:

@@ -5,9 +5,9 @@ Pure logic. The contract, in order of claim on the budget:
 1. the **recent window** (the last ``summary_recent_turns`` exchanges) is shown whole, in
    order; only when it alone exceeds the budget are its oldest messages cut, and the context
    says so (``window_intact`` False, a note line);
-2. the **summary** gets up to :func:`summary_room` (at most ``summary_max_tokens``, at most
-   ``summary_share`` of what the window leaves): the summary package shapes it to fit; a
-   text still too long loses whole oldest rows first, never the newest;
+2. the **summary** gets up to ``WindowFit.summary_room`` (at most ``summary_max_tokens``, at
+   most ``summary_share`` of what the window leaves): the summary package shapes it to fit;
+   a text still too long loses whole oldest rows first, never the newest;
 3. **pending** messages (older than the window, not summarized yet) follow, newest first,
    so nothing disappears between leaving the window and reaching the summary;
 4. **recall** fills what remains, deduplicated against the shown messages, best relevance
@@ -247,6 +247,32 @@ def assemble_context(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class WindowFit:
+    """How a window fits a budget: what every assembly shows, and the summary's room."""
+
+    shown: list[Message]
+    summary_room: int
+
+
+def fit_window(
+    verbatim: Sequence[Shown],
+    *,
+    budget_tokens: int,
+    counter: TokenCounter = DEFAULT_COUNTER,
+    rules: ContextBudget = DEFAULT_BUDGET,
+) -> WindowFit:
+    """How ``verbatim`` fits ``budget_tokens``: see :class:`WindowFit`.
+
+    ``shown`` is what every assembly shows (recall can skip it); ``summary_room`` is what
+    to render the summary within.
+    """
+    budget = max(0, budget_tokens)
+    recent = _window(_numbered(verbatim), budget - 1, counter, rules)
+    room = rules.summary_allowance(budget - recent.cost - 1)
+    return WindowFit([message for _, message in recent.kept], room)
+
+
 def surely_shown(
     verbatim: Sequence[Shown],
     *,
@@ -256,23 +282,9 @@ def surely_shown(
 ) -> list[Message]:
     """The window messages every assembly under this budget shows (recall can skip them).
 
-    The window gets everything the summary's allowance leaves.
+    The window claims the budget first, so this is the whole window unless it alone is over.
     """
-    recent = _window(_numbered(verbatim), max(0, budget_tokens) - 1, counter, rules)
-    return [message for _, message in recent.kept]
-
-
-def summary_room(
-    verbatim: Sequence[Shown],
-    *,
-    budget_tokens: int,
-    counter: TokenCounter = DEFAULT_COUNTER,
-    rules: ContextBudget = DEFAULT_BUDGET,
-) -> int:
-    """The tokens the summary part may take next to this window (what to render it within)."""
-    budget = max(0, budget_tokens)
-    recent = _window(_numbered(verbatim), budget - 1, counter, rules)
-    return rules.summary_allowance(budget - recent.cost - 1)
+    return fit_window(verbatim, budget_tokens=budget_tokens, counter=counter, rules=rules).shown
 
 
 def _numbered(items: Sequence[Shown]) -> list[tuple[int, Message]]:
