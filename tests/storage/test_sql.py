@@ -27,14 +27,15 @@ def sql(backend) -> SqlStorage:  # type: ignore[no-untyped-def]
 
 
 async def scalar(storage: SqlStorage, statement):  # type: ignore[no-untyped-def]
-    async with storage.engine.connect() as conn:
-        return await conn.scalar(statement)
+    return await storage.transaction(lambda conn: conn.scalar(statement))
 
 
 async def execute(storage: SqlStorage, *statements: str) -> None:
-    async with storage.engine.begin() as conn:
+    def run(conn):  # type: ignore[no-untyped-def]
         for statement in statements:
-            await conn.execute(text(statement))
+            conn.execute(text(statement))
+
+    await storage.transaction(run, write=True)
 
 
 # -- migrations ----------------------------------------------------------------------------
@@ -52,10 +53,9 @@ async def test_first_use_migrates_an_empty_database(sql_backend) -> None:  # typ
             for table in tables.metadata.sorted_tables
         }
 
-    async with storage.engine.connect() as conn:
-        assert await conn.run_sync(columns) == {
-            table.name: set(table.c.keys()) for table in tables.metadata.sorted_tables
-        }
+    assert await storage.transaction(columns) == {
+        table.name: set(table.c.keys()) for table in tables.metadata.sorted_tables
+    }
     versions = select(func.count()).select_from(tables.schema_versions)
     assert await scalar(storage, versions) == LATEST_VERSION
     await storage.setup()
@@ -77,12 +77,10 @@ async def test_concurrent_first_use_migrates_once(sql_backend) -> None:  # type:
 async def test_a_newer_database_is_refused(sql_backend) -> None:  # type: ignore[no-untyped-def]
     storage = sql(sql_backend)
     await storage.setup()
-    async with storage.engine.begin() as conn:
-        await conn.execute(
-            tables.schema_versions.insert().values(
-                version=LATEST_VERSION + 1, name="from the future", applied_at=datetime.now(UTC)
-            )
-        )
+    newest = tables.schema_versions.insert().values(
+        version=LATEST_VERSION + 1, name="from the future", applied_at=datetime.now(UTC)
+    )
+    await storage.transaction(lambda conn: conn.execute(newest), write=True)
     newer = sql(sql_backend)
     with pytest.raises(SchemaVersionError, match=f"schema version {LATEST_VERSION + 1}.*upgrade"):
         await newer.create_chat()
@@ -143,8 +141,8 @@ async def test_delete_cascades_to_rows(sql_backend) -> None:  # type: ignore[no-
     assert await storage.delete_chat(drop.id)
     for table in (tables.messages, tables.conversation_summaries):
         rows = select(table.c.chat_id).distinct()
-        async with storage.engine.connect() as conn:
-            assert (await conn.scalars(rows)).all() == [keep.id]
+        found = await storage.transaction(lambda conn, rows=rows: conn.scalars(rows).all())
+        assert found == [keep.id]
 
 
 # -- unreachable databases -----------------------------------------------------------------
