@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar, TypeVar
 
 from sqlalchemy import Connection, Row, Select, case, delete, func, insert, select, update
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, InterfaceError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from memstrata.core.messages import Message
@@ -70,6 +70,54 @@ class Progress:
         doing = f" while {self.doing}" if self.doing else ""
         rolled_back = "; it was rolled back, nothing was written" if self.write else ""
         return f"{self.operation} failed{doing}{rolled_back}: {_reason(exc)}"
+
+    def error(self, exc: BaseException, backend: str) -> StorageError:
+        """The driver's error as memstrata's: a lost connection is ``StorageUnavailableError``.
+
+        A connection that broke (the server went away, a cancelled call left it mid-protocol)
+        says so in plain words, without the driver's internals, and the operation can be
+        retried; any other failure is a ``StorageError`` with the database's message.
+        """
+        if not connection_lost(exc):
+            return StorageError(self.describe(exc))
+        log.warning("%s: the %s connection broke: %r", self.operation, backend, exc)
+        doing = f" while {self.doing}" if self.doing else ""
+        if not self.write:
+            outcome = "nothing was written"
+        elif self.doing == "committing":
+            outcome = "the write may or may not have been applied"
+        else:
+            outcome = "it was rolled back, nothing was written"
+        return StorageUnavailableError(
+            f"{self.operation} failed{doing}: the connection to the {backend} database "
+            f"was lost ({type(getattr(exc, 'orig', None) or exc).__name__}); {outcome}. "
+            "Retry: a retried append with the same message ids is stored once"
+        )
+
+
+def connection_lost(exc: BaseException) -> bool:
+    """True when ``exc`` means the connection broke, not that the statement was refused."""
+    if isinstance(exc, DBAPIError) and exc.connection_invalidated:
+        return True
+    original = getattr(exc, "orig", None) or exc
+    if isinstance(original, (OSError, TimeoutError, ConnectionError)):
+        return True
+    if isinstance(exc, InterfaceError):  # the driver's own state (asyncpg: "cannot switch")
+        return True
+    return type(original).__name__ in _LOST_CONNECTION_ERRORS
+
+
+_LOST_CONNECTION_ERRORS = frozenset(
+    {
+        "InterfaceError",
+        "ConnectionDoesNotExistError",
+        "ConnectionFailureError",
+        "InternalClientError",
+        "AdminShutdownError",
+        "CannotConnectNowError",
+        "CrashShutdownError",
+    }
+)
 
 
 def _reason(exc: BaseException) -> str:
@@ -351,7 +399,29 @@ class SqlStorage(StorageBase):
             )
             return CommitResult(chat, tuple(stored), tuple(rows))
 
-        return await self._run(f"commit_turn({commit.chat_id!r})", write, write=True)
+        try:
+            return await self._run(f"commit_turn({commit.chat_id!r})", write, write=True)
+        except StorageUnavailableError:
+            if not ids or (settled := await self._committed(commit, ids)) is None:
+                raise
+            return settled
+
+    async def _committed(self, commit: TurnCommit, ids: Sequence[str]) -> CommitResult | None:
+        """After a connection broke mid-commit: the turn if it was applied after all.
+
+        Messages with ids tell: a commit is all or nothing, so when they are stored the
+        turn committed and the caller gets the success it earned, not a 5xx.
+        """
+
+        def look(conn: Connection, _: Progress) -> CommitResult | None:
+            chat = _chat(conn, commit.chat_id, lock=False)
+            replay = replayed(_messages_by_id(conn, chat.id, ids), commit.new_messages)
+            return None if replay is None else CommitResult(chat, replay, ())
+
+        try:
+            return await self._run(f"commit_turn({commit.chat_id!r}) check", look, write=False)
+        except MemstrataError:
+            return None
 
     # -- summary rows (seed 002's memory-service operations) ---------------------------
 
@@ -414,7 +484,7 @@ class AsyncEngineStorage(SqlStorage):
         except MemstrataError:
             raise
         except DRIVER_ERRORS as exc:
-            raise StorageError(progress.describe(exc)) from exc
+            raise progress.error(exc, self.backend_name) from exc
         finally:
             with contextlib.suppress(*DRIVER_ERRORS):  # a broken connection is discarded
                 await conn.close()

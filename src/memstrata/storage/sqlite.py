@@ -23,7 +23,7 @@ from typing import Any
 
 from sqlalchemy import Connection, create_engine, event
 
-from memstrata.errors import MemstrataError, StorageError, StorageUnavailableError
+from memstrata.errors import MemstrataError, StorageUnavailableError
 from memstrata.storage.base import DEFAULT_SMART_LOAD_TAIL
 from memstrata.storage.config import DEFAULT_BUSY_TIMEOUT_SECONDS, default_sqlite_path
 from memstrata.storage.sql import DRIVER_ERRORS, WRITE_OPTION, Progress, SqlStorage, T
@@ -102,7 +102,7 @@ class SqliteStorage(SqlStorage):
         except MemstrataError:
             raise
         except DRIVER_ERRORS as exc:
-            raise StorageError(progress.describe(exc)) from exc
+            raise progress.error(exc, self.backend_name) from exc
         finally:
             conn.close()
 
