@@ -58,15 +58,28 @@ class SqliteStorage(SqlStorage):
         )
         event.listen(self.engine, "connect", self._on_connect)
         event.listen(self.engine, "begin", _begin)
-        self._writer = ThreadPoolExecutor(1, thread_name_prefix="memstrata-sqlite-writer")
-        self._readers = ThreadPoolExecutor(readers, thread_name_prefix="memstrata-sqlite-reader")
+        self._reader_count = readers
+        self._writer: ThreadPoolExecutor | None = None
+        self._readers: ThreadPoolExecutor | None = None
         super().__init__(location=str(self.path), smart_load_tail=smart_load_tail)
 
     async def close(self) -> None:
-        """Close every pooled connection and stop the database threads."""
-        await asyncio.get_running_loop().run_in_executor(self._writer, self.engine.dispose)
-        self._writer.shutdown(wait=False)
-        self._readers.shutdown(wait=False)
+        """Close every pooled connection and stop the database threads (reopened on use)."""
+        await asyncio.get_running_loop().run_in_executor(self._threads(True), self.engine.dispose)
+        for threads in (self._writer, self._readers):
+            if threads is not None:
+                threads.shutdown(wait=False)
+        self._writer = self._readers = None
+
+    def _threads(self, write: bool) -> ThreadPoolExecutor:
+        """The writer thread or the reader threads, started on first use."""
+        if write:
+            if self._writer is None:
+                self._writer = ThreadPoolExecutor(1, "memstrata-sqlite-writer")
+            return self._writer
+        if self._readers is None:
+            self._readers = ThreadPoolExecutor(self._reader_count, "memstrata-sqlite-reader")
+        return self._readers
 
     async def _prepare(self) -> None:
         try:
@@ -80,9 +93,10 @@ class SqliteStorage(SqlStorage):
     async def _execute(
         self, operation: str, body: Callable[[Connection, Progress], T], *, write: bool
     ) -> T:
-        threads = self._writer if write else self._readers
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(threads, self._transaction, operation, body, write)
+        return await loop.run_in_executor(
+            self._threads(write), self._transaction, operation, body, write
+        )
 
     def _transaction(
         self, operation: str, body: Callable[[Connection, Progress], T], write: bool
