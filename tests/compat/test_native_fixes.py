@@ -208,3 +208,52 @@ async def test_a_custom_vector_store_failure_degrades_and_loses_nothing(tmp_path
         assert after.indexed_sequence == 0  # nothing indexed: the next run retries all
     finally:
         await storage.close()
+
+
+# -- the compat shims convert to and from memstrata's own types ---------------------------
+
+
+def test_orbiter_items_round_trip_through_memstrata_messages() -> None:
+    from memstrata.compat.orbiter import AIMemory, HumanMemory, from_message
+
+    for item in (HumanMemory(content="hi"), AIMemory(content="hello")):
+        back = from_message(item.to_message())
+        assert (type(back), back.id, back.content) == (type(item), item.id, item.content)
+    assert HumanMemory(content="x").to_message().role.value == "user"
+
+
+def test_orbiter_config_maps_to_the_native_config() -> None:
+    from memstrata.compat.orbiter import SummaryConfig, SummaryTemplate, native_config
+
+    config = SummaryConfig(
+        message_threshold=7, keep_recent=2, prompts={SummaryTemplate.FACTS: "F: {content}"}
+    )
+    mapped = native_config(config)
+    assert (mapped.message_threshold, mapped.keep_recent) == (7, 2)
+    assert mapped.get_prompt(SummaryTemplate.FACTS) == "F: {transcript}"
+
+
+def test_orchid_summary_round_trips_through_the_native_model() -> None:
+    from memstrata.compat.orchid import OrchidConversationSummary, OrchidSummaryEntity
+
+    orchid = OrchidConversationSummary(
+        topics=["trip"],
+        entities=[OrchidSummaryEntity("Ann", "person", "traveller")],
+        narrative="Ann plans a trip.",
+        covered_turns=2,
+    )
+    native = orchid.to_native()
+    assert native.topics == ("trip",) and native.entities[0].name == "Ann"
+    assert OrchidConversationSummary.from_native(native) == orchid
+    assert native.to_context_string() != orchid.to_context_string()  # Orchid adds "Summary:"
+    assert orchid.to_context_string().endswith("Summary: Ann plans a trip.")
+
+
+def test_orchid_supervisor_settings_become_a_memory_config() -> None:
+    from memstrata.compat.orchid import OrchidSupervisorConfig
+
+    legacy = OrchidSupervisorConfig(history_summary_recent_turns=4, history_max_chars=500)
+    config = legacy.memory_config()
+    assert (config.strategy, config.summary_recent_turns) == ("running_summary", 4)
+    assert config.truncation_max_chars == 500
+    assert OrchidSupervisorConfig(history_summary_enabled=False).memory_config().strategy == "none"
