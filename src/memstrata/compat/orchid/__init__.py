@@ -3,7 +3,9 @@
 Import the names from here (or from the submodule named like Orchid's module): the
 structured summary types (``memory_types``), truncation (``truncation``), the agent's history
 helpers (``agent``), the running-summary and RAG memories (``memory``, ``memory_rag``), the
-vector data types (``repository``) and the supervisor settings (``config``).
+vector data types (``repository``), the supervisor settings (``config``), and
+``MemstrataChatStorage``: Orchid's summary storage calls over memstrata's SQLite or
+PostgreSQL storage (``storage``).
 """
 
 from memstrata.compat.orchid.agent import OrchidAgent
@@ -21,12 +23,12 @@ from memstrata.compat.orchid.memory_types import (
     OrchidConversationSummary,
     OrchidSummaryEntity,
 )
-from memstrata.compat.orchid.messages import AIMessage, HumanMessage, SystemMessage
 from memstrata.compat.orchid.repository import (
     OrchidDocument,
     OrchidRAGScope,
     OrchidSearchResult,
 )
+from memstrata.compat.orchid.storage import MemstrataChatStorage
 from memstrata.compat.orchid.truncation import (
     OrchidTruncationStrategy,
     truncate_content,
@@ -40,9 +42,8 @@ __all__ = [
     "DEFAULT_STRUCTURED_SUMMARY_SYSTEM_PROMPT",
     "DEFAULT_STRUCTURED_SUMMARY_USER_PROMPT",
     "SUMMARY_JSON_SCHEMA",
-    "AIMessage",
     "ChatModelLLM",
-    "HumanMessage",
+    "MemstrataChatStorage",
     "OrchidAgent",
     "OrchidConversationSummary",
     "OrchidDocument",
@@ -53,7 +54,6 @@ __all__ = [
     "OrchidSummaryEntity",
     "OrchidSupervisorConfig",
     "OrchidTruncationStrategy",
-    "SystemMessage",
     "truncate_content",
     "truncate_content_async",
 ]
