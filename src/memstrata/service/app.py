@@ -22,12 +22,17 @@ from memstrata.config import Settings
 from memstrata.engine import MemoryEngine
 from memstrata.errors import MemstrataError
 from memstrata.service import health, routes
+from memstrata.service.body import BodyGate
+from memstrata.service.edge import EdgeGate
 from memstrata.service.errors import install_error_handlers
+from memstrata.service.limits import Limits
+from memstrata.service.logs import redact_access_log
 from memstrata.service.metrics import MetricsMiddleware, ServiceMetrics
 from memstrata.service.state import Service
 
 log = logging.getLogger(__name__)
 STATIC = Path(str(files("memstrata.service") / "static"))
+RECOVERY_GRACE_SECONDS = 5.0
 
 
 def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None = None) -> FastAPI:
@@ -58,6 +63,8 @@ def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None 
             recovery = asyncio.create_task(_recover(service))
             service.recovery = recovery
             yield
+            # a recovery cancelled mid-query can leave the database connection unclosable
+            await asyncio.wait([recovery], timeout=RECOVERY_GRACE_SECONDS)
             recovery.cancel()
 
     app = FastAPI(
@@ -67,7 +74,12 @@ def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None 
         lifespan=lifespan,
     )
     install_error_handlers(app)
+    app.state.limits = Limits(settings.service)
+    # the last added runs first: the edge gate, then the body gate, then metrics
     app.add_middleware(MetricsMiddleware, metrics=metrics)
+    app.add_middleware(BodyGate, limits=app.state.limits)
+    app.add_middleware(EdgeGate, config=settings.service)
+    redact_access_log()
     app.include_router(routes.router)
     app.include_router(health.router)
     app.mount("/ui", StaticFiles(directory=STATIC, html=True), name="ui")
