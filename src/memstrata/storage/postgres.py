@@ -7,6 +7,8 @@ lock so that two processes starting on an empty database do not both create the 
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from sqlalchemy import URL, make_url, text
@@ -66,6 +68,12 @@ class PostgresStorage(SqlStorage):
         )
         location = url.set(drivername="postgresql").render_as_string(hide_password=True)
         super().__init__(engine, location=location, smart_load_tail=smart_load_tail)
+
+    @asynccontextmanager
+    async def job_transaction(self, operation: str) -> AsyncIterator[AsyncConnection]:
+        """One short transaction for the job queue (``pg_jobs``); errors as ``StorageError``."""
+        async with self._transaction(operation, write=True) as (conn, _):
+            yield conn
 
     async def _lock_schema(self, conn: AsyncConnection) -> None:
         await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK_KEY})
