@@ -69,7 +69,7 @@ async function showChat(chatId) {
   $("#chat-title").textContent = chat.title || chat.id;
   setSummaryState(chat.summary_state, chat.last_error);
   $("#context-query").value = "";
-  await Promise.all([loadMessages(chatId, true), loadSummaries(chatId), loadContext(chatId)]);
+  await Promise.all([loadMessages(chatId, true), loadSummaries(chatId)]);
   follow(chatId);
 }
 
@@ -89,6 +89,7 @@ async function loadMessages(chatId, reset = false) {
     const fresh = batch.items.filter((item) => item.sequence > state.lastSequence);
     $("#messages").append(...fresh.map(messageItem));
     if (fresh.length) state.lastSequence = fresh[fresh.length - 1].sequence;
+    if (fresh.length && !reset) refreshContext(chatId);
     if (batch.next_after === null) break;
   }
   $("#message-count").textContent = `(${state.lastSequence})`;
@@ -154,6 +155,7 @@ async function loadSummaries(chatId) {
     ? `(${chain.items.length - archived} live${archived ? `, ${archived} archived` : ""})` : "";
   const live = chain.items.filter((row) => row.kind !== "archived");
   $("#structured").replaceChildren(...structuredView(live));
+  await refreshContext(chatId);  // the context depends on the summary just loaded
 }
 
 // -- context panel: what the model would receive ------------------------------------------
@@ -170,6 +172,12 @@ function contextPart(part, budget) {
     el("pre", { class: "part-text" }, part.text));
   if (part.truncated) details.querySelector("summary").append(el("span", { class: "badge" }, "truncated"));
   return details;
+}
+
+// Re-assembles the context panel for the query typed (none: no recall).
+function refreshContext(chatId) {
+  return loadContext(chatId, $("#context-query").value)
+    .catch((error) => setSummaryState("failed", error.message));
 }
 
 async function loadContext(chatId, query) {
@@ -191,11 +199,10 @@ function follow(chatId) {
   const data = (event) => JSON.parse(event.data);
   events.addEventListener("state", (event) => { const d = data(event); setSummaryState(d.state, d.error); });
   events.addEventListener("summarizing", () => setSummaryState("summarizing"));
-  const refreshContext = () => loadContext(chatId, $("#context-query").value);
-  events.addEventListener("appended", () => Promise.all([loadMessages(chatId), refreshContext()]));
+  events.addEventListener("appended", () => loadMessages(chatId));
   events.addEventListener("summarized", async () => {
     setSummaryState("idle");
-    await Promise.all([loadMessages(chatId), loadSummaries(chatId), refreshContext()]);
+    await Promise.all([loadMessages(chatId), loadSummaries(chatId)]);
     const chat = await api(`/chats/${encodeURIComponent(chatId)}`);
     $("#chat-title").textContent = chat.title || chat.id;
   });
@@ -220,7 +227,7 @@ $("#prev-page").addEventListener("click", () => { state.offset = Math.max(0, sta
 $("#next-page").addEventListener("click", () => { state.offset += PAGE; route(); });
 $("#context-form").addEventListener("submit", (event) => {
   event.preventDefault();
-  if (state.chatId) loadContext(state.chatId, $("#context-query").value).catch((error) => setSummaryState("failed", error.message));
+  if (state.chatId) refreshContext(state.chatId);
 });
 $("#key-form form").addEventListener("submit", (event) => {
   event.preventDefault();
