@@ -157,6 +157,16 @@ class SummaryJobs:
                 slot.retry.cancel()
             self._slots.pop(chat_id, None)
 
+    def backlog(self) -> dict[str, int | str | None]:
+        """The queue for ``/healthz``: chats queued, running, failing, and the last error."""
+        failing = [slot for slot in self._slots.values() if slot.failures]
+        return {
+            "queued": sum(slot.queued for slot in self._slots.values()),
+            "running": sum(slot.running for slot in self._slots.values()),
+            "failing": len(failing),
+            "last_error": failing[-1].last_error if failing else None,
+        }
+
     def state(self, chat_id: str) -> tuple[SummaryState, str | None]:
         """The chat's summary state and last error."""
         slot = self._slots.get(chat_id)

@@ -141,6 +141,10 @@ class QdrantEdgeStore:
         else:
             await asyncio.to_thread(self._guard, "upsert", lambda: shard.update(operation))
 
+    async def check_writable(self) -> None:
+        """Raise ``VectorStoreError`` unless a small write would leave enough free space."""
+        self._check_space(1)
+
     def _check_space(self, points: int) -> None:
         """Refuse a write that could fill the disk under the shard's memory maps."""
         needed = self.min_free_bytes + points * BYTES_PER_POINT

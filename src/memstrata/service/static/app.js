@@ -194,21 +194,45 @@ async function loadContext(chatId, query) {
 
 function follow(chatId) {
   if (state.events) state.events.close();
-  const key = apiKey() ? `?api_key=${encodeURIComponent(apiKey())}` : "";
-  const events = new EventSource(`/chats/${encodeURIComponent(chatId)}/events${key}`);
-  const data = (event) => JSON.parse(event.data);
-  events.addEventListener("state", (event) => { const d = data(event); setSummaryState(d.state, d.error); });
-  events.addEventListener("summarizing", () => setSummaryState("summarizing"));
-  events.addEventListener("appended", () => loadMessages(chatId));
-  events.addEventListener("summarized", async () => {
-    setSummaryState("idle");
-    await Promise.all([loadMessages(chatId), loadSummaries(chatId)]);
-    const chat = await api(`/chats/${encodeURIComponent(chatId)}`);
-    $("#chat-title").textContent = chat.title || chat.id;
-  });
-  events.addEventListener("failed", (event) => { setSummaryState("failed", data(event).error); });
-  events.addEventListener("open", () => { document.body.dataset.events = "open"; });
-  state.events = events;
+  // fetch, not EventSource: the key travels in a header, never in the URL
+  const controller = new AbortController();
+  const handlers = {
+    state: (d) => setSummaryState(d.state, d.error),
+    summarizing: () => setSummaryState("summarizing"),
+    appended: () => loadMessages(chatId),
+    summarized: async () => {
+      setSummaryState("idle");
+      await Promise.all([loadMessages(chatId), loadSummaries(chatId)]);
+      const chat = await api(`/chats/${encodeURIComponent(chatId)}`);
+      $("#chat-title").textContent = chat.title || chat.id;
+    },
+    failed: (d) => setSummaryState("failed", d.error),
+  };
+  state.events = { close: () => controller.abort() };
+  readEvents(`/chats/${encodeURIComponent(chatId)}/events`, controller.signal, handlers)
+    .catch(() => { if (document.body.dataset.events === "open") document.body.dataset.events = "closed"; });
+}
+
+async function readEvents(path, signal, handlers) {
+  const headers = apiKey() ? { "X-API-Key": apiKey() } : {};
+  const response = await fetch(path, { headers, signal });
+  if (!response.ok) throw new Error(`events: ${response.status}`);
+  document.body.dataset.events = "open";
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value;
+    let end;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const frame = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const kind = (frame.match(/^event: (.*)$/m) || [])[1];
+      const data = (frame.match(/^data: (.*)$/m) || [])[1];
+      if (kind && data && handlers[kind]) handlers[kind](JSON.parse(data));
+    }
+  }
 }
 
 // -- routing ----------------------------------------------------------------------------------
