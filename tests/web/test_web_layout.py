@@ -151,10 +151,9 @@ async def test_context_panel_shows_the_assembled_parts(
         assert "Episode note" in shown
 
         await api.client.post("/chats/long/messages", json=exchange(99)[0])
-        await page.wait_for_function(
-            f"Number(document.querySelector('#context-panel').dataset.tokensUsed)"
-            f" !== {context['tokens_used']}"
-        )
+        # a locator wait, not wait_for_function: the page's CSP forbids the eval that needs
+        panel = page.locator(f"#context-panel:not([data-tokens-used='{context['tokens_used']}'])")
+        await panel.wait_for(state="attached")
         verbatim = page.locator(".context-part[data-kind='verbatim'] .part-text")
         assert "Question 99" in (await verbatim.text_content() or "")
         await page.close()
