@@ -16,6 +16,7 @@ from memstrata.core.context import ContextBudget
 from memstrata.embed.base import Embedder
 from memstrata.engine import MemoryEngine, RecallBackend
 from memstrata.errors import BackendError, ConfigError
+from memstrata.indexer import open_for_model
 from memstrata.llm.base import LLM
 from memstrata.storage.base import ChatStorage
 from memstrata.storage.memory import InMemoryStorage
@@ -75,12 +76,16 @@ def embedder_for(settings: Settings) -> Embedder:
 
 
 async def recall_backend(
-    settings: Settings, stack: AsyncExitStack, embedder: Embedder
+    settings: Settings,
+    stack: AsyncExitStack,
+    embedder: Embedder,
+    storage: ChatStorage | None = None,
 ) -> RecallBackend | None:
     """The recall backend for ``rag_augmented`` (None otherwise).
 
     A vector store that cannot be opened degrades to no recall (seed 000's
     ``NullVectorReader``): the memory then behaves as ``running_summary``, with a warning.
+    With ``storage``, a store of another embedding model is rebuilt from it, never mixed.
     """
     if settings.memory.strategy != "rag_augmented":
         return None
@@ -92,6 +97,10 @@ async def recall_backend(
     ranking = RankingConfig(fusion=settings.memory.rag_ranking)
     retriever = HybridRetriever(store, embedder, ranking=ranking)
     try:
+        if storage is not None:
+            await open_for_model(
+                storage, store, dimension=embedder.dimension, model_id=embedder.model_id
+            )
         await retriever.setup()
     except BackendError as exc:
         log.warning("vector store unavailable, recall is off (running_summary only): %s", exc)
@@ -127,7 +136,7 @@ async def open_memory(
         stack.push_async_callback(storage.close)
         llm = summary_llm(settings)
         embedder = embedder_for(settings)  # loads its model on first use only
-        recall = await recall_backend(settings, stack, embedder)
+        recall = await recall_backend(settings, stack, embedder, storage)
         yield MemoryEngine(
             storage,
             config=settings.memory,
