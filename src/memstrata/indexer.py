@@ -74,8 +74,9 @@ class RecallIndexer:
             batches = await self._batches(chat_ids, max_turns)
             if batches:
                 await self._store(batches)
-            for chat, stored in batches:
-                await self.storage.mark_indexed(chat.id, stored[-1].sequence)
+            if batches:
+                marks = {chat.id: stored[-1].sequence for chat, stored in batches}
+                await self.storage.mark_indexed_many(marks)
         except BackendError as exc:
             log.warning("indexing %d chats for recall failed: %s", len(batches), exc)
             return IndexRun(error=str(exc), chats=len(batches))
