@@ -115,6 +115,13 @@ class _Piece:
     position: int | None
 
 
+def _embed_distinct(embedder: Embedder, texts: list[str]) -> list[np.ndarray]:
+    """One vector per text, each distinct text embedded once (turns and sentences repeat)."""
+    distinct = list(dict.fromkeys(texts))
+    vectors = dict(zip(distinct, embedder.embed(distinct), strict=True))
+    return [vectors[text] for text in texts]
+
+
 class HybridRetriever:
     """Semantic recall: a ``VectorReader`` and ``TurnStore`` over a ``VectorStore``.
 
@@ -162,7 +169,7 @@ class HybridRetriever:
         pieces = [piece for batch in prepared for piece in batch]
         if not pieces:
             return 0
-        vectors = await asyncio.to_thread(self.embedder.embed, [p.text for p in pieces])
+        vectors = await asyncio.to_thread(_embed_distinct, self.embedder, [p.text for p in pieces])
         points = [
             VectorPoint(
                 id=point_id(p.scope, p.sequence, p.piece),
