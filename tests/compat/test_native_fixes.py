@@ -257,3 +257,29 @@ def test_orchid_supervisor_settings_become_a_memory_config() -> None:
     assert (config.strategy, config.summary_recent_turns) == ("running_summary", 4)
     assert config.truncation_max_chars == 500
     assert OrchidSupervisorConfig(history_summary_enabled=False).memory_config().strategy == "none"
+
+
+# -- a turn's own metadata travels with it through recall ---------------------------------
+
+
+async def test_recalled_turns_keep_their_metadata(tmp_path: Path) -> None:
+    from memstrata.embed.minilm import MiniLMEmbedder
+    from memstrata.recall.retriever import HybridRetriever
+    from memstrata.vectors.qdrant_edge import QdrantEdgeStore
+
+    retriever = HybridRetriever(QdrantEdgeStore(tmp_path / "vectors"), MiniLMEmbedder())
+    scope = RecallScope(chat_id="c1")
+    try:
+        turns = [
+            user("I adopted a grey kitten named Miso.", metadata={"source": "mobile", "n": 1}),
+            assistant("Miso is a lovely name for a cat."),
+        ]
+        await retriever.store_turns(scope, list(enumerate(turns, start=1)))
+        found = await retriever.get_relevant_history(
+            "What is the kitten called?", scope, k=2, similarity_threshold=0.0
+        )
+        by_text = {t.message.content: t.message.metadata for t in found}
+        assert by_text["I adopted a grey kitten named Miso."] == {"source": "mobile", "n": 1}
+        assert by_text["Miso is a lovely name for a cat."] == {}
+    finally:
+        await retriever.close()
