@@ -40,6 +40,8 @@ def test_an_answered_question_is_history_not_the_query() -> None:
     assert contents(SUPERVISOR_PIPELINE.apply(answered)) == ["question", "answer"]
     pending = [*answered, user("follow-up")]
     assert contents(SUPERVISOR_PIPELINE.apply(pending)) == ["question", "answer"]
+    blank_reply = [*pending, assistant("  ")]
+    assert contents(SUPERVISOR_PIPELINE.apply(blank_reply)) == ["question", "answer", "  "]
 
 
 def test_a_question_with_only_tool_chatter_after_it_is_still_the_query() -> None:
