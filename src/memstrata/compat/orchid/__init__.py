@@ -4,8 +4,8 @@ Import the names from here (or from the submodule named like Orchid's module): t
 structured summary types (``memory_types``), truncation (``truncation``), the agent's history
 helpers (``agent``), the running-summary and RAG memories (``memory``, ``memory_rag``), the
 vector data types (``repository``), the supervisor settings (``config``), and
-``MemstrataChatStorage``: Orchid's summary storage calls over memstrata's SQLite or
-PostgreSQL storage (``storage``).
+``MemstrataChatStorage`` and ``MemstrataTurnStore``: Orchid's summary storage and vector
+reader/writer over memstrata's storage and recall (``storage``, ``recall``).
 """
 
 from memstrata.compat.orchid.agent import OrchidAgent
@@ -23,6 +23,7 @@ from memstrata.compat.orchid.memory_types import (
     OrchidConversationSummary,
     OrchidSummaryEntity,
 )
+from memstrata.compat.orchid.recall import MemstrataTurnStore
 from memstrata.compat.orchid.repository import (
     OrchidDocument,
     OrchidRAGScope,
@@ -44,6 +45,7 @@ __all__ = [
     "SUMMARY_JSON_SCHEMA",
     "ChatModelLLM",
     "MemstrataChatStorage",
+    "MemstrataTurnStore",
     "OrchidAgent",
     "OrchidConversationSummary",
     "OrchidDocument",
