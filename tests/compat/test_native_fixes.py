@@ -285,3 +285,17 @@ async def test_recalled_turns_keep_their_metadata(tmp_path: Path) -> None:
         assert by_text["Miso is a lovely name for a cat."] == {}
     finally:
         await retriever.close()
+
+
+async def test_orbiter_generate_summary_with_memstratas_llm_summarizer() -> None:
+    from memstrata.compat.orbiter import AIMemory, HumanMemory, SummaryConfig, generate_summary
+    from memstrata.summary.templates import LLMSummarizer
+
+    llm = ScriptedLLM(default="Ann adopted a kitten called Miso.")
+    items = [HumanMemory(content="I adopted a kitten."), AIMemory(content="What is her name?")]
+    items += [HumanMemory(content="Miso."), AIMemory(content="Lovely!")]
+    result = await generate_summary(items, SummaryConfig(keep_recent=2), LLMSummarizer(llm))
+    assert result.summaries == {"conversation": "Ann adopted a kitten called Miso."}
+    sent = llm.calls[0].text
+    assert "[HUMAN]: I adopted a kitten.\n[AI]: What is her name?" in sent
+    assert "Miso." not in sent.split("[AI]: What is her name?")[1]

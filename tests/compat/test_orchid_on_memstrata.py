@@ -187,3 +187,29 @@ async def test_rag_memory_on_memstrata_recall(tmp_path: Path) -> None:
     finally:
         await recall.close()
         await storage.close()
+
+
+def test_extract_with_a_pipeline_delegates_to_it() -> None:
+    from memstrata.compat.orchid import SUPERVISOR_PIPELINE, agent_pipeline
+
+    state = {
+        "messages": [
+            HumanMessage("Plan Lisbon"),
+            AIMessage("[Supervisor] routing to planner"),
+            AIMessage("[Planner]\nDay 1: Alfama, Day 2: " + "x" * 80),
+            SystemMessage("internal note"),
+            HumanMessage("And day 3?"),
+        ]
+    }
+    supervisor = OrchidAgent.extract_conversation_history(state, pipeline=SUPERVISOR_PIPELINE)
+    assert supervisor == [
+        {"role": "user", "content": "Plan Lisbon"},
+        {"role": "assistant", "content": "[Planner]\nDay 1: Alfama, Day 2: " + "x" * 80},
+    ]
+    agent = OrchidAgent.extract_conversation_history(
+        state, pipeline=agent_pipeline(("[Planner]\n",), max_chars=30, max_turns=1)
+    )
+    assert agent == [
+        {"role": "user", "content": "Plan Lisbon"},
+        {"role": "assistant", "content": "Day 1: Alfama, Day 2: xxxxxxx…"},
+    ]
