@@ -73,7 +73,7 @@ def embedding_text(message: Message) -> str:
 
 
 def turn_payload(scope: RecallScope, sequence: int, message: Message) -> dict[str, Any]:
-    """The payload stored with a turn: scope fields plus the turn itself."""
+    """The payload stored with a turn: scope fields plus the turn itself (with its metadata)."""
     return {
         "namespace": scope.namespace,
         "tenant": scope.tenant,
@@ -87,6 +87,7 @@ def turn_payload(scope: RecallScope, sequence: int, message: Message) -> dict[st
         "timestamp": message.timestamp.isoformat() if message.timestamp else None,
         "content": message.content,
         "content_hash": message.content_hash,
+        "metadata": dict(message.metadata),
     }
 
 
@@ -100,6 +101,7 @@ def message_from_payload(payload: Mapping[str, Any]) -> Message:
         type=MessageType(payload.get("type", "text")),
         timestamp=datetime.fromisoformat(stamp) if stamp else None,
         id=payload.get("message_id"),
+        metadata=dict(payload.get("metadata") or {}),
     )
 
 
