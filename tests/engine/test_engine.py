@@ -6,16 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from memstrata import NullConversationMemory, compress_conversation_history
 from memstrata.config import MemoryConfig
 from memstrata.core.messages import Message, assistant, user
 from memstrata.core.tokens import HeuristicTokenCounter
 from memstrata.engine import MemoryEngine
 from memstrata.errors import LLMTransientError, VectorStoreError
 from memstrata.llm.base import LLMRequest
+from memstrata.null import NullConversationMemory
 from memstrata.storage.base import ChatStorage
 from memstrata.storage.memory import InMemoryStorage
 from memstrata.storage.sqlite import SqliteStorage
+from memstrata.summary.compression import compress_conversation_history
 from memstrata.summary.llm_writer import LLMSummaryWriter
 from memstrata.testing import FunctionLLM, ScriptedLLM
 from memstrata.vectors.base import RecalledTurn, RecallScope

@@ -73,5 +73,5 @@ async def test_a_reachable_model_is_ok_and_probed_once_per_interval(
 async def test_an_unreachable_model_makes_the_service_degraded(tmp_path: Path) -> None:
     (first,) = await health(tmp_path, f"http://127.0.0.1:{free_port()}/v1", calls=1)
     assert first["status"] == "degraded"
-    assert first["checks"]["llm"]["status"] == "error"
+    assert first["checks"]["llm"]["status"] == "down"
     assert "unreachable" in first["checks"]["llm"]["error"]
