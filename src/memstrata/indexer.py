@@ -69,11 +69,17 @@ class RecallIndexer:
             if batches:
                 await self._store(batches)
             for chat, stored in batches:
-                await self.storage.mark_indexed(chat.id, stored[-1].sequence)
+                await self._mark(chat, stored[-1].sequence)
         except BackendError as exc:
             log.warning("indexing %d chats for recall failed: %s", len(batches), exc)
             return IndexRun(error=str(exc), chats=len(batches))
         return IndexRun(turns=sum(len(stored) for _, stored in batches), chats=len(batches))
+
+    async def _mark(self, chat: ChatRecord, sequence: int) -> None:
+        """Move the watermark; turns stored for a chat deleted meanwhile are deleted again."""
+        if not await self.storage.mark_indexed(chat.id, sequence, incarnation=chat.incarnation):
+            log.info("chat %s was deleted while it was indexed: deleting its turns", chat.id)
+            await self.store.delete_chat(self.scope(chat))
 
     async def reindex(self, chat_id: str | None = None) -> IndexRun:
         """Rebuild the recall index of one chat (default: every chat) from storage.

@@ -1,4 +1,8 @@
-"""Per-chat summarization events, fanned out to Server-Sent-Event subscribers."""
+"""Per-chat summarization events, fanned out to Server-Sent-Event subscribers.
+
+Streams follow one incarnation of a chat (``ChatRecord.incarnation``): events of a chat
+created later under the same id never reach them, and deleting the chat ends them.
+"""
 
 from __future__ import annotations
 
@@ -25,11 +29,13 @@ class ChatEvent:
     error: str | None = None
     summary_version: int | None = None
     message_count: int | None = None
+    incarnation: str = ""
 
     def to_sse(self) -> str:
-        """The event as one Server-Sent-Events frame."""
+        """The event as one Server-Sent-Events frame (the incarnation stays internal)."""
         data = asdict(self)
         data.pop("kind")
+        data.pop("incarnation")
         return f"event: {self.kind}\ndata: {json.dumps(data)}\n\n"
 
 
@@ -37,14 +43,23 @@ class EventHub:
     """Delivers chat events to every subscriber of that chat; slow subscribers drop events."""
 
     def __init__(self) -> None:
-        self._subscribers: dict[str, set[asyncio.Queue[ChatEvent | None]]] = defaultdict(set)
+        self._subscribers: dict[tuple[str, str], set[asyncio.Queue[ChatEvent | None]]] = (
+            defaultdict(set)
+        )
 
     def publish(self, event: ChatEvent) -> None:
-        """Send ``event`` to the chat's subscribers (never blocks)."""
-        for queue in list(self._subscribers.get(event.chat_id, ())):
+        """Send ``event`` to the subscribers of its chat incarnation (never blocks)."""
+        for queue in list(self._subscribers.get((event.chat_id, event.incarnation), ())):
             if queue.full():
                 continue
             queue.put_nowait(event)
+
+    def end(self, chat_id: str, incarnation: str) -> None:
+        """End every stream of a deleted chat (the end is delivered even to a full queue)."""
+        for queue in list(self._subscribers.get((chat_id, incarnation), ())):
+            if queue.full():
+                queue.get_nowait()
+            queue.put_nowait(None)
 
     def close(self) -> None:
         """End every subscription (at shutdown)."""
@@ -54,15 +69,20 @@ class EventHub:
                     queue.put_nowait(None)
 
     def subscribers(self, chat_id: str) -> int:
-        """How many streams follow the chat."""
-        return len(self._subscribers.get(chat_id, ()))
+        """How many streams follow the chat (any incarnation)."""
+        found = [queues for (chat, _), queues in self._subscribers.items() if chat == chat_id]
+        return sum(len(queues) for queues in found)
 
     async def subscribe(
         self, chat_id: str, first: ChatEvent, *, heartbeat: float = 15.0
     ) -> AsyncIterator[str]:
-        """SSE frames for one chat: ``first``, then live events, with comment heartbeats."""
+        """SSE frames for one chat: ``first``, then live events, with comment heartbeats.
+
+        The stream follows the incarnation ``first`` names.
+        """
+        key = (chat_id, first.incarnation)
         queue: asyncio.Queue[ChatEvent | None] = asyncio.Queue(QUEUE_SIZE)
-        self._subscribers[chat_id].add(queue)
+        self._subscribers[key].add(queue)
         try:
             yield first.to_sse()
             while True:
@@ -75,6 +95,6 @@ class EventHub:
                     return
                 yield event.to_sse()
         finally:
-            self._subscribers[chat_id].discard(queue)
-            if not self._subscribers[chat_id]:
-                del self._subscribers[chat_id]
+            self._subscribers[key].discard(queue)
+            if not self._subscribers[key]:
+                del self._subscribers[key]

@@ -9,6 +9,11 @@ due chat runs the summarizer, announced by ``summarizing`` and ended by ``summar
 ``failed`` events. A failed job is retried after ``retry_seconds`` doubling per failure (up
 to ``max_retry_seconds``). ``recover()`` queues every chat with unsummarized messages, so
 work pending when the service stopped is picked up again at start-up.
+
+A job belongs to one incarnation of a chat (``ChatRecord.incarnation``): it is keyed by
+(chat id, incarnation), summarizes only that incarnation and publishes its events only to
+that incarnation's streams, so a chat deleted and created again under its id gets none of
+the old chat's work.
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ log = logging.getLogger(__name__)
 
 JobOutcome = Literal["summarized", "unchanged", "skipped", "failed", "gone"]
 RECOVER_PAGE = 200
+JobKey = tuple[str, str]
+"""(chat id, incarnation)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +85,8 @@ class SummaryJobs:
         self.workers = workers
         self.retry_seconds = retry_seconds
         self.max_retry_seconds = max_retry_seconds
-        self._slots: dict[str, _Slot] = {}
-        self._queue: asyncio.Queue[str] = asyncio.Queue()
+        self._slots: dict[JobKey, _Slot] = {}
+        self._queue: asyncio.Queue[JobKey] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
         self.runs = 0  # jobs that ran the summarizer
 
@@ -113,7 +120,7 @@ class SummaryJobs:
                 )
                 for chat in page:
                     if chat.message_count > chat.last_summarized_sequence:
-                        self.notify(chat.id, chat.tenant)
+                        self.notify(chat.id, chat.tenant, incarnation=chat.incarnation)
                         queued += 1
                 if len(page) < RECOVER_PAGE:
                     break
@@ -126,17 +133,19 @@ class SummaryJobs:
 
     # -- the write path's side ---------------------------------------------------------------
 
-    def notify(self, chat_id: str, tenant: str) -> None:
+    def notify(self, chat_id: str, tenant: str, *, incarnation: str = "") -> None:
         """New messages in a chat: queue a job, or mark the running one dirty."""
-        slot = self._slots.setdefault(chat_id, _Slot(tenant))
+        key = (chat_id, incarnation)
+        slot = self._slots.setdefault(key, _Slot(tenant))
         if slot.running:
             slot.dirty = True
         elif not slot.queued and slot.retry is None:
-            self._enqueue(chat_id, slot)
+            self._enqueue(key, slot)
 
-    async def run_now(self, chat_id: str, tenant: str) -> JobResult:
+    async def run_now(self, chat_id: str, tenant: str, *, incarnation: str = "") -> JobResult:
         """Summarize now, even below the trigger, through the chat's job queue; wait for it."""
-        slot = self._slots.setdefault(chat_id, _Slot(tenant))
+        key = (chat_id, incarnation)
+        slot = self._slots.setdefault(key, _Slot(tenant))
         waiter: asyncio.Future[JobResult] = asyncio.get_running_loop().create_future()
         slot.waiters.append(waiter)
         slot.force = True
@@ -146,52 +155,52 @@ class SummaryJobs:
         if slot.running:
             slot.dirty = True
         elif not slot.queued:
-            self._enqueue(chat_id, slot)
+            self._enqueue(key, slot)
         return await waiter
 
-    def forget(self, chat_id: str) -> None:
-        """Drop a deleted chat's state."""
-        slot = self._slots.get(chat_id)
+    def forget(self, chat_id: str, *, incarnation: str = "") -> None:
+        """Drop a deleted chat's state; its queued or running job finds the chat gone."""
+        slot = self._slots.get((chat_id, incarnation))
         if slot is not None and not (slot.running or slot.queued):
             if slot.retry is not None:
                 slot.retry.cancel()
-            self._slots.pop(chat_id, None)
+            self._slots.pop((chat_id, incarnation), None)
 
-    def state(self, chat_id: str) -> tuple[SummaryState, str | None]:
+    def state(self, chat_id: str, *, incarnation: str = "") -> tuple[SummaryState, str | None]:
         """The chat's summary state and last error."""
-        slot = self._slots.get(chat_id)
+        slot = self._slots.get((chat_id, incarnation))
         if slot is None:
             return "idle", None
         return slot.state, slot.last_error
 
-    def event(self, chat_id: str) -> ChatEvent:
+    def event(self, chat_id: str, *, incarnation: str = "") -> ChatEvent:
         """The chat's current state as a ``state`` event."""
-        state, error = self.state(chat_id)
-        return ChatEvent("state", chat_id, state, error=error)
+        state, error = self.state(chat_id, incarnation=incarnation)
+        return ChatEvent("state", chat_id, state, error=error, incarnation=incarnation)
 
     # -- workers ------------------------------------------------------------------------------
 
-    def _enqueue(self, chat_id: str, slot: _Slot) -> None:
+    def _enqueue(self, key: JobKey, slot: _Slot) -> None:
         slot.queued = True
-        self._queue.put_nowait(chat_id)
+        self._queue.put_nowait(key)
 
     async def _work(self) -> None:
         while True:
-            chat_id = await self._queue.get()
+            key = await self._queue.get()
             try:
-                await self._take(chat_id)
+                await self._take(key)
             finally:
                 self._queue.task_done()
 
-    async def _take(self, chat_id: str) -> None:
-        slot = self._slots.get(chat_id)
+    async def _take(self, key: JobKey) -> None:
+        slot = self._slots.get(key)
         if slot is None:
             return
         slot.queued, slot.running, slot.dirty = False, True, False
         force, slot.force = slot.force, False
         waiters, slot.waiters = (slot.waiters, []) if force else ([], slot.waiters)
         try:
-            result = await self._run(chat_id, slot, force=force)
+            result = await self._run(key, slot, force=force)
         finally:
             slot.running = False
         for waiter in waiters:
@@ -199,78 +208,82 @@ class SummaryJobs:
                 waiter.set_result(result)
         again = slot.dirty or slot.force or result.outcome == "summarized"
         if result.outcome == "gone":
-            self._slots.pop(chat_id, None)
+            self._slots.pop(key, None)
         elif again and slot.retry is None:
-            self._enqueue(chat_id, slot)
+            self._enqueue(key, slot)
         elif slot.disposable:
-            self._slots.pop(chat_id, None)
+            self._slots.pop(key, None)
 
-    async def _run(self, chat_id: str, slot: _Slot, *, force: bool) -> JobResult:
+    async def _run(self, key: JobKey, slot: _Slot, *, force: bool) -> JobResult:
+        chat_id, incarnation = key
         try:
-            if not force and not await self._due(chat_id):
+            if not force and not await self._due(key):
                 if slot.state == "failed" and slot.retry is None:
                     slot.state, slot.last_error, slot.failures = "idle", None, 0
                 self.metrics.jobs.labels("skipped").inc()
                 return JobResult("skipped")
-            started = ChatEvent("summarizing", chat_id, "summarizing")
-            self._set(chat_id, slot, "summarizing", started)
-            outcome = await self._summarize(chat_id, force=force)
+            started = ChatEvent("summarizing", chat_id, "summarizing", incarnation=incarnation)
+            self._set(slot, "summarizing", started)
+            outcome = await self._summarize(key, force=force)
         except NotFoundError:
             return JobResult("gone")
         except BackendError as exc:
-            return self._failed(chat_id, slot, str(exc))
+            return self._failed(key, slot, str(exc))
         except Exception as exc:  # a bug must not kill the worker; the job is retried
             log.exception("summarization job for chat %s crashed", chat_id)
-            return self._failed(chat_id, slot, f"{type(exc).__name__}: {exc}")
+            return self._failed(key, slot, f"{type(exc).__name__}: {exc}")
         usage = outcome.plan.usage
         self.metrics.tokens.labels(slot.tenant, "input").inc(usage.input_tokens)
         self.metrics.tokens.labels(slot.tenant, "output").inc(usage.output_tokens)
         if outcome.plan.error is not None:
-            return self._failed(chat_id, slot, str(outcome.plan.error))
-        return self._succeeded(chat_id, slot, outcome)
+            return self._failed(key, slot, str(outcome.plan.error))
+        return self._succeeded(key, slot, outcome)
 
-    async def _summarize(self, chat_id: str, *, force: bool) -> SummarizeOutcome:
+    async def _summarize(self, key: JobKey, *, force: bool) -> SummarizeOutcome:
         self.metrics.running.inc()
         started = time.perf_counter()
         try:
-            return await self.engine.summarize(chat_id, force=force)
+            return await self.engine.summarize(key[0], force=force, incarnation=key[1])
         finally:
             self.runs += 1
             self.metrics.running.dec()
             self.metrics.job_seconds.observe(time.perf_counter() - started)
 
-    async def _due(self, chat_id: str) -> bool:
+    async def _due(self, key: JobKey) -> bool:
         """Whether the trigger holds: loads the state, runs no summarizer."""
-        return await self.engine.summary_due(chat_id)
+        return await self.engine.summary_due(key[0], incarnation=key[1])
 
-    def _succeeded(self, chat_id: str, slot: _Slot, outcome: SummarizeOutcome) -> JobResult:
+    def _succeeded(self, key: JobKey, slot: _Slot, outcome: SummarizeOutcome) -> JobResult:
         ranges = [(row.episode_first, row.episode_last) for row in outcome.plan.rows]
         slot.failures, slot.last_error = 0, None
         version = outcome.chat.summary_version if outcome.chat else None
-        event = ChatEvent("summarized", chat_id, "idle", ranges, summary_version=version)
-        self._set(chat_id, slot, "idle", event)
+        event = ChatEvent(
+            "summarized", key[0], "idle", ranges, summary_version=version, incarnation=key[1]
+        )
+        self._set(slot, "idle", event)
         kind: JobOutcome = "summarized" if outcome.changed else "unchanged"
         self.metrics.jobs.labels(kind).inc()
         return JobResult(kind, ranges)
 
-    def _failed(self, chat_id: str, slot: _Slot, error: str) -> JobResult:
+    def _failed(self, key: JobKey, slot: _Slot, error: str) -> JobResult:
         slot.failures += 1
         slot.last_error = error
-        self._set(chat_id, slot, "failed", ChatEvent("failed", chat_id, "failed", error=error))
+        event = ChatEvent("failed", key[0], "failed", error=error, incarnation=key[1])
+        self._set(slot, "failed", event)
         self.metrics.jobs.labels("failed").inc()
         delay = min(self.max_retry_seconds, self.retry_seconds * 2 ** (slot.failures - 1))
-        log.warning("summarizing chat %s failed (retry in %.1fs): %s", chat_id, delay, error)
-        slot.retry = asyncio.get_running_loop().call_later(delay, self._retry, chat_id)
+        log.warning("summarizing chat %s failed (retry in %.1fs): %s", key[0], delay, error)
+        slot.retry = asyncio.get_running_loop().call_later(delay, self._retry, key)
         return JobResult("failed", error=error)
 
-    def _retry(self, chat_id: str) -> None:
-        slot = self._slots.get(chat_id)
+    def _retry(self, key: JobKey) -> None:
+        slot = self._slots.get(key)
         if slot is None:
             return
         slot.retry = None
         if not (slot.running or slot.queued):
-            self._enqueue(chat_id, slot)
+            self._enqueue(key, slot)
 
-    def _set(self, chat_id: str, slot: _Slot, state: SummaryState, event: ChatEvent) -> None:
+    def _set(self, slot: _Slot, state: SummaryState, event: ChatEvent) -> None:
         slot.state = state
         self.hub.publish(event)

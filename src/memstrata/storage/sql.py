@@ -202,6 +202,7 @@ class SqlStorage(StorageBase):
             title=title,
             created_at=now,
             updated_at=now,
+            incarnation=uuid.uuid4().hex,
         )
         async with self._transaction(f"create_chat({chat.id!r})", write=True) as (conn, _):
             if await conn.scalar(select(chats.c.id).where(chats.c.id == chat.id)) is not None:
@@ -233,11 +234,19 @@ class SqlStorage(StorageBase):
             rows = (await conn.execute(query)).all()
         return [_chat_record(row) for row in rows]
 
-    async def mark_indexed(self, chat_id: str, sequence: int) -> None:
-        """Move the chat's recall-index watermark up to ``sequence`` (never down)."""
+    async def mark_indexed(
+        self, chat_id: str, sequence: int, *, incarnation: str | None = None
+    ) -> bool:
+        """Move the chat's recall-index watermark up to ``sequence`` (never down).
+
+        False when the chat (of ``incarnation``, when given) no longer exists.
+        """
+        same = [chats.c.id == chat_id]
+        if incarnation is not None:
+            same.append(chats.c.incarnation == incarnation)
         statement = (
             update(chats)
-            .where(chats.c.id == chat_id, chats.c.indexed_sequence < sequence)
+            .where(*same, chats.c.indexed_sequence < sequence)
             .values(
                 indexed_sequence=case(
                     (chats.c.message_count < sequence, chats.c.message_count), else_=sequence
@@ -245,7 +254,9 @@ class SqlStorage(StorageBase):
             )
         )
         async with self._transaction(f"mark_indexed({chat_id!r})", write=True) as (conn, _):
-            await conn.execute(statement)
+            if (await conn.execute(statement)).rowcount:
+                return True
+            return await conn.scalar(select(chats.c.id).where(*same)) is not None
 
     async def index_backlog(self, *, limit: int = 100) -> list[ChatRecord]:
         """Chats whose recall index lags their messages, the longest waiting first."""
@@ -279,6 +290,16 @@ class SqlStorage(StorageBase):
         async with self._transaction(f"delete_chat({chat_id!r})", write=True) as (conn, _):
             result = await conn.execute(statement)
         return bool(result.rowcount)
+
+    async def delete_chats(self, *, tenant: str, user: str | None = None) -> list[ChatRecord]:
+        """Delete every chat of a tenant (or of one of its users) in one transaction."""
+        where = [chats.c.tenant == tenant]
+        if user is not None:
+            where.append(chats.c.user_id == user)
+        statement = delete(chats).where(*where).returning(*chats.c)
+        async with self._transaction(f"delete_chats({tenant!r})", write=True) as (conn, _):
+            rows = (await conn.execute(statement)).all()
+        return sorted((_chat_record(row) for row in rows), key=lambda chat: chat.id)
 
     # -- messages ----------------------------------------------------------------------
 
@@ -373,6 +394,7 @@ def _chat_values(chat: ChatRecord) -> dict[str, Any]:
         "message_count": chat.message_count,
         "last_summarized_sequence": chat.last_summarized_sequence,
         "summary_version": chat.summary_version,
+        "incarnation": chat.incarnation,
     }
 
 
@@ -389,6 +411,7 @@ def _chat_record(row: Row[Any]) -> ChatRecord:
         last_summarized_sequence=m["last_summarized_sequence"],
         summary_version=m["summary_version"],
         indexed_sequence=m["indexed_sequence"],
+        incarnation=m["incarnation"],
     )
 
 
