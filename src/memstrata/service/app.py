@@ -21,7 +21,7 @@ from fastapi.staticfiles import StaticFiles
 from memstrata.config import Settings
 from memstrata.engine import MemoryEngine
 from memstrata.errors import MemstrataError
-from memstrata.service import health, routes
+from memstrata.service import deletion_routes, health, routes
 from memstrata.service.errors import install_error_handlers
 from memstrata.service.metrics import MetricsMiddleware, ServiceMetrics
 from memstrata.service.state import Service
@@ -69,6 +69,7 @@ def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None 
     install_error_handlers(app)
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     app.include_router(routes.router)
+    app.include_router(deletion_routes.router)
     app.include_router(health.router)
     app.mount("/ui", StaticFiles(directory=STATIC, html=True), name="ui")
 

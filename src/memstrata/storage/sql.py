@@ -139,6 +139,9 @@ class SqlStorage(StorageBase):
     async def _lock_schema(self, conn: AsyncConnection) -> None:
         """Serialize concurrent migrations for this transaction (a backend's hook)."""
 
+    async def _after_delete(self) -> None:
+        """After a committed deletion: erase what the database's files keep (a backend's hook)."""
+
     # -- transactions ------------------------------------------------------------------
 
     @asynccontextmanager
@@ -289,6 +292,8 @@ class SqlStorage(StorageBase):
             statement = statement.where(chats.c.tenant == tenant)
         async with self._transaction(f"delete_chat({chat_id!r})", write=True) as (conn, _):
             result = await conn.execute(statement)
+        if result.rowcount:
+            await self._after_delete()
         return bool(result.rowcount)
 
     async def delete_chats(self, *, tenant: str, user: str | None = None) -> list[ChatRecord]:
@@ -299,6 +304,8 @@ class SqlStorage(StorageBase):
         statement = delete(chats).where(*where).returning(*chats.c)
         async with self._transaction(f"delete_chats({tenant!r})", write=True) as (conn, _):
             rows = (await conn.execute(statement)).all()
+        if rows:
+            await self._after_delete()
         return sorted((_chat_record(row) for row in rows), key=lambda chat: chat.id)
 
     # -- messages ----------------------------------------------------------------------

@@ -5,22 +5,30 @@ Every connection runs with WAL journaling (readers never block the writer), a bu
 cascades). memstrata issues ``BEGIN`` itself: ``BEGIN IMMEDIATE`` for writes, so a write
 transaction holds the write lock from its first statement and never fails upgrading a read
 lock, and a plain deferred ``BEGIN`` for reads, which see one consistent snapshot.
+
+Deleted rows do not stay readable in the files: ``secure_delete`` overwrites freed content
+with zeros, and after a deletion the write-ahead log is checkpointed and truncated.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import sqlite3
 import time
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, event
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from memstrata.errors import StorageUnavailableError
 from memstrata.storage.base import DEFAULT_SMART_LOAD_TAIL
 from memstrata.storage.config import DEFAULT_BUSY_TIMEOUT_SECONDS, default_sqlite_path
 from memstrata.storage.sql import WRITE_OPTION, SqlStorage
+
+log = logging.getLogger(__name__)
 
 
 class SqliteStorage(SqlStorage):
@@ -62,6 +70,20 @@ class SqliteStorage(SqlStorage):
                 f"{exc} - {self.unavailable_hint}"
             ) from exc
 
+    async def _after_delete(self) -> None:
+        """Checkpoint and truncate the write-ahead log, which still holds the deleted rows.
+
+        Best effort: a reader holding an old snapshot lets the checkpoint finish only in
+        part; the log is then truncated by the next deletion or at the next checkpoint.
+        """
+        try:
+            async with self._writer, self.engine.connect() as conn:
+                driver = (await conn.get_raw_connection()).driver_connection
+                assert driver is not None  # an open pooled connection
+                await driver.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except (SQLAlchemyError, OSError, sqlite3.Error) as exc:
+            log.warning("%s: truncating the write-ahead log after a deletion failed: %s", self, exc)
+
     def _on_connect(self, dbapi_connection: Any, _record: Any) -> None:
         # Take BEGIN away from the driver: ``_begin`` emits it with the right mode.
         dbapi_connection.isolation_level = None
@@ -69,6 +91,7 @@ class SqliteStorage(SqlStorage):
         try:
             cursor.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
             cursor.execute("PRAGMA foreign_keys = ON")
+            cursor.execute("PRAGMA secure_delete = ON")
             self._use_wal(cursor)
             cursor.execute("PRAGMA synchronous = NORMAL")
         finally:
