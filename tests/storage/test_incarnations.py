@@ -10,6 +10,7 @@ import asyncio
 import json
 
 import pytest
+from sqlalchemy import text
 
 from memstrata.config import MemoryConfig
 from memstrata.core.messages import assistant, user
@@ -139,3 +140,27 @@ async def test_a_job_pinned_to_the_old_incarnation_finds_the_chat_gone(
     with pytest.raises(NotFoundError):
         await engine.summarize("x", force=True, incarnation=old.incarnation)
     assert await storage.list_summaries("x") == []
+
+
+async def test_chats_made_before_incarnations_migrate_to_the_empty_one(sql_backend) -> None:  # type: ignore[no-untyped-def]
+    storage = sql_backend.open()
+    await storage.create_chat("old", tenant="a", title="kept")
+    await storage.append_messages("old", [user("a1"), assistant("a2"), user("a3")])
+    async with storage.engine.begin() as conn:  # back to what version 4 left
+        await conn.execute(text("ALTER TABLE chats DROP COLUMN incarnation"))
+        await conn.execute(text("DELETE FROM memstrata_schema WHERE version = 5"))
+    await storage.close()
+    upgraded = sql_backend.open()
+    chat = await upgraded.get_chat("old")
+    assert chat is not None and chat.incarnation == ""
+    assert (chat.title, chat.message_count) == ("kept", 3)
+    commit = TurnCommit(
+        "old",
+        summaries=(SummaryRow("old", "a summary"),),
+        last_summarized_sequence=2,
+        expected_summary_version=0,
+        incarnation="",
+    )
+    assert len((await upgraded.commit_turn(commit)).summaries) == 1
+    assert await upgraded.mark_indexed("old", 3, incarnation="")
+    assert (await upgraded.create_chat("new")).incarnation != ""
