@@ -76,7 +76,14 @@ class RecallIndexer:
                 await self._store(batches)
             if batches:
                 marks = {chat.id: stored[-1].sequence for chat, stored in batches}
-                await self.storage.mark_indexed_many(marks)
+                incarnations = {chat.id: chat.incarnation for chat, _ in batches}
+                gone = await self.storage.mark_indexed_many(marks, incarnations=incarnations)
+                for chat, _ in batches:
+                    if chat.id in gone:
+                        log.info(
+                            "chat %s was deleted while it was indexed: deleting its turns", chat.id
+                        )
+                        await self.store.delete_chat(self.scope(chat))
         except BackendError as exc:
             log.warning("indexing %d chats for recall failed: %s", len(batches), exc)
             return IndexRun(error=str(exc), chats=len(batches))

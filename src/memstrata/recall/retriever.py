@@ -39,7 +39,14 @@ from memstrata.recall.lexical import (
     split_sentences,
 )
 from memstrata.recall.ranking import RankingConfig, rank
-from memstrata.vectors.base import RecalledTurn, RecallScope, ScoredPoint, VectorPoint, VectorStore
+from memstrata.vectors.base import (
+    CompactingStore,
+    RecalledTurn,
+    RecallScope,
+    ScoredPoint,
+    VectorPoint,
+    VectorStore,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -57,9 +64,13 @@ POINT_NAMESPACE = uuid.UUID("6f1c1f4e-58a4-4b8e-9d55-3c4b5e0d7a21")
 def point_id(scope: RecallScope, sequence: int, piece: int = 0) -> str:
     """The deterministic id of a turn's vector: a UUIDv5 of the scope, sequence and piece.
 
-    Piece 0 is the whole turn; pieces 1.. are its sentences (when it has several).
+    Piece 0 is the whole turn; pieces 1.. are its sentences (when it has several). The chat's
+    incarnation is part of the key (when it has one), so a re-created chat id never shares
+    a point with the deleted chat's turns.
     """
     parts: tuple[str, ...] = (scope.namespace, scope.tenant, scope.user or "", scope.chat_id)
+    if scope.incarnation:
+        parts = (*parts, scope.incarnation)
     parts = (*parts, str(sequence))
     if piece:
         parts = (*parts, str(piece))
@@ -79,6 +90,7 @@ def turn_payload(scope: RecallScope, sequence: int, message: Message) -> dict[st
         "tenant": scope.tenant,
         "user": scope.user,
         "chat_id": scope.chat_id,
+        "incarnation": scope.incarnation,
         "role": message.role.value,
         "name": message.name,
         "type": message.type.value,
@@ -222,9 +234,21 @@ class HybridRetriever:
         return [whole, *(f"{message.speaker()}: {sentence}" for sentence in sentences)]
 
     async def delete_chat(self, scope: RecallScope) -> None:
-        """Remove every stored turn of the chat."""
-        self._speakers.pop(scope, None)
-        await self.store.delete(scope)
+        """Remove every stored turn of the chat (compacting the store's files after)."""
+        await self.delete_chats([scope])
+
+    async def delete_chats(self, scopes: Sequence[RecallScope]) -> None:
+        """Remove every stored turn of these chats, then compact the store once.
+
+        A store that keeps deleted points in its files until compacted
+        (:class:`CompactingStore`) is compacted, so deleted text does not stay readable.
+        """
+        await self.setup()
+        for scope in scopes:
+            self._speakers.pop(scope, None)
+            await self.store.delete(scope)
+        if scopes and isinstance(self.store, CompactingStore):
+            await self.store.compact()
 
     async def get_relevant_history(
         self,

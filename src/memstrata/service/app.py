@@ -21,7 +21,7 @@ from fastapi.staticfiles import StaticFiles
 from memstrata.config import Settings
 from memstrata.engine import MemoryEngine
 from memstrata.errors import MemstrataError
-from memstrata.service import health, routes
+from memstrata.service import deletion_routes, health, routes
 from memstrata.service.body import BodyGate
 from memstrata.service.compat_routes import SummaryJSONBodies
 from memstrata.service.edge import EdgeGate
@@ -90,6 +90,7 @@ def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None 
     app.add_middleware(EdgeGate, config=settings.service)
     redact_access_log()
     app.include_router(routes.router)
+    app.include_router(deletion_routes.router)
     app.include_router(health.router)
     app.mount("/ui", StaticFiles(directory=STATIC, html=True), name="ui")
 

@@ -152,7 +152,7 @@ async def append_messages(
             for i, m in enumerate(messages)
         ]
     stored = await service.append(chat, messages)
-    state, _ = service.jobs.state(chat.id)
+    state, _ = service.jobs.state(chat.id, incarnation=chat.incarnation)
     return AppendOut(
         chat_id=chat.id,
         stored=[MessageOut.of(item) for item in stored],
@@ -209,8 +209,8 @@ async def list_summaries(chat: ChatDep, service: ServiceDep) -> SummaryList:
 @router.post("/chats/{chat_id}/summarize", tags=["summaries"], responses=CHAT_ROUTE)
 async def summarize_now(chat: ChatDep, service: ServiceDep) -> SummarizeOut:
     """Summarize now, even below the trigger, through the chat's job queue."""
-    result = await service.jobs.run_now(chat.id, chat.tenant)
-    state, _ = service.jobs.state(chat.id)
+    result = await service.jobs.run_now(chat.id, chat.tenant, incarnation=chat.incarnation)
+    state, _ = service.jobs.state(chat.id, incarnation=chat.incarnation)
     return SummarizeOut(
         chat_id=chat.id,
         outcome=result.outcome,
@@ -250,7 +250,9 @@ async def update_summary(
 @router.get("/chats/{chat_id}/events", tags=["events"], responses=CHAT_ROUTE)
 async def chat_events(chat: ChatDep, service: ServiceDep) -> StreamingResponse:
     """Server-Sent Events: ``state`` first, then ``summarizing``/``summarized``/``failed``."""
-    stream = service.hub.subscribe(chat.id, service.jobs.event(chat.id))
+    stream = service.hub.subscribe(
+        chat.id, service.jobs.event(chat.id, incarnation=chat.incarnation)
+    )
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     return StreamingResponse(
         _public_events(stream), media_type="text/event-stream", headers=headers
