@@ -232,7 +232,7 @@ class SummaryOut(BaseModel):
             version=row.version,
             created_at=row.created_at,
             updated_at=row.updated_at,
-            structured=_structured(row),
+            structured=scrub(_structured(row)),
         )
 
 
