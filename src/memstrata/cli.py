@@ -610,6 +610,18 @@ def _chat_json(record: ChatRecord) -> dict[str, Any]:
     }
 
 
+@app.command("mcp")
+def mcp_server(config: ConfigOption = None) -> None:
+    """Serve the memory tools to an MCP client over stdio (needs memstrata[mcp])."""
+    settings = _settings(config)
+    try:
+        from memstrata.mcp import run_stdio
+    except ModuleNotFoundError as exc:
+        err.print(f"[bold red]Error:[/] {exc}", highlight=False)
+        raise typer.Exit(2) from None
+    run_stdio(settings)
+
+
 # -- config -------------------------------------------------------------------------------------
 
 

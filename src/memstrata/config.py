@@ -177,11 +177,29 @@ class ServiceConfig(_Strict):
     host: str = "127.0.0.1"
     port: int = Field(8765, ge=0, le=65535)
     api_keys: dict[str, str] = Field(default_factory=dict, description="API key -> tenant.")
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="Host names accepted besides loopback ones (keyless mode checks Host).",
+    )
     max_message_chars: int = Field(100_000, ge=1)
     max_batch_size: int = Field(500, ge=1)
+    max_body_bytes: int = Field(16_000_000, ge=1024, description="A request body's size.")
+    max_id_chars: int = Field(200, ge=1, description="Chat, message and tool-call ids.")
+    max_name_chars: int = Field(200, ge=1, description="Message names and chat users.")
+    max_title_chars: int = Field(500, ge=1)
+    max_metadata_bytes: int = Field(16_384, ge=2, description="A message's metadata as JSON.")
+    max_metadata_depth: int = Field(8, ge=1, description="Nesting of a message's metadata.")
+    max_tool_calls: int = Field(128, ge=0, description="Tool-call ids on one message.")
+    max_query_chars: int = Field(10_000, ge=1, description="A context request's query.")
+    max_summary_chars: int = Field(100_000, ge=1, description="A summary row's text.")
     summary_workers: int = Field(2, ge=1)
     summary_retry_seconds: float = Field(5.0, gt=0)
     summary_retry_max_seconds: float = Field(300.0, gt=0, description="Backoff ceiling.")
+    job_queue: Literal["auto", "local", "postgres"] = Field(
+        "auto", description="auto: jobs leased in PostgreSQL when storage is PostgreSQL."
+    )
+    job_lease_seconds: float = Field(30.0, ge=1, description="A dead replica's jobs wait this.")
+    job_poll_seconds: float = Field(2.0, gt=0, description="Idle workers look this often.")
 
 
 class Settings(_Strict):

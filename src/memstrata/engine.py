@@ -404,13 +404,17 @@ class MemoryEngine:
         if not query:
             return []
         k = self.config.rag_k
-        return await self.recall.get_relevant_history(
-            query,
-            self.scope(chat),
-            k=auto_k(budget) if k == "auto" else k,
-            similarity_threshold=self.config.rag_similarity_threshold,
-            exclude_hashes=frozenset(message.content_hash for message in certain),
-        )
+        try:
+            return await self.recall.get_relevant_history(
+                query,
+                self.scope(chat),
+                k=auto_k(budget) if k == "auto" else k,
+                similarity_threshold=self.config.rag_similarity_threshold,
+                exclude_hashes=frozenset(message.content_hash for message in certain),
+            )
+        except Exception as exc:  # noqa: BLE001 - a custom reader's failure leaves recall empty
+            log.warning("recall failed for chat %s, continuing without: %r", chat.id, exc)
+            return []
 
     def scope(self, chat: ChatRecord) -> RecallScope:
         """The recall scope of a chat."""

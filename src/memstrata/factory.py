@@ -118,7 +118,7 @@ async def recall_backend(
     except BackendError as exc:
         log.warning("vector store unavailable, recall is off (running_summary only): %s", exc)
         await store.close()
-        return NullVectorReader()
+        return NullVectorReader(unavailable=str(exc))
     stack.push_async_callback(retriever.close)
     return retriever
 

@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from memstrata.errors import BackendError
+from memstrata.errors import BackendError, MemstrataError, VectorStoreError
 from memstrata.storage.base import ChatRecord, ChatStorage, StoredMessage
 from memstrata.vectors.base import BatchTurnStore, RecallScope, TurnStore
 
@@ -119,6 +119,17 @@ class RecallIndexer:
         return batches
 
     async def _store(self, batches: Sequence[Batch]) -> None:
+        """Store the batches; a custom store's own exception becomes a ``VectorStoreError``."""
+        try:
+            await self._store_turns(batches)
+        except MemstrataError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - any foreign error is a store failure here
+            raise VectorStoreError(
+                f"storing turns for recall failed: {type(exc).__name__}: {exc}"
+            ) from exc
+
+    async def _store_turns(self, batches: Sequence[Batch]) -> None:
         pairs = [
             (self.scope(chat), [(item.sequence, item.message) for item in stored])
             for chat, stored in batches

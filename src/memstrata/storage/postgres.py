@@ -7,16 +7,18 @@ lock so that two processes starting on an empty database do not both create the 
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
-from sqlalchemy import URL, make_url, text
+from sqlalchemy import URL, Connection, make_url, text
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
 
 from memstrata.errors import ConfigError, MissingExtraError
 from memstrata.storage.base import DEFAULT_SMART_LOAD_TAIL
 from memstrata.storage.config import DEFAULT_CONNECT_TIMEOUT_SECONDS
-from memstrata.storage.sql import SqlStorage
+from memstrata.storage.sql import AsyncEngineStorage
 
 # pg_advisory_xact_lock key: the bytes of "memstrat" as a signed 64-bit integer.
 _SCHEMA_LOCK_KEY = int.from_bytes(b"memstrat", "big", signed=True)
@@ -37,7 +39,7 @@ def postgres_url(dsn: str) -> URL:
     return url.set(drivername="postgresql+asyncpg")
 
 
-class PostgresStorage(SqlStorage):
+class PostgresStorage(AsyncEngineStorage):
     """``ChatStorage`` on a PostgreSQL server, given a DSN."""
 
     backend_name = "PostgreSQL"
@@ -67,5 +69,12 @@ class PostgresStorage(SqlStorage):
         location = url.set(drivername="postgresql").render_as_string(hide_password=True)
         super().__init__(engine, location=location, smart_load_tail=smart_load_tail)
 
-    async def _lock_schema(self, conn: AsyncConnection) -> None:
-        await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK_KEY})
+    @asynccontextmanager
+    async def job_transaction(self, operation: str) -> AsyncIterator[AsyncConnection]:
+        """One short transaction for the job queue (``pg_jobs``); errors as ``StorageError``."""
+        await self.setup()
+        async with self.async_transaction(operation, write=True) as (conn, _):
+            yield conn
+
+    def _lock_schema(self, conn: Connection) -> None:
+        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK_KEY})

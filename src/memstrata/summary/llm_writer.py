@@ -7,8 +7,8 @@ from functools import reduce
 
 from memstrata.core.cleaning import clean_output
 from memstrata.core.messages import Message, format_transcript
-from memstrata.errors import LLMOutputError
-from memstrata.llm.base import LLM, ChatMessage, LLMRequest
+from memstrata.errors import LLMError, LLMOutputError, MemstrataError
+from memstrata.llm.base import LLM, ChatMessage, LLMRequest, LLMResponse
 from memstrata.summary.model import ConversationSummary
 from memstrata.summary.prompts import PromptSet
 from memstrata.summary.writer import SummaryDraft
@@ -82,6 +82,18 @@ class LLMSummaryWriter:
             schema_name="conversation_summary",
         )
 
+    async def _complete(self, request: LLMRequest) -> LLMResponse:
+        """The model's answer; a custom LLM's own exception becomes an ``LLMError``.
+
+        So the planner degrades (keeps the last good summary) whatever the model raises.
+        """
+        try:
+            return await self.llm.complete(request)
+        except MemstrataError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - any foreign error is an LLM failure here
+            raise LLMError(f"the summary LLM failed: {type(exc).__name__}: {exc}") from exc
+
     async def consolidate(
         self,
         summaries: Sequence[ConversationSummary],
@@ -91,7 +103,7 @@ class LLMSummaryWriter:
     ) -> SummaryDraft:
         """Ask the model for one digest of ``summaries``; a reply that is no summary raises."""
         request = self.build_consolidation(summaries, max_tokens=max_tokens, structured=structured)
-        response = await self.llm.complete(request)
+        response = await self._complete(request)
         if response.finish_reason == "length":
             raise LLMOutputError("the digest was cut off by the output limit; not stored")
         text = clean_output(response.text)
@@ -114,7 +126,7 @@ class LLMSummaryWriter:
     ) -> SummaryDraft:
         """Ask the model for the updated summary."""
         request = self.build_request(existing, new_messages, structured=structured)
-        response = await self.llm.complete(request)
+        response = await self._complete(request)
         if response.finish_reason == "length":
             raise LLMOutputError("the summary was cut off by the output limit; not stored")
         text = clean_output(response.text)

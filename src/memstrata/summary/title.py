@@ -8,7 +8,6 @@ from collections.abc import Sequence
 
 from memstrata.core.cleaning import clean_output
 from memstrata.core.messages import Message
-from memstrata.errors import LLMError
 from memstrata.llm.base import LLM, prompt_request
 from memstrata.summary.model import ConversationSummary
 from memstrata.summary.offline_title import MAX_TITLE_WORDS, natural_title
@@ -49,8 +48,8 @@ async def generate_title(
     prompt = render_prompt(TITLE_PROMPT, {"summary": summary.to_context_string()})
     try:
         response = await llm.complete(prompt_request(prompt, temperature=0.2, max_tokens=30))
-    except LLMError as exc:
-        log.warning("title generation failed, keeping the current title: %s", exc)
+    except Exception as exc:  # noqa: BLE001 - LLMError or a custom LLM's own error
+        log.warning("title generation failed, keeping the current title: %r", exc)
         return current or fallback_title(summary, messages)
     lines = [line for line in clean_output(response.text).splitlines() if line.strip()]
     return _tidy(lines[0]) if lines else fallback_title(summary, messages)

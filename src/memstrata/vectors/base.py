@@ -76,8 +76,24 @@ class BatchTurnStore(Protocol):
         ...
 
 
+@runtime_checkable
+class WriteCheck(Protocol):
+    """A store that can tell, without writing, whether a write would succeed now."""
+
+    async def check_writable(self) -> None:
+        """Raise ``VectorStoreError`` when a write would fail (e.g. no disk space)."""
+        ...
+
+
 class NullVectorReader:
-    """No vector store: recall returns nothing and the engine behaves as running_summary."""
+    """No vector store: recall returns nothing and the engine behaves as running_summary.
+
+    ``unavailable`` says why when it stands in for a vector store that failed to open
+    (``/healthz`` then reports the vector store down and the service degraded).
+    """
+
+    def __init__(self, unavailable: str | None = None) -> None:
+        self.unavailable = unavailable
 
     async def get_relevant_history(
         self,
