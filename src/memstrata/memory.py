@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Awaitable, Coroutine, Iterable, Mapping
+from collections.abc import Awaitable, Coroutine, Iterable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from datetime import datetime
@@ -37,6 +37,14 @@ from memstrata.engine import MemoryEngine, SummarizeOutcome
 from memstrata.errors import StorageError, UsageError
 from memstrata.factory import open_memory
 from memstrata.storage.base import ChatRecord, StoredMessage
+from memstrata.storage.user_memory import (
+    UserFact,
+    UserFactKind,
+    UserMemoryStore,
+    check_kind,
+    user_memory_for,
+)
+from memstrata.summary.user_facts import user_facts, user_part
 
 __all__ = ["AsyncChat", "AsyncMemory", "Chat", "Context", "Memory", "SummarizeMode"]
 
@@ -46,6 +54,8 @@ SummarizeMode = Literal["inline", "background", "off"]
 """When ``append`` extends the running summary: ``inline`` (before it returns, when the
 trigger holds), ``background`` (in a task; ``aclose`` waits for it), ``off`` (only
 ``chat.summarize()``)."""
+USER_MEMORY_TOKENS = 200
+USER_MEMORY_SHARE = 4  # the user part takes at most a quarter of the budget
 URL_PREFIXES = ("sqlite:", "postgresql:", "postgresql+", "postgres:", "memory:", "none:")
 
 
@@ -90,34 +100,39 @@ def _from_mapping(data: Mapping[str, Any]) -> Settings:
 class Context:
     """What to send the model for one turn, with where every part came from.
 
-    ``messages`` are OpenAI-style ``{"role", "content"}`` dicts: the recalled turns and the
-    summary as one system message, then the recent window with its real roles. ``text`` is
-    the whole context as one string; ``parts`` are the assembled parts (kind, text, token
-    count, message sequences, recall scores, summary episode ranges). ``assembled`` is the
-    engine's full result.
+    ``messages`` are OpenAI-style ``{"role", "content"}`` dicts: what is known about the
+    user from earlier chats, the recalled turns and the summary as one system message, then
+    the recent window with its real roles. ``text`` is the whole context as one string;
+    ``parts`` are the parts in order (kind, text, token count, message sequences, recall
+    scores, summary episode ranges); ``user_facts`` the user items shown, each with the chat
+    and episodes it came from. ``assembled`` is the engine's result for the chat itself.
     """
 
     assembled: AssembledContext
+    user: ContextPart | None = None
+    user_facts: tuple[UserFact, ...] = ()
 
     @property
     def parts(self) -> tuple[ContextPart, ...]:
-        """The parts in order: recalled, summary, verbatim (the ones present)."""
-        return self.assembled.parts
+        """The parts in order: user, recalled, summary, verbatim (the ones present)."""
+        head = (self.user,) if self.user is not None else ()
+        return head + self.assembled.parts
 
     @property
     def text(self) -> str:
         """The whole context as one string, parts separated by blank lines."""
-        return self.assembled.render()
+        return "\n\n".join(part.text for part in self.parts)
 
     @property
     def tokens(self) -> int:
-        """Tokens the context uses (the sum of its parts)."""
-        return self.assembled.tokens_used
+        """Tokens the context uses (the sum of its parts and their separators)."""
+        extra = self.user.tokens + 1 if self.user is not None else 0
+        return self.assembled.tokens_used + extra
 
     @property
     def budget_tokens(self) -> int:
-        """The budget it was assembled under."""
-        return self.assembled.budget_tokens
+        """The budget it was assembled under (the user part's share included)."""
+        return self.assembled.budget_tokens + (self.user.tokens + 1 if self.user else 0)
 
     @property
     def messages(self) -> list[dict[str, str]]:
@@ -130,7 +145,8 @@ class Context:
         Tool calls and tool results become assistant messages marked ``[tool call]`` /
         ``[tool result]``: a bare ``{"role", "content"}`` message cannot carry call ids.
         """
-        preamble = [text for text in (system, self.assembled.preamble()) if text]
+        known = self.user.text if self.user is not None else None
+        preamble = [text for text in (system, known, self.assembled.preamble()) if text]
         if not self.assembled.window_intact:
             preamble.append(
                 f"[{self.assembled.dropped_verbatim} older messages of the recent "
@@ -163,6 +179,8 @@ class AsyncMemory:
         tenant: The tenant every chat of this memory belongs to.
         agent: The ``agents[]`` entry whose prompts the summary model uses.
         summarize: When ``append`` extends the running summary (see ``SummarizeMode``).
+        user_memory_tokens: The most tokens of a context that what is known about the user
+            from earlier chats may take (at most a quarter of the budget); 0 leaves it out.
         engine: An engine you built yourself; it is used as is and not closed here.
     """
 
@@ -173,8 +191,11 @@ class AsyncMemory:
         tenant: str = "default",
         agent: str | None = None,
         summarize: SummarizeMode = "inline",
+        user_memory_tokens: int = USER_MEMORY_TOKENS,
         engine: MemoryEngine | None = None,
     ) -> None:
+        if user_memory_tokens < 0:
+            raise UsageError(f"user_memory_tokens must be 0 or more, not {user_memory_tokens}")
         if summarize not in ("inline", "background", "off"):
             raise UsageError(f"summarize must be inline, background or off, not {summarize!r}")
         if engine is not None and source is not None:
@@ -188,6 +209,8 @@ class AsyncMemory:
         self._lock = asyncio.Lock()
         self._tasks: dict[str, asyncio.Task[SummarizeOutcome]] = {}
         self._closed = False
+        self.user_memory_tokens = user_memory_tokens
+        self._users: UserMemoryStore | None = None
 
     async def open(self) -> MemoryEngine:
         """Open the storage and vector store (idempotent); called on first use."""
@@ -200,7 +223,16 @@ class AsyncMemory:
                 memory = open_memory(self.settings, agent=self._agent)
                 self._engine = await stack.enter_async_context(memory)
                 self._stack = stack
+            if self._users is None:
+                self._users = user_memory_for(self._engine.storage)
             return self._engine
+
+    @property
+    def users(self) -> UserMemoryStore:
+        """The store of what is kept about users across chats (after ``open()``)."""
+        if self._users is None:
+            raise UsageError("the memory is not open yet: await memory.open() or use it first")
+        return self._users
 
     @property
     def engine(self) -> MemoryEngine:
@@ -260,19 +292,62 @@ class AsyncMemory:
         return await engine.storage.list_chats(tenant=self.tenant, limit=limit, offset=offset)
 
     async def delete(self, chat_id: str) -> bool:
-        """Delete a chat with its messages, summaries and recall vectors; False if none."""
+        """Delete a chat with everything stored for it; False if there was none.
+
+        Its messages, summaries and recall vectors go, and what its user's memory took from it.
+        """
         engine = await self.open()
+        record = await engine.storage.get_chat(chat_id, tenant=self.tenant)
+        if record is not None and record.user is not None:
+            await self.users.forget(self.tenant, record.user, chat_id=chat_id)
         return await engine.delete_chat(chat_id, tenant=self.tenant)
 
-    def _after_append(self, chat_id: str) -> Awaitable[SummarizeOutcome] | None:
+    # -- user memory across chats ---------------------------------------------------------
+
+    async def user_memory(self, user: str) -> list[UserFact]:
+        """What is kept about ``user``: facts, preferences, profile lines, with provenance."""
+        await self.open()
+        return await self.users.items(self.tenant, user)
+
+    async def remember(self, user: str, text: str, *, kind: UserFactKind = "fact") -> UserFact:
+        """Keep ``text`` about ``user`` (``fact``, ``preference`` or ``profile``)."""
+        check_kind(kind)
+        if not text.strip():
+            raise UsageError("nothing to remember: the text is empty")
+        await self.open()
+        (stored,) = await self.users.add(self.tenant, user, [UserFact(kind, text.strip())])
+        return stored
+
+    async def forget(
+        self, user: str, *, ids: Sequence[int] | None = None, chat_id: str | None = None
+    ) -> int:
+        """Delete what is kept about ``user``; returns how many items went.
+
+        Only the items ``ids``, or only those taken from ``chat_id``, when given.
+        """
+        await self.open()
+        return await self.users.forget(self.tenant, user, ids=ids, chat_id=chat_id)
+
+    async def summarize(self, record: ChatRecord, *, force: bool = False) -> SummarizeOutcome:
+        """Extend a chat's summary; when it changed, refresh what its user's memory took."""
+        outcome = await self.engine.summarize(record.id, force=force)
+        if outcome.changed and record.user is not None:
+            rows = await self.engine.storage.list_summaries(record.id)
+            await self.users.replace_derived(
+                self.tenant, record.user, record.id, user_facts(record.id, rows)
+            )
+        return outcome
+
+    def _after_append(self, record: ChatRecord) -> Awaitable[SummarizeOutcome] | None:
         """The summary work an append leaves, per the summarize mode."""
+        chat_id = record.id
         if self.summarize_mode == "off":
             return None
         if self.summarize_mode == "inline":
-            return self.engine.summarize(chat_id)
+            return self.summarize(record)
         running = self._tasks.get(chat_id)
         if running is None or running.done():
-            task = asyncio.get_running_loop().create_task(self.engine.summarize(chat_id))
+            task = asyncio.get_running_loop().create_task(self.summarize(record))
             self._tasks[chat_id] = task
             task.add_done_callback(lambda done: self._forget(chat_id, done))
         return None
@@ -330,7 +405,7 @@ class AsyncChat:
             return []
         engine = await self.memory.open()
         stored = await engine.add_messages(self.id, batch)
-        pending = self.memory._after_append(self.id)
+        pending = self.memory._after_append(self.record)
         if pending is not None:
             await pending  # a failing summary model leaves the last good summary (logged)
         return stored
@@ -348,14 +423,27 @@ class AsyncChat:
         Without a query nothing is recalled. The numbers default to the configuration.
         """
         engine = await self.memory.open()
+        budget = budget_tokens or engine.config.context_max_tokens
+        part, shown = await self._known_about_user(budget, engine)
         assembled = await engine.get_context(
             self.id,
             query,
-            budget_tokens=budget_tokens,
+            budget_tokens=budget - (part.tokens + 1 if part else 0),
             recent_turns=recent_turns,
             summary_max_tokens=summary_max_tokens,
         )
-        return Context(assembled)
+        return Context(assembled, part, shown)
+
+    async def _known_about_user(
+        self, budget: int, engine: MemoryEngine
+    ) -> tuple[ContextPart | None, tuple[UserFact, ...]]:
+        """The user part: what earlier chats of this chat's user left, within its cap."""
+        cap = min(self.memory.user_memory_tokens, budget // USER_MEMORY_SHARE)
+        if self.user is None or cap <= 0:
+            return None, ()
+        facts = await self.memory.users.items(self.memory.tenant, self.user)
+        elsewhere = [fact for fact in facts if fact.chat_id != self.id]
+        return user_part(self.user, elsewhere, cap, engine.counter)
 
     async def messages(self) -> list[StoredMessage]:
         """Every stored message, oldest first."""
@@ -364,8 +452,8 @@ class AsyncChat:
 
     async def summarize(self, *, force: bool = False) -> SummarizeOutcome:
         """Extend the running summary now if its trigger holds (or ``force``)."""
-        engine = await self.memory.open()
-        return await engine.summarize(self.id, force=force)
+        await self.memory.open()
+        return await self.memory.summarize(self.record, force=force)
 
     async def delete(self) -> bool:
         """Delete this chat with its messages, summaries and recall vectors."""
@@ -450,10 +538,16 @@ class Memory:
         tenant: str = "default",
         agent: str | None = None,
         summarize: SummarizeMode = "inline",
+        user_memory_tokens: int = USER_MEMORY_TOKENS,
         engine: MemoryEngine | None = None,
     ) -> None:
         self._async = AsyncMemory(
-            source, tenant=tenant, agent=agent, summarize=summarize, engine=engine
+            source,
+            tenant=tenant,
+            agent=agent,
+            summarize=summarize,
+            user_memory_tokens=user_memory_tokens,
+            engine=engine,
         )
         self._runner = _LoopThread()
 
@@ -512,8 +606,22 @@ class Memory:
         return self._runner.run(self._async.chats(limit=limit, offset=offset))
 
     def delete(self, chat_id: str) -> bool:
-        """Delete a chat with its messages, summaries and recall vectors; False if none."""
+        """Delete a chat with everything stored for it; False if there was none."""
         return self._runner.run(self._async.delete(chat_id))
+
+    def user_memory(self, user: str) -> list[UserFact]:
+        """What is kept about ``user`` across chats, with provenance."""
+        return self._runner.run(self._async.user_memory(user))
+
+    def remember(self, user: str, text: str, *, kind: UserFactKind = "fact") -> UserFact:
+        """Keep ``text`` about ``user`` (``fact``, ``preference`` or ``profile``)."""
+        return self._runner.run(self._async.remember(user, text, kind=kind))
+
+    def forget(
+        self, user: str, *, ids: Sequence[int] | None = None, chat_id: str | None = None
+    ) -> int:
+        """Delete what is kept about ``user`` (see ``AsyncMemory.forget``)."""
+        return self._runner.run(self._async.forget(user, ids=ids, chat_id=chat_id))
 
 
 class Chat:
