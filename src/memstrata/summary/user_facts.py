@@ -21,7 +21,7 @@ from memstrata.summary.chain import row_summary
 def user_facts(chat_id: str, rows: Sequence[SummaryRow]) -> list[UserFact]:
     """The items the chat's shown summary rows hold, first mention kept, in chain order."""
     found: list[UserFact] = []
-    seen: set[tuple[str, str]] = set()
+    seen: set[str] = set()
 
     def keep(kind: UserFactKind, text: str, row: SummaryRow, core: str) -> None:
         key = " ".join(core.lower().split())  # a sentence kept once, whatever its kind
