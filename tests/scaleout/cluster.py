@@ -71,6 +71,7 @@ class Replica:
     process: subprocess.Popen[str]
     url: str = ""
     log: list[str] = field(default_factory=list)
+    reader: threading.Thread | None = None
 
     @property
     def key(self) -> str:
@@ -109,7 +110,8 @@ class Cluster:
             command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
         )
         replica = Replica(number, process)
-        threading.Thread(target=_read_log, args=(replica,), daemon=True).start()
+        replica.reader = threading.Thread(target=_read_log, args=(replica,), daemon=True)
+        replica.reader.start()
         if number < len(self.replicas):
             self.replicas[number] = replica
         else:
@@ -140,6 +142,8 @@ class Cluster:
         replica = self.replicas[number]
         os.kill(replica.process.pid, signal.SIGKILL)
         replica.process.wait(10)
+        if replica.reader is not None:
+            replica.reader.join(10)
 
     def stop(self) -> None:
         """End every replica still running (SIGTERM, then SIGKILL)."""
@@ -152,17 +156,18 @@ class Cluster:
             except subprocess.TimeoutExpired:
                 replica.process.kill()
                 replica.process.wait(10)
-            if replica.process.stderr is not None:
-                replica.process.stderr.close()
+            if replica.reader is not None:
+                replica.reader.join(10)
 
 
 def _read_log(replica: Replica) -> None:
     stream = replica.process.stderr
     assert stream is not None
-    for line in stream:
-        replica.log.append(line.rstrip())
-        if not replica.url and (found := STARTED.search(line)):
-            replica.url = f"http://127.0.0.1:{found.group(1)}"
+    with stream:  # closed at the end of the output: the process ended
+        for line in stream:
+            replica.log.append(line.rstrip())
+            if not replica.url and (found := STARTED.search(line)):
+                replica.url = f"http://127.0.0.1:{found.group(1)}"
 
 
 def _tail(replica: Replica) -> str:
