@@ -8,6 +8,7 @@ embedder, the offline summarizer) and closes everything on exit.
 from __future__ import annotations
 
 import logging
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 
@@ -16,6 +17,7 @@ from memstrata.core.context import ContextBudget
 from memstrata.embed.base import Embedder
 from memstrata.engine import MemoryEngine, RecallBackend
 from memstrata.errors import BackendError, ConfigError
+from memstrata.indexer import open_for_model
 from memstrata.llm.base import LLM
 from memstrata.storage.base import ChatStorage
 from memstrata.storage.memory import InMemoryStorage
@@ -74,13 +76,35 @@ def embedder_for(settings: Settings) -> Embedder:
     raise ConfigError(f"unknown embedder {name!r}; use minilm or hashing", path="vectors.embedder")
 
 
+def vectors_url(settings: Settings, storage: ChatStorage, stack: AsyncExitStack) -> str:
+    """The configured vector store, or by default Qdrant edge beside the chat storage.
+
+    Beside a SQLite file ``chats.db`` that is the directory ``chats-vectors``, so two
+    databases never share vectors; for in-memory storage a temporary directory removed on
+    close; for a database server ``vectors`` under the data directory.
+    """
+    url = settings.vectors.url
+    if url is not None and url.strip() != "qdrant-edge:":
+        return url
+    from memstrata.storage.sqlite import SqliteStorage
+    from memstrata.vectors.resolve import default_edge_path
+
+    if isinstance(storage, SqliteStorage):
+        return f"qdrant-edge:{storage.path.with_name(storage.path.stem + '-vectors')}"
+    if isinstance(storage, InMemoryStorage):
+        scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="memstrata-vectors-"))
+        return f"qdrant-edge:{scratch}"
+    return f"qdrant-edge:{default_edge_path()}"
+
+
 async def recall_backend(
-    settings: Settings, stack: AsyncExitStack, embedder: Embedder
+    settings: Settings, stack: AsyncExitStack, embedder: Embedder, storage: ChatStorage
 ) -> RecallBackend | None:
     """The recall backend for ``rag_augmented`` (None otherwise).
 
     A vector store that cannot be opened degrades to no recall (seed 000's
     ``NullVectorReader``): the memory then behaves as ``running_summary``, with a warning.
+    A store of another embedding model is rebuilt from ``storage``, never mixed.
     """
     if settings.memory.strategy != "rag_augmented":
         return None
@@ -88,15 +112,18 @@ async def recall_backend(
     from memstrata.recall.retriever import HybridRetriever
     from memstrata.vectors.resolve import resolve_vector_store
 
-    store = resolve_vector_store(settings.vectors.url or "qdrant-edge:")
+    store = resolve_vector_store(vectors_url(settings, storage, stack))
     ranking = RankingConfig(fusion=settings.memory.rag_ranking)
     retriever = HybridRetriever(store, embedder, ranking=ranking)
     try:
+        await open_for_model(
+            storage, store, dimension=embedder.dimension, model_id=embedder.model_id
+        )
         await retriever.setup()
     except BackendError as exc:
         log.warning("vector store unavailable, recall is off (running_summary only): %s", exc)
         await store.close()
-        return NullVectorReader()
+        return NullVectorReader(unavailable=str(exc))
     stack.push_async_callback(retriever.close)
     return retriever
 
@@ -127,7 +154,7 @@ async def open_memory(
         stack.push_async_callback(storage.close)
         llm = summary_llm(settings)
         embedder = embedder_for(settings)  # loads its model on first use only
-        recall = await recall_backend(settings, stack, embedder)
+        recall = await recall_backend(settings, stack, embedder, storage)
         yield MemoryEngine(
             storage,
             config=settings.memory,

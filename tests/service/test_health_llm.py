@@ -54,7 +54,9 @@ async def health(tmp_path: Path, base_url: str, calls: int = 2) -> list[dict]:  
         app = create_app(settings, engine=engine)
         async with app.router.lifespan_context(app):
             transport = httpx.ASGITransport(app=app)
-            async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+            async with httpx.AsyncClient(
+                transport=transport, base_url="http://localhost"
+            ) as client:
                 return [(await client.get("/healthz")).json() for _ in range(calls)]
 
 
@@ -71,5 +73,5 @@ async def test_a_reachable_model_is_ok_and_probed_once_per_interval(
 async def test_an_unreachable_model_makes_the_service_degraded(tmp_path: Path) -> None:
     (first,) = await health(tmp_path, f"http://127.0.0.1:{free_port()}/v1", calls=1)
     assert first["status"] == "degraded"
-    assert first["checks"]["llm"]["status"] == "error"
+    assert first["checks"]["llm"]["status"] == "down"
     assert "unreachable" in first["checks"]["llm"]["error"]

@@ -90,11 +90,12 @@ async def test_sqlite_connection_settings(tmp_path: Path) -> None:
         StorageConfig(sqlite_path=tmp_path / "c.db", busy_timeout_seconds=2.5)
     ) as storage:
         assert isinstance(storage, SqliteStorage)
-        async with storage.engine.connect() as conn:
-            pragmas = {
-                name: await conn.scalar(text(f"PRAGMA {name}"))
+        pragmas = await storage.transaction(
+            lambda conn: {
+                name: conn.scalar(text(f"PRAGMA {name}"))
                 for name in ("journal_mode", "foreign_keys", "busy_timeout", "synchronous")
             }
+        )
     assert pragmas == {
         "journal_mode": "wal",
         "foreign_keys": 1,

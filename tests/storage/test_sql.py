@@ -27,14 +27,15 @@ def sql(backend) -> SqlStorage:  # type: ignore[no-untyped-def]
 
 
 async def scalar(storage: SqlStorage, statement):  # type: ignore[no-untyped-def]
-    async with storage.engine.connect() as conn:
-        return await conn.scalar(statement)
+    return await storage.transaction(lambda conn: conn.scalar(statement))
 
 
 async def execute(storage: SqlStorage, *statements: str) -> None:
-    async with storage.engine.begin() as conn:
+    def run(conn):  # type: ignore[no-untyped-def]
         for statement in statements:
-            await conn.execute(text(statement))
+            conn.execute(text(statement))
+
+    await storage.transaction(run, write=True)
 
 
 # -- migrations ----------------------------------------------------------------------------
@@ -52,10 +53,9 @@ async def test_first_use_migrates_an_empty_database(sql_backend) -> None:  # typ
             for table in tables.metadata.sorted_tables
         }
 
-    async with storage.engine.connect() as conn:
-        assert await conn.run_sync(columns) == {
-            table.name: set(table.c.keys()) for table in tables.metadata.sorted_tables
-        }
+    assert await storage.transaction(columns) == {
+        table.name: set(table.c.keys()) for table in tables.metadata.sorted_tables
+    }
     versions = select(func.count()).select_from(tables.schema_versions)
     assert await scalar(storage, versions) == len(MIGRATIONS)
     await storage.setup()
@@ -77,12 +77,10 @@ async def test_concurrent_first_use_migrates_once(sql_backend) -> None:  # type:
 async def test_a_newer_database_is_refused(sql_backend) -> None:  # type: ignore[no-untyped-def]
     storage = sql(sql_backend)
     await storage.setup()
-    async with storage.engine.begin() as conn:
-        await conn.execute(
-            tables.schema_versions.insert().values(
-                version=LATEST_VERSION + 1, name="from the future", applied_at=datetime.now(UTC)
-            )
-        )
+    newest = tables.schema_versions.insert().values(
+        version=LATEST_VERSION + 1, name="from the future", applied_at=datetime.now(UTC)
+    )
+    await storage.transaction(lambda conn: conn.execute(newest), write=True)
     newer = sql(sql_backend)
     with pytest.raises(SchemaVersionError, match=f"schema version {LATEST_VERSION + 1}.*upgrade"):
         await newer.create_chat()
@@ -143,8 +141,8 @@ async def test_delete_cascades_to_rows(sql_backend) -> None:  # type: ignore[no-
     assert await storage.delete_chat(drop.id)
     for table in (tables.messages, tables.conversation_summaries):
         rows = select(table.c.chat_id).distinct()
-        async with storage.engine.connect() as conn:
-            assert (await conn.scalars(rows)).all() == [keep.id]
+        found = await storage.transaction(lambda conn, rows=rows: conn.scalars(rows).all())
+        assert found == [keep.id]
 
 
 # -- unreachable databases -----------------------------------------------------------------
@@ -224,3 +222,89 @@ async def test_writers_in_separate_processes(sql_backend) -> None:  # type: igno
     for i in range(3):
         own = [s.message.content for s in stored if s.message.content.startswith(f"p{i} ")]
         assert own == [f"p{i} {t} {part}" for t in range(15) for part in ("q", "a")]
+
+
+# -- broken connections --------------------------------------------------------------------
+
+
+async def test_a_connection_killed_mid_transaction_is_unavailable_not_a_driver_message(
+    make_backend,  # type: ignore[no-untyped-def]
+) -> None:
+    backend = await make_backend("postgres")
+    storage, admin = sql(backend), sql(backend)
+    chat = await storage.create_chat()
+    pids: list[int] = []
+
+    def slow(conn):  # type: ignore[no-untyped-def]
+        pids.append(conn.scalar(text("SELECT pg_backend_pid()")))
+        conn.execute(text("SELECT pg_sleep(10)"))
+
+    task = asyncio.create_task(storage.transaction(slow, write=True))
+    while not pids:
+        await asyncio.sleep(0.02)
+    kill = text("SELECT pg_terminate_backend(:pid)").bindparams(pid=pids[0])
+    await admin.transaction(lambda conn: conn.execute(kill))
+    with pytest.raises(StorageUnavailableError) as caught:
+        await task
+    message = str(caught.value)
+    assert "connection to the PostgreSQL database was lost" in message
+    assert "rolled back, nothing was written" in message and "Retry" in message
+    assert "terminating connection" not in message  # the driver's text stays in the log
+    stored = await storage.append_messages(chat.id, [user("after"), assistant("fine")])
+    assert [s.sequence for s in stored] == [1, 2]  # the pool dropped the dead connection
+
+
+async def test_cancelled_calls_leave_no_connection_in_a_broken_state(make_backend) -> None:  # type: ignore[no-untyped-def]
+    backend = await make_backend("postgres")
+    storage = sql(backend)
+    chat = await storage.create_chat()
+    for _ in range(5):
+        sleeping = asyncio.create_task(
+            storage.transaction(lambda conn: conn.execute(text("SELECT pg_sleep(5)")))
+        )
+        appending = asyncio.create_task(storage.append_messages(chat.id, [user("q")]))
+        await asyncio.sleep(0.05)
+        sleeping.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await sleeping
+        await appending
+    results = await asyncio.gather(
+        *(storage.append_messages(chat.id, [user(f"m{i}")]) for i in range(10)),
+        return_exceptions=True,
+    )
+    assert [r for r in results if isinstance(r, BaseException)] == []
+    assert (await storage.get_chat(chat.id)).message_count == 15  # type: ignore[union-attr]
+
+
+async def test_a_connection_lost_while_committing_is_retried_safely_by_message_ids(
+    make_backend,  # type: ignore[no-untyped-def]
+) -> None:
+    backend = await make_backend("postgres")
+    storage, admin = sql(backend), sql(backend)
+    chat = await storage.create_chat()
+    await execute(
+        storage,
+        """CREATE FUNCTION slow_commit() RETURNS trigger AS $$
+           BEGIN PERFORM pg_sleep(10); RETURN NULL; END $$ LANGUAGE plpgsql""",
+        """CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON messages
+           DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
+           WHEN (NEW.content = 'slow') EXECUTE FUNCTION slow_commit()""",
+    )
+    turn = [user("slow", id="m-1"), assistant("answer", id="m-2")]
+    task = asyncio.create_task(storage.append_messages(chat.id, turn))
+    waiting = text(
+        "SELECT pid FROM pg_stat_activity WHERE query LIKE 'COMMIT%' AND state = 'active'"
+    )
+    pids: list[int] = []
+    while not pids:
+        await asyncio.sleep(0.05)
+        pids = list(await admin.transaction(lambda conn: conn.scalars(waiting).all()))
+    kill = text("SELECT pg_terminate_backend(:pid)").bindparams(pid=pids[0])
+    await admin.transaction(lambda conn: conn.execute(kill))
+    with pytest.raises(StorageUnavailableError, match="while committing.*may or may not"):
+        await task  # the commit did not land: its ids are not there, so it is an error
+    await execute(storage, "DROP TRIGGER slow_commit ON messages")
+    stored = await storage.append_messages(chat.id, turn)  # the client's retry
+    again = await storage.append_messages(chat.id, turn)  # and another: a replay
+    assert [s.sequence for s in stored] == [s.sequence for s in again] == [1, 2]
+    assert len(await storage.list_messages(chat.id)) == 2

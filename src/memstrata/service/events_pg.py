@@ -73,6 +73,7 @@ class PostgresEventRelay:
             "c": event.chat_id,
             "s": event.state,
             "r": event.episode_ranges[:MAX_RANGES],
+            "i": event.incarnation,
         }
         with contextlib.suppress(asyncio.QueueFull):
             self._outbox.put_nowait(json.dumps(payload, separators=(",", ":")))
@@ -118,15 +119,16 @@ class PostgresEventRelay:
         if kind in ("appended", "state") and not followed:
             return None
         ranges = [(int(first), int(last)) for first, last in data.get("r", [])]
-        event = ChatEvent(kind, chat_id, data["s"], ranges)
+        incarnation = str(data.get("i", ""))
+        event = ChatEvent(kind, chat_id, data["s"], ranges, incarnation=incarnation)
         if kind == "failed":
             error = await self.jobs.last_error(chat_id)
-            event = ChatEvent(kind, chat_id, "failed", error=error)
+            event = ChatEvent(kind, chat_id, "failed", error=error, incarnation=incarnation)
         if not followed:
             return event
         chat = await self.storage.get_chat(chat_id)
-        if chat is None:
-            return None
+        if chat is None or incarnation not in ("", chat.incarnation):
+            return None  # the chat is gone, or the event was about a deleted one
         return ChatEvent(
             kind,
             chat_id,
@@ -135,4 +137,5 @@ class PostgresEventRelay:
             error=event.error,
             summary_version=chat.summary_version if kind == "summarized" else None,
             message_count=chat.message_count if kind == "appended" else None,
+            incarnation=chat.incarnation,
         )

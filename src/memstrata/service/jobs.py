@@ -32,6 +32,8 @@ __all__ = ["JobOutcome", "JobResult", "SummaryJobs", "SummaryQueue"]
 
 log = logging.getLogger(__name__)
 RECOVER_PAGE = 200
+JobKey = tuple[str, str]
+"""(chat id, incarnation): a job belongs to one incarnation of a chat."""
 
 
 class SummaryQueue(Protocol):
@@ -56,24 +58,28 @@ class SummaryQueue(Protocol):
         """Wait until nothing is queued or running (scheduled retries excepted)."""
         ...
 
-    async def notify(self, chat_id: str, tenant: str) -> None:
+    async def notify(self, chat_id: str, tenant: str, *, incarnation: str = "") -> None:
         """New messages in a chat: make sure a job will look at it."""
         ...
 
-    async def run_now(self, chat_id: str, tenant: str) -> JobResult:
+    async def run_now(self, chat_id: str, tenant: str, *, incarnation: str = "") -> JobResult:
         """Summarize now, even below the trigger, one job per chat at a time; wait for it."""
         ...
 
-    def forget(self, chat_id: str) -> None:
-        """Drop a deleted chat's state."""
+    def forget(self, chat_id: str, *, incarnation: str = "") -> None:
+        """Drop a deleted chat's state; its queued or running job finds the chat gone."""
         ...
 
-    def state(self, chat_id: str) -> tuple[SummaryState, str | None]:
+    def state(self, chat_id: str, *, incarnation: str = "") -> tuple[SummaryState, str | None]:
         """The chat's summary state and last error."""
         ...
 
-    def event(self, chat_id: str) -> ChatEvent:
-        """The chat's current state as a ``state`` event."""
+    def backlog(self) -> dict[str, int | str | None]:
+        """The queue for ``/healthz``: jobs running here, chats failing, the last error."""
+        ...
+
+    def event(self, chat_id: str, *, incarnation: str = "") -> ChatEvent:
+        """The chat's current state as a ``state`` event (of that incarnation)."""
         ...
 
     @property
@@ -119,8 +125,8 @@ class SummaryJobs:
         self.runner = SummaryRunner(engine, hub=hub, metrics=metrics)
         self.states = SummaryStates()
         hub.watch(self.states.observe)
-        self._slots: dict[str, _Slot] = {}
-        self._queue: asyncio.Queue[str] = asyncio.Queue()
+        self._slots: dict[JobKey, _Slot] = {}
+        self._queue: asyncio.Queue[JobKey] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
 
     @property
@@ -158,7 +164,7 @@ class SummaryJobs:
                 )
                 for chat in page:
                     if chat.message_count > chat.last_summarized_sequence:
-                        self._notify(chat.id, chat.tenant)
+                        self._notify((chat.id, chat.incarnation), chat.tenant)
                         queued += 1
                 if len(page) < RECOVER_PAGE:
                     break
@@ -171,20 +177,21 @@ class SummaryJobs:
 
     # -- the write path's side ---------------------------------------------------------------
 
-    async def notify(self, chat_id: str, tenant: str) -> None:
+    async def notify(self, chat_id: str, tenant: str, *, incarnation: str = "") -> None:
         """New messages in a chat: queue a job, or mark the running one dirty."""
-        self._notify(chat_id, tenant)
+        self._notify((chat_id, incarnation), tenant)
 
-    def _notify(self, chat_id: str, tenant: str) -> None:
-        slot = self._slots.setdefault(chat_id, _Slot(tenant))
+    def _notify(self, key: JobKey, tenant: str) -> None:
+        slot = self._slots.setdefault(key, _Slot(tenant))
         if slot.running:
             slot.dirty = True
         elif not slot.queued and slot.retry is None:
-            self._enqueue(chat_id, slot)
+            self._enqueue(key, slot)
 
-    async def run_now(self, chat_id: str, tenant: str) -> JobResult:
+    async def run_now(self, chat_id: str, tenant: str, *, incarnation: str = "") -> JobResult:
         """Summarize now, even below the trigger, through the chat's job queue; wait for it."""
-        slot = self._slots.setdefault(chat_id, _Slot(tenant))
+        key = (chat_id, incarnation)
+        slot = self._slots.setdefault(key, _Slot(tenant))
         waiter: asyncio.Future[JobResult] = asyncio.get_running_loop().create_future()
         slot.waiters.append(waiter)
         slot.force = True
@@ -194,73 +201,86 @@ class SummaryJobs:
         if slot.running:
             slot.dirty = True
         elif not slot.queued:
-            self._enqueue(chat_id, slot)
+            self._enqueue(key, slot)
         return await waiter
 
-    def forget(self, chat_id: str) -> None:
-        """Drop a deleted chat's state."""
-        slot = self._slots.get(chat_id)
+    def forget(self, chat_id: str, *, incarnation: str = "") -> None:
+        """Drop a deleted chat's state; its queued or running job finds the chat gone."""
+        self.states.clear(chat_id)
+        slot = self._slots.get((chat_id, incarnation))
         if slot is not None and not (slot.running or slot.queued):
             if slot.retry is not None:
                 slot.retry.cancel()
-            self._slots.pop(chat_id, None)
-            self.states.clear(chat_id)
+            self._slots.pop((chat_id, incarnation), None)
 
-    def state(self, chat_id: str) -> tuple[SummaryState, str | None]:
+    def backlog(self) -> dict[str, int | str | None]:
+        """The queue for ``/healthz``: chats queued, running, failing, and the last error."""
+        failing = self.states.failing()
+        return {
+            "queued": sum(slot.queued for slot in self._slots.values()),
+            "running": sum(slot.running for slot in self._slots.values()),
+            "failing": len(failing),
+            "last_error": failing[-1] if failing else None,
+        }
+
+    def state(self, chat_id: str, *, incarnation: str = "") -> tuple[SummaryState, str | None]:
         """The chat's summary state and last error."""
         return self.states.get(chat_id)
 
-    def event(self, chat_id: str) -> ChatEvent:
-        """The chat's current state as a ``state`` event."""
+    def event(self, chat_id: str, *, incarnation: str = "") -> ChatEvent:
+        """The chat's current state as a ``state`` event (of that incarnation)."""
         state, error = self.state(chat_id)
-        return ChatEvent("state", chat_id, state, error=error)
+        return ChatEvent("state", chat_id, state, error=error, incarnation=incarnation)
 
     # -- workers ------------------------------------------------------------------------------
 
-    def _enqueue(self, chat_id: str, slot: _Slot) -> None:
+    def _enqueue(self, key: JobKey, slot: _Slot) -> None:
         slot.queued = True
-        self._queue.put_nowait(chat_id)
+        self._queue.put_nowait(key)
 
     async def _work(self) -> None:
         while True:
-            chat_id = await self._queue.get()
+            key = await self._queue.get()
             try:
-                await self._take(chat_id)
+                await self._take(key)
             finally:
                 self._queue.task_done()
 
-    async def _take(self, chat_id: str) -> None:
-        slot = self._slots.get(chat_id)
+    async def _take(self, key: JobKey) -> None:
+        chat_id, incarnation = key
+        slot = self._slots.get(key)
         if slot is None:
             return
         slot.queued, slot.running, slot.dirty = False, True, False
         force, slot.force = slot.force, False
         waiters, slot.waiters = (slot.waiters, []) if force else ([], slot.waiters)
         try:
-            result = await self.runner.run(chat_id, slot.tenant, force=force)
+            result = await self.runner.run(
+                chat_id, slot.tenant, force=force, incarnation=incarnation
+            )
         finally:
             slot.running = False
-        self._account(chat_id, slot, result)
+        self._account(key, slot, result)
         for waiter in waiters:
             if not waiter.done():
                 waiter.set_result(result)
         if result.outcome == "gone":
-            self._slots.pop(chat_id, None)
-            self.states.clear(chat_id)
+            self._slots.pop(key, None)
         elif (slot.dirty or slot.force or result.again) and slot.retry is None:
-            self._enqueue(chat_id, slot)
+            self._enqueue(key, slot)
         elif not slot.busy and self.state(chat_id)[0] == "idle":
-            self._slots.pop(chat_id, None)
+            self._slots.pop(key, None)
 
-    def _account(self, chat_id: str, slot: _Slot, result: JobResult) -> None:
+    def _account(self, key: JobKey, slot: _Slot, result: JobResult) -> None:
         """Failures schedule a retry; a skip after a failure that no longer holds is idle."""
+        chat_id = key[0]
         if result.outcome == "failed":
             slot.failures += 1
             delay = backoff(slot.failures, base=self.retry_seconds, ceiling=self.max_retry_seconds)
             log.warning(
                 "summarizing chat %s failed (retry in %.1fs): %s", chat_id, delay, result.error
             )
-            slot.retry = asyncio.get_running_loop().call_later(delay, self._retry, chat_id)
+            slot.retry = asyncio.get_running_loop().call_later(delay, self._retry, key)
         elif result.outcome == "skipped":
             if self.state(chat_id)[0] == "failed" and slot.retry is None:
                 slot.failures = 0
@@ -268,10 +288,10 @@ class SummaryJobs:
         elif result.outcome in ("summarized", "unchanged"):
             slot.failures = 0
 
-    def _retry(self, chat_id: str) -> None:
-        slot = self._slots.get(chat_id)
+    def _retry(self, key: JobKey) -> None:
+        slot = self._slots.get(key)
         if slot is None:
             return
         slot.retry = None
         if not (slot.running or slot.queued):
-            self._enqueue(chat_id, slot)
+            self._enqueue(key, slot)

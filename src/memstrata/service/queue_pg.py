@@ -57,6 +57,7 @@ class LeasedSummaryJobs:
         hub.watch(self.states.observe)
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
+        self._held: set[str] = set()
 
     @property
     def runs(self) -> int:
@@ -94,32 +95,41 @@ class LeasedSummaryJobs:
 
     # -- the write path's side ---------------------------------------------------------------
 
-    async def notify(self, chat_id: str, tenant: str) -> None:
-        """New messages in a chat: one upsert of its job row."""
+    async def notify(self, chat_id: str, tenant: str, *, incarnation: str = "") -> None:
+        """New messages in a chat: one upsert of its job row (a job runs the chat it finds)."""
         await self.table.enqueue(chat_id, tenant)
 
-    async def run_now(self, chat_id: str, tenant: str) -> JobResult:
+    async def run_now(self, chat_id: str, tenant: str, *, incarnation: str = "") -> JobResult:
         """Lease the chat (waiting while another worker holds it), summarize, release."""
         while True:
             lease = await self.table.claim_chat(chat_id, tenant)
             if lease is not None:
-                return await self._take(lease, force=True)
+                return await self._take(lease, force=True, incarnation=incarnation)
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), self.poll_seconds)
 
-    def forget(self, chat_id: str) -> None:
+    def forget(self, chat_id: str, *, incarnation: str = "") -> None:
         """Drop a deleted chat's state (its job row went with the chat)."""
         self.states.clear(chat_id)
 
-    def state(self, chat_id: str) -> tuple[SummaryState, str | None]:
+    def state(self, chat_id: str, *, incarnation: str = "") -> tuple[SummaryState, str | None]:
         """The chat's summary state as this replica's events tell it."""
         return self.states.get(chat_id)
 
-    def event(self, chat_id: str) -> ChatEvent:
-        """The chat's current state as a ``state`` event."""
+    def event(self, chat_id: str, *, incarnation: str = "") -> ChatEvent:
+        """The chat's current state as a ``state`` event (of that incarnation)."""
         state, error = self.state(chat_id)
-        return ChatEvent("state", chat_id, state, error=error)
+        return ChatEvent("state", chat_id, state, error=error, incarnation=incarnation)
+
+    def backlog(self) -> dict[str, int | str | None]:
+        """Jobs this replica holds, chats failing here, the last error (queued ones are rows)."""
+        failing = self.states.failing()
+        return {
+            "running": len(self._held),
+            "failing": len(failing),
+            "last_error": failing[-1] if failing else None,
+        }
 
     # -- workers ------------------------------------------------------------------------------
 
@@ -140,7 +150,7 @@ class LeasedSummaryJobs:
             except MemstrataError as exc:  # the lease expires and the job runs again
                 log.warning("settling the job of chat %s failed: %s", lease.chat_id, exc)
 
-    async def _take(self, lease: Lease, *, force: bool) -> JobResult:
+    async def _take(self, lease: Lease, *, force: bool, incarnation: str = "") -> JobResult:
         async def record(error: str) -> None:
             failure = await self.table.fail(
                 lease, error, base=self.retry_seconds, ceiling=self.max_retry_seconds
@@ -154,7 +164,9 @@ class LeasedSummaryJobs:
             )
 
         async with self._holding(lease):
-            result = await self.runner.run(lease.chat_id, lease.tenant, force=force, record=record)
+            result = await self.runner.run(
+                lease.chat_id, lease.tenant, force=force, record=record, incarnation=incarnation
+            )
         if result.outcome not in ("failed", "gone"):
             if result.outcome == "skipped" and self.states.get(lease.chat_id)[0] == "failed":
                 self.states.clear(lease.chat_id)
@@ -165,9 +177,11 @@ class LeasedSummaryJobs:
     async def _holding(self, lease: Lease) -> AsyncIterator[None]:
         """Renew the lease in the background while the job runs."""
         renewer = asyncio.create_task(self._renew(lease), name=f"lease-{lease.chat_id}")
+        self._held.add(lease.chat_id)
         try:
             yield
         finally:
+            self._held.discard(lease.chat_id)
             renewer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await renewer

@@ -11,14 +11,14 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from sqlalchemy import URL, make_url, text
+from sqlalchemy import URL, Connection, make_url, text
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
 
 from memstrata.errors import ConfigError, MissingExtraError
 from memstrata.storage.base import DEFAULT_SMART_LOAD_TAIL
 from memstrata.storage.config import DEFAULT_CONNECT_TIMEOUT_SECONDS
-from memstrata.storage.sql import SqlStorage
+from memstrata.storage.sql import AsyncEngineStorage
 
 # pg_advisory_xact_lock key: the bytes of "memstrat" as a signed 64-bit integer.
 _SCHEMA_LOCK_KEY = int.from_bytes(b"memstrat", "big", signed=True)
@@ -39,7 +39,7 @@ def postgres_url(dsn: str) -> URL:
     return url.set(drivername="postgresql+asyncpg")
 
 
-class PostgresStorage(SqlStorage):
+class PostgresStorage(AsyncEngineStorage):
     """``ChatStorage`` on a PostgreSQL server, given a DSN."""
 
     backend_name = "PostgreSQL"
@@ -72,8 +72,9 @@ class PostgresStorage(SqlStorage):
     @asynccontextmanager
     async def job_transaction(self, operation: str) -> AsyncIterator[AsyncConnection]:
         """One short transaction for the job queue (``pg_jobs``); errors as ``StorageError``."""
-        async with self._transaction(operation, write=True) as (conn, _):
+        await self.setup()
+        async with self.async_transaction(operation, write=True) as (conn, _):
             yield conn
 
-    async def _lock_schema(self, conn: AsyncConnection) -> None:
-        await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK_KEY})
+    def _lock_schema(self, conn: Connection) -> None:
+        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK_KEY})

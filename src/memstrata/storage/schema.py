@@ -8,7 +8,8 @@
     memstrata_schema         applied migrations (see ``migrations``)
     memstrata_jobs           background work per chat, leased by one worker at a time
 
-Deleting a chat cascades to its messages and summary rows.
+Deleting a chat cascades to its messages and summary rows. A chat's ``incarnation`` (random,
+set at creation) tells a chat from an earlier one that had the same id and was deleted.
 """
 
 from __future__ import annotations
@@ -89,6 +90,7 @@ chats = Table(
     Column("last_summarized_sequence", Integer, nullable=False),
     Column("summary_version", Integer, nullable=False),
     Column("indexed_sequence", Integer, nullable=False, server_default="0"),
+    Column("incarnation", String(32), nullable=False, server_default=""),
     Index("ix_chats_tenant_updated", "tenant", "updated_at"),
 )
 

@@ -1,7 +1,10 @@
-"""Chat storage on SQLAlchemy's async engine: one code path for SQLite and PostgreSQL.
+"""Chat storage on SQLAlchemy: one code path for SQLite and PostgreSQL.
 
-The backends (``SqliteStorage``, ``PostgresStorage``) only build the engine and add what
-their database needs (pragmas, locks). Every public method is one transaction. A commit
+The backends (``SqliteStorage``, ``PostgresStorage``) only build the engine, run a
+transaction where their driver wants it, and add what their database needs (pragmas,
+locks). Every public method is one transaction, written as one synchronous function of a
+SQLAlchemy ``Connection``: the event loop waits for a transaction once, not once per
+statement. A commit
 first locks the chat row (``SELECT ... FOR UPDATE`` on PostgreSQL; SQLite's write
 transactions start with ``BEGIN IMMEDIATE`` and so hold the database's one write lock), so
 concurrent commits to a chat are applied one after the other: messages get gapless
@@ -10,17 +13,15 @@ sequences in commit order, and the summary compare-and-swap reads the latest ver
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
-from sqlalchemy import Row, case, delete, func, insert, select, update
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy import Connection, Row, Select, case, delete, func, insert, select, update
+from sqlalchemy.exc import DBAPIError, InterfaceError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from memstrata.core.messages import Message
@@ -50,11 +51,13 @@ from memstrata.storage.schema import chats, conversation_summaries, messages
 
 log = logging.getLogger(__name__)
 
-_DRIVER_ERRORS = (SQLAlchemyError, OSError, TimeoutError)
+DRIVER_ERRORS: tuple[type[BaseException], ...] = (SQLAlchemyError, OSError, TimeoutError)
+"""What a driver raises: translated to ``StorageError`` naming the operation."""
 WRITE_OPTION = "memstrata_write"
+T = TypeVar("T")
 
 
-class _Progress:
+class Progress:
     """What an operation was doing, for the error message when it fails."""
 
     def __init__(self, operation: str, *, write: bool) -> None:
@@ -63,9 +66,58 @@ class _Progress:
         self.doing = ""
 
     def describe(self, exc: BaseException) -> str:
+        """The error message: the operation, its step, and whether anything was written."""
         doing = f" while {self.doing}" if self.doing else ""
         rolled_back = "; it was rolled back, nothing was written" if self.write else ""
         return f"{self.operation} failed{doing}{rolled_back}: {_reason(exc)}"
+
+    def error(self, exc: BaseException, backend: str) -> StorageError:
+        """The driver's error as memstrata's: a lost connection is ``StorageUnavailableError``.
+
+        A connection that broke (the server went away, a cancelled call left it mid-protocol)
+        says so in plain words, without the driver's internals, and the operation can be
+        retried; any other failure is a ``StorageError`` with the database's message.
+        """
+        if not connection_lost(exc):
+            return StorageError(self.describe(exc))
+        log.warning("%s: the %s connection broke: %r", self.operation, backend, exc)
+        doing = f" while {self.doing}" if self.doing else ""
+        if not self.write:
+            outcome = "nothing was written"
+        elif self.doing == "committing":
+            outcome = "the write may or may not have been applied"
+        else:
+            outcome = "it was rolled back, nothing was written"
+        return StorageUnavailableError(
+            f"{self.operation} failed{doing}: the connection to the {backend} database "
+            f"was lost ({type(getattr(exc, 'orig', None) or exc).__name__}); {outcome}. "
+            "Retry: a retried append with the same message ids is stored once"
+        )
+
+
+def connection_lost(exc: BaseException) -> bool:
+    """True when ``exc`` means the connection broke, not that the statement was refused."""
+    if isinstance(exc, DBAPIError) and exc.connection_invalidated:
+        return True
+    original = getattr(exc, "orig", None) or exc
+    if isinstance(original, (OSError, TimeoutError, ConnectionError)):
+        return True
+    if isinstance(exc, InterfaceError):  # the driver's own state (asyncpg: "cannot switch")
+        return True
+    return type(original).__name__ in _LOST_CONNECTION_ERRORS
+
+
+_LOST_CONNECTION_ERRORS = frozenset(
+    {
+        "InterfaceError",
+        "ConnectionDoesNotExistError",
+        "ConnectionFailureError",
+        "InternalClientError",
+        "AdminShutdownError",
+        "CannotConnectNowError",
+        "CrashShutdownError",
+    }
+)
 
 
 def _reason(exc: BaseException) -> str:
@@ -79,31 +131,28 @@ def _now() -> datetime:
 
 
 class SqlStorage(StorageBase):
-    """``ChatStorage`` on an async SQLAlchemy engine; see the module docstring.
+    """``ChatStorage`` on SQLAlchemy; see the module docstring.
 
-    The schema is created or migrated on first use (or by ``setup()``); ``close()`` releases
-    the connection pool.
+    Every public method is one transaction, written as one synchronous function of a
+    ``Connection`` (``_run``); the backend decides where it runs (``_execute``): on
+    PostgreSQL in the async engine's greenlet, on SQLite in one hop to a database thread.
+    The schema is created or migrated on first use (or by ``setup()``); ``close()``
+    releases the connections.
     """
 
     backend_name: ClassVar[str] = "SQL"
     unavailable_hint: ClassVar[str] = "check the database settings"
     read_options: ClassVar[Mapping[str, Any]] = {}
-    single_writer: ClassVar[bool] = False
-    """True where the database takes one writer at a time (SQLite): this process's writes
-    then queue on a lock instead of sleeping in the database's busy handler."""
 
     def __init__(
         self,
-        engine: AsyncEngine,
         *,
         location: str,
         smart_load_tail: int = DEFAULT_SMART_LOAD_TAIL,
     ) -> None:
         super().__init__(smart_load_tail=smart_load_tail)
-        self.engine = engine
         self.location = location
         self._ready = False
-        self._writer = asyncio.Lock()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.location!r})"
@@ -119,69 +168,62 @@ class SqlStorage(StorageBase):
         if self._ready:
             return
         await self._prepare()
-        while True:
-            async with self._transaction("setup", write=True, setup=True) as (conn, progress):
-                await self._lock_schema(conn)
-                progress.doing = "applying schema migrations"
-                applied = await conn.run_sync(migrations.apply_next, where=self.location)
-            if applied is None:
-                break
+
+        def migrate(conn: Connection, progress: Progress) -> migrations.Migration | None:
+            self._lock_schema(conn)
+            progress.doing = "applying schema migrations"
+            return migrations.apply_next(conn, where=self.location)
+
+        while (applied := await self._run("setup", migrate, write=True, setup=True)) is not None:
             log.info("%s: applied migration %d (%s)", self, applied.version, applied.name)
         self._ready = True
 
     async def close(self) -> None:
-        """Close every pooled connection."""
-        await self.engine.dispose()
+        """Release every connection (the backend's)."""
+        raise NotImplementedError(f"{type(self).__name__}.close")
 
     async def _prepare(self) -> None:
         """What must exist before the first connection (a backend's hook)."""
 
-    async def _lock_schema(self, conn: AsyncConnection) -> None:
+    def _lock_schema(self, conn: Connection) -> None:
         """Serialize concurrent migrations for this transaction (a backend's hook)."""
+
+    async def _after_delete(self) -> None:
+        """After a committed deletion: erase what the database's files keep (a backend's hook)."""
 
     # -- transactions ------------------------------------------------------------------
 
-    @asynccontextmanager
-    async def _transaction(
-        self, operation: str, *, write: bool, setup: bool = False
-    ) -> AsyncIterator[tuple[AsyncConnection, _Progress]]:
-        """One transaction; driver errors leave as ``StorageError`` naming the operation."""
+    async def transaction(self, body: Callable[[Connection], T], *, write: bool = False) -> T:
+        """Run ``body(connection)`` in one transaction of this database (raw SQL access)."""
+        return await self._run("transaction", lambda conn, _: body(conn), write=write)
+
+    async def _run(
+        self,
+        operation: str,
+        body: Callable[[Connection, Progress], T],
+        *,
+        write: bool,
+        setup: bool = False,
+    ) -> T:
+        """``body`` in one transaction; driver errors leave as ``StorageError`` naming it."""
         if not setup:
             await self.setup()
-        queue = self._writer if write and self.single_writer else contextlib.nullcontext()
-        async with queue:
-            async with self._connection(operation, write=write) as yielded:
-                yield yielded
+        return await self._execute(operation, body, write=write)
 
-    @asynccontextmanager
-    async def _connection(
-        self, operation: str, *, write: bool
-    ) -> AsyncIterator[tuple[AsyncConnection, _Progress]]:
-        progress = _Progress(operation, write=write)
-        conn = await self._connect(operation)
-        try:
-            options = {WRITE_OPTION: True} if write else dict(self.read_options)
-            await conn.execution_options(**options)
-            async with conn.begin():
-                yield conn, progress
-                progress.doing = "committing"
-        except MemstrataError:
-            raise
-        except _DRIVER_ERRORS as exc:
-            raise StorageError(progress.describe(exc)) from exc
-        finally:
-            await conn.close()
+    async def _execute(
+        self, operation: str, body: Callable[[Connection, Progress], T], *, write: bool
+    ) -> T:
+        """Run one transaction (the backend's)."""
+        raise NotImplementedError(f"{type(self).__name__}._execute")
 
-    async def _connect(self, operation: str) -> AsyncConnection:
-        conn = self.engine.connect()
-        try:
-            await conn.start()
-        except _DRIVER_ERRORS as exc:
-            raise StorageUnavailableError(
-                f"{operation}: cannot reach the {self.backend_name} database at "
-                f"{self.location}: {_reason(exc)} - {self.unavailable_hint}"
-            ) from exc
-        return conn
+    def _options(self, write: bool) -> dict[str, Any]:
+        return {WRITE_OPTION: True} if write else dict(self.read_options)
+
+    def _unavailable(self, operation: str, exc: BaseException) -> StorageUnavailableError:
+        return StorageUnavailableError(
+            f"{operation}: cannot reach the {self.backend_name} database at "
+            f"{self.location}: {_reason(exc)} - {self.unavailable_hint}"
+        )
 
     # -- chats -------------------------------------------------------------------------
 
@@ -202,11 +244,15 @@ class SqlStorage(StorageBase):
             title=title,
             created_at=now,
             updated_at=now,
+            incarnation=uuid.uuid4().hex,
         )
-        async with self._transaction(f"create_chat({chat.id!r})", write=True) as (conn, _):
-            if await conn.scalar(select(chats.c.id).where(chats.c.id == chat.id)) is not None:
+
+        def create(conn: Connection, _: Progress) -> None:
+            if conn.scalar(select(chats.c.id).where(chats.c.id == chat.id)) is not None:
                 raise StorageError(f"create_chat: a chat with id {chat.id!r} already exists")
-            await conn.execute(insert(chats).values(_chat_values(chat)))
+            conn.execute(insert(chats).values(_chat_values(chat)))
+
+        await self._run(f"create_chat({chat.id!r})", create, write=True)
         return chat
 
     async def get_chat(self, chat_id: str, *, tenant: str | None = None) -> ChatRecord | None:
@@ -214,9 +260,12 @@ class SqlStorage(StorageBase):
         query = select(chats).where(chats.c.id == chat_id)
         if tenant is not None:
             query = query.where(chats.c.tenant == tenant)
-        async with self._transaction(f"get_chat({chat_id!r})", write=False) as (conn, _):
-            row = (await conn.execute(query)).first()
-        return None if row is None else _chat_record(row)
+
+        def get(conn: Connection, _: Progress) -> ChatRecord | None:
+            row = conn.execute(query).first()
+            return None if row is None else _chat_record(row)
+
+        return await self._run(f"get_chat({chat_id!r})", get, write=False)
 
     async def list_chats(
         self, *, tenant: str = "default", limit: int = 50, offset: int = 0
@@ -229,23 +278,55 @@ class SqlStorage(StorageBase):
             .limit(limit)
             .offset(offset)
         )
-        async with self._transaction("list_chats", write=False) as (conn, _):
-            rows = (await conn.execute(query)).all()
-        return [_chat_record(row) for row in rows]
+        return await self._run("list_chats", _chat_records(query), write=False)
 
-    async def mark_indexed(self, chat_id: str, sequence: int) -> None:
-        """Move the chat's recall-index watermark up to ``sequence`` (never down)."""
-        statement = (
-            update(chats)
-            .where(chats.c.id == chat_id, chats.c.indexed_sequence < sequence)
-            .values(
-                indexed_sequence=case(
-                    (chats.c.message_count < sequence, chats.c.message_count), else_=sequence
+    async def mark_indexed(
+        self, chat_id: str, sequence: int, *, incarnation: str | None = None
+    ) -> bool:
+        """Move the chat's recall-index watermark up to ``sequence`` (never down).
+
+        False when the chat (of ``incarnation``, when given) no longer exists.
+        """
+        known = {chat_id: incarnation} if incarnation is not None else None
+        return chat_id not in await self.mark_indexed_many({chat_id: sequence}, incarnations=known)
+
+    async def mark_indexed_many(
+        self, watermarks: Mapping[str, int], *, incarnations: Mapping[str, str] | None = None
+    ) -> set[str]:
+        """``mark_indexed`` for several chats (chat id: sequence) in one transaction.
+
+        Returns the ids of the chats (of the given incarnations) that no longer exist.
+        """
+        known = incarnations or {}
+
+        def same(chat_id: str) -> list[Any]:
+            where = [chats.c.id == chat_id]
+            if chat_id in known:
+                where.append(chats.c.incarnation == known[chat_id])
+            return where
+
+        def mark(conn: Connection, _: Progress) -> set[str]:
+            gone = set()
+            for chat_id, sequence in watermarks.items():
+                statement = (
+                    update(chats)
+                    .where(*same(chat_id), chats.c.indexed_sequence < sequence)
+                    .values(
+                        indexed_sequence=case(
+                            (chats.c.message_count < sequence, chats.c.message_count),
+                            else_=sequence,
+                        )
+                    )
                 )
-            )
-        )
-        async with self._transaction(f"mark_indexed({chat_id!r})", write=True) as (conn, _):
-            await conn.execute(statement)
+                if conn.execute(statement).rowcount:
+                    continue
+                if conn.scalar(select(chats.c.id).where(*same(chat_id))) is None:
+                    gone.add(chat_id)
+            return gone
+
+        if not watermarks:
+            return set()
+        return await self._run(f"mark_indexed({len(watermarks)} chats)", mark, write=True)
 
     async def index_backlog(self, *, limit: int = 100) -> list[ChatRecord]:
         """Chats whose recall index lags their messages, the longest waiting first."""
@@ -255,9 +336,7 @@ class SqlStorage(StorageBase):
             .order_by(chats.c.updated_at, chats.c.id)
             .limit(limit)
         )
-        async with self._transaction("index_backlog", write=False) as (conn, _):
-            rows = (await conn.execute(query)).all()
-        return [_chat_record(row) for row in rows]
+        return await self._run("index_backlog", _chat_records(query), write=False)
 
     async def reset_index(self, chat_id: str | None = None) -> list[ChatRecord]:
         """Set the watermark of one chat (or of every chat) back to 0; the chats reset."""
@@ -266,19 +345,41 @@ class SqlStorage(StorageBase):
         if chat_id is not None:
             statement = statement.where(chats.c.id == chat_id)
             query = query.where(chats.c.id == chat_id)
-        async with self._transaction("reset_index", write=True) as (conn, _):
-            await conn.execute(statement)
-            rows = (await conn.execute(query)).all()
-        return [_chat_record(row) for row in rows]
+
+        def reset(conn: Connection, progress: Progress) -> list[ChatRecord]:
+            conn.execute(statement)
+            return _chat_records(query)(conn, progress)
+
+        return await self._run("reset_index", reset, write=True)
 
     async def delete_chat(self, chat_id: str, *, tenant: str | None = None) -> bool:
         """Delete a chat; its messages and summary rows go with it (foreign-key cascade)."""
         statement = delete(chats).where(chats.c.id == chat_id)
         if tenant is not None:
             statement = statement.where(chats.c.tenant == tenant)
-        async with self._transaction(f"delete_chat({chat_id!r})", write=True) as (conn, _):
-            result = await conn.execute(statement)
-        return bool(result.rowcount)
+
+        def remove(conn: Connection, _: Progress) -> bool:
+            return bool(conn.execute(statement).rowcount)
+
+        removed = await self._run(f"delete_chat({chat_id!r})", remove, write=True)
+        if removed:
+            await self._after_delete()
+        return removed
+
+    async def delete_chats(self, *, tenant: str, user: str | None = None) -> list[ChatRecord]:
+        """Delete every chat of a tenant (or of one of its users) in one transaction."""
+        where = [chats.c.tenant == tenant]
+        if user is not None:
+            where.append(chats.c.user_id == user)
+        statement = delete(chats).where(*where).returning(*chats.c)
+
+        def remove(conn: Connection, _: Progress) -> list[Row[Any]]:
+            return list(conn.execute(statement).all())
+
+        rows = await self._run(f"delete_chats({tenant!r})", remove, write=True)
+        if rows:
+            await self._after_delete()
+        return sorted((_chat_record(row) for row in rows), key=lambda chat: chat.id)
 
     # -- messages ----------------------------------------------------------------------
 
@@ -286,8 +387,11 @@ class SqlStorage(StorageBase):
         self, chat_id: str, *, after_sequence: int = 0, limit: int | None = None
     ) -> list[StoredMessage]:
         """Messages after a sequence, oldest first ([] for an unknown chat)."""
-        async with self._transaction(f"list_messages({chat_id!r})", write=False) as (conn, _):
-            return await _select_messages(conn, chat_id, after_sequence, limit)
+
+        def page(conn: Connection, _: Progress) -> list[StoredMessage]:
+            return _select_messages(conn, chat_id, after_sequence, limit)
+
+        return await self._run(f"list_messages({chat_id!r})", page, write=False)
 
     async def load_state(self, chat_id: str, *, tail: int | None = None) -> ChatState:
         """Smart load (seed 003): the summary chain and only the recent messages.
@@ -297,12 +401,15 @@ class SqlStorage(StorageBase):
         transaction, so the three parts are consistent with each other.
         """
         tail = self.smart_load_tail if tail is None else tail
-        async with self._transaction(f"load_state({chat_id!r})", write=False) as (conn, _):
-            chat = await _chat(conn, chat_id, lock=False)
-            summaries = await _select_summaries(conn, chat_id, active=True)
+
+        def load(conn: Connection, _: Progress) -> ChatState:
+            chat = _chat(conn, chat_id, lock=False)
+            summaries = _select_summaries(conn, chat_id, active=True)
             after = smart_load_after(chat, has_summary=bool(summaries), tail=tail)
-            stored = await _select_messages(conn, chat_id, after, None)
-        return ChatState(chat, tuple(summaries), tuple(stored))
+            stored = _select_messages(conn, chat_id, after, None)
+            return ChatState(chat, tuple(summaries), tuple(stored))
+
+        return await self._run(f"load_state({chat_id!r})", load, write=False)
 
     # -- turns -------------------------------------------------------------------------
 
@@ -313,21 +420,21 @@ class SqlStorage(StorageBase):
         ``StorageError`` naming the step; in both cases nothing of the turn is written.
         """
         now = _now()
-        operation = f"commit_turn({commit.chat_id!r})"
-        async with self._transaction(operation, write=True) as (conn, progress):
+        ids = message_ids(commit.new_messages)
+
+        def write(conn: Connection, progress: Progress) -> CommitResult:
             progress.doing = "locking the chat"
-            chat = await _chat(conn, commit.chat_id, lock=True)
-            ids = message_ids(commit.new_messages)
-            found = await _messages_by_id(conn, chat.id, ids) if ids else []
+            chat = _chat(conn, commit.chat_id, lock=True)
+            found = _messages_by_id(conn, chat.id, ids) if ids else []
             if (replay := replayed(found, commit.new_messages)) is not None:
                 return CommitResult(chat, replay, ())
             check_commit(chat, commit)
             progress.doing = f"inserting {len(commit.new_messages)} messages"
-            stored = await _insert_messages(conn, chat, commit.new_messages, now)
+            stored = _insert_messages(conn, chat, commit.new_messages, now)
             progress.doing = f"writing {len(commit.summaries)} summary rows"
-            rows = await _write_summaries(conn, chat.id, commit.summaries, now)
+            rows = _write_summaries(conn, chat.id, commit.summaries, now)
             progress.doing = "updating the chat"
-            chat = await _update_chat(
+            chat = _update_chat(
                 conn,
                 chat,
                 now,
@@ -336,27 +443,120 @@ class SqlStorage(StorageBase):
                 last_summarized_sequence=commit.last_summarized_sequence,
                 summaries_changed=commit.changes_summaries,
             )
-        return CommitResult(chat, tuple(stored), tuple(rows))
+            return CommitResult(chat, tuple(stored), tuple(rows))
+
+        try:
+            return await self._run(f"commit_turn({commit.chat_id!r})", write, write=True)
+        except StorageUnavailableError:
+            if not ids or (settled := await self._committed(commit, ids)) is None:
+                raise
+            return settled
+
+    async def _committed(self, commit: TurnCommit, ids: Sequence[str]) -> CommitResult | None:
+        """After a connection broke mid-commit: the turn if it was applied after all.
+
+        Messages with ids tell: a commit is all or nothing, so when they are stored the
+        turn committed and the caller gets the success it earned, not a 5xx.
+        """
+
+        def look(conn: Connection, _: Progress) -> CommitResult | None:
+            chat = _chat(conn, commit.chat_id, lock=False)
+            replay = replayed(_messages_by_id(conn, chat.id, ids), commit.new_messages)
+            return None if replay is None else CommitResult(chat, replay, ())
+
+        try:
+            return await self._run(f"commit_turn({commit.chat_id!r}) check", look, write=False)
+        except MemstrataError:
+            return None
 
     # -- summary rows (seed 002's memory-service operations) ---------------------------
 
     async def list_summaries(self, chat_id: str) -> list[SummaryRow]:
         """The chat's summary chain, oldest first."""
-        async with self._transaction(f"list_summaries({chat_id!r})", write=False) as (conn, _):
-            return await _select_summaries(conn, chat_id)
+
+        def rows(conn: Connection, _: Progress) -> list[SummaryRow]:
+            return _select_summaries(conn, chat_id)
+
+        return await self._run(f"list_summaries({chat_id!r})", rows, write=False)
 
     async def update_summary(self, summary_id: int, patch: SummaryPatch) -> SummaryRow:
         """Patch a row; bumps its version and the chat's summary version."""
         now = _now()
         table = conversation_summaries
-        async with self._transaction(f"update_summary({summary_id})", write=True) as (conn, _):
-            chat_id = await conn.scalar(select(table.c.chat_id).where(table.c.id == summary_id))
+
+        def write(conn: Connection, _: Progress) -> SummaryRow:
+            chat_id = conn.scalar(select(table.c.chat_id).where(table.c.id == summary_id))
             if chat_id is None:
                 raise NotFoundError(f"update_summary: no summary row with id {summary_id}")
-            chat = await _chat(conn, chat_id, lock=True)
-            row = await _patch_summary(conn, chat_id, summary_id, patch, now)
-            await _update_chat(conn, chat, now, summaries_changed=True)
-        return row
+            chat = _chat(conn, chat_id, lock=True)
+            row = _patch_summary(conn, chat_id, summary_id, patch, now)
+            _update_chat(conn, chat, now, summaries_changed=True)
+            return row
+
+        return await self._run(f"update_summary({summary_id})", write, write=True)
+
+
+class AsyncEngineStorage(SqlStorage):
+    """``SqlStorage`` on an async engine (PostgreSQL).
+
+    A transaction's function runs in the engine's greenlet, the driver's awaits inside it.
+    """
+
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        *,
+        location: str,
+        smart_load_tail: int = DEFAULT_SMART_LOAD_TAIL,
+    ) -> None:
+        super().__init__(location=location, smart_load_tail=smart_load_tail)
+        self.engine = engine
+
+    async def close(self) -> None:
+        """Close every pooled connection."""
+        await self.engine.dispose()
+
+    async def _execute(
+        self, operation: str, body: Callable[[Connection, Progress], T], *, write: bool
+    ) -> T:
+        async with self.async_transaction(operation, write=write) as (conn, progress):
+            result = await conn.run_sync(body, progress)
+            progress.doing = "committing"
+        return result
+
+    @contextlib.asynccontextmanager
+    async def async_transaction(
+        self, operation: str, *, write: bool
+    ) -> AsyncIterator[tuple[AsyncConnection, Progress]]:
+        """One transaction on an async connection; driver errors leave as ``StorageError``."""
+        progress = Progress(operation, write=write)
+        conn = await self._connect(operation)
+        try:
+            await conn.execution_options(**self._options(write))
+            async with conn.begin():
+                yield conn, progress
+        except MemstrataError:
+            raise
+        except DRIVER_ERRORS as exc:
+            raise progress.error(exc, self.backend_name) from exc
+        finally:
+            with contextlib.suppress(*DRIVER_ERRORS):  # a broken connection is discarded
+                await conn.close()
+
+    async def _connect(self, operation: str) -> AsyncConnection:
+        conn = self.engine.connect()
+        try:
+            await conn.start()
+        except DRIVER_ERRORS as exc:
+            raise self._unavailable(operation, exc) from exc
+        return conn
+
+
+def _chat_records(query: Select[Any]) -> Callable[[Connection, Progress], list[ChatRecord]]:
+    def read(conn: Connection, _: Progress) -> list[ChatRecord]:
+        return [_chat_record(row) for row in conn.execute(query).all()]
+
+    return read
 
 
 # -- row mapping and statements ------------------------------------------------------------
@@ -373,6 +573,7 @@ def _chat_values(chat: ChatRecord) -> dict[str, Any]:
         "message_count": chat.message_count,
         "last_summarized_sequence": chat.last_summarized_sequence,
         "summary_version": chat.summary_version,
+        "incarnation": chat.incarnation,
     }
 
 
@@ -389,6 +590,7 @@ def _chat_record(row: Row[Any]) -> ChatRecord:
         last_summarized_sequence=m["last_summarized_sequence"],
         summary_version=m["summary_version"],
         indexed_sequence=m["indexed_sequence"],
+        incarnation=m["incarnation"],
     )
 
 
@@ -442,23 +644,21 @@ def _summary_row(row: Row[Any]) -> SummaryRow:
     )
 
 
-async def _chat(conn: AsyncConnection, chat_id: str, *, lock: bool) -> ChatRecord:
+def _chat(conn: Connection, chat_id: str, *, lock: bool) -> ChatRecord:
     query = select(chats).where(chats.c.id == chat_id)
-    row = (await conn.execute(query.with_for_update() if lock else query)).first()
+    row = (conn.execute(query.with_for_update() if lock else query)).first()
     if row is None:
         raise NotFoundError(f"no chat with id {chat_id!r}; create it first with create_chat()")
     return _chat_record(row)
 
 
-async def _messages_by_id(
-    conn: AsyncConnection, chat_id: str, ids: Sequence[str]
-) -> list[StoredMessage]:
+def _messages_by_id(conn: Connection, chat_id: str, ids: Sequence[str]) -> list[StoredMessage]:
     query = select(messages).where(messages.c.chat_id == chat_id, messages.c.message_id.in_(ids))
-    return [_stored_message(row) for row in await conn.execute(query.order_by(messages.c.sequence))]
+    return [_stored_message(row) for row in conn.execute(query.order_by(messages.c.sequence))]
 
 
-async def _select_messages(
-    conn: AsyncConnection, chat_id: str, after: int, limit: int | None
+def _select_messages(
+    conn: Connection, chat_id: str, after: int, limit: int | None
 ) -> list[StoredMessage]:
     query = (
         select(messages)
@@ -466,12 +666,10 @@ async def _select_messages(
         .order_by(messages.c.sequence)
         .limit(limit)
     )
-    return [_stored_message(row) for row in await conn.execute(query)]
+    return [_stored_message(row) for row in conn.execute(query)]
 
 
-async def _select_summaries(
-    conn: AsyncConnection, chat_id: str, *, active: bool = False
-) -> list[SummaryRow]:
+def _select_summaries(conn: Connection, chat_id: str, *, active: bool = False) -> list[SummaryRow]:
     """Every row by sequence, or (``active``) the shown chain: no archived rows, by episode."""
     table = conversation_summaries
     query = select(table).where(table.c.chat_id == chat_id)
@@ -481,44 +679,44 @@ async def _select_summaries(
         )
     else:
         query = query.order_by(table.c.sequence)
-    return [_summary_row(row) for row in await conn.execute(query)]
+    return [_summary_row(row) for row in conn.execute(query)]
 
 
-async def _insert_messages(
-    conn: AsyncConnection, chat: ChatRecord, new: Sequence[Message], now: datetime
+def _insert_messages(
+    conn: Connection, chat: ChatRecord, new: Sequence[Message], now: datetime
 ) -> list[StoredMessage]:
     first = chat.message_count + 1
     if new:
         values = [_message_values(chat.id, first + i, m, now) for i, m in enumerate(new)]
-        await conn.execute(insert(messages), values)
+        conn.execute(insert(messages), values)
     return [StoredMessage(chat.id, first + i, message) for i, message in enumerate(new)]
 
 
-async def _write_summaries(
-    conn: AsyncConnection, chat_id: str, rows: Sequence[SummaryRow], now: datetime
+def _write_summaries(
+    conn: Connection, chat_id: str, rows: Sequence[SummaryRow], now: datetime
 ) -> list[SummaryRow]:
     written: list[SummaryRow] = []
     next_sequence: int | None = None
     for row in rows:
         if row.id is not None:
             patch = SummaryPatch.from_row(row)
-            written.append(await _patch_summary(conn, chat_id, row.id, patch, now))
+            written.append(_patch_summary(conn, chat_id, row.id, patch, now))
             continue
         if next_sequence is None:
-            next_sequence = await _next_summary_sequence(conn, chat_id)
-        written.append(await _insert_summary(conn, chat_id, row, next_sequence, now))
+            next_sequence = _next_summary_sequence(conn, chat_id)
+        written.append(_insert_summary(conn, chat_id, row, next_sequence, now))
         next_sequence += 1
     return written
 
 
-async def _next_summary_sequence(conn: AsyncConnection, chat_id: str) -> int:
+def _next_summary_sequence(conn: Connection, chat_id: str) -> int:
     table = conversation_summaries
-    last = await conn.scalar(select(func.max(table.c.sequence)).where(table.c.chat_id == chat_id))
+    last = conn.scalar(select(func.max(table.c.sequence)).where(table.c.chat_id == chat_id))
     return int(last or 0) + 1
 
 
-async def _insert_summary(
-    conn: AsyncConnection, chat_id: str, row: SummaryRow, sequence: int, now: datetime
+def _insert_summary(
+    conn: Connection, chat_id: str, row: SummaryRow, sequence: int, now: datetime
 ) -> SummaryRow:
     table = conversation_summaries
     values = {
@@ -529,12 +727,12 @@ async def _insert_summary(
         "created_at": now,
         "updated_at": now,
     }
-    result = await conn.execute(insert(table).values(values).returning(*table.c))
+    result = conn.execute(insert(table).values(values).returning(*table.c))
     return _summary_row(result.one())
 
 
-async def _patch_summary(
-    conn: AsyncConnection, chat_id: str, summary_id: int, patch: SummaryPatch, now: datetime
+def _patch_summary(
+    conn: Connection, chat_id: str, summary_id: int, patch: SummaryPatch, now: datetime
 ) -> SummaryRow:
     table = conversation_summaries
     statement = (
@@ -543,14 +741,14 @@ async def _patch_summary(
         .values(**patch.values(), version=table.c.version + 1, updated_at=now)
         .returning(*table.c)
     )
-    row = (await conn.execute(statement)).first()
+    row = (conn.execute(statement)).first()
     if row is None:
         raise NotFoundError(f"chat {chat_id!r} has no summary row with id {summary_id}")
     return _summary_row(row)
 
 
-async def _update_chat(
-    conn: AsyncConnection,
+def _update_chat(
+    conn: Connection,
     chat: ChatRecord,
     now: datetime,
     *,
@@ -567,4 +765,4 @@ async def _update_chat(
     if summaries_changed:
         values["summary_version"] = chat.summary_version + 1
     statement = update(chats).where(chats.c.id == chat.id).values(values).returning(*chats.c)
-    return _chat_record((await conn.execute(statement)).one())
+    return _chat_record((conn.execute(statement)).one())

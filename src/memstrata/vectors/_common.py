@@ -8,13 +8,12 @@ from typing import Any
 
 import numpy as np
 
-from memstrata.errors import VectorStoreError
-from memstrata.vectors.base import RecallScope, ScoredPoint, SparseVector
+from memstrata.vectors.base import ModelChangedError, RecallScope, ScoredPoint, SparseVector
 
 DENSE = "dense"
 SPARSE = "sparse"
 ID_KEY = "_point_id"
-SCOPE_KEYWORDS = ("namespace", "tenant", "user", "chat_id")
+SCOPE_KEYWORDS = ("namespace", "tenant", "user", "chat_id", "incarnation")
 DEFAULT_COLLECTION = "memstrata_turns"
 FETCH_PAGE = 256
 # Below this many points after the scope filter, a sparse search scores the filtered points
@@ -42,10 +41,16 @@ def floats(vector: Sequence[float] | None) -> list[float]:
 
 
 def scope_conditions(scope: RecallScope) -> dict[str, str]:
-    """The payload equalities a point must meet to belong to ``scope`` (user only if set)."""
+    """The payload equalities a point must meet to belong to ``scope``.
+
+    ``user`` and ``incarnation`` only when set (chats older than incarnations have none,
+    and neither have their stored turns).
+    """
     fields = {"namespace": scope.namespace, "tenant": scope.tenant, "chat_id": scope.chat_id}
     if scope.user is not None:
         fields["user"] = scope.user
+    if scope.incarnation:
+        fields["incarnation"] = scope.incarnation
     return fields
 
 
@@ -70,9 +75,9 @@ def one_query(dense: object | None, sparse: SparseVector | None) -> None:
 def check_identity(
     stored_model: str, stored_dimension: int, model_id: str, dimension: int, where: str
 ) -> None:
-    """Raise if the vectors at ``where`` were made by another model or dimension."""
+    """Raise ``ModelChangedError`` if the vectors at ``where`` are another model's."""
     if stored_model != model_id or stored_dimension != dimension:
-        raise VectorStoreError(
+        raise ModelChangedError(
             f"{where} holds vectors of {stored_model!r} ({stored_dimension} dimensions), "
             f"not of the configured {model_id!r} ({dimension} dimensions): mixing them "
             "would make recall meaningless. Use another path/collection, or delete the old "

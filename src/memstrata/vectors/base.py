@@ -7,18 +7,29 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from memstrata.core.messages import Message
+from memstrata.errors import VectorStoreError
+
+
+class ModelChangedError(VectorStoreError):
+    """The store holds vectors of another embedding model: rebuild it, never mix."""
+
 
 MEMORY_NAMESPACE = "__memory__"
 
 
 @dataclass(frozen=True, slots=True)
 class RecallScope:
-    """Who may see a turn: every query is filtered by all of these that are set."""
+    """Who may see a turn: every query is filtered by all of these that are set.
+
+    ``incarnation`` is the chat's (see ``ChatRecord``): turns stored for a deleted chat never
+    reach a chat created later under the same id. Empty for chats older than incarnations.
+    """
 
     chat_id: str
     tenant: str = "default"
     user: str | None = None
     namespace: str = MEMORY_NAMESPACE
+    incarnation: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +77,24 @@ class TurnStore(Protocol):
 
 
 @runtime_checkable
+class BatchTurnDeleter(Protocol):
+    """A turn store that deletes the turns of several chats at once (and compacts once)."""
+
+    async def delete_chats(self, scopes: Sequence[RecallScope]) -> None:
+        """Remove every stored turn of these chats."""
+        ...
+
+
+@runtime_checkable
+class CompactingStore(Protocol):
+    """A vector store whose files keep deleted points until compacted."""
+
+    async def compact(self) -> None:
+        """Rewrite the store's files without deleted points."""
+        ...
+
+
+@runtime_checkable
 class BatchTurnStore(Protocol):
     """A turn store that embeds the turns of several chats in one call."""
 
@@ -76,8 +105,24 @@ class BatchTurnStore(Protocol):
         ...
 
 
+@runtime_checkable
+class WriteCheck(Protocol):
+    """A store that can tell, without writing, whether a write would succeed now."""
+
+    async def check_writable(self) -> None:
+        """Raise ``VectorStoreError`` when a write would fail (e.g. no disk space)."""
+        ...
+
+
 class NullVectorReader:
-    """No vector store: recall returns nothing and the engine behaves as running_summary."""
+    """No vector store: recall returns nothing and the engine behaves as running_summary.
+
+    ``unavailable`` says why when it stands in for a vector store that failed to open
+    (``/healthz`` then reports the vector store down and the service degraded).
+    """
+
+    def __init__(self, unavailable: str | None = None) -> None:
+        self.unavailable = unavailable
 
     async def get_relevant_history(
         self,
@@ -111,7 +156,8 @@ class SparseVector:
 class VectorPoint:
     """One stored turn: its id, dense vector, optional sparse vector and payload.
 
-    The payload carries the scope fields (``namespace``, ``tenant``, ``user``, ``chat_id``)
+    The payload carries the scope fields (``namespace``, ``tenant``, ``user``, ``chat_id``,
+    ``incarnation``)
     and the turn (``role``, ``name``, ``message_id``, ``sequence``, ``timestamp``,
     ``content``, ``content_hash``).
     """
@@ -141,6 +187,10 @@ class VectorStore(Protocol):
 
     async def setup(self, *, dimension: int, model_id: str) -> None:
         """Create collections and payload indexes; check the stored model identity."""
+        ...
+
+    async def recreate(self, *, dimension: int, model_id: str) -> None:
+        """Delete every stored vector and set up empty for this model (a model change)."""
         ...
 
     async def upsert(self, points: Sequence[VectorPoint]) -> None:

@@ -10,6 +10,11 @@ One process opens the store at a time: ``setup`` takes an exclusive lock on
 
 Searches and fetches run inline: they take well under a millisecond, far less than a
 thread hop. Opening, closing, deleting and large upserts run in a worker thread.
+
+Deleted points stay in the shard's files (segment payload pages, write-ahead log) until
+:meth:`QdrantEdgeStore.compact` rewrites the segments without them and drops the flushed
+log; the recall layer compacts after every chat deletion, so deleted text is not readable
+in the store's files afterwards.
 """
 
 from __future__ import annotations
@@ -90,6 +95,7 @@ class QdrantEdgeStore:
         self._identity: tuple[str, int] | None = None
         self._opening = asyncio.Lock()
         self._lock_fd: int | None = None
+        self._writing = asyncio.Lock()
 
     def __repr__(self) -> str:
         return f"QdrantEdgeStore({str(self.path)!r})"
@@ -139,6 +145,22 @@ class QdrantEdgeStore:
                 fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
 
+    async def recreate(self, *, dimension: int, model_id: str) -> None:
+        """Delete the shard and its model identity, then create an empty one for this model."""
+        async with self._opening:
+            await asyncio.to_thread(
+                self._guard, "recreate", lambda: self._recreate(dimension, model_id)
+            )
+
+    def _recreate(self, dimension: int, model_id: str) -> None:
+        if self._shard is not None:
+            _flush_close(self._shard)
+            self._shard = None
+        self._identity = None
+        (self.path / META_FILE).unlink(missing_ok=True)
+        shutil.rmtree(self.path / "shard", ignore_errors=True)
+        self._open(dimension, model_id)
+
     def _open(self, dimension: int, model_id: str) -> None:
         meta = self.path / META_FILE
         if meta.exists():
@@ -152,7 +174,7 @@ class QdrantEdgeStore:
             self.path.mkdir(parents=True, exist_ok=True)
             self._check_space(0)
             self._shard = qe.EdgeShard.create(str(shard_dir), config)
-            self._create_indexes()
+        self._create_indexes()  # a shard of an older version may lack a newer index
         if not meta.exists():
             meta.write_text(json.dumps({"model_id": model_id, "dimension": dimension}))
         self._identity = (model_id, dimension)
@@ -166,14 +188,23 @@ class QdrantEdgeStore:
                 )
             },
             max_search_threads=self._threads,
+            # compact() vacuums every segment with a deleted point; no HNSW is ever built
+            # (filtered search over a chat's few points is faster without one).
+            optimizers=qe.EdgeOptimizersConfig(
+                deleted_threshold=0.0, vacuum_min_vector_number=0, indexing_threshold=0
+            ),
         )
 
     def _create_indexes(self) -> None:
+        indexed = set(self._shard.info().payload_schema)
         for field in SCOPE_KEYWORDS:
+            if field in indexed:
+                continue
             params = qe.KeywordIndexParams(is_tenant=field in ("tenant", "chat_id"))
             self._shard.update(qe.UpdateOperation.create_field_index(field, params))
-        sequence = qe.IntegerIndexParams(lookup=True, range=True)
-        self._shard.update(qe.UpdateOperation.create_field_index("sequence", sequence))
+        if "sequence" not in indexed:
+            sequence = qe.IntegerIndexParams(lookup=True, range=True)
+            self._shard.update(qe.UpdateOperation.create_field_index("sequence", sequence))
 
     async def upsert(self, points: Sequence[VectorPoint]) -> None:
         """Insert or replace points by id."""
@@ -182,10 +213,16 @@ class QdrantEdgeStore:
         shard = self._require()
         self._check_space(len(points))
         operation = qe.UpdateOperation.upsert_points([_point(p) for p in points])
-        if len(points) <= _INLINE_UPSERT:
+        if len(points) <= _INLINE_UPSERT and not self._writing.locked():
             self._guard("upsert", lambda: shard.update(operation))
-        else:
+            return
+        async with self._writing:
+            shard = self._require()
             await asyncio.to_thread(self._guard, "upsert", lambda: shard.update(operation))
+
+    async def check_writable(self) -> None:
+        """Raise ``VectorStoreError`` unless a small write would leave enough free space."""
+        self._check_space(1)
 
     def _check_space(self, points: int) -> None:
         """Refuse a write that could fill the disk under the shard's memory maps."""
@@ -244,10 +281,32 @@ class QdrantEdgeStore:
         return in_order([scored(0.0, r.payload, str(r.id)) for r in records])
 
     async def delete(self, scope: RecallScope) -> None:
-        """Delete every point of the scope's chat."""
-        shard = self._require()
+        """Delete every point of the scope's chat (readable in the files until ``compact``)."""
         operation = qe.UpdateOperation.delete_points_by_filter(_filter(scope))
-        await asyncio.to_thread(self._guard, "delete", lambda: shard.update(operation))
+        async with self._writing:
+            shard = self._require()
+            await asyncio.to_thread(self._guard, "delete", lambda: shard.update(operation))
+
+    async def compact(self) -> None:
+        """Rewrite the segments without deleted points and drop the flushed write-ahead log.
+
+        The shard is closed meanwhile (about a second for 20k points): searches then fail
+        as ``VectorStoreError`` (recall degrades to nothing) and writes are retried later.
+        """
+        async with self._writing:
+            shard, self._shard = self._require(), None
+            dimension = self._identity[1] if self._identity else 0
+            await asyncio.to_thread(self._guard, "compact", lambda: self._rewrite(shard, dimension))
+
+    def _rewrite(self, shard: Any, dimension: int) -> None:
+        """Vacuum, flush and close the shard, drop its log, and open it again (even on error)."""
+        shard_dir = self.path / "shard"
+        try:
+            shard.optimize()
+            _flush_close(shard)
+            shutil.rmtree(shard_dir / "wal", ignore_errors=True)
+        finally:
+            self._shard = qe.EdgeShard.load(str(shard_dir), self._config(dimension))
 
     async def close(self) -> None:
         """Flush and close the shard (idempotent)."""
