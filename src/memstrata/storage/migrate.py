@@ -49,8 +49,9 @@ def _sql(storage: ChatStorage) -> SqlStorage:
 async def status(storage: ChatStorage) -> SchemaStatus:
     """Where the database's schema stands (read only)."""
     sql = _sql(storage)
-    async with sql.engine.connect() as conn:
-        version = await conn.run_sync(_version)
+    version = await sql._execute(
+        "reading the schema version", lambda conn, _: _version(conn), write=False
+    )
     check_version(version, where=sql.location)
     pending = tuple(m.version for m in MIGRATIONS if m.version > version)
     return SchemaStatus(sql.location, version, pending)
