@@ -159,6 +159,13 @@ def serve(
     port: Annotated[int | None, typer.Option(help="Port (default: service.port).")] = None,
     demo: Annotated[bool, typer.Option(help="Ingest the bundled demo chat first.")] = False,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+    migrate: Annotated[
+        bool,
+        typer.Option(
+            help="Apply pending schema migrations at start; --no-migrate refuses a database "
+            "that needs them (replicas: run `memstrata migrate` once instead)."
+        ),
+    ] = True,
 ) -> None:
     """Run the HTTP service and web view on the configured (or embedded) stack."""
     import uvicorn
@@ -166,6 +173,8 @@ def serve(
     from memstrata.service import bind_host, create_app
 
     settings = _settings(config)
+    if not migrate:
+        _run(_schema_current(settings))
     bound = bind_host(settings.service, host)
     if not settings.service.api_keys:
         err.print("No API keys configured: single tenant 'default', bound to 127.0.0.1 only.")
@@ -184,6 +193,53 @@ def serve(
         log_level=log_level,
         timeout_graceful_shutdown=2,
     )
+
+
+async def _schema_current(settings: Settings) -> None:
+    from memstrata.factory import chat_storage
+    from memstrata.storage.migrate import require_current
+
+    storage = chat_storage(settings)
+    try:
+        await require_current(storage)
+    finally:
+        await storage.close()
+
+
+@app.command(name="migrate")
+def migrate_schema(
+    config: ConfigOption = None,
+    check: Annotated[
+        bool, typer.Option("--check", help="Change nothing; exit 3 when migrations are pending.")
+    ] = False,
+) -> None:
+    """Apply pending schema migrations once (run before starting several replicas)."""
+    from memstrata.factory import chat_storage
+    from memstrata.storage.migrate import SchemaStatus, migrate, status
+
+    async def work() -> tuple[SchemaStatus, SchemaStatus]:
+        storage = chat_storage(_settings(config))
+        try:
+            if check:
+                found = await status(storage)
+                return found, found
+            return await migrate(storage)
+        finally:
+            await storage.close()
+
+    before, after = _run(work())
+    if check:
+        pending = ", ".join(map(str, after.pending)) or "none"
+        out.print(f"{after.location}: schema version {after.version}; pending: {pending}")
+        if after.pending:
+            raise typer.Exit(3)
+        return
+    applied = [v for v in before.pending if v not in after.pending]
+    if applied:
+        done = ", ".join(map(str, applied))
+        out.print(f"{after.location}: applied migrations {done}; schema version {after.version}")
+    else:
+        out.print(f"{after.location}: schema version {after.version} is current; nothing to do")
 
 
 async def _preflight(memory: MemoryEngine) -> None:

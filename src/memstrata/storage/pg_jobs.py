@@ -112,7 +112,10 @@ _RECOVER = text(
     SELECT count(*) FROM queued
     """
 )
-_PENDING = text("SELECT count(*) FROM memstrata_jobs WHERE kind = :kind")
+_PENDING = text(
+    "SELECT count(*) FROM memstrata_jobs "
+    "WHERE kind = :kind AND (due_at <= now() OR lease_owner IS NOT NULL)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,7 +209,7 @@ class JobTable:
         return 0 if row is None else int(row[0])
 
     async def pending(self) -> int:
-        """How many chats have work queued, leased or waiting for a retry."""
+        """How many chats have work due or running (retries waiting out a backoff excepted)."""
         row = await self._first(_PENDING, kind=self.kind)
         return 0 if row is None else int(row[0])
 

@@ -95,20 +95,29 @@ class QdrantServerStore:
         return self._client_instance
 
     async def setup(self, *, dimension: int, model_id: str) -> None:
-        """Create the collection and its indexes; refuse one made with another model."""
+        """Create the collection and its indexes; refuse one made with another model.
+
+        Replicas starting together may both try to create it: the one that loses the race
+        checks the collection the other made.
+        """
         client = self._client
-        if await self._guard("setup", client.collection_exists(self.collection)):
-            info = await self._guard("setup", client.get_collection(self.collection))
-            meta = info.config.metadata or {}
-            check_identity(
-                str(meta.get("model_id", "<unknown model>")),
-                int(meta.get("dimension", -1)),
-                model_id,
-                dimension,
-                f"Qdrant collection {self.collection!r} at {self._target}",
-            )
-        else:
-            await self._guard("setup", self._create(dimension, model_id))
+        if not await self._guard("setup", client.collection_exists(self.collection)):
+            try:
+                await self._guard("setup", self._create(dimension, model_id))
+                self._ready = True
+                return
+            except VectorStoreError:
+                if not await self._guard("setup", client.collection_exists(self.collection)):
+                    raise
+        info = await self._guard("setup", client.get_collection(self.collection))
+        meta = info.config.metadata or {}
+        check_identity(
+            str(meta.get("model_id", "<unknown model>")),
+            int(meta.get("dimension", -1)),
+            model_id,
+            dimension,
+            f"Qdrant collection {self.collection!r} at {self._target}",
+        )
         self._ready = True
 
     async def recreate(self, *, dimension: int, model_id: str) -> None:
