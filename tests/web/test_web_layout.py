@@ -7,6 +7,7 @@ screenshots of each page at each width are written next to the test's temp files
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -100,6 +101,10 @@ async def test_layout_at_phone_and_desktop_widths(
         await page.wait_for_selector("body[data-events='open']")
         await page.locator(".context-part").first.wait_for()
         assert await page.locator("#list-view").is_hidden()
+        widths = await page.locator(".context-part .fill").evaluate_all(
+            "fills => fills.map(fill => fill.getBoundingClientRect().width)"
+        )
+        assert widths and all(width > 0 for width in widths)  # the meters are drawn
 
         chain = (await api.client.get("/chats/long/summaries")).json()["items"]
         live_rows = sum(row["kind"] != "archived" for row in chain)
@@ -151,10 +156,12 @@ async def test_context_panel_shows_the_assembled_parts(
         assert "Episode note" in shown
 
         await api.client.post("/chats/long/messages", json=exchange(99)[0])
-        await page.wait_for_function(
-            f"Number(document.querySelector('#context-panel').dataset.tokensUsed)"
-            f" !== {context['tokens_used']}"
-        )
+        panel = page.locator("#context-panel")
+        for _ in range(100):  # the page is under a CSP without eval: poll from here
+            if await panel.get_attribute("data-tokens-used") != str(context["tokens_used"]):
+                break
+            await asyncio.sleep(0.05)
+        assert await panel.get_attribute("data-tokens-used") != str(context["tokens_used"])
         verbatim = page.locator(".context-part[data-kind='verbatim'] .part-text")
         assert "Question 99" in (await verbatim.text_content() or "")
         await page.close()
