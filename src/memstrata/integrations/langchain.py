@@ -36,7 +36,7 @@ except ModuleNotFoundError as exc:  # pragma: no cover - depends on the installe
         name=exc.name,
     ) from exc
 
-__all__ = ["MemstrataChatMessageHistory", "from_langchain", "to_langchain"]
+__all__ = ["MemstrataChatMessageHistory", "context_messages", "from_langchain", "to_langchain"]
 
 View = Literal["context", "all"]
 
@@ -81,7 +81,7 @@ class MemstrataChatMessageHistory(BaseChatMessageHistory):
         chat = self._sync().chat(self.chat_id, user=self.user)
         if self.view == "all":
             return [to_langchain(item.message) for item in chat.messages()]
-        return _context_messages(chat.context(self.query, budget_tokens=self.budget_tokens))
+        return context_messages(chat.context(self.query, budget_tokens=self.budget_tokens))
 
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
         """Store the messages in one transaction."""
@@ -100,7 +100,7 @@ class MemstrataChatMessageHistory(BaseChatMessageHistory):
         if self.view == "all":
             return [to_langchain(item.message) for item in await chat.messages()]
         context = await chat.context(self.query, budget_tokens=self.budget_tokens)
-        return _context_messages(context)
+        return context_messages(context)
 
     async def aadd_messages(self, messages: Sequence[BaseMessage]) -> None:
         """Store the messages in one transaction."""
@@ -162,7 +162,8 @@ def to_langchain(message: Message) -> BaseMessage:
 _ROLES = {"human": Role.USER, "ai": Role.ASSISTANT, "system": Role.SYSTEM, "tool": Role.TOOL}
 
 
-def _context_messages(context: Context) -> list[BaseMessage]:
+def context_messages(context: Context) -> list[BaseMessage]:
+    """A context's messages (summary and recall as one system message, then the window)."""
     return [_from_dict(item) for item in context.messages]
 
 
