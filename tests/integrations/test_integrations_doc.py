@@ -47,6 +47,7 @@ def test_every_example_is_tested() -> None:
         "MemstrataSession",
         "memstrata.client",
         "instrument(",
+        "MemstrataStore",
     ]
     assert sorted(BLOCKS) == sorted(block(marker) for marker in markers)
 
@@ -61,6 +62,11 @@ def test_langgraph_example(capsys: pytest.CaptureFixture[str], data_dir: Path) -
     run(block("MemoryNode"))
     assert capsys.readouterr().out.strip() == "(a reply to: Where should we eat?)"
     assert (data_dir / "memstrata.db").is_file()
+
+
+def test_langgraph_store_example(capsys: pytest.CaptureFixture[str]) -> None:
+    run(block("MemstrataStore"))
+    assert capsys.readouterr().out.strip() == "['My sister Ines is allergic to peanuts.']"
 
 
 def test_otel_example(capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,6 +14,9 @@ message id, so a state that carries the whole history stores each message once),
 chat named by the run's ``thread_id``; then it puts the bounded context for the latest user
 message under ``context``: the running summary and recalled turns as one ``SystemMessage``,
 then the recent window. The model reads ``context``, not the ever-growing ``messages``.
+
+``MemstrataStore`` (``memstrata.integrations.langgraph_store``) gives graphs memstrata's
+chats as a LangGraph ``BaseStore``.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Annotated, Any, TypedDict
 
 from memstrata.errors import UsageError
 from memstrata.integrations.langchain import context_messages, from_langchain
+from memstrata.integrations.langgraph_store import MemstrataStore
 from memstrata.memory import AsyncChat, AsyncMemory
 
 try:
@@ -35,7 +39,7 @@ except ModuleNotFoundError as exc:  # pragma: no cover - depends on the installe
         name=exc.name,
     ) from exc
 
-__all__ = ["ContextState", "MemoryNode"]
+__all__ = ["ContextState", "MemoryNode", "MemstrataStore"]
 
 
 class ContextState(TypedDict):
