@@ -195,6 +195,11 @@ class ServiceConfig(_Strict):
     summary_workers: int = Field(2, ge=1)
     summary_retry_seconds: float = Field(5.0, gt=0)
     summary_retry_max_seconds: float = Field(300.0, gt=0, description="Backoff ceiling.")
+    job_queue: Literal["auto", "local", "postgres"] = Field(
+        "auto", description="auto: jobs leased in PostgreSQL when storage is PostgreSQL."
+    )
+    job_lease_seconds: float = Field(30.0, ge=1, description="A dead replica's jobs wait this.")
+    job_poll_seconds: float = Field(2.0, gt=0, description="Idle workers look this often.")
 
 
 class Settings(_Strict):

@@ -56,6 +56,9 @@ def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None 
             service = Service(memory, settings.service, metrics=metrics)
             app.state.service = service
             _announce(service)
+            if service.replicas is not None:
+                await service.replicas.open()
+                stack.push_async_callback(service.replicas.close)
             service.jobs.start()
             stack.push_async_callback(service.jobs.stop)
             service.indexer.start()

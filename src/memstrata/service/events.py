@@ -1,13 +1,19 @@
-"""Per-chat summarization events, fanned out to Server-Sent-Event subscribers."""
+"""Per-chat summarization events, fanned out to Server-Sent-Event subscribers.
+
+Within one process :class:`EventHub` delivers an event to the chat's subscribers directly.
+Several replicas share events through an :class:`EventRelay` (PostgreSQL ``LISTEN/NOTIFY``,
+see ``events_pg``): a published event is also sent to the relay, and events relayed from
+other replicas are delivered here as if published locally.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
 from collections import defaultdict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import asdict, dataclass, field
-from typing import Literal
+from typing import Literal, Protocol
 
 EventKind = Literal["state", "appended", "summarizing", "summarized", "failed"]
 SummaryState = Literal["idle", "summarizing", "failed"]
@@ -33,14 +39,64 @@ class ChatEvent:
         return f"event: {self.kind}\ndata: {json.dumps(data)}\n\n"
 
 
+class EventRelay(Protocol):
+    """Carries this replica's events to the other replicas (fire and forget)."""
+
+    def send(self, event: ChatEvent) -> None:
+        """Queue ``event`` for the other replicas; never blocks."""
+        ...
+
+
+class SummaryStates:
+    """Each chat's summary state as its events tell it; only non-idle chats are kept."""
+
+    def __init__(self) -> None:
+        self._states: dict[str, tuple[SummaryState, str | None]] = {}
+
+    def observe(self, event: ChatEvent) -> None:
+        """Follow a ``summarizing``, ``summarized`` or ``failed`` event."""
+        if event.kind not in ("summarizing", "summarized", "failed"):
+            return
+        if event.state == "idle":
+            self._states.pop(event.chat_id, None)
+        else:
+            self._states[event.chat_id] = (event.state, event.error)
+
+    def get(self, chat_id: str) -> tuple[SummaryState, str | None]:
+        """The chat's state and last error (``idle`` when nothing is known)."""
+        return self._states.get(chat_id, ("idle", None))
+
+    def clear(self, chat_id: str) -> None:
+        """Back to ``idle`` (the chat is gone, or a failure no longer holds)."""
+        self._states.pop(chat_id, None)
+
+    def failing(self) -> list[str | None]:
+        """The last error of each chat whose summary job is failing, oldest failure first."""
+        return [error for state, error in self._states.values() if state == "failed"]
+
+
 class EventHub:
     """Delivers chat events to every subscriber of that chat; slow subscribers drop events."""
 
     def __init__(self) -> None:
         self._subscribers: dict[str, set[asyncio.Queue[ChatEvent | None]]] = defaultdict(set)
+        self._watchers: list[Callable[[ChatEvent], None]] = []
+        self.relay: EventRelay | None = None
+
+    def watch(self, watcher: Callable[[ChatEvent], None]) -> None:
+        """Call ``watcher`` with every event, published here or relayed from elsewhere."""
+        self._watchers.append(watcher)
 
     def publish(self, event: ChatEvent) -> None:
-        """Send ``event`` to the chat's subscribers (never blocks)."""
+        """Send ``event`` to the chat's subscribers and to the relay (never blocks)."""
+        self.deliver(event)
+        if self.relay is not None:
+            self.relay.send(event)
+
+    def deliver(self, event: ChatEvent) -> None:
+        """Hand ``event`` to this process's watchers and subscribers only."""
+        for watcher in self._watchers:
+            watcher(event)
         for queue in list(self._subscribers.get(event.chat_id, ())):
             if queue.full():
                 continue

@@ -17,11 +17,12 @@ from memstrata.core.messages import Message
 from memstrata.engine import MemoryEngine
 from memstrata.errors import ConflictError, NotFoundError, UsageError
 from memstrata.memory import Context
+from memstrata.service import replicas
 from memstrata.service.auth import Authenticator
 from memstrata.service.errors import PayloadTooLarge
 from memstrata.service.events import ChatEvent, EventHub
 from memstrata.service.indexing import IndexWorker
-from memstrata.service.jobs import SummaryJobs
+from memstrata.service.jobs import SummaryJobs, SummaryQueue
 from memstrata.service.metrics import ServiceMetrics
 from memstrata.service.schemas import (
     ChatOut,
@@ -54,13 +55,18 @@ class Service:
         self.recovery: asyncio.Task[None] | None = None
         self.llm_probe: tuple[float, dict[str, Any]] | None = None
         """When the LLM was last probed, and what /healthz said."""
-        self.jobs = SummaryJobs(
-            engine,
-            hub=self.hub,
-            metrics=self.metrics,
-            workers=config.summary_workers,
-            retry_seconds=config.summary_retry_seconds,
-            max_retry_seconds=config.summary_retry_max_seconds,
+        self.replicas = replicas.shared(engine, config, self.hub, self.metrics)
+        self.jobs: SummaryQueue = (
+            self.replicas.jobs
+            if self.replicas is not None
+            else SummaryJobs(
+                engine,
+                hub=self.hub,
+                metrics=self.metrics,
+                workers=config.summary_workers,
+                retry_seconds=config.summary_retry_seconds,
+                max_retry_seconds=config.summary_retry_max_seconds,
+            )
         )
         self.indexer = IndexWorker(
             engine,
@@ -128,7 +134,7 @@ class Service:
         self.check_limits(messages)
         stored = await self.engine.add_messages(chat.id, messages, index=False)
         self.indexer.notify()
-        self.jobs.notify(chat.id, chat.tenant)
+        await self.jobs.notify(chat.id, chat.tenant)
         if stored:
             state, error = self.jobs.state(chat.id)
             event = ChatEvent("appended", chat.id, state, error=error)

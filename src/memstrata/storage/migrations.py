@@ -83,11 +83,17 @@ def _message_ids(connection: Connection) -> None:
     )
 
 
+def _jobs(connection: Connection) -> None:
+    """The job table: background work per chat, leased by one worker across replicas."""
+    schema.jobs.create(connection, checkfirst=True)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "chats, messages, summary chains", _initial),
     Migration(2, "summary row kinds: row, digest, archived", _digests),
     Migration(3, "the recall index watermark of each chat", _index_watermark),
     Migration(4, "message ids unique per chat (idempotent appends)", _message_ids),
+    Migration(7, "background jobs leased per chat (several replicas)", _jobs),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, ClassVar, TypeVar
 
@@ -473,14 +473,22 @@ class AsyncEngineStorage(SqlStorage):
     async def _execute(
         self, operation: str, body: Callable[[Connection, Progress], T], *, write: bool
     ) -> T:
+        async with self.async_transaction(operation, write=write) as (conn, progress):
+            result = await conn.run_sync(body, progress)
+            progress.doing = "committing"
+        return result
+
+    @contextlib.asynccontextmanager
+    async def async_transaction(
+        self, operation: str, *, write: bool
+    ) -> AsyncIterator[tuple[AsyncConnection, Progress]]:
+        """One transaction on an async connection; driver errors leave as ``StorageError``."""
         progress = Progress(operation, write=write)
         conn = await self._connect(operation)
         try:
             await conn.execution_options(**self._options(write))
             async with conn.begin():
-                result = await conn.run_sync(body, progress)
-                progress.doing = "committing"
-            return result
+                yield conn, progress
         except MemstrataError:
             raise
         except DRIVER_ERRORS as exc:

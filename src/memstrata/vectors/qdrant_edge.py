@@ -4,6 +4,10 @@ Layout of ``path``: ``shard/`` (the Qdrant Edge shard: a named cosine dense vect
 named sparse vector with the IDF modifier, keyword indexes on the scope fields and an
 integer index on ``sequence``) and ``memstrata.json`` (the embedding model's identity).
 
+One process opens the store at a time: ``setup`` takes an exclusive lock on
+``memstrata.lock`` and refuses, naming the holder, when another process has the store open
+(several replicas share a Qdrant server or pgvector instead).
+
 Searches and fetches run inline: they take well under a millisecond, far less than a
 thread hop. Opening, closing, deleting and large upserts run in a worker thread.
 """
@@ -11,14 +15,17 @@ thread hop. Opening, closing, deleting and large upserts run in a worker thread.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
 import json
+import os
 import shutil
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from memstrata.errors import MissingExtraError, VectorStoreError
+from memstrata.errors import ConfigError, MissingExtraError, VectorStoreError
 from memstrata.vectors._common import (
     DENSE,
     FETCH_PAGE,
@@ -45,6 +52,7 @@ __all__ = ["QdrantEdgeStore"]
 
 T = TypeVar("T")
 META_FILE = "memstrata.json"
+LOCK_FILE = "memstrata.lock"
 _INLINE_UPSERT = 64
 MIN_FREE_BYTES = 64 * 1024 * 1024
 """Free space every write leaves on the store's file system (the shard's segments grow by
@@ -81,6 +89,7 @@ class QdrantEdgeStore:
         self._shard: Any = None
         self._identity: tuple[str, int] | None = None
         self._opening = asyncio.Lock()
+        self._lock_fd: int | None = None
 
     def __repr__(self) -> str:
         return f"QdrantEdgeStore({str(self.path)!r})"
@@ -91,7 +100,44 @@ class QdrantEdgeStore:
             if self._identity is not None:
                 check_identity(*self._identity, model_id, dimension, str(self.path))
                 return
-            await asyncio.to_thread(self._guard, "open", lambda: self._open(dimension, model_id))
+            self._guard("open", self._lock)
+            try:
+                await asyncio.to_thread(
+                    self._guard, "open", lambda: self._open(dimension, model_id)
+                )
+            except BaseException:
+                self._unlock()
+                raise
+
+    def _lock(self) -> None:
+        """Hold ``memstrata.lock`` for this process; refuse when another process holds it."""
+        if self._lock_fd is not None:
+            return
+        self.path.mkdir(parents=True, exist_ok=True)
+        lock_path = self.path / LOCK_FILE
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
+            os.close(fd)
+            raise ConfigError(
+                f"the embedded Qdrant store at {self.path} is already open (lock held by "
+                f"pid {holder}); it serves one process at a time: stop the other, or "
+                "share a Qdrant server (qdrant:http://HOST:6333) or pgvector "
+                "(pgvector:postgresql://...) between several processes",
+                path="vectors.url",
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        self._lock_fd = fd
+
+    def _unlock(self) -> None:
+        fd, self._lock_fd = self._lock_fd, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
 
     def _open(self, dimension: int, model_id: str) -> None:
         meta = self.path / META_FILE
@@ -210,8 +256,11 @@ class QdrantEdgeStore:
     async def close(self) -> None:
         """Flush and close the shard (idempotent)."""
         shard, self._shard, self._identity = self._shard, None, None
-        if shard is not None:
-            await asyncio.to_thread(self._guard, "close", lambda: _flush_close(shard))
+        try:
+            if shard is not None:
+                await asyncio.to_thread(self._guard, "close", lambda: _flush_close(shard))
+        finally:
+            self._unlock()
 
     async def count(self) -> int:
         """How many points the shard holds, over every scope."""
@@ -226,7 +275,7 @@ class QdrantEdgeStore:
     def _guard(self, operation: str, call: Callable[[], T]) -> T:
         try:
             return call()
-        except VectorStoreError:
+        except (VectorStoreError, ConfigError):
             raise
         except Exception as exc:  # qdrant_edge raises bare Exception
             raise VectorStoreError(f"qdrant-edge {operation} at {self.path} failed: {exc}") from exc
