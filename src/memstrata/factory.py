@@ -17,6 +17,7 @@ from memstrata.core.context import ContextBudget
 from memstrata.embed.base import Embedder
 from memstrata.engine import MemoryEngine, RecallBackend
 from memstrata.errors import BackendError, ConfigError
+from memstrata.indexer import open_for_model
 from memstrata.llm.base import LLM
 from memstrata.storage.base import ChatStorage
 from memstrata.storage.memory import InMemoryStorage
@@ -103,6 +104,7 @@ async def recall_backend(
 
     A vector store that cannot be opened degrades to no recall (seed 000's
     ``NullVectorReader``): the memory then behaves as ``running_summary``, with a warning.
+    A store of another embedding model is rebuilt from ``storage``, never mixed.
     """
     if settings.memory.strategy != "rag_augmented":
         return None
@@ -114,6 +116,9 @@ async def recall_backend(
     ranking = RankingConfig(fusion=settings.memory.rag_ranking)
     retriever = HybridRetriever(store, embedder, ranking=ranking)
     try:
+        await open_for_model(
+            storage, store, dimension=embedder.dimension, model_id=embedder.model_id
+        )
         await retriever.setup()
     except BackendError as exc:
         log.warning("vector store unavailable, recall is off (running_summary only): %s", exc)

@@ -16,7 +16,13 @@ from dataclasses import dataclass, replace
 
 from memstrata.errors import BackendError, MemstrataError, VectorStoreError
 from memstrata.storage.base import ChatRecord, ChatStorage, StoredMessage
-from memstrata.vectors.base import BatchTurnStore, RecallScope, TurnStore
+from memstrata.vectors.base import (
+    BatchTurnStore,
+    ModelChangedError,
+    RecallScope,
+    TurnStore,
+    VectorStore,
+)
 
 log = logging.getLogger(__name__)
 
@@ -68,8 +74,9 @@ class RecallIndexer:
             batches = await self._batches(chat_ids, max_turns)
             if batches:
                 await self._store(batches)
-            for chat, stored in batches:
-                await self.storage.mark_indexed(chat.id, stored[-1].sequence)
+            if batches:
+                marks = {chat.id: stored[-1].sequence for chat, stored in batches}
+                await self.storage.mark_indexed_many(marks)
         except BackendError as exc:
             log.warning("indexing %d chats for recall failed: %s", len(batches), exc)
             return IndexRun(error=str(exc), chats=len(batches))
@@ -139,3 +146,23 @@ class RecallIndexer:
             return
         for scope, turns in pairs:
             await self.store.store_turns(scope, turns)
+
+
+async def open_for_model(
+    storage: ChatStorage, store: VectorStore, *, dimension: int, model_id: str
+) -> bool:
+    """Open ``store`` for this embedding model; True when it had to be rebuilt.
+
+    A store whose vectors another model made is never mixed with new ones: every chat's
+    watermark goes back to 0 first, then the store is emptied for this model, and the
+    indexer embeds every stored turn again (recall lags meanwhile). A crash between the two
+    steps leaves the old identity, so the next start does both again.
+    """
+    try:
+        await store.setup(dimension=dimension, model_id=model_id)
+        return False
+    except ModelChangedError as exc:
+        log.warning("the embedding model changed, the recall index is rebuilt: %s", exc)
+    await storage.reset_index()
+    await store.recreate(dimension=dimension, model_id=model_id)
+    return True

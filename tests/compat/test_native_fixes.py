@@ -40,6 +40,8 @@ def test_an_answered_question_is_history_not_the_query() -> None:
     assert contents(SUPERVISOR_PIPELINE.apply(answered)) == ["question", "answer"]
     pending = [*answered, user("follow-up")]
     assert contents(SUPERVISOR_PIPELINE.apply(pending)) == ["question", "answer"]
+    blank_reply = [*pending, assistant("  ")]
+    assert contents(SUPERVISOR_PIPELINE.apply(blank_reply)) == ["question", "answer", "  "]
 
 
 def test_a_question_with_only_tool_chatter_after_it_is_still_the_query() -> None:
@@ -257,3 +259,43 @@ def test_orchid_supervisor_settings_become_a_memory_config() -> None:
     assert (config.strategy, config.summary_recent_turns) == ("running_summary", 4)
     assert config.truncation_max_chars == 500
     assert OrchidSupervisorConfig(history_summary_enabled=False).memory_config().strategy == "none"
+
+
+# -- a turn's own metadata travels with it through recall ---------------------------------
+
+
+async def test_recalled_turns_keep_their_metadata(tmp_path: Path) -> None:
+    from memstrata.embed.minilm import MiniLMEmbedder
+    from memstrata.recall.retriever import HybridRetriever
+    from memstrata.vectors.qdrant_edge import QdrantEdgeStore
+
+    retriever = HybridRetriever(QdrantEdgeStore(tmp_path / "vectors"), MiniLMEmbedder())
+    scope = RecallScope(chat_id="c1")
+    try:
+        turns = [
+            user("I adopted a grey kitten named Miso.", metadata={"source": "mobile", "n": 1}),
+            assistant("Miso is a lovely name for a cat."),
+        ]
+        await retriever.store_turns(scope, list(enumerate(turns, start=1)))
+        found = await retriever.get_relevant_history(
+            "What is the kitten called?", scope, k=2, similarity_threshold=0.0
+        )
+        by_text = {t.message.content: t.message.metadata for t in found}
+        assert by_text["I adopted a grey kitten named Miso."] == {"source": "mobile", "n": 1}
+        assert by_text["Miso is a lovely name for a cat."] == {}
+    finally:
+        await retriever.close()
+
+
+async def test_orbiter_generate_summary_with_memstratas_llm_summarizer() -> None:
+    from memstrata.compat.orbiter import AIMemory, HumanMemory, SummaryConfig, generate_summary
+    from memstrata.summary.templates import LLMSummarizer
+
+    llm = ScriptedLLM(default="Ann adopted a kitten called Miso.")
+    items = [HumanMemory(content="I adopted a kitten."), AIMemory(content="What is her name?")]
+    items += [HumanMemory(content="Miso."), AIMemory(content="Lovely!")]
+    result = await generate_summary(items, SummaryConfig(keep_recent=2), LLMSummarizer(llm))
+    assert result.summaries == {"conversation": "Ann adopted a kitten called Miso."}
+    sent = llm.calls[0].text
+    assert "[HUMAN]: I adopted a kitten.\n[AI]: What is her name?" in sent
+    assert "Miso." not in sent.split("[AI]: What is her name?")[1]

@@ -119,3 +119,97 @@ async def test_running_summary_persists_in_memstrata_storage(tmp_path: Path) -> 
         assert await memory.get_running_summary("no-such-chat") is None
     finally:
         await storage.close()
+
+
+async def test_rag_memory_on_memstrata_recall(tmp_path: Path) -> None:
+    from memstrata.compat.orchid import MemstrataTurnStore, OrchidRAGConversationMemory
+    from memstrata.config import MemoryConfig
+    from memstrata.embed.minilm import MiniLMEmbedder
+    from memstrata.engine import MemoryEngine
+    from memstrata.recall.retriever import HybridRetriever
+    from memstrata.vectors.qdrant_edge import QdrantEdgeStore
+
+    storage = SqliteStorage(tmp_path / "chats.db")
+    recall = HybridRetriever(QdrantEdgeStore(tmp_path / "vectors"), MiniLMEmbedder())
+    engine = MemoryEngine(storage, config=MemoryConfig(strategy="rag_augmented"), recall=recall)
+    turns = MemstrataTurnStore(engine)
+    memory = OrchidRAGConversationMemory(
+        MemstrataChatStorage(storage), ScriptedChatModel(replies=[]), reader=turns, writer=turns
+    )
+    try:
+        said = [
+            ("user", "I adopted a grey kitten last week and named her Miso."),
+            ("assistant", "Miso is a lovely name! How old is she?"),
+            ("user", "My sister moved to Lisbon to work as a nurse."),
+            ("assistant", "Lisbon is beautiful in spring."),
+            ("user", "   "),
+        ]
+        for role, content in said:
+            await memory.store_conversation_turn(
+                "chat-1", "acme", "u-1", {"role": role, "content": content}, {"device": "phone"}
+            )
+        stored = await storage.list_messages("chat-1")
+        assert [m.message.content for m in stored] == [c for _, c in said[:4]]
+        assert all(m.message.metadata == {"device": "phone"} for m in stored)
+        chat = await storage.get_chat("chat-1", tenant="acme")
+        assert chat is not None and chat.user == "u-1" and chat.indexed_sequence == 4
+
+        found = await memory.get_relevant_history(
+            "What is the name of the cat?",
+            "chat-1",
+            k=2,
+            tenant_id="acme",
+            user_id="u-1",
+            similarity_threshold=0.3,
+        )
+        assert found and "Miso" in found[0]["content"]
+        assert all(t["role"] == "assistant" and t["score"] >= 0.3 for t in found)
+        merged = await memory.get_relevant_history_merged(
+            "What is the name of the cat?",
+            "chat-1",
+            [{"role": "user", "content": found[0]["content"]}],
+            tenant_id="acme",
+            user_id="u-1",
+            similarity_threshold=0.3,
+        )
+        assert [m["content"] for m in merged].count(found[0]["content"]) == 1
+
+        # another tenant, another user, or the wrong namespace recalls nothing
+        for tenant, user in (("other", "u-1"), ("acme", "u-2")):
+            assert (
+                await memory.get_relevant_history(
+                    "cat name?", "chat-1", tenant_id=tenant, user_id=user, similarity_threshold=0.0
+                )
+                == []
+            )
+        memory.MEMORY_NAMESPACE = "elsewhere"
+        assert await memory.get_relevant_history("cat name?", "chat-1", tenant_id="acme") == []
+    finally:
+        await recall.close()
+        await storage.close()
+
+
+def test_extract_with_a_pipeline_delegates_to_it() -> None:
+    from memstrata.compat.orchid import SUPERVISOR_PIPELINE, agent_pipeline
+
+    state = {
+        "messages": [
+            HumanMessage("Plan Lisbon"),
+            AIMessage("[Supervisor] routing to planner"),
+            AIMessage("[Planner]\nDay 1: Alfama, Day 2: " + "x" * 80),
+            SystemMessage("internal note"),
+            HumanMessage("And day 3?"),
+        ]
+    }
+    supervisor = OrchidAgent.extract_conversation_history(state, pipeline=SUPERVISOR_PIPELINE)
+    assert supervisor == [
+        {"role": "user", "content": "Plan Lisbon"},
+        {"role": "assistant", "content": "[Planner]\nDay 1: Alfama, Day 2: " + "x" * 80},
+    ]
+    agent = OrchidAgent.extract_conversation_history(
+        state, pipeline=agent_pipeline(("[Planner]\n",), max_chars=30, max_turns=1)
+    )
+    assert agent == [
+        {"role": "user", "content": "Plan Lisbon"},
+        {"role": "assistant", "content": "Day 1: Alfama, Day 2: xxxxxxx…"},
+    ]

@@ -274,3 +274,37 @@ async def test_cancelled_calls_leave_no_connection_in_a_broken_state(make_backen
     )
     assert [r for r in results if isinstance(r, BaseException)] == []
     assert (await storage.get_chat(chat.id)).message_count == 15  # type: ignore[union-attr]
+
+
+async def test_a_connection_lost_while_committing_is_retried_safely_by_message_ids(
+    make_backend,  # type: ignore[no-untyped-def]
+) -> None:
+    backend = await make_backend("postgres")
+    storage, admin = sql(backend), sql(backend)
+    chat = await storage.create_chat()
+    await execute(
+        storage,
+        """CREATE FUNCTION slow_commit() RETURNS trigger AS $$
+           BEGIN PERFORM pg_sleep(10); RETURN NULL; END $$ LANGUAGE plpgsql""",
+        """CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON messages
+           DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
+           WHEN (NEW.content = 'slow') EXECUTE FUNCTION slow_commit()""",
+    )
+    turn = [user("slow", id="m-1"), assistant("answer", id="m-2")]
+    task = asyncio.create_task(storage.append_messages(chat.id, turn))
+    waiting = text(
+        "SELECT pid FROM pg_stat_activity WHERE query LIKE 'COMMIT%' AND state = 'active'"
+    )
+    pids: list[int] = []
+    while not pids:
+        await asyncio.sleep(0.05)
+        pids = list(await admin.transaction(lambda conn: conn.scalars(waiting).all()))
+    kill = text("SELECT pg_terminate_backend(:pid)").bindparams(pid=pids[0])
+    await admin.transaction(lambda conn: conn.execute(kill))
+    with pytest.raises(StorageUnavailableError, match="while committing.*may or may not"):
+        await task  # the commit did not land: its ids are not there, so it is an error
+    await execute(storage, "DROP TRIGGER slow_commit ON messages")
+    stored = await storage.append_messages(chat.id, turn)  # the client's retry
+    again = await storage.append_messages(chat.id, turn)  # and another: a replay
+    assert [s.sequence for s in stored] == [s.sequence for s in again] == [1, 2]
+    assert len(await storage.list_messages(chat.id)) == 2

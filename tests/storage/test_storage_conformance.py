@@ -400,6 +400,16 @@ async def test_index_watermark_moves_up_only_and_never_past_the_messages(
     assert chat is not None and chat.indexed_sequence == 5 and chat.index_lag == 0
 
 
+async def test_many_watermarks_move_in_one_call(storage: ChatStorage) -> None:
+    for name in ("x", "y"):
+        await storage.create_chat(name)
+        await storage.append_messages(name, [user(f"m{i}") for i in range(4)])
+    await storage.mark_indexed("y", 3)
+    await storage.mark_indexed_many({"x": 2, "y": 1, "gone": 7})  # y never moves down
+    found = {chat.id: chat.indexed_sequence for chat in await storage.list_chats()}
+    assert found == {"x": 2, "y": 3}
+
+
 async def test_index_backlog_lists_lagging_chats_oldest_first_and_reset_restarts(
     storage: ChatStorage,
 ) -> None:

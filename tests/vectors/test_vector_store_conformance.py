@@ -10,7 +10,13 @@ import pytest
 from vector_helpers import MODEL, STORES, open_store, sparse_terms
 
 from memstrata.errors import VectorStoreError
-from memstrata.vectors.base import RecallScope, SparseVector, VectorPoint, VectorStore
+from memstrata.vectors.base import (
+    ModelChangedError,
+    RecallScope,
+    SparseVector,
+    VectorPoint,
+    VectorStore,
+)
 
 CHAT = RecallScope(chat_id="chat-1", tenant="acme", user="u1")
 TEXTS = [
@@ -200,3 +206,18 @@ async def test_sparse_scores_weigh_rare_terms_by_idf(
     hits = await store.search(CHAT, sparse=SparseVector((common, rare), (1.0, 1.0)), limit=5)
     assert hits[0].payload["sequence"] == 4  # without IDF the common term (weight 2) would win
     assert len(hits) == 5
+
+
+async def test_recreate_for_another_model_empties_the_store(
+    store: VectorStore, make_point: MakePoint, embed: Embed
+) -> None:
+    await fill(store, make_point)
+    with pytest.raises(ModelChangedError):
+        await store.setup(dimension=384, model_id="other-model@2")
+    await store.recreate(dimension=384, model_id="other-model@2")
+    assert await store.search(CHAT, dense=embed(TEXTS[0]), limit=10) == []
+    await store.setup(dimension=384, model_id="other-model@2")  # the new identity holds
+    with pytest.raises(ModelChangedError, match="other-model@2"):
+        await store.setup(dimension=384, model_id=MODEL)
+    await fill(store, make_point)
+    assert len(await store.search(CHAT, dense=embed(TEXTS[0]), limit=10)) == len(TEXTS)

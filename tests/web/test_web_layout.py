@@ -7,7 +7,6 @@ screenshots of each page at each width are written next to the test's temp files
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -156,12 +155,9 @@ async def test_context_panel_shows_the_assembled_parts(
         assert "Episode note" in shown
 
         await api.client.post("/chats/long/messages", json=exchange(99)[0])
-        panel = page.locator("#context-panel")
-        for _ in range(100):  # the page is under a CSP without eval: poll from here
-            if await panel.get_attribute("data-tokens-used") != str(context["tokens_used"]):
-                break
-            await asyncio.sleep(0.05)
-        assert await panel.get_attribute("data-tokens-used") != str(context["tokens_used"])
+        # a locator wait, not wait_for_function: the page's CSP forbids the eval that needs
+        panel = page.locator(f"#context-panel:not([data-tokens-used='{context['tokens_used']}'])")
+        await panel.wait_for(state="attached")
         verbatim = page.locator(".context-part[data-kind='verbatim'] .part-text")
         assert "Question 99" in (await verbatim.text_content() or "")
         await page.close()

@@ -171,8 +171,8 @@ class SkipBlankFilter:
 class ExcludeLastUserFilter:
     """Removes the current query: the last user message, when no reply follows it yet.
 
-    A user message already answered by an assistant message is history, not the query, so
-    ``[question, answer]`` is kept whole.
+    A user message already answered by an assistant message (with text or tool calls) is
+    history, not the query, so ``[question, answer]`` is kept whole; a blank reply is no answer.
     """
 
     def apply(
@@ -180,10 +180,12 @@ class ExcludeLastUserFilter:
     ) -> list[Message]:
         """Every message except the last user message when it is still unanswered."""
         for index in range(len(messages) - 1, -1, -1):
-            role = messages[index].role
-            if role == Role.ASSISTANT:
+            message = messages[index]
+            if message.role == Role.ASSISTANT and (
+                message.content.strip() or message.tool_call_ids
+            ):
                 return list(messages)
-            if role == Role.USER:
+            if message.role == Role.USER:
                 return [*messages[:index], *messages[index + 1 :]]
         return list(messages)
 

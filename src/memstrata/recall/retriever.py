@@ -73,7 +73,7 @@ def embedding_text(message: Message) -> str:
 
 
 def turn_payload(scope: RecallScope, sequence: int, message: Message) -> dict[str, Any]:
-    """The payload stored with a turn: scope fields plus the turn itself."""
+    """The payload stored with a turn: scope fields plus the turn itself (with its metadata)."""
     return {
         "namespace": scope.namespace,
         "tenant": scope.tenant,
@@ -87,6 +87,7 @@ def turn_payload(scope: RecallScope, sequence: int, message: Message) -> dict[st
         "timestamp": message.timestamp.isoformat() if message.timestamp else None,
         "content": message.content,
         "content_hash": message.content_hash,
+        "metadata": dict(message.metadata),
     }
 
 
@@ -100,6 +101,7 @@ def message_from_payload(payload: Mapping[str, Any]) -> Message:
         type=MessageType(payload.get("type", "text")),
         timestamp=datetime.fromisoformat(stamp) if stamp else None,
         id=payload.get("message_id"),
+        metadata=dict(payload.get("metadata") or {}),
     )
 
 
@@ -113,6 +115,13 @@ class _Piece:
     piece: int
     text: str
     position: int | None
+
+
+def _embed_distinct(embedder: Embedder, texts: list[str]) -> list[np.ndarray]:
+    """One vector per text, each distinct text embedded once (turns and sentences repeat)."""
+    distinct = list(dict.fromkeys(texts))
+    vectors = dict(zip(distinct, embedder.embed(distinct), strict=True))
+    return [vectors[text] for text in texts]
 
 
 class HybridRetriever:
@@ -162,7 +171,7 @@ class HybridRetriever:
         pieces = [piece for batch in prepared for piece in batch]
         if not pieces:
             return 0
-        vectors = await asyncio.to_thread(self.embedder.embed, [p.text for p in pieces])
+        vectors = await asyncio.to_thread(_embed_distinct, self.embedder, [p.text for p in pieces])
         points = [
             VectorPoint(
                 id=point_id(p.scope, p.sequence, p.piece),

@@ -29,6 +29,7 @@ from memstrata.service.errors import install_error_handlers
 from memstrata.service.limits import Limits
 from memstrata.service.logs import redact_access_log
 from memstrata.service.metrics import MetricsMiddleware, ServiceMetrics
+from memstrata.service.openapi import document
 from memstrata.service.state import Service
 
 log = logging.getLogger(__name__)
@@ -78,6 +79,7 @@ def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None 
         lifespan=lifespan,
     )
     install_error_handlers(app)
+    document(app)
     app.state.limits = Limits(settings.service)
     # the last added runs first: the edge gate, the summary relabelling, the body gate, metrics
     app.add_middleware(MetricsMiddleware, metrics=metrics)

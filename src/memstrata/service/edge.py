@@ -96,8 +96,8 @@ class EdgeGate:
             return (
                 401,
                 "unauthorized",
-                "API keys are not accepted in the URL: send 'Authorization: Bearer <key>' "
-                "or 'X-API-Key'",
+                "API keys are not accepted in the URL: send the key in a header, "
+                "'Authorization: Bearer <key>' or 'X-API-Key: <key>'",
             )
         if scope["path"] == "/metrics" and self.auth.enabled:
             try:

@@ -32,6 +32,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException
+from starlette.routing import Match
 
 from memstrata.errors import (
     BackendError,
@@ -151,7 +152,10 @@ def install_error_handlers(app: FastAPI) -> None:
     async def http_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, HTTPException)
         kind = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-        return error_response(exc.status_code, kind, str(exc.detail), headers=exc.headers)
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            headers["Allow"] = ", ".join(_allowed_methods(request))
+        return error_response(exc.status_code, kind, str(exc.detail), headers=headers)
 
     async def validation_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
@@ -165,6 +169,16 @@ def install_error_handlers(app: FastAPI) -> None:
         app.add_exception_handler(kind, memstrata_error)
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_exception_handler(HTTPException, http_error)
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """Every method some route of the request's path answers (a 405's ``Allow``)."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        match, _ = route.matches(request.scope)
+        if match != Match.NONE:
+            methods |= set(getattr(route, "methods", None) or ())
+    return sorted(methods)
 
 
 def _describe(error: Any) -> dict[str, str]:

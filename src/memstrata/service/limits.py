@@ -18,8 +18,8 @@ from memstrata.core.messages import Message
 from memstrata.errors import UsageError
 from memstrata.service.errors import PayloadTooLarge
 
-MAX_INT = 2**63 - 1
-"""The largest integer storage holds (a signed 64-bit column)."""
+MAX_INT = 2**53 - 1
+"""The largest integer accepted: every JSON client reads it exactly, storage holds it."""
 BODY_DEPTH_MARGIN = 4
 """How much deeper than metadata a request body nests (body, messages, [i], metadata)."""
 SCRUB_DEPTH = 32

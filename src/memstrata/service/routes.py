@@ -37,21 +37,22 @@ router = APIRouter(responses=ERROR_RESPONSES)
 CHAT_ROUTE: dict[int | str, dict[str, Any]] = {**NOT_FOUND}
 
 
-def get_service(request: Request) -> Service:
-    """The service of this app."""
+async def get_service(request: Request) -> Service:
+    """The service of this app (async: FastAPI runs a plain def dependency on a thread)."""
     service: Service = request.app.state.service
     return service
 
 
-def get_limits(request: Request) -> Limits:
-    """The configured input limits."""
+async def get_limits(request: Request) -> Limits:
+    """The configured input limits (async: FastAPI runs a plain def dependency on a thread)."""
     limits: Limits = request.app.state.limits
     return limits
 
 
-def get_tenant(request: Request) -> str:
+async def get_tenant(request: Request) -> str:
     """The caller's tenant (401 without a valid key when keys are configured)."""
-    return get_service(request).auth.tenant_for(request_key(request))
+    service: Service = request.app.state.service
+    return service.auth.tenant_for(request_key(request))
 
 
 ServiceDep = Annotated[Service, Depends(get_service)]

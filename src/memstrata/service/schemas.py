@@ -31,7 +31,7 @@ from memstrata.storage.base import (
 StrategyName = Literal["none", "running_summary", "rag_augmented"]
 _RANGE = re.compile(r"^\s*(\d{1,18})\s*-\s*(\d{1,18})\s*$")
 Count = Annotated[int, Field(ge=0, le=MAX_INT)]
-"""A non-negative integer storage can hold (a signed 64-bit column)."""
+"""A non-negative integer every JSON client and storage hold exactly."""
 
 
 class _In(BaseModel):
@@ -271,7 +271,9 @@ class _SummaryFields(_In):
         None, validation_alias=AliasChoices("token_count", "tokenCount"), ge=0, le=MAX_INT
     )
     episode_range: str | None = Field(
-        None, validation_alias=AliasChoices("episode_range", "episodeRange")
+        None,
+        validation_alias=AliasChoices("episode_range", "episodeRange"),
+        json_schema_extra={"pattern": _RANGE.pattern},
     )
     episode_first: Count | None = None
     episode_last: Count | None = None

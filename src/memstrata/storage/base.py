@@ -6,7 +6,7 @@ storage's business and live on these records.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, Protocol, runtime_checkable
@@ -241,6 +241,10 @@ class ChatStorage(Protocol):
 
     async def mark_indexed(self, chat_id: str, sequence: int) -> None:
         """Move the chat's recall-index watermark up to ``sequence`` (never down)."""
+        ...
+
+    async def mark_indexed_many(self, watermarks: Mapping[str, int]) -> None:
+        """``mark_indexed`` for several chats (chat id: sequence) in one transaction."""
         ...
 
     async def index_backlog(self, *, limit: int = 100) -> list[ChatRecord]:

@@ -8,6 +8,7 @@ Each method runs without awaiting, so under asyncio it is atomic like a transact
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
 
@@ -140,6 +141,11 @@ class InMemoryStorage(StorageBase):
         if chat is not None and sequence > chat.indexed_sequence:
             top = min(sequence, chat.message_count)
             self._chats[chat_id] = replace(chat, indexed_sequence=top)
+
+    async def mark_indexed_many(self, watermarks: Mapping[str, int]) -> None:
+        """``mark_indexed`` for several chats."""
+        for chat_id, sequence in watermarks.items():
+            await self.mark_indexed(chat_id, sequence)
 
     async def index_backlog(self, *, limit: int = 100) -> list[ChatRecord]:
         """Chats whose recall index lags their messages, the longest waiting first."""

@@ -280,8 +280,8 @@ class SqlStorage(StorageBase):
         """Move the chat's recall-index watermark up to ``sequence`` (never down)."""
         await self.mark_indexed_many({chat_id: sequence})
 
-    async def mark_indexed_many(self, sequences: Mapping[str, int]) -> None:
-        """``mark_indexed`` for several chats in one transaction."""
+    async def mark_indexed_many(self, watermarks: Mapping[str, int]) -> None:
+        """``mark_indexed`` for several chats (chat id: sequence) in one transaction."""
         statements = [
             update(chats)
             .where(chats.c.id == chat_id, chats.c.indexed_sequence < sequence)
@@ -290,7 +290,7 @@ class SqlStorage(StorageBase):
                     (chats.c.message_count < sequence, chats.c.message_count), else_=sequence
                 )
             )
-            for chat_id, sequence in sequences.items()
+            for chat_id, sequence in watermarks.items()
         ]
 
         def mark(conn: Connection, _: Progress) -> None:
@@ -298,7 +298,7 @@ class SqlStorage(StorageBase):
                 conn.execute(statement)
 
         if statements:
-            await self._run(f"mark_indexed({', '.join(map(repr, sequences))})", mark, write=True)
+            await self._run(f"mark_indexed({len(statements)} chats)", mark, write=True)
 
     async def index_backlog(self, *, limit: int = 100) -> list[ChatRecord]:
         """Chats whose recall index lags their messages, the longest waiting first."""

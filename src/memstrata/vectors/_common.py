@@ -8,8 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from memstrata.errors import VectorStoreError
-from memstrata.vectors.base import RecallScope, ScoredPoint, SparseVector
+from memstrata.vectors.base import ModelChangedError, RecallScope, ScoredPoint, SparseVector
 
 DENSE = "dense"
 SPARSE = "sparse"
@@ -70,9 +69,9 @@ def one_query(dense: object | None, sparse: SparseVector | None) -> None:
 def check_identity(
     stored_model: str, stored_dimension: int, model_id: str, dimension: int, where: str
 ) -> None:
-    """Raise if the vectors at ``where`` were made by another model or dimension."""
+    """Raise ``ModelChangedError`` if the vectors at ``where`` are another model's."""
     if stored_model != model_id or stored_dimension != dimension:
-        raise VectorStoreError(
+        raise ModelChangedError(
             f"{where} holds vectors of {stored_model!r} ({stored_dimension} dimensions), "
             f"not of the configured {model_id!r} ({dimension} dimensions): mixing them "
             "would make recall meaningless. Use another path/collection, or delete the old "

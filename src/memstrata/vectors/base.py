@@ -7,6 +7,12 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from memstrata.core.messages import Message
+from memstrata.errors import VectorStoreError
+
+
+class ModelChangedError(VectorStoreError):
+    """The store holds vectors of another embedding model: rebuild it, never mix."""
+
 
 MEMORY_NAMESPACE = "__memory__"
 
@@ -157,6 +163,10 @@ class VectorStore(Protocol):
 
     async def setup(self, *, dimension: int, model_id: str) -> None:
         """Create collections and payload indexes; check the stored model identity."""
+        ...
+
+    async def recreate(self, *, dimension: int, model_id: str) -> None:
+        """Delete every stored vector and set up empty for this model (a model change)."""
         ...
 
     async def upsert(self, points: Sequence[VectorPoint]) -> None:

@@ -18,6 +18,9 @@ class NullVectorStore:
     async def setup(self, *, dimension: int, model_id: str) -> None:
         """Nothing to create, no identity to check."""
 
+    async def recreate(self, *, dimension: int, model_id: str) -> None:
+        """Nothing is stored."""
+
     async def upsert(self, points: Sequence[VectorPoint]) -> None:
         """Drops the points."""
 

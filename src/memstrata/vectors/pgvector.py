@@ -76,6 +76,20 @@ class PgVectorStore:
         check_identity(stored[0], stored[1], model_id, dimension, f"table {self.table!r}")
         self._dimension = dimension
 
+    async def recreate(self, *, dimension: int, model_id: str) -> None:
+        """Drop the table and its model identity, then create them for this model."""
+        if self._pool is None:
+            self._pool = await self._guard("connect", self._connect)
+        await self._guard("recreate", self._drop)
+        await self.setup(dimension=dimension, model_id=model_id)
+
+    async def _drop(self) -> None:
+        async with self._pool.acquire() as conn, conn.transaction():
+            await conn.execute("SELECT pg_advisory_xact_lock(hashtext('memstrata_vectors'))")
+            await conn.execute(f"DROP TABLE IF EXISTS {self.table}")
+            if await conn.fetchval("SELECT to_regclass($1)", META_TABLE) is not None:
+                await conn.execute(f"DELETE FROM {META_TABLE} WHERE collection = $1", self.table)
+
     async def _connect(self) -> Any:
         return await asyncpg.create_pool(
             self.dsn, min_size=1, max_size=self._pool_size, init=_init_connection

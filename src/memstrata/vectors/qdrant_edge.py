@@ -139,6 +139,22 @@ class QdrantEdgeStore:
                 fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
 
+    async def recreate(self, *, dimension: int, model_id: str) -> None:
+        """Delete the shard and its model identity, then create an empty one for this model."""
+        async with self._opening:
+            await asyncio.to_thread(
+                self._guard, "recreate", lambda: self._recreate(dimension, model_id)
+            )
+
+    def _recreate(self, dimension: int, model_id: str) -> None:
+        if self._shard is not None:
+            _flush_close(self._shard)
+            self._shard = None
+        self._identity = None
+        (self.path / META_FILE).unlink(missing_ok=True)
+        shutil.rmtree(self.path / "shard", ignore_errors=True)
+        self._open(dimension, model_id)
+
     def _open(self, dimension: int, model_id: str) -> None:
         meta = self.path / META_FILE
         if meta.exists():

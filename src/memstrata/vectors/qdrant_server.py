@@ -111,6 +111,12 @@ class QdrantServerStore:
             await self._guard("setup", self._create(dimension, model_id))
         self._ready = True
 
+    async def recreate(self, *, dimension: int, model_id: str) -> None:
+        """Drop the collection and create it empty for this model."""
+        await self._guard("recreate", self._client.delete_collection(self.collection))
+        await self._guard("recreate", self._create(dimension, model_id))
+        self._ready = True
+
     async def _create(self, dimension: int, model_id: str) -> None:
         await self._client.create_collection(
             self.collection,

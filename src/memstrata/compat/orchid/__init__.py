@@ -2,10 +2,11 @@
 
 Import the names from here (or from the submodule named like Orchid's module): the
 structured summary types (``memory_types``), truncation (``truncation``), the agent's history
-helpers (``agent``), the running-summary and RAG memories (``memory``, ``memory_rag``), the
-vector data types (``repository``), the supervisor settings (``config``), and
-``MemstrataChatStorage``: Orchid's summary storage calls over memstrata's SQLite or
-PostgreSQL storage (``storage``).
+helpers (``agent``) and filter pipelines (``message_filter``), the running-summary and RAG
+memories (``memory``, ``memory_rag``), the vector data types (``repository``), the supervisor
+settings (``config``), and ``MemstrataChatStorage`` and ``MemstrataTurnStore``: Orchid's
+summary storage and vector reader/writer over memstrata's storage and recall (``storage``,
+``recall``).
 """
 
 from memstrata.compat.orchid.agent import OrchidAgent
@@ -23,6 +24,13 @@ from memstrata.compat.orchid.memory_types import (
     OrchidConversationSummary,
     OrchidSummaryEntity,
 )
+from memstrata.compat.orchid.message_filter import (
+    SUPERVISOR_PIPELINE,
+    MessageFilter,
+    MessageFilterPipeline,
+    agent_pipeline,
+)
+from memstrata.compat.orchid.recall import MemstrataTurnStore
 from memstrata.compat.orchid.repository import (
     OrchidDocument,
     OrchidRAGScope,
@@ -42,8 +50,12 @@ __all__ = [
     "DEFAULT_STRUCTURED_SUMMARY_SYSTEM_PROMPT",
     "DEFAULT_STRUCTURED_SUMMARY_USER_PROMPT",
     "SUMMARY_JSON_SCHEMA",
+    "SUPERVISOR_PIPELINE",
     "ChatModelLLM",
     "MemstrataChatStorage",
+    "MemstrataTurnStore",
+    "MessageFilter",
+    "MessageFilterPipeline",
     "OrchidAgent",
     "OrchidConversationSummary",
     "OrchidDocument",
@@ -54,6 +66,7 @@ __all__ = [
     "OrchidSummaryEntity",
     "OrchidSupervisorConfig",
     "OrchidTruncationStrategy",
+    "agent_pipeline",
     "truncate_content",
     "truncate_content_async",
 ]

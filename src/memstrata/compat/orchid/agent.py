@@ -54,10 +54,17 @@ class OrchidAgent:
         skip_prefixes: tuple[str, ...] = ("[Supervisor",),
         strip_prefixes: tuple[str, ...] = (),
         truncation_strategy: str = "hard",
+        pipeline: MessageFilterPipeline | None = None,
     ) -> list[dict[str, str]]:
-        """Clean user/assistant pairs from graph state, without the current query."""
-        strategy = TruncationStrategy(truncation_strategy)
+        """Clean user/assistant pairs from graph state, without the current query.
+
+        With ``pipeline`` (``SUPERVISOR_PIPELINE``, ``agent_pipeline(...)``) the history is
+        that pipeline's output and the other parameters are ignored.
+        """
         messages = [m for raw in state.get("messages", []) if (m := native_message(raw))]
+        if pipeline is not None:
+            return [_as_dict(m) for m in pipeline.apply(messages)]
+        strategy = TruncationStrategy(truncation_strategy)
         pipeline = MessageFilterPipeline(
             (SkipBlankFilter(), SkipPrefixFilter(tuple(skip_prefixes)), ExcludeLastUserFilter())
         )
@@ -65,7 +72,7 @@ class OrchidAgent:
         if max_chars is not None:
             history = MaxCharsFilter(max_chars, strategy).apply(history)
         history = history[-max_turns * 2 :] if max_turns > 0 else []
-        return [{"role": m.role.value, "content": m.content} for m in history]
+        return [_as_dict(m) for m in history]
 
     @staticmethod
     async def compress_conversation_history(
@@ -112,6 +119,10 @@ class OrchidAgent:
             else summary.narrative.strip()
         )
         return [{"role": "assistant", "content": f"{SUMMARY_PREFIX}\n{text}"}, *recent]
+
+
+def _as_dict(message: Message) -> dict[str, str]:
+    return {"role": message.role.value, "content": message.content}
 
 
 def _strip(message: Message, prefixes: Sequence[str]) -> Message:

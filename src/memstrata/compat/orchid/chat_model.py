@@ -2,7 +2,8 @@
 
 Orchid hands its memory a ``BaseChatModel``; memstrata's writer and truncation speak the
 ``LLM`` protocol. The adapter sends the request's messages as ``{"role", "content"}`` dicts
-with the request's temperature and reads ``.content`` from the answer.
+with the request's temperature (as Orchid calls it: no output cap, no JSON schema) and reads
+``.content`` from the answer.
 """
 
 from __future__ import annotations

@@ -3,8 +3,9 @@
 Turns go to Orchid's vector writer (``upsert(documents=, namespace=)``) under the reserved
 ``__memory__`` namespace with their scope, role and the caller's metadata; recall asks the
 reader (``retrieve(query=, namespace=, k=, scope=)``), drops results under the threshold and
-labels them ``assistant``; the merge drops recalled turns already in the verbatim window
-(the content hash memstrata's own recall uses). Vector failures degrade to no-ops and [].
+labels them ``assistant``; the merge drops recalled turns whose content (compared by hash)
+is already in the verbatim window. Vector failures degrade to no-ops and [].
+``MemstrataTurnStore`` is a reader and writer over memstrata's own recall.
 """
 
 from __future__ import annotations
