@@ -1,150 +1,122 @@
 """memstrata: bounded conversation memory for LLM applications.
 
-A message filter pipeline, an incremental running summary (plain or structured), semantic
-recall of relevant past turns, and atomic persistence; every part degrades gracefully.
+The front door is :class:`Memory` (synchronous) and :class:`AsyncMemory`: chats you append
+messages to and ask for a context that stays bounded however long they grow, as
+[recalled turns] [summary] [recent window]. Everything else lives in documented submodules
+(``memstrata.core.filters``, ``memstrata.summary.templates``, ``memstrata.llm.resolve``, ...).
 """
 
-from memstrata.config import MemoryConfig, Settings, load_settings, parse_settings
-from memstrata.core.cleaning import clean_output
-from memstrata.core.context import AssembledContext, ContextBudget, ContextPart, assemble_context
-from memstrata.core.filters import (
-    SUPERVISOR_PIPELINE,
-    MessageFilter,
-    MessageFilterPipeline,
-    agent_pipeline,
-    extract_conversation_history,
-)
-from memstrata.core.messages import (
-    Episode,
-    Message,
-    MessageType,
-    Role,
-    assistant,
-    group_episodes,
-    system,
-    tool_call,
-    tool_result,
-    user,
-)
-from memstrata.core.tokens import (
-    HeuristicTokenCounter,
-    TiktokenCounter,
-    TokenCounter,
-    TokenUsage,
-)
-from memstrata.core.truncation import TruncationStrategy
-from memstrata.engine import MemoryEngine, SummarizeOutcome, TurnResult
+from memstrata._version import __version__
+from memstrata.config import MemoryConfig, Settings, load_settings
+from memstrata.core.context import ContextPart
+from memstrata.core.messages import Message, Role
+from memstrata.engine import MemoryEngine
 from memstrata.errors import (
     BackendError,
     ConfigError,
-    ConflictError,
     LLMError,
     MemstrataError,
+    NotFoundError,
     StorageError,
     UsageError,
 )
 from memstrata.factory import open_memory
-from memstrata.llm.base import LLM, ChatMessage, LLMRequest, LLMResponse
-from memstrata.null import NullConversationMemory
-from memstrata.summary.compression import CompressionResult, compress_conversation_history
-from memstrata.summary.llm_writer import LLMSummaryWriter
-from memstrata.summary.model import ConversationSummary, SummaryEntity
-from memstrata.summary.prompts import PromptSet, render_prompt
-from memstrata.summary.templates import (
-    LLMSummarizer,
-    Summarizer,
-    SummaryConfig,
-    SummaryResult,
-    SummaryTemplate,
-    generate_summary,
-)
-from memstrata.summary.triggers import (
-    AllOf,
-    AnyOf,
-    CountOrTokensTrigger,
-    TokensAndEpisodesTrigger,
-    TriggerPolicy,
-    TriggerResult,
-    check_trigger,
-)
-from memstrata.summary.writer import SummaryDraft, SummaryWriter
-from memstrata.truncation import truncate_content, truncate_content_async
-from memstrata.vectors.base import NullVectorReader, RecalledTurn, RecallScope
-
-__version__ = "0.1.0"
+from memstrata.memory import AsyncChat, AsyncMemory, Chat, Context, Memory
+from memstrata.storage.base import ChatRecord
 
 __all__ = [
-    "LLM",
-    "SUPERVISOR_PIPELINE",
-    "AllOf",
-    "AnyOf",
-    "AssembledContext",
+    "AsyncChat",
+    "AsyncMemory",
     "BackendError",
-    "ChatMessage",
-    "CompressionResult",
+    "Chat",
+    "ChatRecord",
     "ConfigError",
-    "ConflictError",
-    "ContextBudget",
+    "Context",
     "ContextPart",
-    "ConversationSummary",
-    "CountOrTokensTrigger",
-    "Episode",
-    "HeuristicTokenCounter",
     "LLMError",
-    "LLMRequest",
-    "LLMResponse",
-    "LLMSummarizer",
-    "LLMSummaryWriter",
+    "Memory",
     "MemoryConfig",
     "MemoryEngine",
     "MemstrataError",
     "Message",
-    "MessageFilter",
-    "MessageFilterPipeline",
-    "MessageType",
-    "NullConversationMemory",
-    "NullVectorReader",
-    "PromptSet",
-    "RecallScope",
-    "RecalledTurn",
+    "NotFoundError",
     "Role",
     "Settings",
     "StorageError",
-    "SummarizeOutcome",
-    "Summarizer",
-    "SummaryConfig",
-    "SummaryDraft",
-    "SummaryEntity",
-    "SummaryResult",
-    "SummaryTemplate",
-    "SummaryWriter",
-    "TiktokenCounter",
-    "TokenCounter",
-    "TokenUsage",
-    "TokensAndEpisodesTrigger",
-    "TriggerPolicy",
-    "TriggerResult",
-    "TruncationStrategy",
-    "TurnResult",
     "UsageError",
     "__version__",
-    "agent_pipeline",
-    "assemble_context",
-    "assistant",
-    "check_trigger",
-    "clean_output",
-    "compress_conversation_history",
-    "extract_conversation_history",
-    "generate_summary",
-    "group_episodes",
     "load_settings",
     "open_memory",
-    "parse_settings",
-    "render_prompt",
-    "system",
-    "tool_call",
-    "tool_result",
-    "truncate_content",
-    "truncate_content_async",
-    "user",
 ]
+
+# Names earlier versions exported from the package root, kept importable from there; new
+# code imports them from their submodules (the ones named here).
+_MOVED = {
+    "AllOf": "memstrata.summary.triggers",
+    "AnyOf": "memstrata.summary.triggers",
+    "AssembledContext": "memstrata.core.context",
+    "ChatMessage": "memstrata.llm.base",
+    "CompressionResult": "memstrata.summary.compression",
+    "ConflictError": "memstrata.errors",
+    "ContextBudget": "memstrata.core.context",
+    "ConversationSummary": "memstrata.summary.model",
+    "CountOrTokensTrigger": "memstrata.summary.triggers",
+    "Episode": "memstrata.core.messages",
+    "HeuristicTokenCounter": "memstrata.core.tokens",
+    "LLM": "memstrata.llm.base",
+    "LLMRequest": "memstrata.llm.base",
+    "LLMResponse": "memstrata.llm.base",
+    "LLMSummarizer": "memstrata.summary.templates",
+    "LLMSummaryWriter": "memstrata.summary.llm_writer",
+    "MessageFilter": "memstrata.core.filters",
+    "MessageFilterPipeline": "memstrata.core.filters",
+    "MessageType": "memstrata.core.messages",
+    "NullConversationMemory": "memstrata.null",
+    "NullVectorReader": "memstrata.vectors.base",
+    "PromptSet": "memstrata.summary.prompts",
+    "RecallScope": "memstrata.vectors.base",
+    "RecalledTurn": "memstrata.vectors.base",
+    "SUPERVISOR_PIPELINE": "memstrata.core.filters",
+    "SummarizeOutcome": "memstrata.engine",
+    "Summarizer": "memstrata.summary.templates",
+    "SummaryConfig": "memstrata.summary.templates",
+    "SummaryDraft": "memstrata.summary.writer",
+    "SummaryEntity": "memstrata.summary.model",
+    "SummaryResult": "memstrata.summary.templates",
+    "SummaryTemplate": "memstrata.summary.templates",
+    "SummaryWriter": "memstrata.summary.writer",
+    "TiktokenCounter": "memstrata.core.tokens",
+    "TokenCounter": "memstrata.core.tokens",
+    "TokenUsage": "memstrata.core.tokens",
+    "TokensAndEpisodesTrigger": "memstrata.summary.triggers",
+    "TriggerPolicy": "memstrata.summary.triggers",
+    "TriggerResult": "memstrata.summary.triggers",
+    "TruncationStrategy": "memstrata.core.truncation",
+    "TurnResult": "memstrata.engine",
+    "agent_pipeline": "memstrata.core.filters",
+    "assemble_context": "memstrata.core.context",
+    "assistant": "memstrata.core.messages",
+    "check_trigger": "memstrata.summary.triggers",
+    "clean_output": "memstrata.core.cleaning",
+    "compress_conversation_history": "memstrata.summary.compression",
+    "extract_conversation_history": "memstrata.core.filters",
+    "generate_summary": "memstrata.summary.templates",
+    "group_episodes": "memstrata.core.messages",
+    "parse_settings": "memstrata.config",
+    "render_prompt": "memstrata.summary.prompts",
+    "system": "memstrata.core.messages",
+    "tool_call": "memstrata.core.messages",
+    "tool_result": "memstrata.core.messages",
+    "truncate_content": "memstrata.truncation",
+    "truncate_content_async": "memstrata.truncation",
+    "user": "memstrata.core.messages",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _MOVED.get(name)
+    if module is None:
+        raise AttributeError(f"module 'memstrata' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

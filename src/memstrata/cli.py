@@ -1,13 +1,17 @@
 """The ``memstrata`` command line (Typer + rich).
 
-Errors map to exit codes in one place (:func:`_run`): a usage or configuration error exits
-2, an unknown chat 4, a failing backend 1.
+Errors map to exit codes in one place (:func:`exit_code`), as one line on stderr and never a
+traceback: a usage or configuration error exits 2 (as do Typer's own usage errors), an
+unknown chat 4, a failing backend or any other runtime failure 1, an interrupt 130.
+:func:`main` is the console script; it catches what escapes a command.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
+import sys
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -17,8 +21,9 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
+from rich.text import Text
 
-from memstrata.config import Settings, load_settings
+from memstrata.config import Settings, load_settings, redacted
 from memstrata.core.messages import Message, assistant, user
 from memstrata.engine import MemoryEngine
 from memstrata.errors import MemstrataError, NotFoundError, UsageError
@@ -35,12 +40,15 @@ app = typer.Typer(
     help="Conversation memory: running summaries, recall and a bounded context.",
     no_args_is_help=True,
     add_completion=False,
+    pretty_exceptions_show_locals=False,  # locals can hold keys and passwords
 )
 config_app = typer.Typer(help="Check configuration files.", no_args_is_help=True)
 app.add_typer(config_app, name="config")
 
 out = Console(soft_wrap=True)
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
+DEBUG_ENV = "MEMSTRATA_DEBUG"
+"""Set to show the traceback of an unexpected error."""
 
 ConfigOption = Annotated[
     Path | None,
@@ -56,23 +64,45 @@ def _run(coroutine: Coroutine[Any, Any, T]) -> T:
     try:
         return asyncio.run(coroutine)
     except MemstrataError as exc:
-        err.print(f"[bold red]Error:[/] {exc}", highlight=False)
-        raise typer.Exit(_exit_code(exc)) from None
+        _error(exc)
+        raise typer.Exit(exit_code(exc)) from None
 
 
-def _exit_code(exc: MemstrataError) -> int:
+def exit_code(exc: BaseException) -> int:
+    """The exit code of an error: 2 usage, 4 unknown chat, 130 interrupted, else 1."""
     if isinstance(exc, NotFoundError):
         return 4
     if isinstance(exc, UsageError):
         return 2
+    if isinstance(exc, KeyboardInterrupt):
+        return 130
     return 1
+
+
+def _error(exc: BaseException) -> None:
+    """One line on stderr (``MEMSTRATA_DEBUG=1`` adds the traceback)."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    if not isinstance(exc, MemstrataError | OSError | KeyboardInterrupt):
+        text = f"{type(exc).__name__}: {text} (set {DEBUG_ENV}=1 for the traceback)"
+    err.print(Text.assemble(("Error: ", "bold red"), text), highlight=False)
+
+
+def main() -> None:
+    """The console script: the app, with whatever escapes a command as one line."""
+    try:
+        app()
+    except (Exception, KeyboardInterrupt) as exc:
+        if os.environ.get(DEBUG_ENV):
+            raise
+        _error(exc)
+        sys.exit(exit_code(exc))
 
 
 def _settings(config: Path | None) -> Settings:
     try:
         return load_settings(config)
     except MemstrataError as exc:
-        err.print(f"[bold red]Error:[/] {exc}", highlight=False)
+        _error(exc)
         raise typer.Exit(2) from None
 
 
@@ -415,6 +445,9 @@ def export(
             "summaries": [SummaryOut.of(row).model_dump(mode="json") for row in rows],
         }
 
+    if output is not None and not output.parent.is_dir():
+        _error(UsageError(f"cannot write {output}: {output.parent} is not a directory"))
+        raise typer.Exit(2)
     data = _run(_memory_run(_settings(config), work))
     text = json.dumps(data, ensure_ascii=False, indent=2, default=str)
     if output is None:
@@ -422,6 +455,18 @@ def export(
     else:
         output.write_text(text + "\n", encoding="utf-8")
         err.print(f"wrote {output}")
+
+
+@app.command("mcp")
+def mcp_server(config: ConfigOption = None) -> None:
+    """Serve the memory tools to an MCP client over stdio (needs memstrata[mcp])."""
+    settings = _settings(config)
+    try:
+        from memstrata.mcp import run_stdio
+    except ModuleNotFoundError as exc:
+        err.print(f"[bold red]Error:[/] {exc}", highlight=False)
+        raise typer.Exit(2) from None
+    run_stdio(settings)
 
 
 # -- config -------------------------------------------------------------------------------------
@@ -433,13 +478,11 @@ def config_check(
 ) -> None:
     """Validate a configuration file and print the effective settings."""
     settings = _settings(file)
-    effective = settings.model_dump(mode="json")
+    effective = redacted(settings)
     effective["memory (effective)"] = settings.memory.model_dump(mode="json")
-    keys = effective["service"]["api_keys"]
-    effective["service"]["api_keys"] = {f"{key[:3]}***": tenant for key, tenant in keys.items()}
     out.print_json(json.dumps(effective))
     err.print(f"[green]{file}: valid[/]")
 
 
 if __name__ == "__main__":  # pragma: no cover
-    app()
+    main()

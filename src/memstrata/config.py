@@ -25,9 +25,11 @@ YAML scalars. Unknown keys and bad values raise ``ConfigError`` naming the key p
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -39,6 +41,12 @@ MemoryStrategy = Literal["none", "running_summary", "rag_augmented"]
 TruncationName = Literal["hard", "middle", "llm", "semantic"]
 TriggerName = Literal["pending_tokens", "count_or_tokens", "tokens_and_episodes"]
 ENV_PREFIX = "MEMSTRATA_"
+MAX_YAML_BYTES = 1_000_000
+"""The largest configuration file read."""
+MAX_YAML_NODES = 100_000
+"""The most values a configuration file may expand to, aliases counted each time used."""
+REDACTED = "***"
+_SECRET_PARAMS = re.compile(r"pass|secret|token|key", re.IGNORECASE)
 
 
 class _Strict(BaseModel):
@@ -177,11 +185,29 @@ class ServiceConfig(_Strict):
     host: str = "127.0.0.1"
     port: int = Field(8765, ge=0, le=65535)
     api_keys: dict[str, str] = Field(default_factory=dict, description="API key -> tenant.")
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="Host names accepted besides loopback ones (keyless mode checks Host).",
+    )
     max_message_chars: int = Field(100_000, ge=1)
     max_batch_size: int = Field(500, ge=1)
+    max_body_bytes: int = Field(16_000_000, ge=1024, description="A request body's size.")
+    max_id_chars: int = Field(200, ge=1, description="Chat, message and tool-call ids.")
+    max_name_chars: int = Field(200, ge=1, description="Message names and chat users.")
+    max_title_chars: int = Field(500, ge=1)
+    max_metadata_bytes: int = Field(16_384, ge=2, description="A message's metadata as JSON.")
+    max_metadata_depth: int = Field(8, ge=1, description="Nesting of a message's metadata.")
+    max_tool_calls: int = Field(128, ge=0, description="Tool-call ids on one message.")
+    max_query_chars: int = Field(10_000, ge=1, description="A context request's query.")
+    max_summary_chars: int = Field(100_000, ge=1, description="A summary row's text.")
     summary_workers: int = Field(2, ge=1)
     summary_retry_seconds: float = Field(5.0, gt=0)
     summary_retry_max_seconds: float = Field(300.0, gt=0, description="Backoff ceiling.")
+    job_queue: Literal["auto", "local", "postgres"] = Field(
+        "auto", description="auto: jobs leased in PostgreSQL when storage is PostgreSQL."
+    )
+    job_lease_seconds: float = Field(30.0, ge=1, description="A dead replica's jobs wait this.")
+    job_poll_seconds: float = Field(2.0, gt=0, description="Idle workers look this often.")
 
 
 class Settings(_Strict):
@@ -234,20 +260,121 @@ def parse_settings(data: Mapping[str, Any]) -> Settings:
 
 def _read_yaml(path: Path) -> dict[str, Any]:
     try:
+        size = path.stat().st_size
+        if size > MAX_YAML_BYTES:
+            raise ConfigError(
+                f"the file is {size} bytes; a configuration file is at most {MAX_YAML_BYTES}",
+                path=str(path),
+            )
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(
             f"cannot read the configuration file: {exc.strerror}", path=str(path)
         ) from exc
+    except UnicodeDecodeError:
+        raise ConfigError("not UTF-8 text", path=str(path)) from None
     try:
-        data = yaml.safe_load(text)
+        data = load_yaml(text)
     except yaml.YAMLError as exc:
-        raise ConfigError(f"not valid YAML: {exc}", path=str(path)) from None
+        raise ConfigError(f"not valid YAML: {_yaml_problem(exc)}", path=str(path)) from None
     if data is None:
         return {}
     if not isinstance(data, dict):
         raise ConfigError("the top level must be a mapping", path=str(path))
     return data
+
+
+class YAMLTooLarge(yaml.YAMLError):
+    """A document nested too deep or expanding (through aliases) to too many values."""
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """``SafeLoader`` refusing documents that expand past ``MAX_YAML_NODES`` values.
+
+    Aliases share one node, so a "billion laughs" document composes quickly but expands
+    exponentially when anything walks it; its expanded size is counted before that.
+    """
+
+    def compose_document(self) -> Any:
+        node = super().compose_document()
+        if node is not None and _expanded_size(node, {}) > MAX_YAML_NODES:
+            raise YAMLTooLarge(
+                f"the document expands to over {MAX_YAML_NODES} values (aliases counted "
+                "each time they are used)"
+            )
+        return node
+
+
+def _expanded_size(node: yaml.Node, sizes: dict[int, int]) -> int:
+    """Values under ``node`` with every alias expanded (memoized: aliases share nodes)."""
+    known = sizes.get(id(node))
+    if known is not None:
+        return known
+    sizes[id(node)] = MAX_YAML_NODES + 1  # a node inside itself expands without end
+    total = 1
+    if isinstance(node, yaml.SequenceNode):
+        for child in node.value:
+            total += _expanded_size(child, sizes)
+            if total > MAX_YAML_NODES:
+                break
+    elif isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            total += _expanded_size(key, sizes) + _expanded_size(value, sizes)
+            if total > MAX_YAML_NODES:
+                break
+    sizes[id(node)] = total
+    return total
+
+
+def load_yaml(text: str) -> Any:
+    """``yaml.safe_load`` with the size bounds (``YAMLError`` past them)."""
+    try:
+        return yaml.load(text, Loader=_BoundedLoader)  # a SafeLoader subclass
+    except RecursionError:
+        raise YAMLTooLarge("the document nests too deep") from None
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """One line: the problem and where."""
+    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None:
+        mark = exc.problem_mark
+        return f"{exc.problem} (line {mark.line + 1}, column {mark.column + 1})"
+    return " ".join(str(exc).split())
+
+
+def redacted(settings: Settings) -> dict[str, Any]:
+    """The settings as JSON-ready data with secrets hidden.
+
+    URL passwords and key-like query parameters become ``***``; API keys keep their first
+    three characters.
+    """
+    data = settings.model_dump(mode="json")
+    for section, key in (("storage", "url"), ("vectors", "url"), ("llm", "base_url")):
+        if isinstance(data[section].get(key), str):
+            data[section][key] = redact_url(data[section][key])
+    keys = data["service"]["api_keys"]
+    data["service"]["api_keys"] = {f"{key[:3]}{REDACTED}": tenant for key, tenant in keys.items()}
+    return data
+
+
+def redact_url(url: str) -> str:
+    """``url`` with its password and secret-looking query parameters replaced by ``***``."""
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:
+        return REDACTED
+    netloc = parts.netloc
+    if password is not None:
+        user, _, host = netloc.rpartition("@")
+        netloc = f"{user.partition(':')[0]}:{REDACTED}@{host}"
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        query = urlencode(
+            [(k, REDACTED if _SECRET_PARAMS.search(k) else v) for k, v in pairs], safe="*"
+        )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
 def apply_env_overrides(data: dict[str, Any], environ: Mapping[str, str]) -> None:
@@ -270,7 +397,7 @@ def _env_value(raw: str) -> Any:
     if raw == "":
         return None
     try:
-        value = yaml.safe_load(raw)
+        value = load_yaml(raw)
     except yaml.YAMLError:
         return raw
     if isinstance(value, dict | list) and not raw.lstrip().startswith(("{", "[")):

@@ -31,7 +31,7 @@ from memstrata.core.messages import Message
 from memstrata.core.tokens import TokenCounter, resolve_counter
 from memstrata.core.truncation import TruncationStrategy
 from memstrata.embed.truncation import TextEmbedder
-from memstrata.errors import BackendError, ConflictError
+from memstrata.errors import BackendError, ConflictError, NotFoundError
 from memstrata.indexer import INDEX_BATCH_TURNS, IndexRun, RecallIndexer
 from memstrata.llm.base import LLM
 from memstrata.recall.defaults import auto_k
@@ -48,6 +48,7 @@ from memstrata.summary.title import generate_title
 from memstrata.summary.writer import SummaryWriter
 from memstrata.truncation import apply_pipeline, shortener_for
 from memstrata.vectors.base import (
+    BatchTurnDeleter,
     NullVectorReader,
     RecalledTurn,
     RecallScope,
@@ -195,23 +196,60 @@ class MemoryEngine:
         return await self.indexer.reindex(chat_id) if self.indexes else IndexRun()
 
     async def delete_chat(self, chat_id: str, *, tenant: str | None = None) -> bool:
-        """Delete a chat with its messages, summaries and recall vectors."""
+        """Delete a chat with its messages, summaries, title and recall vectors.
+
+        The rows go first: an indexing run that stored turns meanwhile finds the chat gone
+        and deletes them again (see ``RecallIndexer``), so no vector outlives its chat.
+        """
         chat = await self.storage.get_chat(chat_id, tenant=tenant)
-        if chat is None:
+        if chat is None or not await self.storage.delete_chat(chat_id, tenant=tenant):
             return False
+        await self._delete_vectors([chat])
+        return True
+
+    async def delete_user(self, user: str, *, tenant: str) -> list[ChatRecord]:
+        """Delete every chat of one user of a tenant, as :meth:`delete_chat` does; the chats."""
+        chats = await self.storage.delete_chats(tenant=tenant, user=user)
+        await self._delete_vectors(chats)
+        return chats
+
+    async def delete_tenant(self, tenant: str) -> list[ChatRecord]:
+        """Delete every chat of a tenant, as :meth:`delete_chat` does; the chats deleted."""
+        chats = await self.storage.delete_chats(tenant=tenant)
+        await self._delete_vectors(chats)
+        return chats
+
+    async def _delete_vectors(self, chats: Sequence[ChatRecord]) -> None:
+        """Delete the chats' recall vectors (the store compacted once, where it needs it).
+
+        A failing vector store is logged: the turns left behind carry the deleted chats'
+        incarnations, which no later chat shares, so they are never recalled.
+        """
+        if not chats:
+            return
+        scopes = [self.scope(chat) for chat in chats]
         try:
-            await self.recall.delete_chat(self.scope(chat))
+            if isinstance(self.recall, BatchTurnDeleter):
+                await self.recall.delete_chats(scopes)
+            else:
+                for scope in scopes:
+                    await self.recall.delete_chat(scope)
         except BackendError as exc:
-            log.warning("deleting recall vectors failed for chat %s: %s", chat_id, exc)
-        return await self.storage.delete_chat(chat_id, tenant=tenant)
+            log.warning("deleting recall vectors of %d chats failed: %s", len(chats), exc)
 
     # -- summarization ------------------------------------------------------------------------
 
-    async def summarize(self, chat_id: str, *, force: bool = False) -> SummarizeOutcome:
-        """Extend the summary if the trigger holds (or ``force``); CAS-guarded, re-plans."""
+    async def summarize(
+        self, chat_id: str, *, force: bool = False, incarnation: str | None = None
+    ) -> SummarizeOutcome:
+        """Extend the summary if the trigger holds (or ``force``); CAS-guarded, re-plans.
+
+        ``incarnation`` pins the chat: ``NotFoundError`` when the chat of that id is now
+        another one (deleted and created again), and nothing is written.
+        """
         if not self.summarizes:
             return SummarizeOutcome()
-        outcome, _ = await self._plan_and_commit(chat_id, (), force=force)
+        outcome, _ = await self._plan_and_commit(chat_id, (), force=force, incarnation=incarnation)
         return outcome
 
     async def run_turn(
@@ -237,14 +275,20 @@ class MemoryEngine:
         return TurnResult(stored, outcome, context)
 
     async def _plan_and_commit(
-        self, chat_id: str, new_messages: tuple[Message, ...], *, force: bool = False
+        self,
+        chat_id: str,
+        new_messages: tuple[Message, ...],
+        *,
+        force: bool = False,
+        incarnation: str | None = None,
     ) -> tuple[SummarizeOutcome, tuple[StoredMessage, ...]]:
         """Load, plan (computation only), commit in one transaction; re-plan on a lost CAS.
 
-        Without new messages and without a summary change nothing is written.
+        Without new messages and without a summary change nothing is written. The commit
+        names the incarnation it was planned from, so it never lands in a re-created chat.
         """
         for attempt in range(1, CAS_ATTEMPTS + 1):
-            state = await self._load(chat_id)
+            state = await self._load(chat_id, incarnation)
             planned = _numbered(state.messages)
             # The newest episode is always in the window, so new messages are never folded
             # unless there is no window at all; then only stored messages are planned.
@@ -264,13 +308,16 @@ class MemoryEngine:
                 title=title,
                 last_summarized_sequence=plan.last_summarized,
                 expected_summary_version=state.chat.summary_version,
+                incarnation=state.chat.incarnation,
             )
             try:
                 result = await self.storage.commit_turn(commit)
             except ConflictError:
                 if new_messages:  # the messages first: they never wait for the summary
                     stored = await self.storage.append_messages(chat_id, new_messages)
-                    outcome, _ = await self._plan_and_commit(chat_id, (), force=force)
+                    outcome, _ = await self._plan_and_commit(
+                        chat_id, (), force=force, incarnation=state.chat.incarnation
+                    )
                     return replace(outcome, attempts=outcome.attempts + attempt), tuple(stored)
                 continue
             return SummarizeOutcome(plan, result.chat, title, attempt), result.messages
@@ -281,8 +328,11 @@ class MemoryEngine:
         )
         return SummarizeOutcome(attempts=CAS_ATTEMPTS, deferred=True), ()
 
-    async def _load(self, chat_id: str) -> ChatState:
-        return await self.storage.load_state(chat_id)
+    async def _load(self, chat_id: str, incarnation: str | None = None) -> ChatState:
+        state = await self.storage.load_state(chat_id)
+        if incarnation is not None and state.chat.incarnation != incarnation:
+            raise NotFoundError(f"chat {chat_id!r} was deleted (an id re-created is another chat)")
+        return state
 
     async def _plan(
         self, state: ChatState, messages: list[Numbered], *, force: bool = False
@@ -352,11 +402,11 @@ class MemoryEngine:
         cap = self.config.summary_max_tokens if summary_max_tokens is None else summary_max_tokens
         return replace(self.budget, summary_max_tokens=cap, summary_share=self.config.summary_share)
 
-    async def summary_due(self, chat_id: str) -> bool:
-        """True when the trigger policy would extend the summary now."""
+    async def summary_due(self, chat_id: str, *, incarnation: str | None = None) -> bool:
+        """True when the trigger policy would extend the summary now (see ``summarize``)."""
         if not self.summarizes:
             return False
-        state = await self._load(chat_id)
+        state = await self._load(chat_id, incarnation)
         split = self.planner.split(_numbered(state.messages), state.chat.last_summarized_sequence)
         return self.planner.decide(split).triggered
 
@@ -404,13 +454,17 @@ class MemoryEngine:
         if not query:
             return []
         k = self.config.rag_k
-        return await self.recall.get_relevant_history(
-            query,
-            self.scope(chat),
-            k=auto_k(budget) if k == "auto" else k,
-            similarity_threshold=self.config.rag_similarity_threshold,
-            exclude_hashes=frozenset(message.content_hash for message in certain),
-        )
+        try:
+            return await self.recall.get_relevant_history(
+                query,
+                self.scope(chat),
+                k=auto_k(budget) if k == "auto" else k,
+                similarity_threshold=self.config.rag_similarity_threshold,
+                exclude_hashes=frozenset(message.content_hash for message in certain),
+            )
+        except Exception as exc:  # noqa: BLE001 - a custom reader's failure leaves recall empty
+            log.warning("recall failed for chat %s, continuing without: %r", chat.id, exc)
+            return []
 
     def scope(self, chat: ChatRecord) -> RecallScope:
         """The recall scope of a chat."""
@@ -419,6 +473,7 @@ class MemoryEngine:
             tenant=chat.tenant,
             user=chat.user,
             namespace=self.config.rag_namespace,
+            incarnation=chat.incarnation,
         )
 
 

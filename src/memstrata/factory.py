@@ -8,6 +8,7 @@ embedder, the offline summarizer) and closes everything on exit.
 from __future__ import annotations
 
 import logging
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 
@@ -75,17 +76,35 @@ def embedder_for(settings: Settings) -> Embedder:
     raise ConfigError(f"unknown embedder {name!r}; use minilm or hashing", path="vectors.embedder")
 
 
+def vectors_url(settings: Settings, storage: ChatStorage, stack: AsyncExitStack) -> str:
+    """The configured vector store, or by default Qdrant edge beside the chat storage.
+
+    Beside a SQLite file ``chats.db`` that is the directory ``chats-vectors``, so two
+    databases never share vectors; for in-memory storage a temporary directory removed on
+    close; for a database server ``vectors`` under the data directory.
+    """
+    url = settings.vectors.url
+    if url is not None and url.strip() != "qdrant-edge:":
+        return url
+    from memstrata.storage.sqlite import SqliteStorage
+    from memstrata.vectors.resolve import default_edge_path
+
+    if isinstance(storage, SqliteStorage):
+        return f"qdrant-edge:{storage.path.with_name(storage.path.stem + '-vectors')}"
+    if isinstance(storage, InMemoryStorage):
+        scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="memstrata-vectors-"))
+        return f"qdrant-edge:{scratch}"
+    return f"qdrant-edge:{default_edge_path()}"
+
+
 async def recall_backend(
-    settings: Settings,
-    stack: AsyncExitStack,
-    embedder: Embedder,
-    storage: ChatStorage | None = None,
+    settings: Settings, stack: AsyncExitStack, embedder: Embedder, storage: ChatStorage
 ) -> RecallBackend | None:
     """The recall backend for ``rag_augmented`` (None otherwise).
 
     A vector store that cannot be opened degrades to no recall (seed 000's
     ``NullVectorReader``): the memory then behaves as ``running_summary``, with a warning.
-    With ``storage``, a store of another embedding model is rebuilt from it, never mixed.
+    A store of another embedding model is rebuilt from ``storage``, never mixed.
     """
     if settings.memory.strategy != "rag_augmented":
         return None
@@ -93,14 +112,13 @@ async def recall_backend(
     from memstrata.recall.retriever import HybridRetriever
     from memstrata.vectors.resolve import resolve_vector_store
 
-    store = resolve_vector_store(settings.vectors.url or "qdrant-edge:")
+    store = resolve_vector_store(vectors_url(settings, storage, stack))
     ranking = RankingConfig(fusion=settings.memory.rag_ranking)
     retriever = HybridRetriever(store, embedder, ranking=ranking)
     try:
-        if storage is not None:
-            await open_for_model(
-                storage, store, dimension=embedder.dimension, model_id=embedder.model_id
-            )
+        await open_for_model(
+            storage, store, dimension=embedder.dimension, model_id=embedder.model_id
+        )
         await retriever.setup()
     except BackendError as exc:
         log.warning("vector store unavailable, recall is off (running_summary only): %s", exc)

@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from memstrata.errors import BackendError
+from memstrata.errors import BackendError, MemstrataError, VectorStoreError
 from memstrata.storage.base import ChatRecord, ChatStorage, StoredMessage
 from memstrata.vectors.base import (
     BatchTurnStore,
@@ -76,7 +76,14 @@ class RecallIndexer:
                 await self._store(batches)
             if batches:
                 marks = {chat.id: stored[-1].sequence for chat, stored in batches}
-                await self.storage.mark_indexed_many(marks)
+                incarnations = {chat.id: chat.incarnation for chat, _ in batches}
+                gone = await self.storage.mark_indexed_many(marks, incarnations=incarnations)
+                for chat, _ in batches:
+                    if chat.id in gone:
+                        log.info(
+                            "chat %s was deleted while it was indexed: deleting its turns", chat.id
+                        )
+                        await self.store.delete_chat(self.scope(chat))
         except BackendError as exc:
             log.warning("indexing %d chats for recall failed: %s", len(batches), exc)
             return IndexRun(error=str(exc), chats=len(batches))
@@ -126,6 +133,17 @@ class RecallIndexer:
         return batches
 
     async def _store(self, batches: Sequence[Batch]) -> None:
+        """Store the batches; a custom store's own exception becomes a ``VectorStoreError``."""
+        try:
+            await self._store_turns(batches)
+        except MemstrataError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - any foreign error is a store failure here
+            raise VectorStoreError(
+                f"storing turns for recall failed: {type(exc).__name__}: {exc}"
+            ) from exc
+
+    async def _store_turns(self, batches: Sequence[Batch]) -> None:
         pairs = [
             (self.scope(chat), [(item.sequence, item.message) for item in stored])
             for chat, stored in batches

@@ -173,11 +173,13 @@ def test_skip_type_treats_tool_role_without_tool_type_as_tool() -> None:
     assert SkipTypeFilter().apply([user("q"), odd]) == [user("q")]
 
 
-def test_exclude_last_user_removes_only_the_last_user_message() -> None:
+def test_exclude_last_user_removes_only_the_unanswered_last_user_message() -> None:
     result = ExcludeLastUserFilter().apply(HISTORY)
     assert contents(result) == contents(HISTORY[:-1])
     replies_after = [user("one"), user("two"), assistant("reply")]
-    assert contents(ExcludeLastUserFilter().apply(replies_after)) == ["one", "reply"]
+    assert contents(ExcludeLastUserFilter().apply(replies_after)) == ["one", "two", "reply"]
+    unanswered = [user("one"), assistant("reply"), user("two"), user("three")]
+    assert contents(ExcludeLastUserFilter().apply(unanswered)) == ["one", "reply", "two"]
     assert ExcludeLastUserFilter().apply([assistant("a")]) == [assistant("a")]
     assert ExcludeLastUserFilter().apply([]) == []
 
@@ -304,6 +306,7 @@ def test_agent_pipeline() -> None:
 def test_agent_pipeline_options() -> None:
     no_limits = agent_pipeline(("[WeatherAgent]\n",))
     assert [type(f).__name__ for f in no_limits.filters] == [
+        "SkipBlankFilter",
         "ExcludeLastUserFilter",
         "SkipPrefixFilter",
         "StripPrefixFilter",

@@ -6,16 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from memstrata import NullConversationMemory, compress_conversation_history
 from memstrata.config import MemoryConfig
 from memstrata.core.messages import Message, assistant, user
 from memstrata.core.tokens import HeuristicTokenCounter
 from memstrata.engine import MemoryEngine
 from memstrata.errors import LLMTransientError, VectorStoreError
 from memstrata.llm.base import LLMRequest
+from memstrata.null import NullConversationMemory
 from memstrata.storage.base import ChatStorage
 from memstrata.storage.memory import InMemoryStorage
 from memstrata.storage.sqlite import SqliteStorage
+from memstrata.summary.compression import compress_conversation_history
 from memstrata.summary.llm_writer import LLMSummaryWriter
 from memstrata.testing import FunctionLLM, ScriptedLLM
 from memstrata.vectors.base import RecalledTurn, RecallScope
@@ -236,11 +237,12 @@ async def test_rag_recalls_before_the_summary_and_excludes_the_window() -> None:
     await play(memory, chat.id, 6)
     context = await memory.get_context(chat.id, "boat?")
     assert [p.kind for p in context.parts] == ["recalled", "summary", "verbatim"]
-    assert recall.stored and recall.stored[0][0] == RecallScope("c1", "t1", "u1")
+    scope = RecallScope("c1", "t1", "u1", incarnation=chat.incarnation)
+    assert recall.stored and recall.stored[0][0] == scope
     _, excluded = recall.queries[-1]
     assert {m.content_hash for m in context.verbatim} <= excluded
     assert await memory.delete_chat(chat.id)
-    assert recall.deleted == [RecallScope("c1", "t1", "u1")]
+    assert recall.deleted == [scope]
 
 
 async def test_a_failing_vector_store_never_breaks_the_write_path() -> None:

@@ -91,3 +91,38 @@ async def test_not_persisting_summaries_keeps_the_memory_in_process(tmp_path: Pa
     async with open_memory(settings(tmp_path, persist_summary=False, strategy="none")) as memory:
         assert isinstance(memory.storage, InMemoryStorage)
     assert not (tmp_path / "m.db").exists()
+
+
+async def test_the_vector_store_follows_the_storage_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memstrata.vectors.qdrant_edge import QdrantEdgeStore
+
+    monkeypatch.setenv("MEMSTRATA_DATA_DIR", str(tmp_path / "data"))
+    for storage, where in (
+        (StorageConfig(), tmp_path / "data" / "memstrata-vectors"),
+        (StorageConfig(sqlite_path=tmp_path / "a" / "chats.db"), tmp_path / "a" / "chats-vectors"),
+        (StorageConfig(url=f"sqlite:///{tmp_path}/b/x.db"), tmp_path / "b" / "x-vectors"),
+    ):
+        async with open_memory(Settings(storage=storage)) as memory:
+            assert isinstance(memory.recall, HybridRetriever)
+            store = memory.recall.store
+            assert isinstance(store, QdrantEdgeStore) and store.path == where
+            chat = await memory.create_chat("c")
+            await memory.add_messages(chat.id, [user("kept beside its database")])
+        assert where.is_dir()
+    assert (tmp_path / "data" / "memstrata.db").is_file()
+
+
+async def test_in_memory_storage_keeps_its_vectors_in_a_scratch_directory() -> None:
+    from memstrata.vectors.qdrant_edge import QdrantEdgeStore
+
+    async with open_memory(Settings(storage=StorageConfig(url="memory:"))) as memory:
+        assert isinstance(memory.recall, HybridRetriever)
+        store = memory.recall.store
+        assert isinstance(store, QdrantEdgeStore)
+        scratch = store.path
+        chat = await memory.create_chat("c")
+        await memory.add_messages(chat.id, [user("gone with the process"), assistant("yes")])
+        assert scratch.is_dir()
+    assert not scratch.exists()

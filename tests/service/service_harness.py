@@ -142,8 +142,8 @@ async def running(
             return
         async with app.router.lifespan_context(app):
             asgi = httpx.ASGITransport(app=app)
-            async with httpx.AsyncClient(transport=asgi, base_url="http://test") as client:
-                yield Harness(client, app, model, "http://test")
+            async with httpx.AsyncClient(transport=asgi, base_url="http://localhost") as client:
+                yield Harness(client, app, model, "http://localhost")
 
 
 def exchange(number: int) -> list[dict[str, str]]:

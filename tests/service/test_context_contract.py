@@ -55,7 +55,9 @@ async def test_semantic_truncation_survives_a_strategy_view(tmp_path: Path) -> N
         app = create_app(settings, engine=engine)
         async with app.router.lifespan_context(app):
             transport = httpx.ASGITransport(app=app)
-            async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+            async with httpx.AsyncClient(
+                transport=transport, base_url="http://localhost"
+            ) as client:
                 chat = (await client.post("/chats", json={})).json()["id"]
                 messages = [
                     {"role": "assistant", "content": long},

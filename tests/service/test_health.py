@@ -48,7 +48,7 @@ async def healthz(settings: Settings, *between: Any) -> list[httpx.Response]:
     answers = []
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
             answers.append(await client.get("/healthz"))
             for action in between:
                 await action(client)

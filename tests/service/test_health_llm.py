@@ -54,7 +54,9 @@ async def health(tmp_path: Path, base_url: str, calls: int = 2) -> list[dict]:  
         app = create_app(settings, engine=engine)
         async with app.router.lifespan_context(app):
             transport = httpx.ASGITransport(app=app)
-            async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+            async with httpx.AsyncClient(
+                transport=transport, base_url="http://localhost"
+            ) as client:
                 return [(await client.get("/healthz")).json() for _ in range(calls)]
 
 

@@ -160,7 +160,7 @@ async def test_app_opens_its_own_memory(tmp_path: Path) -> None:
     app = create_app(settings)
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
             chat = (await client.post("/chats", json={"id": "own"})).json()
             assert chat["id"] == "own"
             health = (await client.get("/healthz")).json()

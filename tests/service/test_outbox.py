@@ -39,7 +39,9 @@ async def test_appends_are_indexed_in_the_background_and_faults_are_retried(
         app = create_app(settings, engine=engine)
         async with app.router.lifespan_context(app):
             transport = httpx.ASGITransport(app=app)
-            async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+            async with httpx.AsyncClient(
+                transport=transport, base_url="http://localhost"
+            ) as client:
                 chat = (await client.post("/chats", json={})).json()["id"]
                 body = {"messages": [{"role": "user", "content": "my cat is called Miso"}]}
                 response = await client.post(f"/chats/{chat}/messages", json=body)

@@ -83,7 +83,7 @@ async def test_an_edge_path_open_twice_is_a_vector_store_error(tmp_path: Path) -
     await first.setup(dimension=8, model_id="m")
     second = QdrantEdgeStore(tmp_path)
     try:
-        with pytest.raises(VectorStoreError, match="qdrant-edge open"):
+        with pytest.raises(ConfigError, match="already open"):
             await second.setup(dimension=8, model_id="m")
     finally:
         await first.close()

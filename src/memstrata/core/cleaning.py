@@ -21,12 +21,25 @@ _PATTERNS = (
 )
 
 
+# A reply that is wholly one assistant turn (some servers echo the template around it).
+_WRAPPED = re.compile(
+    r"^\s*<\|im_start\|>[ \t]*(?:assistant[ \t]*\n)?(.*?)(?:<\|im_end\|>)?\s*$", re.DOTALL
+)
+_OTHER_ROLE = re.compile(r"^\s*<\|im_start\|>[ \t]*(?:user|system|tool)\b", re.IGNORECASE)
+
+
 def clean_output(text: str) -> str:
     """Remove special tokens and reasoning blocks, then trim.
 
     Leaked tokens stored in a summary get injected into the next prompt and make the model
-    append a new summary instead of replacing the old one; they never reach storage.
+    append a new summary instead of replacing the old one; they never reach storage. A
+    reply wholly wrapped in one ``<|im_start|>assistant ... <|im_end|>`` turn keeps what
+    that turn says; a leaked turn of another role is removed.
     """
+    wrapped = _WRAPPED.match(text)
+    inner = wrapped.group(1) if wrapped else ""
+    if wrapped and "<|im_" not in inner and not _OTHER_ROLE.match(text):
+        text = inner
     for pattern in _PATTERNS:
         text = pattern.sub("", text)
     text = re.sub(r"^(?:assistant|system|user)\s*\n", "", text.strip(), flags=re.IGNORECASE)

@@ -25,6 +25,7 @@ __all__ = [
     "MaxTurnsFilter",
     "MessageFilter",
     "MessageFilterPipeline",
+    "SkipBlankFilter",
     "SkipPrefixFilter",
     "SkipTypeFilter",
     "StripPrefixFilter",
@@ -156,15 +157,35 @@ class SkipTypeFilter:
 
 
 @dataclass(frozen=True, slots=True)
-class ExcludeLastUserFilter:
-    """Removes the last user message: the current query, which the caller sends itself."""
+class SkipBlankFilter:
+    """Drops messages whose content is empty or only whitespace (tool calls stay)."""
 
     def apply(
         self, messages: Sequence[Message], context: FilterContext = NO_CONTEXT
     ) -> list[Message]:
-        """Every message except the last one with role ``user``."""
+        """Every message with visible content, or that belongs to a tool call."""
+        return [m for m in messages if m.content.strip() or m.tool_call_ids]
+
+
+@dataclass(frozen=True, slots=True)
+class ExcludeLastUserFilter:
+    """Removes the current query: the last user message, when no reply follows it yet.
+
+    A user message already answered by an assistant message (with text or tool calls) is
+    history, not the query, so ``[question, answer]`` is kept whole; a blank reply is no answer.
+    """
+
+    def apply(
+        self, messages: Sequence[Message], context: FilterContext = NO_CONTEXT
+    ) -> list[Message]:
+        """Every message except the last user message when it is still unanswered."""
         for index in range(len(messages) - 1, -1, -1):
-            if messages[index].role == Role.USER:
+            message = messages[index]
+            if message.role == Role.ASSISTANT and (
+                message.content.strip() or message.tool_call_ids
+            ):
+                return list(messages)
+            if message.role == Role.USER:
                 return [*messages[:index], *messages[index + 1 :]]
         return list(messages)
 
@@ -287,12 +308,15 @@ def agent_pipeline(
     skip_tools: bool = False,
     exclude_last_user: bool = True,
     shortener: Shortener | None = None,
+    skip_blank: bool = True,
 ) -> MessageFilterPipeline:
-    """An agent's view: skip routing noise, strip the agent's ``prefixes``, cap, truncate.
+    """An agent's view: skip blanks and routing noise, strip ``prefixes``, cap, truncate.
 
     Tool calls stay (whole) unless ``skip_tools``. ``None`` limits mean no limit.
     """
     filters: list[MessageFilter] = []
+    if skip_blank:
+        filters.append(SkipBlankFilter())
     if exclude_last_user:
         filters.append(ExcludeLastUserFilter())
     if skip_prefixes:

@@ -24,7 +24,6 @@ import numpy.typing as npt
 
 from memstrata.core.messages import Message, MessageType, Role
 from memstrata.embed.base import Embedder
-from memstrata.errors import MemstrataError
 from memstrata.recall.cues import first_name
 from memstrata.recall.features import (
     SESSION_POSITION,
@@ -40,7 +39,14 @@ from memstrata.recall.lexical import (
     split_sentences,
 )
 from memstrata.recall.ranking import RankingConfig, rank
-from memstrata.vectors.base import RecalledTurn, RecallScope, ScoredPoint, VectorPoint, VectorStore
+from memstrata.vectors.base import (
+    CompactingStore,
+    RecalledTurn,
+    RecallScope,
+    ScoredPoint,
+    VectorPoint,
+    VectorStore,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -58,9 +64,13 @@ POINT_NAMESPACE = uuid.UUID("6f1c1f4e-58a4-4b8e-9d55-3c4b5e0d7a21")
 def point_id(scope: RecallScope, sequence: int, piece: int = 0) -> str:
     """The deterministic id of a turn's vector: a UUIDv5 of the scope, sequence and piece.
 
-    Piece 0 is the whole turn; pieces 1.. are its sentences (when it has several).
+    Piece 0 is the whole turn; pieces 1.. are its sentences (when it has several). The chat's
+    incarnation is part of the key (when it has one), so a re-created chat id never shares
+    a point with the deleted chat's turns.
     """
     parts: tuple[str, ...] = (scope.namespace, scope.tenant, scope.user or "", scope.chat_id)
+    if scope.incarnation:
+        parts = (*parts, scope.incarnation)
     parts = (*parts, str(sequence))
     if piece:
         parts = (*parts, str(piece))
@@ -74,12 +84,13 @@ def embedding_text(message: Message) -> str:
 
 
 def turn_payload(scope: RecallScope, sequence: int, message: Message) -> dict[str, Any]:
-    """The payload stored with a turn: scope fields plus the turn itself."""
+    """The payload stored with a turn: scope fields plus the turn itself (with its metadata)."""
     return {
         "namespace": scope.namespace,
         "tenant": scope.tenant,
         "user": scope.user,
         "chat_id": scope.chat_id,
+        "incarnation": scope.incarnation,
         "role": message.role.value,
         "name": message.name,
         "type": message.type.value,
@@ -88,6 +99,7 @@ def turn_payload(scope: RecallScope, sequence: int, message: Message) -> dict[st
         "timestamp": message.timestamp.isoformat() if message.timestamp else None,
         "content": message.content,
         "content_hash": message.content_hash,
+        "metadata": dict(message.metadata),
     }
 
 
@@ -101,6 +113,7 @@ def message_from_payload(payload: Mapping[str, Any]) -> Message:
         type=MessageType(payload.get("type", "text")),
         timestamp=datetime.fromisoformat(stamp) if stamp else None,
         id=payload.get("message_id"),
+        metadata=dict(payload.get("metadata") or {}),
     )
 
 
@@ -221,9 +234,21 @@ class HybridRetriever:
         return [whole, *(f"{message.speaker()}: {sentence}" for sentence in sentences)]
 
     async def delete_chat(self, scope: RecallScope) -> None:
-        """Remove every stored turn of the chat."""
-        self._speakers.pop(scope, None)
-        await self.store.delete(scope)
+        """Remove every stored turn of the chat (compacting the store's files after)."""
+        await self.delete_chats([scope])
+
+    async def delete_chats(self, scopes: Sequence[RecallScope]) -> None:
+        """Remove every stored turn of these chats, then compact the store once.
+
+        A store that keeps deleted points in its files until compacted
+        (:class:`CompactingStore`) is compacted, so deleted text does not stay readable.
+        """
+        await self.setup()
+        for scope in scopes:
+            self._speakers.pop(scope, None)
+            await self.store.delete(scope)
+        if scopes and isinstance(self.store, CompactingStore):
+            await self.store.compact()
 
     async def get_relevant_history(
         self,
@@ -244,8 +269,8 @@ class HybridRetriever:
             return []
         try:
             return await self._recall(query, scope, k, similarity_threshold, exclude_hashes)
-        except (MemstrataError, OSError, RuntimeError, ValueError) as exc:
-            logger.warning("recall failed, continuing without recalled turns: %s", exc)
+        except Exception as exc:  # noqa: BLE001 - a custom store's own error degrades too
+            logger.warning("recall failed, continuing without recalled turns: %r", exc)
             return []
 
     async def _recall(

@@ -15,19 +15,26 @@ from importlib.resources import files
 from pathlib import Path
 
 from fastapi import FastAPI
-from fastapi.responses import RedirectResponse
+from fastapi.responses import FileResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
 from memstrata.config import Settings
 from memstrata.engine import MemoryEngine
 from memstrata.errors import MemstrataError
-from memstrata.service import health, routes
+from memstrata.service import deletion_routes, health, routes
+from memstrata.service.body import BodyGate
+from memstrata.service.compat_routes import SummaryJSONBodies
+from memstrata.service.edge import EdgeGate
 from memstrata.service.errors import install_error_handlers
+from memstrata.service.limits import Limits
+from memstrata.service.logs import redact_access_log
 from memstrata.service.metrics import MetricsMiddleware, ServiceMetrics
+from memstrata.service.openapi import document
 from memstrata.service.state import Service
 
 log = logging.getLogger(__name__)
 STATIC = Path(str(files("memstrata.service") / "static"))
+RECOVERY_GRACE_SECONDS = 5.0
 
 
 def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None = None) -> FastAPI:
@@ -50,6 +57,9 @@ def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None 
             service = Service(memory, settings.service, metrics=metrics)
             app.state.service = service
             _announce(service)
+            if service.replicas is not None:
+                await service.replicas.open()
+                stack.push_async_callback(service.replicas.close)
             service.jobs.start()
             stack.push_async_callback(service.jobs.stop)
             service.indexer.start()
@@ -58,6 +68,8 @@ def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None 
             recovery = asyncio.create_task(_recover(service))
             service.recovery = recovery
             yield
+            # a recovery cancelled mid-query can leave the database connection unclosable
+            await asyncio.wait([recovery], timeout=RECOVERY_GRACE_SECONDS)
             recovery.cancel()
 
     app = FastAPI(
@@ -67,14 +79,28 @@ def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None 
         lifespan=lifespan,
     )
     install_error_handlers(app)
+    document(app)
+    app.state.limits = Limits(settings.service)
+    # the last added runs first: the edge gate, the summary relabelling, the body gate, metrics
     app.add_middleware(MetricsMiddleware, metrics=metrics)
+    app.add_middleware(BodyGate, limits=app.state.limits)
+    # the episode-summary service's Node client posts JSON labelled text/plain: relabelled
+    # after the edge gate has refused cross-site requests, before the body gate's 415
+    app.add_middleware(SummaryJSONBodies)
+    app.add_middleware(EdgeGate, config=settings.service)
+    redact_access_log()
     app.include_router(routes.router)
+    app.include_router(deletion_routes.router)
     app.include_router(health.router)
     app.mount("/ui", StaticFiles(directory=STATIC, html=True), name="ui")
 
     @app.get("/", include_in_schema=False)
     async def home() -> RedirectResponse:
         return RedirectResponse("/ui/")
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> FileResponse:
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
 
     return app
 

@@ -1,15 +1,17 @@
 """API keys to tenants.
 
 With keys configured (``service.api_keys``: key -> tenant) every request must carry one, as
-``Authorization: Bearer <key>`` or ``X-API-Key: <key>`` (or ``?api_key=`` for the event
-stream, since browsers' ``EventSource`` cannot set headers). Without keys the service is a
-single-tenant local tool: every request is the ``default`` tenant and it binds to 127.0.0.1.
+``Authorization: Bearer <key>`` or ``X-API-Key: <key>``; never in the URL (``?api_key=`` is
+refused, since URLs end up in access logs and browser history). Without keys the service is a
+single-tenant local tool: every request is the ``default`` tenant, it binds to 127.0.0.1 and
+answers only for loopback host names (``memstrata.service.edge``).
 """
 
 from __future__ import annotations
 
 import hmac
 import logging
+from collections.abc import Mapping
 
 from fastapi import Request
 
@@ -55,11 +57,16 @@ class Authenticator:
 
 
 def request_key(request: Request) -> str | None:
-    """The API key a request carries, if any."""
-    header = request.headers.get("authorization", "")
+    """The API key a request carries in its headers, if any."""
+    return header_key(request.headers)
+
+
+def header_key(headers: Mapping[str, str]) -> str | None:
+    """The key of ``Authorization: Bearer`` or ``X-API-Key`` (lower-case header names)."""
+    header = headers.get("authorization", "")
     if header.lower().startswith("bearer "):
         return header[7:].strip()
-    return request.headers.get("x-api-key") or request.query_params.get("api_key")
+    return headers.get("x-api-key") or None
 
 
 def bind_host(config: ServiceConfig, host: str | None = None) -> str:

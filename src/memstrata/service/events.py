@@ -1,13 +1,23 @@
-"""Per-chat summarization events, fanned out to Server-Sent-Event subscribers."""
+"""Per-chat summarization events, fanned out to Server-Sent-Event subscribers.
+
+Within one process :class:`EventHub` delivers an event to the chat's subscribers directly.
+Several replicas share events through an :class:`EventRelay` (PostgreSQL ``LISTEN/NOTIFY``,
+see ``events_pg``): a published event is also sent to the relay, and events relayed from
+other replicas are delivered here as if published locally.
+
+Streams follow one incarnation of a chat (``ChatRecord.incarnation``): events of a chat
+created later under the same id never reach them, and deleting the chat ends them. An event
+with an empty incarnation is about whatever chat has the id now.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
 from collections import defaultdict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import asdict, dataclass, field
-from typing import Literal
+from typing import Literal, Protocol
 
 EventKind = Literal["state", "appended", "summarizing", "summarized", "failed"]
 SummaryState = Literal["idle", "summarizing", "failed"]
@@ -25,26 +35,87 @@ class ChatEvent:
     error: str | None = None
     summary_version: int | None = None
     message_count: int | None = None
+    incarnation: str = ""
 
     def to_sse(self) -> str:
-        """The event as one Server-Sent-Events frame."""
+        """The event as one Server-Sent-Events frame (the incarnation stays internal)."""
         data = asdict(self)
         data.pop("kind")
+        data.pop("incarnation")
         return f"event: {self.kind}\ndata: {json.dumps(data)}\n\n"
+
+
+class EventRelay(Protocol):
+    """Carries this replica's events to the other replicas (fire and forget)."""
+
+    def send(self, event: ChatEvent) -> None:
+        """Queue ``event`` for the other replicas; never blocks."""
+        ...
+
+
+class SummaryStates:
+    """Each chat's summary state as its events tell it; only non-idle chats are kept."""
+
+    def __init__(self) -> None:
+        self._states: dict[str, tuple[SummaryState, str | None]] = {}
+
+    def observe(self, event: ChatEvent) -> None:
+        """Follow a ``summarizing``, ``summarized`` or ``failed`` event."""
+        if event.kind not in ("summarizing", "summarized", "failed"):
+            return
+        if event.state == "idle":
+            self._states.pop(event.chat_id, None)
+        else:
+            self._states[event.chat_id] = (event.state, event.error)
+
+    def get(self, chat_id: str) -> tuple[SummaryState, str | None]:
+        """The chat's state and last error (``idle`` when nothing is known)."""
+        return self._states.get(chat_id, ("idle", None))
+
+    def clear(self, chat_id: str) -> None:
+        """Back to ``idle`` (the chat is gone, or a failure no longer holds)."""
+        self._states.pop(chat_id, None)
+
+    def failing(self) -> list[str | None]:
+        """The last error of each chat whose summary job is failing, oldest failure first."""
+        return [error for state, error in self._states.values() if state == "failed"]
 
 
 class EventHub:
     """Delivers chat events to every subscriber of that chat; slow subscribers drop events."""
 
     def __init__(self) -> None:
-        self._subscribers: dict[str, set[asyncio.Queue[ChatEvent | None]]] = defaultdict(set)
+        # chat id -> each stream's queue -> the incarnation it follows
+        self._subscribers: dict[str, dict[asyncio.Queue[ChatEvent | None], str]] = defaultdict(dict)
+        self._watchers: list[Callable[[ChatEvent], None]] = []
+        self.relay: EventRelay | None = None
+
+    def watch(self, watcher: Callable[[ChatEvent], None]) -> None:
+        """Call ``watcher`` with every event, published here or relayed from elsewhere."""
+        self._watchers.append(watcher)
 
     def publish(self, event: ChatEvent) -> None:
-        """Send ``event`` to the chat's subscribers (never blocks)."""
-        for queue in list(self._subscribers.get(event.chat_id, ())):
-            if queue.full():
+        """Send ``event`` to the chat's subscribers and to the relay (never blocks)."""
+        self.deliver(event)
+        if self.relay is not None:
+            self.relay.send(event)
+
+    def deliver(self, event: ChatEvent) -> None:
+        """Hand ``event`` to this process's watchers and subscribers only."""
+        for watcher in self._watchers:
+            watcher(event)
+        for queue, incarnation in list(self._subscribers.get(event.chat_id, {}).items()):
+            if queue.full() or not _same_incarnation(event.incarnation, incarnation):
                 continue
             queue.put_nowait(event)
+
+    def end(self, chat_id: str, incarnation: str) -> None:
+        """End every stream of a deleted chat (the end is delivered even to a full queue)."""
+        for queue, followed in list(self._subscribers.get(chat_id, {}).items()):
+            if followed == incarnation:
+                if queue.full():
+                    queue.get_nowait()
+                queue.put_nowait(None)
 
     def close(self) -> None:
         """End every subscription (at shutdown)."""
@@ -60,9 +131,12 @@ class EventHub:
     async def subscribe(
         self, chat_id: str, first: ChatEvent, *, heartbeat: float = 15.0
     ) -> AsyncIterator[str]:
-        """SSE frames for one chat: ``first``, then live events, with comment heartbeats."""
+        """SSE frames for one chat: ``first``, then live events, with comment heartbeats.
+
+        The stream follows the incarnation ``first`` names.
+        """
         queue: asyncio.Queue[ChatEvent | None] = asyncio.Queue(QUEUE_SIZE)
-        self._subscribers[chat_id].add(queue)
+        self._subscribers[chat_id][queue] = first.incarnation
         try:
             yield first.to_sse()
             while True:
@@ -75,6 +149,11 @@ class EventHub:
                     return
                 yield event.to_sse()
         finally:
-            self._subscribers[chat_id].discard(queue)
+            self._subscribers[chat_id].pop(queue, None)
             if not self._subscribers[chat_id]:
                 del self._subscribers[chat_id]
+
+
+def _same_incarnation(event: str, followed: str) -> bool:
+    """Whether an event of ``event``'s incarnation reaches a stream following ``followed``."""
+    return not event or not followed or event == followed

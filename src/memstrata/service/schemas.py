@@ -17,7 +17,9 @@ from pydantic import (
 )
 
 from memstrata.core.messages import Message
+from memstrata.service.errors import public_error
 from memstrata.service.events import SummaryState
+from memstrata.service.limits import MAX_INT, SCRUB_DEPTH, has_surrogate, json_problem, scrub
 from memstrata.storage.base import (
     ChatRecord,
     StoredMessage,
@@ -27,7 +29,9 @@ from memstrata.storage.base import (
 )
 
 StrategyName = Literal["none", "running_summary", "rag_augmented"]
-_RANGE = re.compile(r"^\s*(\d+)\s*-\s*(\d+)\s*$")
+_RANGE = re.compile(r"^\s*(\d{1,18})\s*-\s*(\d{1,18})\s*$")
+Count = Annotated[int, Field(ge=0, le=MAX_INT)]
+"""A non-negative integer every JSON client and storage hold exactly."""
 
 
 class _In(BaseModel):
@@ -65,8 +69,8 @@ class ChatOut(BaseModel):
         return cls(
             id=chat.id,
             tenant=chat.tenant,
-            user=chat.user,
-            title=chat.title,
+            user=scrub(chat.user),
+            title=scrub(chat.title),
             created_at=chat.created_at,
             updated_at=chat.updated_at,
             message_count=chat.message_count,
@@ -75,7 +79,7 @@ class ChatOut(BaseModel):
             indexed_sequence=chat.indexed_sequence,
             index_lag=chat.index_lag,
             summary_state=state,
-            last_error=error,
+            last_error=public_error(error),
         )
 
 
@@ -118,7 +122,18 @@ class MessageOut(BaseModel):
     @classmethod
     def of(cls, stored: StoredMessage) -> MessageOut:
         """Build from storage's record."""
-        return cls(sequence=stored.sequence, message=stored.message)
+        message = stored.message
+        if _unanswerable(message):  # stored before the limits: answer it, repaired
+            data = scrub(message.model_dump(mode="python"))
+            message = Message.model_validate(data)
+        return cls(sequence=stored.sequence, message=message)
+
+
+def _unanswerable(message: Message) -> bool:
+    texts = [message.content, message.name or "", message.id or "", *message.tool_call_ids]
+    if any(has_surrogate(text) for text in texts):
+        return True
+    return json_problem(message.metadata, max_depth=SCRUB_DEPTH - 1) is not None
 
 
 class AppendOut(BaseModel):
@@ -207,7 +222,7 @@ class SummaryOut(BaseModel):
             chat_id=row.chat_id,
             sequence=row.sequence,
             format=row.format,
-            summary_text=row.summary_text,
+            summary_text=scrub(row.summary_text),
             episode_first=row.episode_first,
             episode_last=row.episode_last,
             episode_range=row.episode_range,
@@ -245,15 +260,17 @@ class _SummaryFields(_In):
         None, validation_alias=AliasChoices("summary_text", "content"), min_length=1
     )
     token_count: int | None = Field(
-        None, validation_alias=AliasChoices("token_count", "tokenCount"), ge=0
+        None, validation_alias=AliasChoices("token_count", "tokenCount"), ge=0, le=MAX_INT
     )
     episode_range: str | None = Field(
-        None, validation_alias=AliasChoices("episode_range", "episodeRange")
+        None,
+        validation_alias=AliasChoices("episode_range", "episodeRange"),
+        json_schema_extra={"pattern": _RANGE.pattern},
     )
-    episode_first: int | None = Field(None, ge=0)
-    episode_last: int | None = Field(None, ge=0)
+    episode_first: Count | None = None
+    episode_last: Count | None = None
     format: SummaryFormat | None = None
-    turn_number: int | None = Field(None, ge=0)
+    turn_number: Count | None = None
 
     @field_validator("episode_range")
     @classmethod
@@ -293,6 +310,11 @@ class SummarizeOut(BaseModel):
     episode_ranges: list[tuple[int, int]]
     error: str | None
     summary_state: SummaryState
+
+    @field_validator("error")
+    @classmethod
+    def _public(cls, value: str | None) -> str | None:
+        return public_error(value)
 
 
 class HealthOut(BaseModel):

@@ -16,11 +16,12 @@ from memstrata.core.context import AssembledContext
 from memstrata.core.messages import Message
 from memstrata.engine import MemoryEngine
 from memstrata.errors import ConflictError, NotFoundError, UsageError
+from memstrata.service import replicas
 from memstrata.service.auth import Authenticator
 from memstrata.service.errors import PayloadTooLarge
 from memstrata.service.events import ChatEvent, EventHub
 from memstrata.service.indexing import IndexWorker
-from memstrata.service.jobs import SummaryJobs
+from memstrata.service.jobs import SummaryJobs, SummaryQueue
 from memstrata.service.metrics import ServiceMetrics
 from memstrata.service.schemas import (
     ChatOut,
@@ -53,13 +54,18 @@ class Service:
         self.recovery: asyncio.Task[None] | None = None
         self.llm_probe: tuple[float, dict[str, Any]] | None = None
         """When the LLM was last probed, and what /healthz said."""
-        self.jobs = SummaryJobs(
-            engine,
-            hub=self.hub,
-            metrics=self.metrics,
-            workers=config.summary_workers,
-            retry_seconds=config.summary_retry_seconds,
-            max_retry_seconds=config.summary_retry_max_seconds,
+        self.replicas = replicas.shared(engine, config, self.hub, self.metrics)
+        self.jobs: SummaryQueue = (
+            self.replicas.jobs
+            if self.replicas is not None
+            else SummaryJobs(
+                engine,
+                hub=self.hub,
+                metrics=self.metrics,
+                workers=config.summary_workers,
+                retry_seconds=config.summary_retry_seconds,
+                max_retry_seconds=config.summary_retry_max_seconds,
+            )
         )
         self.indexer = IndexWorker(
             engine,
@@ -87,7 +93,7 @@ class Service:
 
     def chat_out(self, chat: ChatRecord) -> ChatOut:
         """The chat resource with its summary state."""
-        state, error = self.jobs.state(chat.id)
+        state, error = self.jobs.state(chat.id, incarnation=chat.incarnation)
         return ChatOut.of(chat, state, error)
 
     async def create_chat(
@@ -99,10 +105,16 @@ class Service:
         return await self.engine.create_chat(chat_id, tenant=tenant, user=user, title=title)
 
     async def delete_chat(self, chat_id: str, tenant: str) -> None:
-        """Delete a chat with its messages, summaries and vectors."""
+        """Delete a chat with its messages, summaries and vectors; end its jobs and streams."""
+        chat = await self.chat(chat_id, tenant)
         if not await self.engine.delete_chat(chat_id, tenant=tenant):
             raise NotFoundError(f"no chat {chat_id!r}")
-        self.jobs.forget(chat_id)
+        self.forget(chat)
+
+    def forget(self, chat: ChatRecord) -> None:
+        """Drop a deleted chat's job state and end its event streams."""
+        self.jobs.forget(chat.id, incarnation=chat.incarnation)
+        self.hub.end(chat.id, chat.incarnation)
 
     # -- messages -----------------------------------------------------------------------------
 
@@ -127,10 +139,10 @@ class Service:
         self.check_limits(messages)
         stored = await self.engine.add_messages(chat.id, messages, index=False)
         self.indexer.notify()
-        self.jobs.notify(chat.id, chat.tenant)
+        await self.jobs.notify(chat.id, chat.tenant, incarnation=chat.incarnation)
         if stored:
-            state, error = self.jobs.state(chat.id)
-            event = ChatEvent("appended", chat.id, state, error=error)
+            state, error = self.jobs.state(chat.id, incarnation=chat.incarnation)
+            event = ChatEvent("appended", chat.id, state, error=error, incarnation=chat.incarnation)
             self.hub.publish(replace(event, message_count=stored[-1].sequence))
         return stored
 

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Literal, Protocol, runtime_checkable
 
 from memstrata.core.messages import Message
-from memstrata.errors import ConflictError, UsageError
+from memstrata.errors import ConflictError, NotFoundError, UsageError
 
 SummaryFormat = Literal["text", "json"]
 SummaryKind = Literal["row", "digest", "archived"]
@@ -27,7 +27,9 @@ class ChatRecord:
 
     ``last_summarized_sequence`` is the sequence of the newest message folded into the
     summary chain (0 when none); ``summary_version`` increases with every summary change and
-    is what a commit compares-and-swaps on.
+    is what a commit compares-and-swaps on. ``incarnation`` is random per created chat (empty
+    for chats older than it): a chat deleted and created again under the same id is another
+    incarnation, and work planned for the old one (jobs, streams, vectors, commits) is dropped.
     """
 
     id: str
@@ -40,6 +42,7 @@ class ChatRecord:
     last_summarized_sequence: int = 0
     summary_version: int = 0
     indexed_sequence: int = 0
+    incarnation: str = ""
 
     @property
     def index_lag(self) -> int:
@@ -154,6 +157,8 @@ class TurnCommit:
     version differs, nothing is written and ``ConflictError`` is raised. It is only checked
     when the commit changes summaries. Whether checked or not, ``last_summarized_sequence``
     never moves backwards: a commit that would do so raises ``ConflictError`` too.
+    ``incarnation`` (when set) names the chat the turn was planned for: if the chat was
+    deleted and created again since, nothing is written and ``NotFoundError`` is raised.
     """
 
     chat_id: str
@@ -162,6 +167,7 @@ class TurnCommit:
     title: str | None = None
     last_summarized_sequence: int | None = None
     expected_summary_version: int | None = None
+    incarnation: str | None = None
 
     @property
     def changes_summaries(self) -> bool:
@@ -215,6 +221,10 @@ class ChatStorage(Protocol):
         """Delete a chat with its messages and summaries; False when there was none."""
         ...
 
+    async def delete_chats(self, *, tenant: str, user: str | None = None) -> list[ChatRecord]:
+        """Delete every chat of a tenant (or of one user of it) with its rows; the chats."""
+        ...
+
     async def append_messages(
         self, chat_id: str, messages: Sequence[Message]
     ) -> list[StoredMessage]:
@@ -239,12 +249,22 @@ class ChatStorage(Protocol):
         """Write a turn atomically; ``ConflictError`` when the summary CAS fails."""
         ...
 
-    async def mark_indexed(self, chat_id: str, sequence: int) -> None:
-        """Move the chat's recall-index watermark up to ``sequence`` (never down)."""
+    async def mark_indexed(
+        self, chat_id: str, sequence: int, *, incarnation: str | None = None
+    ) -> bool:
+        """Move the chat's recall-index watermark up to ``sequence`` (never down).
+
+        False when the chat (of ``incarnation``, when given) no longer exists.
+        """
         ...
 
-    async def mark_indexed_many(self, watermarks: Mapping[str, int]) -> None:
-        """``mark_indexed`` for several chats (chat id: sequence) in one transaction."""
+    async def mark_indexed_many(
+        self, watermarks: Mapping[str, int], *, incarnations: Mapping[str, str] | None = None
+    ) -> set[str]:
+        """``mark_indexed`` for several chats (chat id: sequence) in one transaction.
+
+        Returns the ids of the chats (of the given incarnations) that no longer exist.
+        """
         ...
 
     async def index_backlog(self, *, limit: int = 100) -> list[ChatRecord]:
@@ -327,10 +347,16 @@ def replayed(
 def check_commit(chat: ChatRecord, commit: TurnCommit) -> None:
     """Raise unless ``commit`` may be applied to ``chat`` as it is now.
 
+    ``NotFoundError`` when the chat is another incarnation than the commit's;
     ``ConflictError`` when the summary compare-and-swap fails or the summary bookkeeping
     would move backwards; ``UsageError`` when it points past the chat's last message or
     carries a summary row of another chat.
     """
+    if commit.incarnation is not None and commit.incarnation != chat.incarnation:
+        raise NotFoundError(
+            f"chat {chat.id!r} was deleted (and created again) since the turn was planned; "
+            "nothing was written"
+        )
     strangers = [row for row in commit.summaries if row.chat_id != chat.id]
     if strangers:
         raise UsageError(

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import platformdirs
 from pydantic import BaseModel, ConfigDict, Field
 
+from memstrata.paths import data_dir
 from memstrata.storage.base import DEFAULT_SMART_LOAD_TAIL
 
 DEFAULT_BUSY_TIMEOUT_SECONDS = 5.0
@@ -23,8 +23,8 @@ DEFAULT_CONNECT_TIMEOUT_SECONDS = 10.0
 
 
 def default_sqlite_path() -> Path:
-    """``memstrata.db`` in the user's data directory (``~/.local/share/memstrata`` on Linux)."""
-    return Path(platformdirs.user_data_dir("memstrata", appauthor=False)) / "memstrata.db"
+    """``memstrata.db`` in the data directory (``MEMSTRATA_DATA_DIR``, else the user's)."""
+    return data_dir() / "memstrata.db"
 
 
 class StorageConfig(BaseModel):

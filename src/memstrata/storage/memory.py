@@ -63,7 +63,15 @@ class InMemoryStorage(StorageBase):
         if chat_id in self._chats:
             raise StorageError(f"create_chat: a chat with id {chat_id!r} already exists")
         now = datetime.now(UTC)
-        chat = ChatRecord(chat_id, tenant, user, title, created_at=now, updated_at=now)
+        chat = ChatRecord(
+            chat_id,
+            tenant,
+            user,
+            title,
+            created_at=now,
+            updated_at=now,
+            incarnation=uuid.uuid4().hex,
+        )
         self._chats[chat_id] = chat
         self._messages[chat_id] = []
         self._summaries[chat_id] = []
@@ -91,6 +99,17 @@ class InMemoryStorage(StorageBase):
             return False
         del self._chats[chat_id], self._messages[chat_id], self._summaries[chat_id]
         return True
+
+    async def delete_chats(self, *, tenant: str, user: str | None = None) -> list[ChatRecord]:
+        """Delete every chat of a tenant (or of one of its users)."""
+        doomed = [
+            chat
+            for chat in self._chats.values()
+            if chat.tenant == tenant and (user is None or chat.user == user)
+        ]
+        for chat in doomed:
+            del self._chats[chat.id], self._messages[chat.id], self._summaries[chat.id]
+        return sorted(doomed, key=lambda chat: chat.id)
 
     async def list_messages(
         self, chat_id: str, *, after_sequence: int = 0, limit: int | None = None
@@ -135,17 +154,31 @@ class InMemoryStorage(StorageBase):
         self._commit(chat, chain, stored)
         return CommitResult(chat, tuple(stored), tuple(written))
 
-    async def mark_indexed(self, chat_id: str, sequence: int) -> None:
-        """Move the chat's recall-index watermark up to ``sequence`` (never down)."""
+    async def mark_indexed(
+        self, chat_id: str, sequence: int, *, incarnation: str | None = None
+    ) -> bool:
+        """Move the chat's recall-index watermark up to ``sequence`` (never down).
+
+        False when the chat (of ``incarnation``, when given) no longer exists.
+        """
         chat = self._chats.get(chat_id)
-        if chat is not None and sequence > chat.indexed_sequence:
+        if chat is None or incarnation not in (None, chat.incarnation):
+            return False
+        if sequence > chat.indexed_sequence:
             top = min(sequence, chat.message_count)
             self._chats[chat_id] = replace(chat, indexed_sequence=top)
+        return True
 
-    async def mark_indexed_many(self, watermarks: Mapping[str, int]) -> None:
-        """``mark_indexed`` for several chats."""
-        for chat_id, sequence in watermarks.items():
-            await self.mark_indexed(chat_id, sequence)
+    async def mark_indexed_many(
+        self, watermarks: Mapping[str, int], *, incarnations: Mapping[str, str] | None = None
+    ) -> set[str]:
+        """``mark_indexed`` for several chats; the ids of those that no longer exist."""
+        known = incarnations or {}
+        return {
+            chat_id
+            for chat_id, sequence in watermarks.items()
+            if not await self.mark_indexed(chat_id, sequence, incarnation=known.get(chat_id))
+        }
 
     async def index_backlog(self, *, limit: int = 100) -> list[ChatRecord]:
         """Chats whose recall index lags their messages, the longest waiting first."""

@@ -83,11 +83,27 @@ def _message_ids(connection: Connection) -> None:
     )
 
 
+def _jobs(connection: Connection) -> None:
+    """The job table: background work per chat, leased by one worker across replicas."""
+    schema.jobs.create(connection, checkfirst=True)
+
+
+def _incarnations(connection: Connection) -> None:
+    """Chats get an ``incarnation``: work planned for a deleted chat never lands in a new one.
+
+    Chats created before it keep the empty incarnation; every new chat gets a random one, so
+    a re-created id never matches an old chat's jobs, streams, vectors or commits.
+    """
+    _add_column(connection, "chats", "incarnation", "VARCHAR(32) NOT NULL DEFAULT ''")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "chats, messages, summary chains", _initial),
     Migration(2, "summary row kinds: row, digest, archived", _digests),
     Migration(3, "the recall index watermark of each chat", _index_watermark),
     Migration(4, "message ids unique per chat (idempotent appends)", _message_ids),
+    Migration(5, "chat incarnations (a re-created chat id is another chat)", _incarnations),
+    Migration(7, "background jobs leased per chat (several replicas)", _jobs),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

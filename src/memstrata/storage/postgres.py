@@ -7,11 +7,13 @@ lock so that two processes starting on an empty database do not both create the 
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from sqlalchemy import URL, Connection, make_url, text
 from sqlalchemy.exc import ArgumentError
-from sqlalchemy.ext.asyncio import create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
 
 from memstrata.errors import ConfigError, MissingExtraError
 from memstrata.storage.base import DEFAULT_SMART_LOAD_TAIL
@@ -66,6 +68,13 @@ class PostgresStorage(AsyncEngineStorage):
         )
         location = url.set(drivername="postgresql").render_as_string(hide_password=True)
         super().__init__(engine, location=location, smart_load_tail=smart_load_tail)
+
+    @asynccontextmanager
+    async def job_transaction(self, operation: str) -> AsyncIterator[AsyncConnection]:
+        """One short transaction for the job queue (``pg_jobs``); errors as ``StorageError``."""
+        await self.setup()
+        async with self.async_transaction(operation, write=True) as (conn, _):
+            yield conn
 
     def _lock_schema(self, conn: Connection) -> None:
         conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK_KEY})

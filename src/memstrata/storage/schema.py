@@ -6,8 +6,10 @@
     messages                 (chat_id, sequence) primary key; sequence is 1-based, gapless
     conversation_summaries   a chat's chain of summary rows, (chat_id, sequence) unique
     memstrata_schema         applied migrations (see ``migrations``)
+    memstrata_jobs           background work per chat, leased by one worker at a time
 
-Deleting a chat cascades to its messages and summary rows.
+Deleting a chat cascades to its messages and summary rows. A chat's ``incarnation`` (random,
+set at creation) tells a chat from an earlier one that had the same id and was deleted.
 """
 
 from __future__ import annotations
@@ -88,6 +90,7 @@ chats = Table(
     Column("last_summarized_sequence", Integer, nullable=False),
     Column("summary_version", Integer, nullable=False),
     Column("indexed_sequence", Integer, nullable=False, server_default="0"),
+    Column("incarnation", String(32), nullable=False, server_default=""),
     Index("ix_chats_tenant_updated", "tenant", "updated_at"),
 )
 
@@ -134,3 +137,24 @@ schema_versions = Table(
     Column("name", String(200), nullable=False),
     Column("applied_at", UTCDateTime, nullable=False),
 )
+
+jobs = Table(
+    "memstrata_jobs",
+    metadata,
+    Column("kind", String(16), primary_key=True),
+    Column("chat_id", ForeignKey("chats.id", ondelete="CASCADE"), primary_key=True),
+    Column("tenant", String(128), nullable=False),
+    Column("generation", Integer, nullable=False, server_default="0"),
+    Column("due_at", UTCDateTime, nullable=False),
+    Column("lease_owner", String(64)),
+    Column("lease_until", UTCDateTime),
+    Column("attempts", Integer, nullable=False, server_default="0"),
+    Column("last_error", Text),
+    Index("ix_jobs_kind_due", "kind", "due_at"),
+)
+"""Pending background work (PostgreSQL replicas): one row per (kind, chat).
+
+``generation`` grows with every request for the work, so a worker that finishes generation
+g keeps the row when a newer request came in meanwhile. ``lease_owner`` / ``lease_until``
+name the worker that holds the chat; an expired lease (a killed replica) is claimed again.
+"""

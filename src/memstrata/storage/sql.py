@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, ClassVar, TypeVar
 
@@ -188,6 +188,9 @@ class SqlStorage(StorageBase):
     def _lock_schema(self, conn: Connection) -> None:
         """Serialize concurrent migrations for this transaction (a backend's hook)."""
 
+    async def _after_delete(self) -> None:
+        """After a committed deletion: erase what the database's files keep (a backend's hook)."""
+
     # -- transactions ------------------------------------------------------------------
 
     async def transaction(self, body: Callable[[Connection], T], *, write: bool = False) -> T:
@@ -241,6 +244,7 @@ class SqlStorage(StorageBase):
             title=title,
             created_at=now,
             updated_at=now,
+            incarnation=uuid.uuid4().hex,
         )
 
         def create(conn: Connection, _: Progress) -> None:
@@ -276,29 +280,53 @@ class SqlStorage(StorageBase):
         )
         return await self._run("list_chats", _chat_records(query), write=False)
 
-    async def mark_indexed(self, chat_id: str, sequence: int) -> None:
-        """Move the chat's recall-index watermark up to ``sequence`` (never down)."""
-        await self.mark_indexed_many({chat_id: sequence})
+    async def mark_indexed(
+        self, chat_id: str, sequence: int, *, incarnation: str | None = None
+    ) -> bool:
+        """Move the chat's recall-index watermark up to ``sequence`` (never down).
 
-    async def mark_indexed_many(self, watermarks: Mapping[str, int]) -> None:
-        """``mark_indexed`` for several chats (chat id: sequence) in one transaction."""
-        statements = [
-            update(chats)
-            .where(chats.c.id == chat_id, chats.c.indexed_sequence < sequence)
-            .values(
-                indexed_sequence=case(
-                    (chats.c.message_count < sequence, chats.c.message_count), else_=sequence
+        False when the chat (of ``incarnation``, when given) no longer exists.
+        """
+        known = {chat_id: incarnation} if incarnation is not None else None
+        return chat_id not in await self.mark_indexed_many({chat_id: sequence}, incarnations=known)
+
+    async def mark_indexed_many(
+        self, watermarks: Mapping[str, int], *, incarnations: Mapping[str, str] | None = None
+    ) -> set[str]:
+        """``mark_indexed`` for several chats (chat id: sequence) in one transaction.
+
+        Returns the ids of the chats (of the given incarnations) that no longer exist.
+        """
+        known = incarnations or {}
+
+        def same(chat_id: str) -> list[Any]:
+            where = [chats.c.id == chat_id]
+            if chat_id in known:
+                where.append(chats.c.incarnation == known[chat_id])
+            return where
+
+        def mark(conn: Connection, _: Progress) -> set[str]:
+            gone = set()
+            for chat_id, sequence in watermarks.items():
+                statement = (
+                    update(chats)
+                    .where(*same(chat_id), chats.c.indexed_sequence < sequence)
+                    .values(
+                        indexed_sequence=case(
+                            (chats.c.message_count < sequence, chats.c.message_count),
+                            else_=sequence,
+                        )
+                    )
                 )
-            )
-            for chat_id, sequence in watermarks.items()
-        ]
+                if conn.execute(statement).rowcount:
+                    continue
+                if conn.scalar(select(chats.c.id).where(*same(chat_id))) is None:
+                    gone.add(chat_id)
+            return gone
 
-        def mark(conn: Connection, _: Progress) -> None:
-            for statement in statements:
-                conn.execute(statement)
-
-        if statements:
-            await self._run(f"mark_indexed({len(statements)} chats)", mark, write=True)
+        if not watermarks:
+            return set()
+        return await self._run(f"mark_indexed({len(watermarks)} chats)", mark, write=True)
 
     async def index_backlog(self, *, limit: int = 100) -> list[ChatRecord]:
         """Chats whose recall index lags their messages, the longest waiting first."""
@@ -333,7 +361,25 @@ class SqlStorage(StorageBase):
         def remove(conn: Connection, _: Progress) -> bool:
             return bool(conn.execute(statement).rowcount)
 
-        return await self._run(f"delete_chat({chat_id!r})", remove, write=True)
+        removed = await self._run(f"delete_chat({chat_id!r})", remove, write=True)
+        if removed:
+            await self._after_delete()
+        return removed
+
+    async def delete_chats(self, *, tenant: str, user: str | None = None) -> list[ChatRecord]:
+        """Delete every chat of a tenant (or of one of its users) in one transaction."""
+        where = [chats.c.tenant == tenant]
+        if user is not None:
+            where.append(chats.c.user_id == user)
+        statement = delete(chats).where(*where).returning(*chats.c)
+
+        def remove(conn: Connection, _: Progress) -> list[Row[Any]]:
+            return list(conn.execute(statement).all())
+
+        rows = await self._run(f"delete_chats({tenant!r})", remove, write=True)
+        if rows:
+            await self._after_delete()
+        return sorted((_chat_record(row) for row in rows), key=lambda chat: chat.id)
 
     # -- messages ----------------------------------------------------------------------
 
@@ -473,14 +519,22 @@ class AsyncEngineStorage(SqlStorage):
     async def _execute(
         self, operation: str, body: Callable[[Connection, Progress], T], *, write: bool
     ) -> T:
+        async with self.async_transaction(operation, write=write) as (conn, progress):
+            result = await conn.run_sync(body, progress)
+            progress.doing = "committing"
+        return result
+
+    @contextlib.asynccontextmanager
+    async def async_transaction(
+        self, operation: str, *, write: bool
+    ) -> AsyncIterator[tuple[AsyncConnection, Progress]]:
+        """One transaction on an async connection; driver errors leave as ``StorageError``."""
         progress = Progress(operation, write=write)
         conn = await self._connect(operation)
         try:
             await conn.execution_options(**self._options(write))
             async with conn.begin():
-                result = await conn.run_sync(body, progress)
-                progress.doing = "committing"
-            return result
+                yield conn, progress
         except MemstrataError:
             raise
         except DRIVER_ERRORS as exc:
@@ -519,6 +573,7 @@ def _chat_values(chat: ChatRecord) -> dict[str, Any]:
         "message_count": chat.message_count,
         "last_summarized_sequence": chat.last_summarized_sequence,
         "summary_version": chat.summary_version,
+        "incarnation": chat.incarnation,
     }
 
 
@@ -535,6 +590,7 @@ def _chat_record(row: Row[Any]) -> ChatRecord:
         last_summarized_sequence=m["last_summarized_sequence"],
         summary_version=m["summary_version"],
         indexed_sequence=m["indexed_sequence"],
+        incarnation=m["incarnation"],
     )
 
 

@@ -10,11 +10,16 @@ The driver is the standard library's blocking ``sqlite3``. A transaction is one 
 run on a database thread, so the event loop hands it over once and waits once. Writes run on
 one writer thread (SQLite takes one writer at a time: this process's writes queue there
 instead of sleeping in the busy handler); reads on a few reader threads.
+
+Deleted rows do not stay readable in the files: ``secure_delete`` overwrites freed content
+with zeros, and after a deletion the write-ahead log is checkpointed and truncated.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import sqlite3
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -22,11 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, create_engine, event
+from sqlalchemy.exc import SQLAlchemyError
 
 from memstrata.errors import MemstrataError, StorageUnavailableError
 from memstrata.storage.base import DEFAULT_SMART_LOAD_TAIL
 from memstrata.storage.config import DEFAULT_BUSY_TIMEOUT_SECONDS, default_sqlite_path
 from memstrata.storage.sql import DRIVER_ERRORS, WRITE_OPTION, Progress, SqlStorage, T
+
+log = logging.getLogger(__name__)
 
 
 class SqliteStorage(SqlStorage):
@@ -120,6 +128,26 @@ class SqliteStorage(SqlStorage):
         finally:
             conn.close()
 
+    async def _after_delete(self) -> None:
+        """Checkpoint and truncate the write-ahead log, which still holds the deleted rows.
+
+        Best effort, on the writer thread outside a transaction: a reader holding an old
+        snapshot lets the checkpoint finish only in part; the log is then truncated by the
+        next deletion or at the next checkpoint.
+        """
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._threads(True), self._checkpoint)
+
+    def _checkpoint(self) -> None:
+        try:
+            raw = self.engine.raw_connection()  # no transaction: a checkpoint runs outside one
+            try:
+                raw.cursor().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            finally:
+                raw.close()
+        except (SQLAlchemyError, OSError, sqlite3.Error) as exc:
+            log.warning("%s: truncating the write-ahead log after a deletion failed: %s", self, exc)
+
     def _on_connect(self, dbapi_connection: Any, _record: Any) -> None:
         # Take BEGIN away from the driver: ``_begin`` emits it with the right mode.
         dbapi_connection.isolation_level = None
@@ -127,6 +155,7 @@ class SqliteStorage(SqlStorage):
         try:
             cursor.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
             cursor.execute("PRAGMA foreign_keys = ON")
+            cursor.execute("PRAGMA secure_delete = ON")
             self._use_wal(cursor)
             cursor.execute("PRAGMA synchronous = NORMAL")
         finally:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memstrata.config import MemoryConfig
+from memstrata.core.history import split_history
 from memstrata.core.messages import Message, Role
 from memstrata.core.tokens import TokenCounter, TokenUsage, resolve_counter
 from memstrata.errors import LLMError
@@ -27,7 +28,8 @@ class CompressionResult:
     """The compressed history: summary chain, verbatim messages, bookkeeping.
 
     Feed it back as ``previous`` on the next call. ``error`` is set when the writer failed:
-    the last good summary and the verbatim messages are still returned.
+    the last good summary and the recent window are returned (the messages the writer could
+    not fold are retried by the next call, which sees them again in ``messages``).
     """
 
     summary_rows: tuple[SummaryRow, ...] = ()
@@ -91,5 +93,11 @@ async def compress_conversation_history(
     )
     rows = plan.chain or tuple(previous.summary_rows)
     done = plan.last_summarized if plan.last_summarized is not None else previous.summarized_count
-    verbatim = tuple(message for index, message in numbered if index > done)
+    if plan.error is None:
+        verbatim = tuple(message for index, message in numbered if index > done)
+    else:  # the writer failed: the recent window only, so the result stays bounded
+        split = split_history(
+            numbered, last_summarized=done, recent_turns=config.summary_recent_turns
+        )
+        verbatim = tuple(message for _, message in split.recent)
     return CompressionResult(rows, verbatim, done, plan.usage, plan.error)

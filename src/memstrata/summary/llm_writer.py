@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import reduce
 
-from memstrata.core.cleaning import clean_output
 from memstrata.core.messages import Message, format_transcript
-from memstrata.errors import LLMOutputError
-from memstrata.llm.base import LLM, ChatMessage, LLMRequest
+from memstrata.errors import LLMError, LLMOutputError, MemstrataError
+from memstrata.llm.base import LLM, ChatMessage, LLMRequest, LLMResponse
 from memstrata.summary.model import ConversationSummary
 from memstrata.summary.prompts import PromptSet
+from memstrata.summary.replies import summary_from_reply
 from memstrata.summary.writer import SummaryDraft
 
 
@@ -18,9 +18,10 @@ class LLMSummaryWriter:
     """Extends a summary with one LLM call whose input is the summary plus the new messages.
 
     Structured mode asks for JSON following ``ConversationSummary.json_schema()`` and merges
-    the answer into the existing summary, so entities the model forgot are kept; an answer
-    that is not JSON becomes a narrative-only update. An empty or cut-off answer raises
-    ``LLMOutputError`` and nothing is stored.
+    the answer into the existing summary, so entities the model forgot are kept. A reply that
+    is not a valid summary (empty, cut off, not JSON, wrongly typed JSON; see
+    ``summary.replies``) raises ``LLMOutputError``: nothing is stored, the last good summary
+    stays and the extension is retried later.
     """
 
     def __init__(
@@ -82,6 +83,18 @@ class LLMSummaryWriter:
             schema_name="conversation_summary",
         )
 
+    async def _complete(self, request: LLMRequest) -> LLMResponse:
+        """The model's answer; a custom LLM's own exception becomes an ``LLMError``.
+
+        So the planner degrades (keeps the last good summary) whatever the model raises.
+        """
+        try:
+            return await self.llm.complete(request)
+        except MemstrataError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - any foreign error is an LLM failure here
+            raise LLMError(f"the summary LLM failed: {type(exc).__name__}: {exc}") from exc
+
     async def consolidate(
         self,
         summaries: Sequence[ConversationSummary],
@@ -91,15 +104,10 @@ class LLMSummaryWriter:
     ) -> SummaryDraft:
         """Ask the model for one digest of ``summaries``; a reply that is no summary raises."""
         request = self.build_consolidation(summaries, max_tokens=max_tokens, structured=structured)
-        response = await self.llm.complete(request)
+        response = await self._complete(request)
         if response.finish_reason == "length":
             raise LLMOutputError("the digest was cut off by the output limit; not stored")
-        text = clean_output(response.text)
-        if not text:
-            raise LLMOutputError("the model returned an empty digest; not stored")
-        digest = ConversationSummary.parse(text) if structured else None
-        if digest is None:
-            digest = ConversationSummary(narrative=text)
+        digest = summary_from_reply(response.text, structured=structured, what="digest")
         covered = sum(s.covered_turns for s in summaries)
         dates = reduce(lambda a, b: a.merge(b), summaries)
         update = {"covered_turns": covered, "since": dates.since, "until": dates.until}
@@ -114,14 +122,11 @@ class LLMSummaryWriter:
     ) -> SummaryDraft:
         """Ask the model for the updated summary."""
         request = self.build_request(existing, new_messages, structured=structured)
-        response = await self.llm.complete(request)
+        response = await self._complete(request)
         if response.finish_reason == "length":
             raise LLMOutputError("the summary was cut off by the output limit; not stored")
-        text = clean_output(response.text)
-        if not text:
-            raise LLMOutputError("the model returned an empty summary; not stored")
+        update = summary_from_reply(response.text, structured=structured)
         if not structured:
-            return SummaryDraft(ConversationSummary(narrative=text), response.usage)
-        update = ConversationSummary.parse(text)
+            return SummaryDraft(update, response.usage)
         merged = existing.merge(update) if existing is not None else update
         return SummaryDraft(merged, response.usage)

@@ -6,13 +6,12 @@ import logging
 import re
 from collections.abc import Sequence
 
-from memstrata.core.cleaning import clean_output
 from memstrata.core.messages import Message
-from memstrata.errors import LLMError
 from memstrata.llm.base import LLM, prompt_request
 from memstrata.summary.model import ConversationSummary
 from memstrata.summary.offline_title import MAX_TITLE_WORDS, natural_title
 from memstrata.summary.prompts import TITLE_PROMPT, render_prompt
+from memstrata.summary.replies import title_from_reply
 
 log = logging.getLogger(__name__)
 MAX_TITLE_CHARS = 80
@@ -41,19 +40,24 @@ async def generate_title(
 ) -> str:
     """Ask the LLM for a short title.
 
-    Without an LLM the offline :func:`fallback_title` is used; when the LLM fails, the
-    ``current`` title stays (or the offline one is used when there is none).
+    Without an LLM the offline :func:`fallback_title` is used. When the LLM fails or its
+    reply is not a title (several lines, a preamble, JSON, cut off, only template markers;
+    see :func:`title_from_reply`), the ``current`` title stays (or the offline one is used
+    when there is none).
     """
     if llm is None:
         return fallback_title(summary, messages)
     prompt = render_prompt(TITLE_PROMPT, {"summary": summary.to_context_string()})
     try:
         response = await llm.complete(prompt_request(prompt, temperature=0.2, max_tokens=30))
-    except LLMError as exc:
-        log.warning("title generation failed, keeping the current title: %s", exc)
+    except Exception as exc:  # noqa: BLE001 - LLMError or a custom LLM's own error
+        log.warning("title generation failed, keeping the current title: %r", exc)
         return current or fallback_title(summary, messages)
-    lines = [line for line in clean_output(response.text).splitlines() if line.strip()]
-    return _tidy(lines[0]) if lines else fallback_title(summary, messages)
+    title = None if response.finish_reason == "length" else title_from_reply(response.text)
+    if title is None:
+        log.warning("the title reply is not a title, keeping the current title: %r", response.text)
+        return current or fallback_title(summary, messages)
+    return _tidy(title)
 
 
 def _tidy(text: str) -> str:

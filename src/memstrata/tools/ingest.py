@@ -1,8 +1,9 @@
 """Load conversations from files into a memory: JSONL messages or LoCoMo JSON.
 
 Resumable and idempotent: every batch is appended in one transaction, and a chat that
-already holds the first N messages of a file gets only the rest (checked by comparing the
-N-th message, so a different conversation is refused rather than mixed in). Re-running an
+already holds the first N messages of a file gets only the rest (checked by comparing all N,
+so a different conversation is refused rather than mixed in, even when some of its messages
+are the same). Re-running an
 ingest after it finished, or after it stopped half-way, ends in the same state.
 
 JSONL: one message per line (``Message`` fields: ``role``, ``content``, optional ``name``,
@@ -38,6 +39,7 @@ __all__ = [
 
 DEMO_CHAT_ID = "demo"
 DEFAULT_BATCH = 100
+PREFIX_PAGE = 500
 
 Progress = Callable[[int], None]
 
@@ -73,6 +75,8 @@ def read_chats(path: str | Path, *, chat_id: str | None = None) -> list[ChatFile
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"cannot read {path}: not UTF-8 text ({exc.reason})") from None
     if path.suffix == ".json" or text.lstrip().startswith("["):
         return _locomo(path, text)
     return _jsonl(path, text, chat_id or path.stem)
@@ -172,11 +176,28 @@ async def _prepare(engine: MemoryEngine, chat: ChatFile, tenant: str, report: In
     count = record.message_count
     if count == 0:
         return 0
-    if count <= len(chat.messages):
-        last = await engine.storage.list_messages(chat.chat_id, after_sequence=count - 1)
-        if last and last[0].message.content_hash == chat.messages[count - 1].content_hash:
-            return count
+    if count <= len(chat.messages) and await _holds_prefix(engine, chat, count):
+        return count
     raise UsageError(
         f"chat {chat.chat_id!r} already holds {count} messages that are not this file's "
         "first ones; ingest into another chat (--chat)"
     )
+
+
+async def _holds_prefix(engine: MemoryEngine, chat: ChatFile, count: int) -> bool:
+    """True when the chat's ``count`` stored messages are the file's first ``count``."""
+    after = 0
+    while after < count:
+        page = await engine.storage.list_messages(
+            chat.chat_id, after_sequence=after, limit=PREFIX_PAGE
+        )
+        if not page:
+            return False
+        for stored in page:
+            if stored.sequence > count:
+                return True
+            wanted = chat.messages[stored.sequence - 1]
+            if stored.message.content_hash != wanted.content_hash:
+                return False
+        after = page[-1].sequence
+    return True

@@ -13,7 +13,7 @@ from memstrata.vectors.base import ModelChangedError, RecallScope, ScoredPoint, 
 DENSE = "dense"
 SPARSE = "sparse"
 ID_KEY = "_point_id"
-SCOPE_KEYWORDS = ("namespace", "tenant", "user", "chat_id")
+SCOPE_KEYWORDS = ("namespace", "tenant", "user", "chat_id", "incarnation")
 DEFAULT_COLLECTION = "memstrata_turns"
 FETCH_PAGE = 256
 # Below this many points after the scope filter, a sparse search scores the filtered points
@@ -41,10 +41,16 @@ def floats(vector: Sequence[float] | None) -> list[float]:
 
 
 def scope_conditions(scope: RecallScope) -> dict[str, str]:
-    """The payload equalities a point must meet to belong to ``scope`` (user only if set)."""
+    """The payload equalities a point must meet to belong to ``scope``.
+
+    ``user`` and ``incarnation`` only when set (chats older than incarnations have none,
+    and neither have their stored turns).
+    """
     fields = {"namespace": scope.namespace, "tenant": scope.tenant, "chat_id": scope.chat_id}
     if scope.user is not None:
         fields["user"] = scope.user
+    if scope.incarnation:
+        fields["incarnation"] = scope.incarnation
     return fields
 
 

@@ -19,12 +19,17 @@ MEMORY_NAMESPACE = "__memory__"
 
 @dataclass(frozen=True, slots=True)
 class RecallScope:
-    """Who may see a turn: every query is filtered by all of these that are set."""
+    """Who may see a turn: every query is filtered by all of these that are set.
+
+    ``incarnation`` is the chat's (see ``ChatRecord``): turns stored for a deleted chat never
+    reach a chat created later under the same id. Empty for chats older than incarnations.
+    """
 
     chat_id: str
     tenant: str = "default"
     user: str | None = None
     namespace: str = MEMORY_NAMESPACE
+    incarnation: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +73,24 @@ class TurnStore(Protocol):
 
     async def delete_chat(self, scope: RecallScope) -> None:
         """Remove every stored turn of the chat."""
+        ...
+
+
+@runtime_checkable
+class BatchTurnDeleter(Protocol):
+    """A turn store that deletes the turns of several chats at once (and compacts once)."""
+
+    async def delete_chats(self, scopes: Sequence[RecallScope]) -> None:
+        """Remove every stored turn of these chats."""
+        ...
+
+
+@runtime_checkable
+class CompactingStore(Protocol):
+    """A vector store whose files keep deleted points until compacted."""
+
+    async def compact(self) -> None:
+        """Rewrite the store's files without deleted points."""
         ...
 
 
@@ -133,7 +156,8 @@ class SparseVector:
 class VectorPoint:
     """One stored turn: its id, dense vector, optional sparse vector and payload.
 
-    The payload carries the scope fields (``namespace``, ``tenant``, ``user``, ``chat_id``)
+    The payload carries the scope fields (``namespace``, ``tenant``, ``user``, ``chat_id``,
+    ``incarnation``)
     and the turn (``role``, ``name``, ``message_id``, ``sequence``, ``timestamp``,
     ``content``, ``content_hash``).
     """

@@ -121,6 +121,9 @@ class PgVectorStore:
                 f" embedding vector({dimension}) NOT NULL, sparse_indices integer[],"
                 " sparse_values real[], payload jsonb NOT NULL)"
             )
+            await conn.execute(  # tables made before chat incarnations lack the column
+                f"ALTER TABLE {t} ADD COLUMN IF NOT EXISTS incarnation text NOT NULL DEFAULT ''"
+            )
             await conn.execute(
                 f"CREATE INDEX IF NOT EXISTS {t}_scope ON {t}"
                 " (tenant, chat_id, namespace, sequence)"
@@ -137,9 +140,12 @@ class PgVectorStore:
         pool = self._require()
         rows = [_row(p) for p in points]
         sql = (
-            f"INSERT INTO {self.table} VALUES ($1, $2, $3, $4, $5, $6, $7::vector, $8, $9, $10)"
+            f'INSERT INTO {self.table} (id, namespace, tenant, "user", chat_id, sequence,'
+            " embedding, sparse_indices, sparse_values, payload, incarnation)"
+            " VALUES ($1, $2, $3, $4, $5, $6, $7::vector, $8, $9, $10, $11)"
             " ON CONFLICT (id) DO UPDATE SET namespace = EXCLUDED.namespace,"
             ' tenant = EXCLUDED.tenant, "user" = EXCLUDED."user", chat_id = EXCLUDED.chat_id,'
+            " incarnation = EXCLUDED.incarnation,"
             " sequence = EXCLUDED.sequence, embedding = EXCLUDED.embedding,"
             " sparse_indices = EXCLUDED.sparse_indices, sparse_values = EXCLUDED.sparse_values,"
             " payload = EXCLUDED.payload"
@@ -251,6 +257,7 @@ def _row(point: VectorPoint) -> tuple[Any, ...]:
         list(sparse.indices) if sparse else None,
         list(sparse.values) if sparse else None,
         stored_payload(point.id, payload),
+        str(payload.get("incarnation") or ""),
     )
 
 

@@ -4,21 +4,33 @@ Layout of ``path``: ``shard/`` (the Qdrant Edge shard: a named cosine dense vect
 named sparse vector with the IDF modifier, keyword indexes on the scope fields and an
 integer index on ``sequence``) and ``memstrata.json`` (the embedding model's identity).
 
+One process opens the store at a time: ``setup`` takes an exclusive lock on
+``memstrata.lock`` and refuses, naming the holder, when another process has the store open
+(several replicas share a Qdrant server or pgvector instead).
+
 Searches and fetches run inline: they take well under a millisecond, far less than a
 thread hop. Opening, closing, deleting and large upserts run in a worker thread.
+
+Deleted points stay in the shard's files (segment payload pages, write-ahead log) until
+:meth:`QdrantEdgeStore.compact` rewrites the segments without them and drops the flushed
+log; the recall layer compacts after every chat deletion, so deleted text is not readable
+in the store's files afterwards.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
 import json
+import os
 import shutil
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from memstrata.errors import MissingExtraError, VectorStoreError
+from memstrata.errors import ConfigError, MissingExtraError, VectorStoreError
 from memstrata.vectors._common import (
     DENSE,
     FETCH_PAGE,
@@ -45,6 +57,7 @@ __all__ = ["QdrantEdgeStore"]
 
 T = TypeVar("T")
 META_FILE = "memstrata.json"
+LOCK_FILE = "memstrata.lock"
 _INLINE_UPSERT = 64
 MIN_FREE_BYTES = 64 * 1024 * 1024
 """Free space every write leaves on the store's file system (the shard's segments grow by
@@ -81,6 +94,8 @@ class QdrantEdgeStore:
         self._shard: Any = None
         self._identity: tuple[str, int] | None = None
         self._opening = asyncio.Lock()
+        self._lock_fd: int | None = None
+        self._writing = asyncio.Lock()
 
     def __repr__(self) -> str:
         return f"QdrantEdgeStore({str(self.path)!r})"
@@ -91,7 +106,44 @@ class QdrantEdgeStore:
             if self._identity is not None:
                 check_identity(*self._identity, model_id, dimension, str(self.path))
                 return
-            await asyncio.to_thread(self._guard, "open", lambda: self._open(dimension, model_id))
+            self._guard("open", self._lock)
+            try:
+                await asyncio.to_thread(
+                    self._guard, "open", lambda: self._open(dimension, model_id)
+                )
+            except BaseException:
+                self._unlock()
+                raise
+
+    def _lock(self) -> None:
+        """Hold ``memstrata.lock`` for this process; refuse when another process holds it."""
+        if self._lock_fd is not None:
+            return
+        self.path.mkdir(parents=True, exist_ok=True)
+        lock_path = self.path / LOCK_FILE
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown"
+            os.close(fd)
+            raise ConfigError(
+                f"the embedded Qdrant store at {self.path} is already open (lock held by "
+                f"pid {holder}); it serves one process at a time: stop the other, or "
+                "share a Qdrant server (qdrant:http://HOST:6333) or pgvector "
+                "(pgvector:postgresql://...) between several processes",
+                path="vectors.url",
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        self._lock_fd = fd
+
+    def _unlock(self) -> None:
+        fd, self._lock_fd = self._lock_fd, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
 
     async def recreate(self, *, dimension: int, model_id: str) -> None:
         """Delete the shard and its model identity, then create an empty one for this model."""
@@ -122,7 +174,7 @@ class QdrantEdgeStore:
             self.path.mkdir(parents=True, exist_ok=True)
             self._check_space(0)
             self._shard = qe.EdgeShard.create(str(shard_dir), config)
-            self._create_indexes()
+        self._create_indexes()  # a shard of an older version may lack a newer index
         if not meta.exists():
             meta.write_text(json.dumps({"model_id": model_id, "dimension": dimension}))
         self._identity = (model_id, dimension)
@@ -136,14 +188,23 @@ class QdrantEdgeStore:
                 )
             },
             max_search_threads=self._threads,
+            # compact() vacuums every segment with a deleted point; no HNSW is ever built
+            # (filtered search over a chat's few points is faster without one).
+            optimizers=qe.EdgeOptimizersConfig(
+                deleted_threshold=0.0, vacuum_min_vector_number=0, indexing_threshold=0
+            ),
         )
 
     def _create_indexes(self) -> None:
+        indexed = set(self._shard.info().payload_schema)
         for field in SCOPE_KEYWORDS:
+            if field in indexed:
+                continue
             params = qe.KeywordIndexParams(is_tenant=field in ("tenant", "chat_id"))
             self._shard.update(qe.UpdateOperation.create_field_index(field, params))
-        sequence = qe.IntegerIndexParams(lookup=True, range=True)
-        self._shard.update(qe.UpdateOperation.create_field_index("sequence", sequence))
+        if "sequence" not in indexed:
+            sequence = qe.IntegerIndexParams(lookup=True, range=True)
+            self._shard.update(qe.UpdateOperation.create_field_index("sequence", sequence))
 
     async def upsert(self, points: Sequence[VectorPoint]) -> None:
         """Insert or replace points by id."""
@@ -152,9 +213,11 @@ class QdrantEdgeStore:
         shard = self._require()
         self._check_space(len(points))
         operation = qe.UpdateOperation.upsert_points([_point(p) for p in points])
-        if len(points) <= _INLINE_UPSERT:
+        if len(points) <= _INLINE_UPSERT and not self._writing.locked():
             self._guard("upsert", lambda: shard.update(operation))
-        else:
+            return
+        async with self._writing:
+            shard = self._require()
             await asyncio.to_thread(self._guard, "upsert", lambda: shard.update(operation))
 
     async def check_writable(self) -> None:
@@ -218,16 +281,41 @@ class QdrantEdgeStore:
         return in_order([scored(0.0, r.payload, str(r.id)) for r in records])
 
     async def delete(self, scope: RecallScope) -> None:
-        """Delete every point of the scope's chat."""
-        shard = self._require()
+        """Delete every point of the scope's chat (readable in the files until ``compact``)."""
         operation = qe.UpdateOperation.delete_points_by_filter(_filter(scope))
-        await asyncio.to_thread(self._guard, "delete", lambda: shard.update(operation))
+        async with self._writing:
+            shard = self._require()
+            await asyncio.to_thread(self._guard, "delete", lambda: shard.update(operation))
+
+    async def compact(self) -> None:
+        """Rewrite the segments without deleted points and drop the flushed write-ahead log.
+
+        The shard is closed meanwhile (about a second for 20k points): searches then fail
+        as ``VectorStoreError`` (recall degrades to nothing) and writes are retried later.
+        """
+        async with self._writing:
+            shard, self._shard = self._require(), None
+            dimension = self._identity[1] if self._identity else 0
+            await asyncio.to_thread(self._guard, "compact", lambda: self._rewrite(shard, dimension))
+
+    def _rewrite(self, shard: Any, dimension: int) -> None:
+        """Vacuum, flush and close the shard, drop its log, and open it again (even on error)."""
+        shard_dir = self.path / "shard"
+        try:
+            shard.optimize()
+            _flush_close(shard)
+            shutil.rmtree(shard_dir / "wal", ignore_errors=True)
+        finally:
+            self._shard = qe.EdgeShard.load(str(shard_dir), self._config(dimension))
 
     async def close(self) -> None:
         """Flush and close the shard (idempotent)."""
         shard, self._shard, self._identity = self._shard, None, None
-        if shard is not None:
-            await asyncio.to_thread(self._guard, "close", lambda: _flush_close(shard))
+        try:
+            if shard is not None:
+                await asyncio.to_thread(self._guard, "close", lambda: _flush_close(shard))
+        finally:
+            self._unlock()
 
     async def count(self) -> int:
         """How many points the shard holds, over every scope."""
@@ -242,7 +330,7 @@ class QdrantEdgeStore:
     def _guard(self, operation: str, call: Callable[[], T]) -> T:
         try:
             return call()
-        except VectorStoreError:
+        except (VectorStoreError, ConfigError):
             raise
         except Exception as exc:  # qdrant_edge raises bare Exception
             raise VectorStoreError(f"qdrant-edge {operation} at {self.path} failed: {exc}") from exc

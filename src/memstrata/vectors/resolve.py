@@ -15,6 +15,7 @@ import difflib
 from pathlib import Path
 
 from memstrata.errors import ConfigError, UnknownBackendError
+from memstrata.paths import data_dir
 from memstrata.vectors._common import DEFAULT_COLLECTION
 from memstrata.vectors.base import VectorStore
 
@@ -24,10 +25,8 @@ SCHEMES = ("qdrant-edge", "qdrant", "qdrant-local", "pgvector", "null")
 
 
 def default_edge_path() -> Path:
-    """Where ``qdrant-edge:`` keeps vectors when no path is given."""
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("memstrata")) / "vectors"
+    """Where ``qdrant-edge:`` keeps vectors when no path is given (under the data directory)."""
+    return data_dir() / "vectors"
 
 
 def resolve_vector_store(spec: VectorStore | str, *, collection: str | None = None) -> VectorStore:

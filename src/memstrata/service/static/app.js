@@ -7,9 +7,15 @@ const $ = (selector) => document.querySelector(selector);
 
 function apiKey() { return localStorage.getItem("memstrata.apiKey") || ""; }
 
-async function api(path) {
+// GET `path`, or POST `body` as JSON to it.
+async function api(path, body) {
   const headers = apiKey() ? { "X-API-Key": apiKey() } : {};
-  const response = await fetch(path, { headers });
+  const init = { headers };
+  if (body !== undefined) {
+    Object.assign(init, { method: "POST", body: JSON.stringify(body) });
+    headers["Content-Type"] = "application/json";
+  }
+  const response = await fetch(path, init);
   if (response.status === 401) { $("#key-form").hidden = false; throw new Error("API key needed"); }
   if (!response.ok) { throw new Error(`${response.status}: ${(await response.json()).detail}`); }
   return response.json();
@@ -46,9 +52,9 @@ async function showList() {
   body.replaceChildren(...page.items.map((chat) => el("tr", { "data-chat-id": chat.id },
     el("td", {}, el("a", { href: `#/chats/${encodeURIComponent(chat.id)}` }, chat.title || chat.id)),
     el("td", {}, chat.message_count),
-    el("td", {}, chat.last_summarized_sequence),
+    el("td", { class: "wide" }, chat.last_summarized_sequence),
     el("td", { class: `state-${chat.summary_state}` }, chat.summary_state),
-    el("td", {}, (chat.updated_at || "").replace("T", " ").slice(0, 19)))));
+    el("td", { class: "wide" }, (chat.updated_at || "").replace("T", " ").slice(0, 19)))));
   $("#prev-page").disabled = state.offset === 0;
   $("#next-page").disabled = page.next_offset === null;
 }
@@ -62,6 +68,7 @@ async function showChat(chatId) {
   const chat = await api(`/chats/${encodeURIComponent(chatId)}`);
   $("#chat-title").textContent = chat.title || chat.id;
   setSummaryState(chat.summary_state, chat.last_error);
+  $("#context-query").value = "";
   await Promise.all([loadMessages(chatId, true), loadSummaries(chatId)]);
   follow(chatId);
 }
@@ -82,6 +89,7 @@ async function loadMessages(chatId, reset = false) {
     const fresh = batch.items.filter((item) => item.sequence > state.lastSequence);
     $("#messages").append(...fresh.map(messageItem));
     if (fresh.length) state.lastSequence = fresh[fresh.length - 1].sequence;
+    if (fresh.length && !reset) refreshContext(chatId);
     if (batch.next_after === null) break;
   }
   $("#message-count").textContent = `(${state.lastSequence})`;
@@ -92,12 +100,22 @@ function rangeLabel(row) {
     ? `Episode ${row.episode_first}` : `Episodes ${row.episode_first}–${row.episode_last}`;
 }
 
+const KIND_LABELS = { row: "", digest: "digest", archived: "archived" };
+
+// One row of the chain, collapsible; archived rows (folded into a digest) start collapsed.
 function summaryCard(row) {
   const narrative = row.structured ? row.structured.narrative : row.summary_text;
-  return el("article", { class: "summary-card", "data-range": row.episode_range, "data-id": row.id },
-    el("h3", {}, rangeLabel(row)),
-    el("div", { class: "meta" }, `${row.token_count} tokens · version ${row.version} · up to message ${row.turn_number}`),
+  const card = el("details", {
+    class: `summary-card kind-${row.kind}`, "data-range": row.episode_range, "data-id": row.id,
+    "data-kind": row.kind,
+  },
+    el("summary", {},
+      el("h3", {}, rangeLabel(row)),
+      KIND_LABELS[row.kind] ? el("span", { class: `badge kind-${row.kind}` }, KIND_LABELS[row.kind]) : "",
+      el("span", { class: "meta" }, `${row.token_count} tokens · v${row.version} · to message ${row.turn_number}`)),
     el("div", { class: "narrative" }, narrative || ""));
+  card.open = row.kind !== "archived";
+  return card;
 }
 
 const SECTIONS = [
@@ -132,26 +150,89 @@ async function loadSummaries(chatId) {
   const chain = await api(`/chats/${encodeURIComponent(chatId)}/summaries`);
   const cards = chain.items.map(summaryCard);
   $("#summary-cards").replaceChildren(...(cards.length ? cards : [el("p", { class: "empty" }, "No summary yet.")]));
-  $("#structured").replaceChildren(...structuredView(chain.items));
+  const archived = chain.items.filter((row) => row.kind === "archived").length;
+  $("#summary-count").textContent = chain.items.length
+    ? `(${chain.items.length - archived} live${archived ? `, ${archived} archived` : ""})` : "";
+  const live = chain.items.filter((row) => row.kind !== "archived");
+  $("#structured").replaceChildren(...structuredView(live));
+  await refreshContext(chatId);  // the context depends on the summary just loaded
+}
+
+// -- context panel: what the model would receive ------------------------------------------
+
+const PART_LABELS = { recalled: "Recalled turns", summary: "Summary", verbatim: "Recent window" };
+
+function contextPart(part, budget) {
+  const share = budget ? Math.min(100, (100 * part.tokens) / budget) : 0;
+  const details = el("details", { class: `context-part part-${part.kind}`, "data-kind": part.kind, "data-tokens": part.tokens },
+    el("summary", {},
+      el("span", { class: "part-name" }, PART_LABELS[part.kind] || part.kind),
+      el("span", { class: "part-tokens" }, `${part.tokens} tokens`),
+      el("span", { class: "meter", "aria-hidden": "true" }, el("span", { style: `width: ${share.toFixed(1)}%` }))),
+    el("pre", { class: "part-text" }, part.text));
+  if (part.truncated) details.querySelector("summary").append(el("span", { class: "badge" }, "truncated"));
+  return details;
+}
+
+// Re-assembles the context panel for the query typed (none: no recall).
+function refreshContext(chatId) {
+  return loadContext(chatId, $("#context-query").value)
+    .catch((error) => setSummaryState("failed", error.message));
+}
+
+async function loadContext(chatId, query) {
+  const body = query ? { query } : {};
+  const context = await api(`/chats/${encodeURIComponent(chatId)}/context`, body);
+  if (chatId !== state.chatId) return;
+  const dropped = context.dropped_recalled + context.dropped_verbatim + context.dropped_pending;
+  $("#context-total").textContent =
+    `(${context.tokens_used} / ${context.budget_tokens} tokens · ${context.strategy}${dropped ? ` · ${dropped} dropped` : ""})`;
+  $("#context-panel").dataset.tokensUsed = context.tokens_used;
+  const parts = context.parts.map((part) => contextPart(part, context.budget_tokens));
+  $("#context-parts").replaceChildren(...(parts.length ? parts : [el("p", { class: "empty" }, "No context yet.")]));
 }
 
 function follow(chatId) {
   if (state.events) state.events.close();
-  const key = apiKey() ? `?api_key=${encodeURIComponent(apiKey())}` : "";
-  const events = new EventSource(`/chats/${encodeURIComponent(chatId)}/events${key}`);
-  const data = (event) => JSON.parse(event.data);
-  events.addEventListener("state", (event) => { const d = data(event); setSummaryState(d.state, d.error); });
-  events.addEventListener("summarizing", () => setSummaryState("summarizing"));
-  events.addEventListener("appended", () => loadMessages(chatId));
-  events.addEventListener("summarized", async () => {
-    setSummaryState("idle");
-    await Promise.all([loadMessages(chatId), loadSummaries(chatId)]);
-    const chat = await api(`/chats/${encodeURIComponent(chatId)}`);
-    $("#chat-title").textContent = chat.title || chat.id;
-  });
-  events.addEventListener("failed", (event) => { setSummaryState("failed", data(event).error); });
-  events.addEventListener("open", () => { document.body.dataset.events = "open"; });
-  state.events = events;
+  // fetch, not EventSource: the key travels in a header, never in the URL
+  const controller = new AbortController();
+  const handlers = {
+    state: (d) => setSummaryState(d.state, d.error),
+    summarizing: () => setSummaryState("summarizing"),
+    appended: () => loadMessages(chatId),
+    summarized: async () => {
+      setSummaryState("idle");
+      await Promise.all([loadMessages(chatId), loadSummaries(chatId)]);
+      const chat = await api(`/chats/${encodeURIComponent(chatId)}`);
+      $("#chat-title").textContent = chat.title || chat.id;
+    },
+    failed: (d) => setSummaryState("failed", d.error),
+  };
+  state.events = { close: () => controller.abort() };
+  readEvents(`/chats/${encodeURIComponent(chatId)}/events`, controller.signal, handlers)
+    .catch(() => { if (document.body.dataset.events === "open") document.body.dataset.events = "closed"; });
+}
+
+async function readEvents(path, signal, handlers) {
+  const headers = apiKey() ? { "X-API-Key": apiKey() } : {};
+  const response = await fetch(path, { headers, signal });
+  if (!response.ok) throw new Error(`events: ${response.status}`);
+  document.body.dataset.events = "open";
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value;
+    let end;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const frame = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const kind = (frame.match(/^event: (.*)$/m) || [])[1];
+      const data = (frame.match(/^data: (.*)$/m) || [])[1];
+      if (kind && data && handlers[kind]) handlers[kind](JSON.parse(data));
+    }
+  }
 }
 
 // -- routing ----------------------------------------------------------------------------------
@@ -168,6 +249,10 @@ async function route() {
 
 $("#prev-page").addEventListener("click", () => { state.offset = Math.max(0, state.offset - PAGE); route(); });
 $("#next-page").addEventListener("click", () => { state.offset += PAGE; route(); });
+$("#context-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  if (state.chatId) refreshContext(state.chatId);
+});
 $("#key-form form").addEventListener("submit", (event) => {
   event.preventDefault();
   localStorage.setItem("memstrata.apiKey", $("#api-key").value);

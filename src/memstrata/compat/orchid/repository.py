@@ -1,0 +1,33 @@
+"""Orchid's vector-store data types and the RAG scope its memory retrieves under."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class OrchidDocument:
+    """A stored document: id, text and metadata."""
+
+    id: str
+    page_content: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class OrchidSearchResult:
+    """A retrieved document with its similarity score."""
+
+    document: OrchidDocument
+    score: float
+
+
+@dataclass(frozen=True)
+class OrchidRAGScope:
+    """Hierarchical tenant isolation for retrieval."""
+
+    tenant_id: str = "default"
+    user_id: str = ""
+    chat_id: str = ""
+    agent_id: str = ""

@@ -1,0 +1,107 @@
+"""Orchid's summary calls, made by memstrata's ``LLMSummaryWriter`` over a chat model.
+
+Orchid's prompts (system and user, fresh and extension, narrative and structured) become a
+``PromptSet``; the writer formats the transcript, calls the model at temperature 0, cleans
+the answer, parses (and repairs) structured JSON and merges it into the existing summary.
+Any failure of the model is an ``LLMError`` the callers turn into Orchid's fallbacks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from memstrata.compat.orchid.chat_model import ChatModelLLM
+from memstrata.compat.orchid.memory_types import (
+    DEFAULT_STRUCTURED_EXTENSION_SYSTEM_PROMPT,
+    DEFAULT_STRUCTURED_EXTENSION_USER_PROMPT,
+    DEFAULT_STRUCTURED_SUMMARY_SYSTEM_PROMPT,
+    DEFAULT_STRUCTURED_SUMMARY_USER_PROMPT,
+    OrchidConversationSummary,
+)
+from memstrata.core.messages import Message, Role
+from memstrata.summary.llm_writer import LLMSummaryWriter
+from memstrata.summary.model import ConversationSummary
+from memstrata.summary.prompts import PromptSet
+
+NARRATIVE_SYSTEM_PROMPT = "You are a conversation summarizer. Output only the summary."
+NARRATIVE_USER_PROMPT = (
+    "Summarise the following conversation in one short paragraph. "
+    "Focus on: key topics discussed, entities mentioned, actions taken, "
+    "and any outstanding questions or requests.\n\n{transcript}"
+)
+NARRATIVE_EXTENSION_PROMPT = (
+    "Given this existing summary and these new conversation messages, "
+    "produce an updated summary that incorporates all new information.\n\n"
+    "Existing summary:\n{existing_summary}\n\n"
+    "New messages:\n{new_messages}"
+)
+
+_ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT, "system": Role.SYSTEM}
+
+
+def orchid_prompts(
+    *,
+    structured: bool,
+    extending: bool,
+    system_prompt: str | None = None,
+    user_prompt: str | None = None,
+    extension_prompt: str | None = None,
+) -> PromptSet:
+    """Orchid's prompts for one call, with the per-agent overrides applied."""
+    if structured:
+        default_system = (
+            DEFAULT_STRUCTURED_EXTENSION_SYSTEM_PROMPT
+            if extending
+            else DEFAULT_STRUCTURED_SUMMARY_SYSTEM_PROMPT
+        )
+        return PromptSet(
+            compression_system=system_prompt or default_system,
+            compression_user=user_prompt or DEFAULT_STRUCTURED_SUMMARY_USER_PROMPT,
+            extension_user=extension_prompt or DEFAULT_STRUCTURED_EXTENSION_USER_PROMPT,
+            structured_instructions="",
+        )
+    return PromptSet(
+        compression_system=NARRATIVE_SYSTEM_PROMPT if system_prompt is None else system_prompt,
+        compression_user=user_prompt or NARRATIVE_USER_PROMPT,
+        extension_user=extension_prompt or NARRATIVE_EXTENSION_PROMPT,
+        structured_instructions="",
+    )
+
+
+def to_messages(history: Sequence[Mapping[str, Any]]) -> list[Message]:
+    """Orchid's ``{"role", "content"}`` dicts as memstrata messages."""
+    return [
+        Message(role=_ROLES.get(str(m.get("role", "")), Role.ASSISTANT), content=m["content"])
+        for m in history
+    ]
+
+
+def existing_summary(text: str | None, *, structured: bool) -> ConversationSummary | None:
+    """A stored Orchid summary string as memstrata's model (None when there is none)."""
+    if not text:
+        return None
+    if structured:
+        return OrchidConversationSummary.from_string_or_json(text).to_native()
+    return ConversationSummary(narrative=text)
+
+
+async def extend_summary(
+    chat_model: Any,
+    existing: str | None,
+    messages: Sequence[Message],
+    *,
+    structured: bool,
+    prompts: PromptSet,
+) -> tuple[ConversationSummary, str]:
+    """One writer call at temperature 0: the updated summary and the model's raw answer.
+
+    Raises ``LLMError`` on any failure of the model (memstrata's writer translates a chat
+    model's own exceptions).
+    """
+    llm = ChatModelLLM(chat_model)
+    writer = LLMSummaryWriter(llm, prompts=prompts, temperature=0.0, use_json_schema=False)
+    draft = await writer.extend(
+        existing_summary(existing, structured=structured), messages, structured=structured
+    )
+    return draft.summary, llm.last_text

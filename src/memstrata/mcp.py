@@ -1,0 +1,282 @@
+"""An MCP server exposing memory tools (the official ``mcp`` SDK; ``pip install memstrata[mcp]``).
+
+``memstrata mcp`` serves it over stdio: an MCP client (Claude Desktop, an IDE, an agent
+framework) gets tools to append to a chat, assemble its context, read its messages, list,
+summarize and delete chats. The memory opens from the usual settings (``MEMSTRATA_*``
+environment, ``memstrata.yaml``) when the client connects and closes when it leaves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from typing import Any, Literal
+
+from pydantic import BaseModel, ValidationError
+
+from memstrata.config import Settings
+from memstrata.core.context import AssembledContext
+from memstrata.core.messages import Message
+from memstrata.engine import MemoryEngine
+from memstrata.errors import MemstrataError, UsageError
+from memstrata.storage.base import ChatRecord
+
+try:
+    from mcp.server.mcpserver import Context, MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+except ModuleNotFoundError as exc:  # pragma: no cover - depends on the installed extras
+    raise ModuleNotFoundError(
+        "memstrata.mcp needs the MCP SDK: pip install 'memstrata[mcp]'", name=exc.name
+    ) from exc
+
+SERVER_NAME = "memstrata"
+INSTRUCTIONS = (
+    "Conversation memory. Append each turn with append_message, then call get_context with "
+    "the user's latest question to get what to give the model: recalled earlier turns, the "
+    "running summary and the recent messages, within a token budget."
+)
+
+RoleName = Literal["user", "assistant", "system", "tool"]
+
+
+class ChatInfo(BaseModel):
+    """A chat and its summary bookkeeping."""
+
+    id: str
+    title: str | None
+    user: str | None
+    message_count: int
+    last_summarized_sequence: int
+
+    @classmethod
+    def of(cls, chat: ChatRecord) -> ChatInfo:
+        """From a storage record."""
+        return cls(
+            id=chat.id,
+            title=chat.title,
+            user=chat.user,
+            message_count=chat.message_count,
+            last_summarized_sequence=chat.last_summarized_sequence,
+        )
+
+
+class Appended(BaseModel):
+    """What ``append_message`` stored."""
+
+    chat_id: str
+    sequence: int
+    created_chat: bool
+
+
+class ContextPartInfo(BaseModel):
+    """One part of an assembled context: recalled, summary or verbatim."""
+
+    kind: str
+    tokens: int
+    text: str
+
+
+class ContextInfo(BaseModel):
+    """An assembled context: the messages to send, the full text and its parts."""
+
+    chat_id: str
+    tokens_used: int
+    budget_tokens: int
+    messages: list[dict[str, str]]
+    text: str
+    parts: list[ContextPartInfo]
+
+    @classmethod
+    def of(cls, chat_id: str, context: AssembledContext) -> ContextInfo:
+        """From the engine's assembled context; the preamble goes first as a system message."""
+        preamble = context.preamble()
+        messages = [{"role": "system", "content": preamble}] if preamble else []
+        messages += [{"role": m.role.value, "content": m.content} for m in context.verbatim]
+        return cls(
+            chat_id=chat_id,
+            tokens_used=context.tokens_used,
+            budget_tokens=context.budget_tokens,
+            messages=messages,
+            text=context.render(),
+            parts=[
+                ContextPartInfo(kind=p.kind, tokens=p.tokens, text=p.text) for p in context.parts
+            ],
+        )
+
+
+class StoredMessageInfo(BaseModel):
+    """A stored message with its place in the chat."""
+
+    sequence: int
+    role: str
+    content: str
+    name: str | None
+
+
+class MemoryTools:
+    """The memory operations the server exposes, over one engine and tenant."""
+
+    def __init__(self, engine: MemoryEngine, *, tenant: str = "default") -> None:
+        self.engine = engine
+        self.tenant = tenant
+
+    async def chat(self, chat_id: str) -> ChatRecord:
+        """The chat, or a clear error naming it."""
+        chat = await self.engine.storage.get_chat(chat_id, tenant=self.tenant)
+        if chat is None:
+            raise UsageError(f"no chat {chat_id!r}; append a message to create it")
+        return chat
+
+    async def append_message(
+        self, chat_id: str, role: RoleName, content: str, name: str | None = None
+    ) -> Appended:
+        """Store one message, creating the chat on first use."""
+        try:
+            message = Message.model_validate({"role": role, "content": content, "name": name})
+        except ValidationError as exc:
+            raise UsageError(f"invalid message: {exc.errors()[0]['msg']}") from exc
+        created = await self.engine.storage.get_chat(chat_id, tenant=self.tenant) is None
+        if created:
+            await self.engine.create_chat(chat_id, tenant=self.tenant)
+        stored = await self.engine.add_messages(chat_id, [message])
+        await self.engine.summarize(chat_id)
+        return Appended(chat_id=chat_id, sequence=stored[-1].sequence, created_chat=created)
+
+    async def get_context(
+        self, chat_id: str, query: str | None = None, budget_tokens: int | None = None
+    ) -> ContextInfo:
+        """The context to give the model for ``query``."""
+        await self.chat(chat_id)
+        context = await self.engine.get_context(chat_id, query, budget_tokens=budget_tokens)
+        return ContextInfo.of(chat_id, context)
+
+    async def get_messages(
+        self, chat_id: str, after_sequence: int = 0, limit: int = 50
+    ) -> list[StoredMessageInfo]:
+        """Stored messages after ``after_sequence``, oldest first."""
+        await self.chat(chat_id)
+        items = await self.engine.storage.list_messages(
+            chat_id, after_sequence=after_sequence, limit=max(1, min(limit, 500))
+        )
+        return [
+            StoredMessageInfo(
+                sequence=item.sequence,
+                role=item.message.role.value,
+                content=item.message.content,
+                name=item.message.name,
+            )
+            for item in items
+        ]
+
+    async def list_chats(self, limit: int = 50, offset: int = 0) -> list[ChatInfo]:
+        """Chats, newest first."""
+        chats = await self.engine.storage.list_chats(
+            tenant=self.tenant, limit=max(1, min(limit, 500)), offset=max(0, offset)
+        )
+        return [ChatInfo.of(chat) for chat in chats]
+
+    async def summarize_chat(self, chat_id: str) -> ChatInfo:
+        """Extend the chat's running summary now, even below its trigger."""
+        await self.chat(chat_id)
+        await self.engine.summarize(chat_id, force=True)
+        return ChatInfo.of(await self.chat(chat_id))
+
+    async def delete_chat(self, chat_id: str) -> bool:
+        """Delete a chat with its messages, summaries and recall vectors."""
+        await self.chat(chat_id)
+        return await self.engine.delete_chat(chat_id, tenant=self.tenant)
+
+
+ToolsContext = Context[MemoryTools, Any]
+
+
+def create_server(
+    settings: Settings | None = None, *, engine: MemoryEngine | None = None
+) -> MCPServer[MemoryTools]:
+    """The MCP server; its memory opens from ``settings`` unless ``engine`` is given."""
+
+    @asynccontextmanager
+    async def lifespan(_: MCPServer[MemoryTools]) -> AsyncIterator[MemoryTools]:
+        if engine is not None:
+            yield MemoryTools(engine)
+            return
+        from memstrata.factory import open_memory
+
+        async with open_memory(settings) as opened:
+            yield MemoryTools(opened)
+
+    server: MCPServer[MemoryTools] = MCPServer(
+        SERVER_NAME, instructions=INSTRUCTIONS, version=_version(), lifespan=lifespan
+    )
+    _register(server)
+    return server
+
+
+@contextmanager
+def _reported() -> Iterator[None]:
+    """Memory errors reach the client as the tool's error message (the SDK hides others)."""
+    try:
+        yield
+    except MemstrataError as exc:
+        raise ToolError(str(exc)) from exc
+
+
+def _register(server: MCPServer[MemoryTools]) -> None:
+    def tools(ctx: ToolsContext) -> MemoryTools:
+        return ctx.request_context.lifespan_context
+
+    @server.tool()
+    async def append_message(
+        chat_id: str, role: RoleName, content: str, ctx: ToolsContext, name: str | None = None
+    ) -> Appended:
+        """Append one message to a chat (created on first use); summarizes when due."""
+        with _reported():
+            return await tools(ctx).append_message(chat_id, role, content, name)
+
+    @server.tool()
+    async def get_context(
+        chat_id: str, ctx: ToolsContext, query: str | None = None, budget_tokens: int | None = None
+    ) -> ContextInfo:
+        """The context for the model: recalled turns, summary and recent messages, in budget."""
+        with _reported():
+            return await tools(ctx).get_context(chat_id, query, budget_tokens)
+
+    @server.tool()
+    async def get_messages(
+        chat_id: str, ctx: ToolsContext, after_sequence: int = 0, limit: int = 50
+    ) -> list[StoredMessageInfo]:
+        """A chat's stored messages after ``after_sequence``, oldest first."""
+        with _reported():
+            return await tools(ctx).get_messages(chat_id, after_sequence, limit)
+
+    @server.tool()
+    async def list_chats(ctx: ToolsContext, limit: int = 50, offset: int = 0) -> list[ChatInfo]:
+        """The chats, newest first."""
+        with _reported():
+            return await tools(ctx).list_chats(limit, offset)
+
+    @server.tool()
+    async def summarize_chat(chat_id: str, ctx: ToolsContext) -> ChatInfo:
+        """Extend a chat's running summary now."""
+        with _reported():
+            return await tools(ctx).summarize_chat(chat_id)
+
+    @server.tool()
+    async def delete_chat(chat_id: str, ctx: ToolsContext) -> bool:
+        """Delete a chat with its messages, summaries and recall vectors."""
+        with _reported():
+            return await tools(ctx).delete_chat(chat_id)
+
+
+def run_stdio(settings: Settings | None = None) -> None:
+    """Serve the memory tools over stdio until the client disconnects."""
+    create_server(settings).run("stdio")
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("memstrata")
+    except PackageNotFoundError:  # pragma: no cover
+        return "0.0.0"

@@ -1,0 +1,161 @@
+"""Deletion reaches every copy: rows, recall vectors, and the vector store's files.
+
+Real SQLite, a real Qdrant Edge shard on disk and the hashing embedder (the bundled
+fallback, deterministic and fast); the deleted text is looked for byte by byte in every
+file under the store's directory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from memstrata.config import MemoryConfig
+from memstrata.core.messages import Message, assistant, user
+from memstrata.embed.hashing import HashingEmbedder
+from memstrata.engine import MemoryEngine
+from memstrata.recall.retriever import HybridRetriever
+from memstrata.storage.sqlite import SqliteStorage
+from memstrata.vectors.base import RecalledTurn, RecallScope
+from memstrata.vectors.qdrant_edge import QdrantEdgeStore
+
+SECRET = "ZEBRA-4471-vault"
+
+
+def files_holding(root: Path, text: str) -> list[str]:
+    """Every file under ``root`` whose bytes contain ``text``."""
+    needle = text.encode()
+    return sorted(
+        str(p.relative_to(root))
+        for p in root.rglob("*")
+        if p.is_file() and needle in p.read_bytes()
+    )
+
+
+class GatedRecall:
+    """The real retriever, with storing held at a gate (to interleave a delete with it)."""
+
+    def __init__(self, inner: HybridRetriever) -> None:
+        self.inner = inner
+        self.entered = asyncio.Event()
+        self.gate = asyncio.Event()
+        self.gate.set()
+
+    async def store_many(
+        self, batches: Sequence[tuple[RecallScope, Sequence[tuple[int, Message]]]]
+    ) -> int:
+        self.entered.set()
+        await self.gate.wait()
+        return await self.inner.store_many(batches)
+
+    async def store_turns(self, scope: RecallScope, messages: Sequence[tuple[int, Message]]) -> int:
+        return await self.store_many([(scope, messages)])
+
+    async def delete_chat(self, scope: RecallScope) -> None:
+        await self.inner.delete_chat(scope)
+
+    async def delete_chats(self, scopes: Sequence[RecallScope]) -> None:
+        await self.inner.delete_chats(scopes)
+
+    async def get_relevant_history(
+        self,
+        query: str,
+        scope: RecallScope,
+        *,
+        k: int = 5,
+        similarity_threshold: float = 0.5,
+        exclude_hashes: frozenset[str] = frozenset(),
+    ) -> list[RecalledTurn]:
+        return await self.inner.get_relevant_history(
+            query, scope, k=k, similarity_threshold=similarity_threshold
+        )
+
+
+@pytest.fixture
+async def parts(tmp_path: Path) -> AsyncIterator[tuple[MemoryEngine, GatedRecall, QdrantEdgeStore]]:
+    store = QdrantEdgeStore(tmp_path / "vectors")
+    recall = GatedRecall(HybridRetriever(store, HashingEmbedder()))
+    storage = SqliteStorage(tmp_path / "chats.db")
+    config = MemoryConfig(strategy="rag_augmented", summary_recent_turns=1)
+    engine = MemoryEngine(storage, config=config, recall=recall)
+    yield engine, recall, store
+    await store.close()
+    await storage.close()
+
+
+async def recalled(engine: MemoryEngine, chat_id: str, query: str) -> list[str]:
+    chat = await engine.storage.get_chat(chat_id)
+    assert chat is not None
+    turns = await engine.recall.get_relevant_history(
+        query, engine.scope(chat), k=10, similarity_threshold=0.0
+    )
+    return [turn.message.content for turn in turns]
+
+
+async def test_an_indexing_run_racing_the_delete_leaves_no_vector_behind(
+    parts: tuple[MemoryEngine, GatedRecall, QdrantEdgeStore], tmp_path: Path
+) -> None:
+    engine, recall, store = parts
+    await engine.create_chat("x")
+    await engine.add_messages("x", [user(f"The code is {SECRET}"), assistant("noted")], index=False)
+    recall.gate.clear()
+    indexing = asyncio.create_task(engine.index_chat("x"))  # read the turns, now held
+    await asyncio.wait_for(recall.entered.wait(), 5)
+    assert await engine.delete_chat("x")
+    await engine.create_chat("x")  # the same id, the same tenant: another chat
+    await engine.add_messages(
+        "x", [user("what is the code?"), assistant("which one?")], index=False
+    )
+    recall.gate.set()
+    await indexing  # stores the deleted chat's turns, finds it gone, deletes them
+    await engine.index_chat("x")
+    chat = await engine.storage.get_chat("x")
+    assert chat is not None and chat.indexed_sequence == 2
+    found = await recalled(engine, "x", f"the code {SECRET}")
+    assert sorted(found) == ["what is the code?", "which one?"]
+    assert await store.count() == 2
+    assert files_holding(tmp_path / "vectors", SECRET) == []
+
+
+async def test_deleted_text_is_not_readable_in_the_store_files(
+    parts: tuple[MemoryEngine, GatedRecall, QdrantEdgeStore], tmp_path: Path
+) -> None:
+    engine, _, store = parts
+    for chat_id, text in [("gone", SECRET), ("kept", "the harbour opens at nine")]:
+        await engine.create_chat(chat_id)
+        await engine.add_messages(chat_id, [user(text), assistant(f"ok, {chat_id}")])
+    await store.close()  # flushed: the text is on disk now
+    await store.setup(dimension=384, model_id=HashingEmbedder().model_id)
+    assert files_holding(tmp_path / "vectors", SECRET)
+    assert await engine.delete_chat("gone")
+    assert files_holding(tmp_path / "vectors", SECRET) == []
+    assert await recalled(engine, "kept", "when does the harbour open") == [
+        "the harbour opens at nine",
+        "ok, kept",
+    ]
+    await store.close()  # and still after a restart
+    await store.setup(dimension=384, model_id=HashingEmbedder().model_id)
+    assert files_holding(tmp_path / "vectors", SECRET) == []
+    assert await store.count() == 2
+
+
+async def test_delete_by_user_and_by_tenant_reaches_the_vectors(
+    parts: tuple[MemoryEngine, GatedRecall, QdrantEdgeStore], tmp_path: Path
+) -> None:
+    engine, _, store = parts
+    chats = [("a1", "a", "ann"), ("a2", "a", "bob"), ("b1", "b", "ann")]
+    for chat_id, tenant, who in chats:
+        await engine.create_chat(chat_id, tenant=tenant, user=who)
+        await engine.add_messages(chat_id, [user(f"{chat_id} says {SECRET}-{chat_id}")])
+    gone = await engine.delete_user("ann", tenant="a")
+    assert [chat.id for chat in gone] == ["a1"]
+    assert files_holding(tmp_path / "vectors", f"{SECRET}-a1") == []
+    assert await store.count() == 2
+    gone = await engine.delete_tenant("a")
+    assert [chat.id for chat in gone] == ["a2"]
+    assert files_holding(tmp_path / "vectors", f"{SECRET}-a2") == []
+    assert await recalled(engine, "b1", SECRET) == [f"b1 says {SECRET}-b1"]
+    assert await engine.delete_tenant("a") == []
