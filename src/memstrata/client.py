@@ -29,7 +29,8 @@ import httpx
 from memstrata.core.context import AssembledContext, ContextPart
 from memstrata.core.messages import Message, Role
 from memstrata.errors import BackendError, ConflictError, NotFoundError, UsageError
-from memstrata.memory import Context, _from_mapping_message, _message
+from memstrata.memory.async_memory import build_message, message_from_mapping
+from memstrata.memory.context import Context
 from memstrata.service.schemas import (
     AppendOut,
     ChatList,
@@ -191,7 +192,7 @@ def _assembled(out: ContextOut) -> AssembledContext:
 
 
 def _messages(items: Iterable[Message | Mapping[str, Any]]) -> list[Message]:
-    return [item if isinstance(item, Message) else _from_mapping_message(item) for item in items]
+    return [item if isinstance(item, Message) else message_from_mapping(item) for item in items]
 
 
 def _run(http: httpx.Client, step: Step[T]) -> T:
@@ -319,7 +320,7 @@ class ChatClient:
         **metadata: Any,
     ) -> StoredMessage:
         """Store one message; the service summarizes in the background when due."""
-        message = _message(role, content, name, timestamp, message_id, metadata)
+        message = build_message(role, content, name, timestamp, message_id, metadata)
         (stored,) = self.extend([message])
         return stored
 
@@ -443,7 +444,7 @@ class AsyncChatClient:
         **metadata: Any,
     ) -> StoredMessage:
         """Store one message; the service summarizes in the background when due."""
-        message = _message(role, content, name, timestamp, message_id, metadata)
+        message = build_message(role, content, name, timestamp, message_id, metadata)
         (stored,) = await self.extend([message])
         return stored
 

@@ -256,14 +256,14 @@ class AsyncChat:
         ``message_id`` makes a retried append a no-op. The running summary is then extended
         when its trigger holds, as the memory's ``summarize`` mode says.
         """
-        message = _message(role, content, name, timestamp, message_id, metadata)
+        message = build_message(role, content, name, timestamp, message_id, metadata)
         (stored,) = await self.extend([message])
         return stored
 
     async def extend(self, messages: Iterable[Message | Mapping[str, Any]]) -> list[StoredMessage]:
         """Store several messages in one transaction (``Message`` values or role/content dicts)."""
         batch = [
-            item if isinstance(item, Message) else _from_mapping_message(item) for item in messages
+            item if isinstance(item, Message) else message_from_mapping(item) for item in messages
         ]
         if not batch:
             return []
@@ -324,7 +324,7 @@ class AsyncChat:
         return await self.memory.delete(self.id)
 
 
-def _message(
+def build_message(
     role: Role | str,
     content: str,
     name: str | None,
@@ -332,6 +332,7 @@ def _message(
     message_id: str | None,
     metadata: dict[str, Any],
 ) -> Message:
+    """A message from ``append``'s arguments; a bad role or content is a ``UsageError``."""
     try:
         kind = Role(role)
     except ValueError:
@@ -349,11 +350,11 @@ def _message(
     )
 
 
-def _from_mapping_message(item: Mapping[str, Any]) -> Message:
+def message_from_mapping(item: Mapping[str, Any]) -> Message:
     """A ``{"role", "content", ...}`` dict as a message; other keys become metadata."""
     if "role" not in item or "content" not in item:
         raise UsageError(f"a message needs 'role' and 'content', got keys {sorted(item)}")
     rest = {key: value for key, value in item.items() if key not in ("role", "content")}
     name, timestamp = rest.pop("name", None), rest.pop("timestamp", None)
     message_id = rest.pop("id", None)
-    return _message(item["role"], item["content"], name, timestamp, message_id, rest)
+    return build_message(item["role"], item["content"], name, timestamp, message_id, rest)
