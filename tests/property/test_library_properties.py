@@ -198,7 +198,8 @@ def test_excluding_the_query_removes_only_an_unanswered_last_user_message(
 ) -> None:
     kept = ExcludeLastUserFilter().apply(history)
     users = [i for i, m in enumerate(history) if m.role == Role.USER]
-    answered = bool(users) and any(m.role == Role.ASSISTANT for m in history[users[-1] :])
+    replies = [m for m in history[users[-1] :] if m.role == Role.ASSISTANT] if users else []
+    answered = any(m.content.strip() or m.tool_call_ids for m in replies)  # blank: no answer
     if users and not answered:
         assert kept == history[: users[-1]] + history[users[-1] + 1 :]
     else:
