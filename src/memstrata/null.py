@@ -47,3 +47,11 @@ class NullConversationMemory:
     async def delete_chat(self, chat_id: str, *, tenant: str | None = None) -> bool:
         """Nothing to delete."""
         return False
+
+    async def delete_user(self, user: str, *, tenant: str) -> list[ChatRecord]:
+        """Nothing to delete."""
+        return []
+
+    async def delete_tenant(self, tenant: str) -> list[ChatRecord]:
+        """Nothing to delete."""
+        return []

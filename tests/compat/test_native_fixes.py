@@ -76,7 +76,10 @@ def test_a_tool_call_with_empty_text_is_not_blank() -> None:
 async def test_compress_survives_a_custom_llm_raising_a_foreign_exception() -> None:
     llm = ScriptedLLM(default=RuntimeError("API down"))
     config = MemoryConfig(
-        strategy="running_summary", summary_recent_turns=2, summary_trigger_tokens=40
+        strategy="running_summary",
+        summary_recent_turns=2,
+        summary_trigger_tokens=40,
+        structured_output=False,
     )
     result = await compress_conversation_history(
         conversation(6), writer=LLMSummaryWriter(llm), config=config, counter=COUNTER
@@ -89,7 +92,10 @@ async def test_compress_survives_a_custom_llm_raising_a_foreign_exception() -> N
 
 async def test_after_a_writer_failure_compress_returns_only_the_recent_window() -> None:
     config = MemoryConfig(
-        strategy="running_summary", summary_recent_turns=2, summary_trigger_tokens=40
+        strategy="running_summary",
+        summary_recent_turns=2,
+        summary_trigger_tokens=40,
+        structured_output=False,
     )
     messages = conversation(8)
     result = await compress_conversation_history(
@@ -117,7 +123,10 @@ async def test_engine_summarize_survives_a_custom_llm_raising_a_foreign_exceptio
 ) -> None:
     llm = ScriptedLLM(default=ValueError("bad gateway payload"))
     config = MemoryConfig(
-        strategy="running_summary", summary_recent_turns=2, summary_trigger_tokens=40
+        strategy="running_summary",
+        summary_recent_turns=2,
+        summary_trigger_tokens=40,
+        structured_output=False,
     )
     storage = SqliteStorage(tmp_path / "chat.db")
     memory = MemoryEngine(
@@ -142,7 +151,10 @@ async def test_a_title_llm_raising_a_foreign_exception_keeps_the_summary(
     writer_llm = ScriptedLLM(default="Six questions about q.")
     title_llm = ScriptedLLM(default=KeyError("choices"))
     config = MemoryConfig(
-        strategy="running_summary", summary_recent_turns=2, summary_trigger_tokens=40
+        strategy="running_summary",
+        summary_recent_turns=2,
+        summary_trigger_tokens=40,
+        structured_output=False,
     )
     storage = SqliteStorage(tmp_path / "chat.db")
     memory = MemoryEngine(

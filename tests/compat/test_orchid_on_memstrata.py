@@ -213,3 +213,16 @@ def test_extract_with_a_pipeline_delegates_to_it() -> None:
         {"role": "user", "content": "Plan Lisbon"},
         {"role": "assistant", "content": "Day 1: Alfama, Day 2: xxxxxxx…"},
     ]
+
+
+async def test_structured_compression_of_an_answer_that_is_no_json() -> None:
+    model = ScriptedChatModel(replies=["<|im_start|>Ann plans Lisbon.<|im_end|>"])
+    result = await OrchidAgent.compress_conversation_history(
+        history(3), chat_model=model, recent_turns=1, structured_output=True
+    )
+    assert result[0]["content"] == "[Conversation summary]\nSummary: Ann plans Lisbon."
+    empty = ScriptedChatModel(replies=["<|im_end|>"])
+    fallback = await OrchidAgent.compress_conversation_history(
+        history(3), chat_model=empty, recent_turns=1, structured_output=True
+    )
+    assert fallback == history(3)[-2:]

@@ -8,6 +8,7 @@ file under the store's directory.
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
@@ -146,16 +147,37 @@ async def test_delete_by_user_and_by_tenant_reaches_the_vectors(
     parts: tuple[MemoryEngine, GatedRecall, QdrantEdgeStore], tmp_path: Path
 ) -> None:
     engine, _, store = parts
-    chats = [("a1", "a", "ann"), ("a2", "a", "bob"), ("b1", "b", "ann")]
-    for chat_id, tenant, who in chats:
+    vectors = tmp_path / "vectors"
+    token = {chat_id: f"tok{uuid.uuid4().hex}" for chat_id in ("a1", "a2", "b1")}
+    for chat_id, tenant, who in [("a1", "a", "ann"), ("a2", "a", "bob"), ("b1", "b", "ann")]:
         await engine.create_chat(chat_id, tenant=tenant, user=who)
-        await engine.add_messages(chat_id, [user(f"{chat_id} says {SECRET}-{chat_id}")])
+        await engine.add_messages(chat_id, [user(f"{chat_id} says {token[chat_id]}")])
     gone = await engine.delete_user("ann", tenant="a")
     assert [chat.id for chat in gone] == ["a1"]
-    assert files_holding(tmp_path / "vectors", f"{SECRET}-a1") == []
+    assert files_holding(vectors, token["a1"]) == []
+    assert files_holding(vectors, token["a2"]) and files_holding(vectors, token["b1"])
     assert await store.count() == 2
-    gone = await engine.delete_tenant("a")
+    gone = await engine.delete_tenant("a")  # a second deletion, from the rebuilt shard
     assert [chat.id for chat in gone] == ["a2"]
-    assert files_holding(tmp_path / "vectors", f"{SECRET}-a2") == []
-    assert await recalled(engine, "b1", SECRET) == [f"b1 says {SECRET}-b1"]
+    assert files_holding(vectors, token["a2"]) == [] and files_holding(vectors, token["b1"])
+    assert await recalled(engine, "b1", "says") == [f"b1 says {token['b1']}"]
     assert await engine.delete_tenant("a") == []
+    segments = sorted(p.name for p in (vectors / "shard" / "segments").iterdir())
+    await engine.create_chat("empty", tenant="b")
+    assert await engine.delete_chat("empty")  # no vector deleted: no rebuild
+    assert sorted(p.name for p in (vectors / "shard" / "segments").iterdir()) == segments
+
+
+async def test_an_interrupted_compaction_is_undone_when_the_store_opens(tmp_path: Path) -> None:
+    root = tmp_path / "vectors"
+    store = QdrantEdgeStore(root)
+    await HybridRetriever(store, HashingEmbedder()).store_turns(
+        RecallScope("c"), [(1, user("a kept turn"))]
+    )
+    await store.close()
+    (root / "shard").rename(root / "shard.old")  # stopped between the two renames
+    (root / "shard.compacting").mkdir()
+    await store.setup(dimension=384, model_id=HashingEmbedder().model_id)
+    assert await store.count() == 1
+    assert sorted(p.name for p in root.iterdir()) == ["memstrata.json", "shard"]
+    await store.close()

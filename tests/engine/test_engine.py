@@ -260,6 +260,8 @@ async def test_null_conversation_memory_accepts_everything() -> None:
     assert (await memory.get_context(chat.id, "q")).render() == ""
     assert not (await memory.summarize(chat.id)).changed
     assert await memory.delete_chat(chat.id) is False
+    assert await memory.delete_user("u", tenant="t") == []
+    assert await memory.delete_tenant("t") == []
 
 
 async def test_compress_conversation_history_is_incremental() -> None:

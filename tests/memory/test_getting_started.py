@@ -37,3 +37,12 @@ def test_the_async_chat_loop_runs(data_dir: Path) -> None:
     (block,) = [block for block in BLOCKS if "AsyncMemory() as memory" in block]
     run(block)
     assert (data_dir / "memstrata.db").is_file()
+
+
+def test_the_user_memory_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    (block,) = [block for block in BLOCKS if "memory.remember(" in block]
+    run(block)
+    out = capsys.readouterr().out
+    assert "What is known about priya from earlier chats:" in out
+    assert "- (profile) Works night shifts." in out and "vegetarian" in out
+    assert "preference derived japan (1, 1)" in out

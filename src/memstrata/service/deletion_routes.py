@@ -12,11 +12,12 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, Field
 
-from memstrata.errors import UsageError
+from memstrata.errors import ConflictError
+from memstrata.service.errors import ERROR_RESPONSES, ErrorOut
 from memstrata.service.routes import ServiceDep, TenantDep
 from memstrata.storage.base import ChatRecord
 
-router = APIRouter(tags=["deletion"])
+router = APIRouter(tags=["deletion"], responses=ERROR_RESPONSES)
 
 
 class DeletionOut(BaseModel):
@@ -38,7 +39,10 @@ async def delete_user(
     return _deleted(service, chats, tenant, user_id)
 
 
-@router.delete("/tenant")
+@router.delete(
+    "/tenant",
+    responses={409: {"model": ErrorOut, "description": "The confirmation is not the tenant"}},
+)
 async def delete_tenant(
     service: ServiceDep,
     tenant: TenantDep,
@@ -47,8 +51,8 @@ async def delete_tenant(
     ] = "",
 ) -> DeletionOut:
     """Delete every chat of the caller's tenant, with all that belongs to them."""
-    if confirm != tenant:
-        raise UsageError(
+    if confirm != tenant:  # a conflict with the target, not a malformed request: 409
+        raise ConflictError(
             f"deleting a whole tenant needs confirm={tenant!r} (the caller's tenant) in the "
             "query; nothing was deleted"
         )

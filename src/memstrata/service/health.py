@@ -33,6 +33,7 @@ from fastapi.responses import JSONResponse
 
 from memstrata.engine import MemoryEngine
 from memstrata.errors import MemstrataError, StorageUnavailableError
+from memstrata.service.errors import public_error
 from memstrata.service.metrics import CONTENT_TYPE
 from memstrata.service.state import Service
 from memstrata.vectors.base import NullVectorReader, RecallScope, WriteCheck
@@ -85,7 +86,8 @@ async def _check(probe: Awaitable[dict[str, Any]], failed: Status = "down") -> d
     try:
         detail = await asyncio.wait_for(probe, CHECK_TIMEOUT)
     except (MemstrataError, OSError, TimeoutError) as exc:
-        detail = {"status": failed, "error": f"{type(exc).__name__}: {exc}"}
+        # /healthz answers without a key: no URL, credential or upstream body in the text
+        detail = {"status": failed, "error": public_error(f"{type(exc).__name__}: {exc}")}
     detail["ms"] = round((time.perf_counter() - started) * 1000, 2)
     return detail
 
@@ -143,7 +145,9 @@ async def _index(service: Service) -> dict[str, Any]:
     lag, chats = await _index_lag(service)
     detail: dict[str, Any] = {"status": "ok", "lag_turns": lag, "lagging_chats": chats}
     if indexer.last_error is not None:
-        detail.update(status="degraded", error=indexer.last_error, failures=indexer.failures)
+        detail.update(
+            status="degraded", error=public_error(indexer.last_error), failures=indexer.failures
+        )
     return detail
 
 
@@ -151,6 +155,8 @@ def _jobs(service: Service) -> dict[str, Any]:
     """The summary job queue; degraded while a chat's job keeps failing (it is retried)."""
     backlog = service.jobs.backlog()
     status: Status = "degraded" if backlog["failing"] else "ok"
+    last_error = backlog["last_error"]
+    backlog["last_error"] = public_error(last_error if isinstance(last_error, str) else None)
     return {"status": status, "workers": service.jobs.workers, **backlog}
 
 

@@ -172,6 +172,9 @@ class ContextPartOut(BaseModel):
     kind: str
     text: str
     tokens: int
+    messages: list[Message] = Field(
+        default_factory=list, description="The part's messages (recalled, verbatim), as shown."
+    )
     sequences: list[int | None]
     message_ids: list[str | None]
     scores: list[float]
@@ -193,6 +196,11 @@ class ContextOut(BaseModel):
     window_intact: bool = True
     parts: list[ContextPartOut]
     text: str
+    messages: list[dict[str, str]] = Field(
+        default_factory=list,
+        description='What to send the model: {"role", "content"} dicts, the summary and '
+        "recalled turns as one system message, then the recent window.",
+    )
 
 
 class SummaryOut(BaseModel):
@@ -232,7 +240,7 @@ class SummaryOut(BaseModel):
             version=row.version,
             created_at=row.created_at,
             updated_at=row.updated_at,
-            structured=_structured(row),
+            structured=scrub(_structured(row)),
         )
 
 

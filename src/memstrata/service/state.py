@@ -16,6 +16,7 @@ from memstrata.core.context import AssembledContext
 from memstrata.core.messages import Message
 from memstrata.engine import MemoryEngine
 from memstrata.errors import ConflictError, NotFoundError, UsageError
+from memstrata.memory import Context
 from memstrata.service import replicas
 from memstrata.service.auth import Authenticator
 from memstrata.service.errors import PayloadTooLarge
@@ -264,6 +265,7 @@ def _context_out(
                 kind=part.kind,
                 text=part.text,
                 tokens=part.tokens,
+                messages=list(part.messages),
                 sequences=list(part.sequences),
                 message_ids=list(part.message_ids),
                 scores=list(part.scores),
@@ -283,4 +285,5 @@ def _context_out(
         window_intact=assembled.window_intact,
         parts=parts,
         text=assembled.render(),
+        messages=Context(assembled).messages,
     )

@@ -83,6 +83,11 @@ def _message_ids(connection: Connection) -> None:
     )
 
 
+def _user_memory(connection: Connection) -> None:
+    """Facts, preferences and profile lines per user, with the chat they came from."""
+    schema.user_memory.create(connection, checkfirst=True)
+
+
 def _jobs(connection: Connection) -> None:
     """The job table: background work per chat, leased by one worker across replicas."""
     schema.jobs.create(connection, checkfirst=True)
@@ -104,6 +109,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "message ids unique per chat (idempotent appends)", _message_ids),
     Migration(5, "chat incarnations (a re-created chat id is another chat)", _incarnations),
     Migration(7, "background jobs leased per chat (several replicas)", _jobs),
+    Migration(8, "user memory across chats: facts, preferences, profile", _user_memory),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

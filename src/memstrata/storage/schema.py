@@ -7,6 +7,7 @@
     conversation_summaries   a chat's chain of summary rows, (chat_id, sequence) unique
     memstrata_schema         applied migrations (see ``migrations``)
     memstrata_jobs           background work per chat, leased by one worker at a time
+    user_memory              facts, preferences and profile lines kept per (tenant, user)
 
 Deleting a chat cascades to its messages and summary rows. A chat's ``incarnation`` (random,
 set at creation) tells a chat from an earlier one that had the same id and was deleted.
@@ -157,4 +158,27 @@ jobs = Table(
 ``generation`` grows with every request for the work, so a worker that finishes generation
 g keeps the row when a newer request came in meanwhile. ``lease_owner`` / ``lease_until``
 name the worker that holds the chat; an expired lease (a killed replica) is claimed again.
+"""
+
+user_memory = Table(
+    "user_memory",
+    metadata,
+    Column("id", _ID, primary_key=True, autoincrement=True),
+    Column("tenant", String(128), nullable=False),
+    Column("user_id", String(128), nullable=False),
+    Column("kind", String(16), nullable=False),
+    Column("text", Text, nullable=False),
+    Column("origin", String(16), nullable=False),
+    Column("chat_id", ForeignKey("chats.id", ondelete="CASCADE")),
+    Column("episode_first", Integer, nullable=False, server_default="0"),
+    Column("episode_last", Integer, nullable=False, server_default="0"),
+    Column("created_at", UTCDateTime, nullable=False),
+    Index("ix_user_memory_user", "tenant", "user_id"),
+    CheckConstraint("kind IN ('fact', 'preference', 'profile')", name="ck_user_memory_kind"),
+)
+"""What memstrata keeps about a user across chats (migration 8).
+
+``origin`` is ``derived`` (taken from a chat's summary; replaced whenever that summary
+changes) or ``given`` (stored by the application). ``chat_id`` and the episode range are the
+provenance; deleting the chat deletes what was taken from it.
 """

@@ -1,9 +1,9 @@
 """Summary chains: rows read as summaries, and the chain rendered within a token cap.
 
 A chain is shown oldest first: the digest (older rows consolidated) and the rows after it.
-:func:`shown_summary` renders it within ``max_tokens``; when it must be cut, the oldest
-detail goes first (older rows' narratives, then list items and entities by age), never the
-newest row's narrative, and the rows it reports are exactly those still shown.
+:func:`shown_summary` renders it within ``max_tokens``; when it must be cut, the story goes
+before the facts and, within each, the oldest detail first (:data:`CUT_ORDER`), never the
+newest row's last sentence, and the rows it reports are exactly those still shown.
 """
 
 from __future__ import annotations
@@ -86,36 +86,66 @@ def shown_summary(
     return ShownSummary(render_summaries(kept_rows, kept), tuple(kept_rows), truncated=True)
 
 
-_Unit = tuple[int, str, int]
-"""A piece of detail: (row index, field, position in the field; a sentence for narratives)."""
+_Unit = tuple[int, str, int, int]
+"""A piece of detail: (row index, field, position in the field, part of an entity's details).
+
+A narrative's positions are its sentences; an entity's details split on ``;`` into parts
+(the last number; -1 for the whole entity or any other field's item).
+"""
+
+CUT_ORDER = ("narrative", "lists", "thing_details", "person_details", "things", "persons")
+"""What a summary over its cap loses first: the story (the recent window retells the newest
+of it), then the listed items, what is said of things and their names, then the people's
+profiles and last their names. Within each, older rows first and, in a row, older items
+first."""
 
 
 def _detail_units(summaries: Sequence[ConversationSummary]) -> list[_Unit]:
-    """Every cuttable piece, oldest first.
+    """Every cuttable piece, in the order :data:`CUT_ORDER` says.
 
-    Older rows go before newer ones; within a row, every field loses its oldest part first
-    (items by relative position). The newest row's last narrative sentence is never listed.
+    The newest row's last narrative sentence is never listed: the newest thing the summary
+    says stays.
     """
-    ranked: list[tuple[int, float, _Unit]] = []
+    ranked: list[tuple[int, int, float, _Unit]] = []
     last = len(summaries) - 1
+    tier = {name: rank for rank, name in enumerate(CUT_ORDER)}
     for index, summary in enumerate(summaries):
-        sizes = {name: len(getattr(summary, name)) for name in (*_LISTS, "entities")}
-        sizes["narrative"] = len(split_sentences(summary.narrative))
-        if index == last:
-            sizes["narrative"] -= 1  # the newest thing the summary says stays
-        for name, size in sizes.items():
-            total = size + (1 if index == last and name == "narrative" else 0)
-            ranked += [(index, pos / max(1, total), (index, name, pos)) for pos in range(size)]
-    ranked.sort(key=lambda item: (item[0], item[1]))
-    return [unit for _, _, unit in ranked]
+        sentences = len(split_sentences(summary.narrative))
+        size = sentences - 1 if index == last else sentences
+        ranked += [
+            (tier["narrative"], index, pos / max(1, sentences), (index, "narrative", pos, -1))
+            for pos in range(size)
+        ]
+        for name in _LISTS:
+            count = len(getattr(summary, name))
+            ranked += [
+                (tier["lists"], index, pos / count, (index, name, pos, -1)) for pos in range(count)
+            ]
+        count = len(summary.entities)
+        for pos, entity in enumerate(summary.entities):
+            parts = _parts(entity.details)
+            person = entity.type == "person"
+            details = tier["person_details" if person else "thing_details"]
+            ranked += [
+                (details, index, part / len(parts), (index, "entities", pos, part))
+                for part in range(len(parts))
+            ]
+            named = tier["persons" if person else "things"]
+            ranked.append((named, index, pos / count, (index, "entities", pos, -1)))
+    ranked.sort(key=lambda item: item[:3])
+    return [unit for *_, unit in ranked]
+
+
+def _parts(details: str) -> list[str]:
+    return [part.strip() for part in details.split(";") if part.strip()]
 
 
 def _without(
     rows: Sequence[SummaryRow], summaries: Sequence[ConversationSummary], cut: Sequence[_Unit]
 ) -> tuple[list[SummaryRow], list[ConversationSummary]]:
-    drop: dict[int, dict[str, set[int]]] = {}
-    for index, name, pos in cut:
-        drop.setdefault(index, {}).setdefault(name, set()).add(pos)
+    drop: dict[int, dict[str, dict[int, set[int]]]] = {}
+    for index, name, pos, part in cut:
+        drop.setdefault(index, {}).setdefault(name, {}).setdefault(pos, set()).add(part)
     kept_rows: list[SummaryRow] = []
     kept: list[ConversationSummary] = []
     for index, (row, summary) in enumerate(zip(rows, summaries, strict=True)):
@@ -126,7 +156,9 @@ def _without(
     return kept_rows, kept
 
 
-def _trim(summary: ConversationSummary, drop: dict[str, set[int]]) -> ConversationSummary:
+def _trim(
+    summary: ConversationSummary, drop: dict[str, dict[int, set[int]]]
+) -> ConversationSummary:
     if not drop:
         return summary
     updates: dict[str, object] = {}
@@ -135,10 +167,22 @@ def _trim(summary: ConversationSummary, drop: dict[str, set[int]]) -> Conversati
             sentences = split_sentences(summary.narrative)
             kept = [s for pos, s in enumerate(sentences) if pos not in positions]
             updates["narrative"] = " ".join(kept)
-            continue
-        values = getattr(summary, name)
-        updates[name] = tuple(v for pos, v in enumerate(values) if pos not in positions)
+        elif name == "entities":
+            updates["entities"] = tuple(
+                entity.model_copy(update={"details": _kept_parts(entity.details, parts)})
+                for pos, entity in enumerate(summary.entities)
+                if -1 not in (parts := positions.get(pos, set()))
+            )
+        else:
+            values = getattr(summary, name)
+            updates[name] = tuple(v for pos, v in enumerate(values) if pos not in positions)
     return summary.model_copy(update=updates)
+
+
+def _kept_parts(details: str, cut: set[int]) -> str:
+    if not cut:
+        return details
+    return "; ".join(part for pos, part in enumerate(_parts(details)) if pos not in cut)
 
 
 def _render_without(

@@ -133,7 +133,12 @@ class ConversationSummary(BaseModel):
         return first if first == last else f"{first} – {last}"
 
     def to_context_string(self) -> str:
-        """Render for injection into an LLM prompt: compact labelled sections."""
+        """Render for injection into an LLM prompt: compact labelled sections.
+
+        Entities with details are listed with their type; the others by name only, under
+        ``Also mentioned`` (a date with no number in it, such as ``last week``, is left out:
+        it says nothing without its turn).
+        """
         lines: list[str] = []
         if self.narrative:
             lines.append(f"({self.period}) {self.narrative}" if self.period else self.narrative)
@@ -147,8 +152,12 @@ class ConversationSummary(BaseModel):
         for label, items in sections:
             if items:
                 lines.append(f"{label}: " + "; ".join(items))
-        if self.entities:
-            lines.append("Entities: " + "; ".join(_render_entity(e) for e in self.entities))
+        described = [e for e in self.entities if e.details]
+        if described:
+            lines.append("Entities: " + "; ".join(_render_entity(e) for e in described))
+        named = [e.name for e in self.entities if not e.details and not _relative_date(e)]
+        if named:
+            lines.append("Also mentioned: " + ", ".join(named))
         return "\n".join(lines)
 
     @staticmethod
@@ -212,6 +221,11 @@ def _entity_from_any(item: Any) -> SummaryEntity:
             details=item.get("details") or "",
         )
     raise ValueError(f"an entity must be an object or a name, got {type(item).__name__}")
+
+
+def _relative_date(entity: SummaryEntity) -> bool:
+    """A date with no number in it (``last week``, ``Friday``): meaningless out of its turn."""
+    return entity.type == "date" and not any(char.isdigit() for char in entity.name)
 
 
 def _render_entity(entity: SummaryEntity) -> str:

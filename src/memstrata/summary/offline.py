@@ -286,24 +286,30 @@ def bounded(summary: ConversationSummary) -> ConversationSummary:
 
     Lists keep their newest ``MAX_SUMMARY_ITEMS``; entities the first
     ``MAX_SUMMARY_ENTITIES`` (participants and the earliest, most established ones) with
-    details cut to ``MAX_ENTITY_DETAILS`` characters at a ``;`` boundary.
+    details cut to ``MAX_ENTITY_DETAILS`` characters at a ``;`` boundary: a thing keeps its
+    first details (what it is), a person the newest (their profile goes on).
     """
     lists = {name: getattr(summary, name)[-MAX_SUMMARY_ITEMS:] for name in LIST_FIELDS}
     entities = tuple(
-        entity.model_copy(update={"details": _cut_details(entity.details)})
+        entity.model_copy(
+            update={"details": _cut_details(entity.details, newest=entity.type == "person")}
+        )
         for entity in summary.entities[:MAX_SUMMARY_ENTITIES]
     )
     return summary.model_copy(update={**lists, "entities": entities})
 
 
-def _cut_details(details: str) -> str:
+def _cut_details(details: str, *, newest: bool = False) -> str:
     if len(details) <= MAX_ENTITY_DETAILS:
         return details
+    parts = details.split("; ")
     kept: list[str] = []
-    for part in details.split("; "):
+    for part in reversed(parts) if newest else parts:
         if len("; ".join([*kept, part])) > MAX_ENTITY_DETAILS:
             break
         kept.append(part)
+    if newest:
+        kept.reverse()
     return "; ".join(kept) or details[: MAX_ENTITY_DETAILS - 1] + "…"
 
 

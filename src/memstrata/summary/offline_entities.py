@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from memstrata.summary.offline_names import FIRST_NAMES, PLACES
 
-__all__ = ["DATE", "Mention", "best_kind", "mentions"]
+__all__ = ["DATE", "NOT_NAMES", "Mention", "best_kind", "mentions"]
 
 _MONTHS = (
     "January|February|March|April|May|June|July|August|September|October|November|December"
@@ -45,7 +45,7 @@ _NUMBER = re.compile(
 )
 _TOKEN = re.compile(r"[^\W_][\w'’&\-]*|[^\w\s]")
 _PARTICLES = frozenset("of de da do dos das du des la le van von di del der y".split())
-_NOT_NAMES = frozenset(
+NOT_NAMES = frozenset(
     """I I'm I'll I've I'd The A An And But So Or If It It's This That These Those What When
     Where Why How Who Which Yes No Ok OK Okay Oh Well Hi Hey Hello Thanks Thank Please Sure Let
     Let's Do Does Did Is Are Was Can Could Would Should Will My Your We You They He She There
@@ -154,7 +154,7 @@ def _trim(run: list[re.Match[str]], text: str) -> tuple[int, int] | None:
     words = list(run)
     if words and _sentence_initial(text, words[0].start()) and _common(words[0].group(0)):
         words.pop(0)
-    while words and (words[0].group(0) in _NOT_NAMES or not _capitalised(words[0].group(0))):
+    while words and (words[0].group(0) in NOT_NAMES or not _capitalised(words[0].group(0))):
         words.pop(0)
     while words and not _capitalised(words[-1].group(0)) and not words[-1].group(0).isdigit():
         words.pop()
@@ -166,7 +166,7 @@ def _trim(run: list[re.Match[str]], text: str) -> tuple[int, int] | None:
         if name.endswith(suffix):
             end -= len(suffix)
             break
-    if end - start < 2 or text[start:end] in _NOT_NAMES:
+    if end - start < 2 or text[start:end] in NOT_NAMES:
         return None
     if text[start:end] == "May" and _MODAL_NEXT.match(text[end:]):
         return None
@@ -215,7 +215,7 @@ def _uncoordinated(before: str) -> str:
     while match := _SEPARATOR.search(before):
         words = before[: match.start()].split(" ")
         count = 0
-        while words and _capitalised(words[-1]) and words[-1] not in _NOT_NAMES:
+        while words and _capitalised(words[-1]) and words[-1] not in NOT_NAMES:
             words.pop()
             count += 1
         if not count:

@@ -18,6 +18,7 @@ from dataclasses import replace
 from memstrata.core.messages import Message, Role
 from memstrata.summary.model import ConversationSummary, SummaryEntity, merge_entities
 from memstrata.summary.offline_entities import best_kind, mentions
+from memstrata.summary.offline_profiles import profiles
 from memstrata.summary.offline_questions import open_questions
 from memstrata.summary.offline_text import (
     STOPWORDS,
@@ -200,8 +201,16 @@ def _content_runs(text: str) -> list[list[str]]:
 def entities(
     messages: Sequence[Message], sentences: Sequence[Sentence], people: Sequence[str] = ()
 ) -> tuple[SummaryEntity, ...]:
-    """People, places, organisations, dates and things mentioned, with an informative detail."""
-    first = [SummaryEntity(name=n, type="person", details="participant") for n in people]
+    """People, places, organisations, dates and things mentioned, with an informative detail.
+
+    A participant's details are their profile (:mod:`memstrata.summary.offline_profiles`),
+    or ``participant`` when they said nothing of themselves.
+    """
+    profile = {e.name: e.details for e in profiles(sentences, people)}
+    first = [
+        SummaryEntity(name=n, type="person", details=profile.get(n) or "participant")
+        for n in people
+    ]
     speakers = {m.speaker() for m in messages}
     first = [e for e in first if e.name in speakers and e.name.casefold() not in _ROLE_NAMES]
     names: dict[str, str] = {}
@@ -215,8 +224,11 @@ def entities(
             if not details.get(key):  # the first informative mention tells what it is
                 details[key] = _detail(sentence, mention.name, people)
     ranked = sorted(names, key=lambda key: -len(kinds[key]))[:MAX_ENTITIES]
+    speaking = {e.name.casefold() for e in first}  # their profile says what they said
     found = [
-        SummaryEntity(name=names[k], type=best_kind(kinds[k]), details=details[k])
+        SummaryEntity(
+            name=names[k], type=best_kind(kinds[k]), details="" if k in speaking else details[k]
+        )
         for k in sorted(ranked, key=list(names).index)
     ]
     return merge_entities([*first, *found])

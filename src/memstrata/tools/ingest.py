@@ -132,8 +132,12 @@ async def ingest_chats(
     tenant: str = "default",
     batch: int = DEFAULT_BATCH,
     progress: Progress | None = None,
+    index: bool = True,
 ) -> IngestReport:
-    """Append each chat's messages that are not stored yet, in batches."""
+    """Append each chat's messages that are not stored yet, in batches.
+
+    ``index`` False leaves recall indexing to the caller (``MemoryEngine.index_pending``).
+    """
     report = IngestReport()
     for chat in chats:
         report.chats += 1
@@ -143,7 +147,7 @@ async def ingest_chats(
             progress(stored)
         for start in range(stored, len(chat.messages), batch):
             chunk = chat.messages[start : start + batch]
-            await engine.add_messages(chat.chat_id, chunk)
+            await engine.add_messages(chat.chat_id, chunk, index=index)
             report.added += len(chunk)
             if progress is not None:
                 progress(len(chunk))

@@ -12,9 +12,9 @@ Searches and fetches run inline: they take well under a millisecond, far less th
 thread hop. Opening, closing, deleting and large upserts run in a worker thread.
 
 Deleted points stay in the shard's files (segment payload pages, write-ahead log) until
-:meth:`QdrantEdgeStore.compact` rewrites the segments without them and drops the flushed
-log; the recall layer compacts after every chat deletion, so deleted text is not readable
-in the store's files afterwards.
+:meth:`QdrantEdgeStore.compact` rebuilds the shard from its live points; the recall layer
+compacts after every chat deletion, so deleted text is not readable in the store's files
+afterwards.
 """
 
 from __future__ import annotations
@@ -59,6 +59,8 @@ T = TypeVar("T")
 META_FILE = "memstrata.json"
 LOCK_FILE = "memstrata.lock"
 _INLINE_UPSERT = 64
+_COPY_PAGE = 1024
+_REBUILD_DIRS = ("shard", "shard.compacting", "shard.old")
 MIN_FREE_BYTES = 64 * 1024 * 1024
 """Free space every write leaves on the store's file system (the shard's segments grow by
 whole memory-mapped pages)."""
@@ -96,6 +98,8 @@ class QdrantEdgeStore:
         self._opening = asyncio.Lock()
         self._lock_fd: int | None = None
         self._writing = asyncio.Lock()
+        self._littered = True
+        """Whether points may have been deleted since the last compaction."""
 
     def __repr__(self) -> str:
         return f"QdrantEdgeStore({str(self.path)!r})"
@@ -166,7 +170,11 @@ class QdrantEdgeStore:
         if meta.exists():
             stored = json.loads(meta.read_text())
             check_identity(stored["model_id"], stored["dimension"], model_id, dimension, str(meta))
-        shard_dir = self.path / "shard"
+        shard_dir, fresh_dir, old_dir = (self.path / name for name in _REBUILD_DIRS)
+        if not shard_dir.exists() and old_dir.exists():  # a compaction was interrupted
+            old_dir.rename(shard_dir)
+        shutil.rmtree(fresh_dir, ignore_errors=True)
+        shutil.rmtree(old_dir, ignore_errors=True)
         config = self._config(dimension)
         if shard_dir.exists() and any(shard_dir.iterdir()):
             self._shard = qe.EdgeShard.load(str(shard_dir), config)
@@ -174,7 +182,7 @@ class QdrantEdgeStore:
             self.path.mkdir(parents=True, exist_ok=True)
             self._check_space(0)
             self._shard = qe.EdgeShard.create(str(shard_dir), config)
-        self._create_indexes()  # a shard of an older version may lack a newer index
+        _create_indexes(self._shard)  # a shard of an older version may lack a newer index
         if not meta.exists():
             meta.write_text(json.dumps({"model_id": model_id, "dimension": dimension}))
         self._identity = (model_id, dimension)
@@ -188,23 +196,7 @@ class QdrantEdgeStore:
                 )
             },
             max_search_threads=self._threads,
-            # compact() vacuums every segment with a deleted point; no HNSW is ever built
-            # (filtered search over a chat's few points is faster without one).
-            optimizers=qe.EdgeOptimizersConfig(
-                deleted_threshold=0.0, vacuum_min_vector_number=0, indexing_threshold=0
-            ),
         )
-
-    def _create_indexes(self) -> None:
-        indexed = set(self._shard.info().payload_schema)
-        for field in SCOPE_KEYWORDS:
-            if field in indexed:
-                continue
-            params = qe.KeywordIndexParams(is_tenant=field in ("tenant", "chat_id"))
-            self._shard.update(qe.UpdateOperation.create_field_index(field, params))
-        if "sequence" not in indexed:
-            sequence = qe.IntegerIndexParams(lookup=True, range=True)
-            self._shard.update(qe.UpdateOperation.create_field_index("sequence", sequence))
 
     async def upsert(self, points: Sequence[VectorPoint]) -> None:
         """Insert or replace points by id."""
@@ -283,30 +275,49 @@ class QdrantEdgeStore:
     async def delete(self, scope: RecallScope) -> None:
         """Delete every point of the scope's chat (readable in the files until ``compact``)."""
         operation = qe.UpdateOperation.delete_points_by_filter(_filter(scope))
+        counting = qe.CountRequest(filter=_filter(scope), exact=True)
         async with self._writing:
             shard = self._require()
+            if not self._guard("delete", lambda: shard.count(counting)):
+                return
+            self._littered = True
             await asyncio.to_thread(self._guard, "delete", lambda: shard.update(operation))
 
     async def compact(self) -> None:
-        """Rewrite the segments without deleted points and drop the flushed write-ahead log.
+        """Rebuild the shard from its live points, so deleted ones leave no trace in the files.
 
-        The shard is closed meanwhile (about a second for 20k points): searches then fail
-        as ``VectorStoreError`` (recall degrades to nothing) and writes are retried later.
+        Qdrant keeps a deleted point's payload in its segment pages and write-ahead log, and
+        its vacuum does not reliably rewrite every segment: the live points are copied into
+        a new shard, which then replaces the old one (whose files are removed). Writes wait
+        meanwhile; searches go on until the swap, during which they fail as
+        ``VectorStoreError`` (recall degrades to nothing). The cost grows with the store:
+        see ``bench/delete_compaction.py``.
         """
         async with self._writing:
-            shard, self._shard = self._require(), None
-            dimension = self._identity[1] if self._identity else 0
-            await asyncio.to_thread(self._guard, "compact", lambda: self._rewrite(shard, dimension))
+            shard = self._require()
+            if not self._littered:
+                return
+            self._check_space(await self.count())
+            config = self._config(self._identity[1] if self._identity else 0)
+            await asyncio.to_thread(
+                self._guard, "compact", lambda: _copy_shard(shard, config, self.path)
+            )
+            self._shard = None
+            await asyncio.to_thread(self._guard, "compact", lambda: self._swap(shard, config))
+            self._littered = False
 
-    def _rewrite(self, shard: Any, dimension: int) -> None:
-        """Vacuum, flush and close the shard, drop its log, and open it again (even on error)."""
-        shard_dir = self.path / "shard"
+    def _swap(self, shard: Any, config: Any) -> None:
+        """Replace the shard by the compacted copy and open it (the old one again on error)."""
+        shard_dir, fresh_dir, old_dir = (self.path / name for name in _REBUILD_DIRS)
         try:
-            shard.optimize()
             _flush_close(shard)
-            shutil.rmtree(shard_dir / "wal", ignore_errors=True)
+            shard_dir.rename(old_dir)
+            fresh_dir.rename(shard_dir)
+            shutil.rmtree(old_dir)
         finally:
-            self._shard = qe.EdgeShard.load(str(shard_dir), self._config(dimension))
+            if not shard_dir.exists() and old_dir.exists():
+                old_dir.rename(shard_dir)
+            self._shard = qe.EdgeShard.load(str(shard_dir), config)
 
     async def close(self) -> None:
         """Flush and close the shard (idempotent)."""
@@ -334,6 +345,45 @@ class QdrantEdgeStore:
             raise
         except Exception as exc:  # qdrant_edge raises bare Exception
             raise VectorStoreError(f"qdrant-edge {operation} at {self.path} failed: {exc}") from exc
+
+
+def _create_indexes(shard: Any) -> None:
+    """The payload indexes the shard lacks: keywords on the scope fields, ``sequence``."""
+    indexed = set(shard.info().payload_schema)
+    for field in SCOPE_KEYWORDS:
+        if field not in indexed:
+            params = qe.KeywordIndexParams(is_tenant=field in ("tenant", "chat_id"))
+            shard.update(qe.UpdateOperation.create_field_index(field, params))
+    if "sequence" not in indexed:
+        sequence = qe.IntegerIndexParams(lookup=True, range=True)
+        shard.update(qe.UpdateOperation.create_field_index("sequence", sequence))
+
+
+def _copy_shard(source: Any, config: Any, path: Path) -> None:
+    """A new shard under ``path`` holding every live point of ``source``, closed."""
+    fresh_dir = path / _REBUILD_DIRS[1]
+    shutil.rmtree(fresh_dir, ignore_errors=True)
+    fresh = qe.EdgeShard.create(str(fresh_dir), config)
+    try:
+        _create_indexes(fresh)
+        _copy_points(source, fresh)
+    finally:
+        _flush_close(fresh)
+
+
+def _copy_points(source: Any, target: Any) -> None:
+    """Every point of ``source`` (vectors and payload) into ``target``, page by page."""
+    offset: Any = None
+    while True:
+        request = qe.ScrollRequest(
+            offset=offset, limit=_COPY_PAGE, with_payload=True, with_vector=True
+        )
+        page, offset = source.scroll(request)
+        if page:
+            copies = [qe.Point(r.id, r.vector, r.payload) for r in page]
+            target.update(qe.UpdateOperation.upsert_points(copies))
+        if offset is None:
+            return
 
 
 def _flush_close(shard: Any) -> None:

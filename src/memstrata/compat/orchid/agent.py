@@ -17,6 +17,7 @@ from typing import Any
 from memstrata.compat.orchid.memory_types import OrchidConversationSummary
 from memstrata.compat.orchid.messages import native_message
 from memstrata.compat.orchid.writer import extend_summary, orchid_prompts, to_messages
+from memstrata.core.cleaning import clean_output
 from memstrata.core.filters import (
     ExcludeLastUserFilter,
     MaxCharsFilter,
@@ -28,6 +29,7 @@ from memstrata.core.messages import Message, Role
 from memstrata.core.truncation import TruncationStrategy
 from memstrata.errors import LLMError
 from memstrata.summary.compression import SUMMARY_PREFIX
+from memstrata.summary.model import ConversationSummary
 
 __all__ = ["OrchidAgent"]
 
@@ -103,7 +105,7 @@ class OrchidAgent:
             extension_prompt=extension_user_prompt,
         )
         try:
-            summary, _ = await extend_summary(
+            summary, raw = await extend_summary(
                 chat_model,
                 running_summary,
                 to_messages(older),
@@ -113,6 +115,9 @@ class OrchidAgent:
         except LLMError as exc:
             log.warning("History compression failed (%s), falling back to truncation", exc)
             return recent
+        if summary is None:  # not a JSON summary: the answer itself is the narrative
+            log.warning("Structured summary JSON parse failed, falling back to narrative")
+            summary = ConversationSummary(narrative=clean_output(raw))
         text = (
             OrchidConversationSummary.from_native(summary).to_context_string()
             if structured_output

@@ -57,11 +57,11 @@ class OrchidInMemoryConversationMemory:
         except LLMError as exc:
             log.warning("Conversation memory update failed (%s), keeping existing summary", exc)
             return existing_summary or ""
-        if not structured:
-            updated = summary.narrative
-        elif OrchidConversationSummary.from_json(raw.strip()) is None:
+        if summary is None:
             log.warning("Structured summary JSON parse failed, storing raw response")
             updated = raw
+        elif not structured:
+            updated = summary.narrative
         else:
             updated = json.dumps(OrchidConversationSummary.from_native(summary).to_dict())
         await self._storage.save_conversation_summary(chat_id, updated, len(new_messages))

@@ -2,8 +2,9 @@
 
 Orchid's prompts (system and user, fresh and extension, narrative and structured) become a
 ``PromptSet``; the writer formats the transcript, calls the model at temperature 0, cleans
-the answer, parses (and repairs) structured JSON and merges it into the existing summary.
-Any failure of the model is an ``LLMError`` the callers turn into Orchid's fallbacks.
+the answer, checks that a structured answer is a JSON summary and merges it into the existing
+summary. A failure of the model is an ``LLMError`` and an answer that is no JSON summary is
+returned raw: the callers turn both into Orchid's fallbacks.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from memstrata.compat.orchid.memory_types import (
     DEFAULT_STRUCTURED_SUMMARY_USER_PROMPT,
     OrchidConversationSummary,
 )
+from memstrata.core.cleaning import clean_output
 from memstrata.core.messages import Message, Role
+from memstrata.errors import LLMOutputError
 from memstrata.summary.llm_writer import LLMSummaryWriter
 from memstrata.summary.model import ConversationSummary
 from memstrata.summary.prompts import PromptSet
@@ -93,15 +96,22 @@ async def extend_summary(
     *,
     structured: bool,
     prompts: PromptSet,
-) -> tuple[ConversationSummary, str]:
+) -> tuple[ConversationSummary | None, str]:
     """One writer call at temperature 0: the updated summary and the model's raw answer.
 
-    Raises ``LLMError`` on any failure of the model (memstrata's writer translates a chat
-    model's own exceptions).
+    The summary is None when the model answered something memstrata's writer refuses as a
+    summary (not a JSON summary in structured mode): the caller applies Orchid's fallback
+    to the raw answer. Raises ``LLMError`` when the model failed (memstrata's writer
+    translates a chat model's own exceptions) or answered nothing.
     """
     llm = ChatModelLLM(chat_model)
     writer = LLMSummaryWriter(llm, prompts=prompts, temperature=0.0, use_json_schema=False)
-    draft = await writer.extend(
-        existing_summary(existing, structured=structured), messages, structured=structured
-    )
+    try:
+        draft = await writer.extend(
+            existing_summary(existing, structured=structured), messages, structured=structured
+        )
+    except LLMOutputError:
+        if not clean_output(llm.last_text):
+            raise
+        return None, llm.last_text
     return draft.summary, llm.last_text

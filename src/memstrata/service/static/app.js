@@ -168,8 +168,9 @@ function contextPart(part, budget) {
     el("summary", {},
       el("span", { class: "part-name" }, PART_LABELS[part.kind] || part.kind),
       el("span", { class: "part-tokens" }, `${part.tokens} tokens`),
-      el("span", { class: "meter", "aria-hidden": "true" }, el("span", { style: `width: ${share.toFixed(1)}%` }))),
+      el("span", { class: "meter", "aria-hidden": "true" }, el("span", { class: "fill" }))),
     el("pre", { class: "part-text" }, part.text));
+  details.querySelector(".fill").style.width = `${share.toFixed(1)}%`;  // CSSOM: allowed by the CSP
   if (part.truncated) details.querySelector("summary").append(el("span", { class: "badge" }, "truncated"));
   return details;
 }
