@@ -125,9 +125,15 @@ class Cluster:
             if not replica.alive or time.monotonic() > deadline:
                 raise RuntimeError(f"replica {replica.number} did not start:\n" + _tail(replica))
             await asyncio.sleep(0.05)
-        async with httpx.AsyncClient(base_url=replica.url, timeout=5) as client:
-            while (await client.get("/healthz")).status_code >= 500:
-                await asyncio.sleep(0.1)
+        async with httpx.AsyncClient(base_url=replica.url, timeout=10) as client:
+            while time.monotonic() < deadline:
+                try:
+                    if (await client.get("/healthz")).status_code < 500:
+                        return
+                except httpx.TransportError:  # a loaded machine: slow, not down
+                    pass
+                await asyncio.sleep(0.2)
+        raise RuntimeError(f"replica {replica.number} is not healthy:\n" + _tail(replica))
 
     async def up(self, count: int) -> None:
         """Start ``count`` replicas and wait for all of them."""
