@@ -163,7 +163,7 @@ def serve(
         bool,
         typer.Option(
             help="Apply pending schema migrations at start; --no-migrate refuses a database "
-            "that needs them (replicas: run `memstrata migrate` once instead)."
+            "that needs them (replicas: run 'memstrata migrate' once instead)."
         ),
     ] = True,
 ) -> None:

@@ -179,5 +179,5 @@ async def test_an_interrupted_compaction_is_undone_when_the_store_opens(tmp_path
     (root / "shard.compacting").mkdir()
     await store.setup(dimension=384, model_id=HashingEmbedder().model_id)
     assert await store.count() == 1
-    assert sorted(p.name for p in root.iterdir()) == ["memstrata.json", "shard"]
+    assert sorted(p.name for p in root.iterdir()) == ["memstrata.json", "memstrata.lock", "shard"]
     await store.close()
