@@ -31,6 +31,7 @@ from memstrata.core.messages import Message, Role
 from memstrata.errors import BackendError, ConflictError, NotFoundError, UsageError
 from memstrata.memory.async_memory import build_message, message_from_mapping
 from memstrata.memory.context import Context
+from memstrata.memory.handle import ChatHandle
 from memstrata.service.schemas import (
     AppendOut,
     ChatList,
@@ -289,25 +290,12 @@ class Client:
         return _run(self.http, self._api.delete(chat_id))
 
 
-class ChatClient:
+class ChatClient(ChatHandle):
     """One chat of a :class:`Client`: append messages, ask for a context."""
 
     def __init__(self, client: Client, record: ChatRecord) -> None:
+        super().__init__(record)
         self._client = client
-        self.record = record
-
-    @property
-    def id(self) -> str:
-        """The chat id."""
-        return self.record.id
-
-    @property
-    def user(self) -> str | None:
-        """The user the chat belongs to."""
-        return self.record.user
-
-    def __repr__(self) -> str:
-        return f"ChatClient(id={self.id!r}, user={self.user!r})"
 
     def append(
         self,
@@ -413,25 +401,12 @@ class AsyncClient:
         return await _arun(self.http, self._api.delete(chat_id))
 
 
-class AsyncChatClient:
+class AsyncChatClient(ChatHandle):
     """One chat of an :class:`AsyncClient`."""
 
     def __init__(self, client: AsyncClient, record: ChatRecord) -> None:
+        super().__init__(record)
         self._client = client
-        self.record = record
-
-    @property
-    def id(self) -> str:
-        """The chat id."""
-        return self.record.id
-
-    @property
-    def user(self) -> str | None:
-        """The user the chat belongs to."""
-        return self.record.user
-
-    def __repr__(self) -> str:
-        return f"AsyncChatClient(id={self.id!r}, user={self.user!r})"
 
     async def append(
         self,

@@ -15,6 +15,7 @@ from memstrata.engine import MemoryEngine, SummarizeOutcome
 from memstrata.errors import StorageError, UsageError
 from memstrata.factory import open_memory
 from memstrata.memory.context import Context
+from memstrata.memory.handle import ChatHandle
 from memstrata.memory.sources import (
     USER_MEMORY_SHARE,
     USER_MEMORY_TOKENS,
@@ -221,25 +222,12 @@ class AsyncMemory:
             del self._tasks[chat_id]
 
 
-class AsyncChat:
+class AsyncChat(ChatHandle):
     """One chat of an :class:`AsyncMemory`: append messages, ask for a context."""
 
     def __init__(self, memory: AsyncMemory, record: ChatRecord) -> None:
+        super().__init__(record)
         self.memory = memory
-        self.record = record
-
-    @property
-    def id(self) -> str:
-        """The chat id."""
-        return self.record.id
-
-    @property
-    def user(self) -> str | None:
-        """The user the chat belongs to."""
-        return self.record.user
-
-    def __repr__(self) -> str:
-        return f"AsyncChat(id={self.id!r}, user={self.user!r})"
 
     async def append(
         self,
