@@ -15,10 +15,11 @@ Give it a ``Memory`` for the sync methods (``messages``, ``add_messages``, ``cle
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any
 
 from memstrata.core.messages import Message, Role
 from memstrata.errors import UsageError
+from memstrata.integrations.views import View, check_view
 from memstrata.memory import AsyncMemory, Context, Memory
 
 try:
@@ -37,8 +38,6 @@ except ModuleNotFoundError as exc:  # pragma: no cover - depends on the installe
     ) from exc
 
 __all__ = ["MemstrataChatMessageHistory", "context_messages", "from_langchain", "to_langchain"]
-
-View = Literal["context", "all"]
 
 
 class MemstrataChatMessageHistory(BaseChatMessageHistory):
@@ -64,12 +63,10 @@ class MemstrataChatMessageHistory(BaseChatMessageHistory):
         query: str | None = None,
         budget_tokens: int | None = None,
     ) -> None:
-        if view not in ("context", "all"):
-            raise UsageError(f"view must be 'context' or 'all', not {view!r}")
         self.memory = memory
         self.chat_id = chat_id
         self.user = user
-        self.view: View = view
+        self.view: View = check_view(view)
         self.query = query
         self.budget_tokens = budget_tokens
 

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, Literal, cast
+from typing import Any, cast
 
 from memstrata.core.messages import Message, MessageType, Role
 from memstrata.errors import UsageError
+from memstrata.integrations.views import View, check_view
 from memstrata.memory import AsyncMemory
 
 try:
@@ -36,7 +37,6 @@ except ModuleNotFoundError as exc:  # pragma: no cover - depends on the installe
 
 __all__ = ["MemstrataSession", "from_item", "to_item"]
 
-View = Literal["context", "all"]
 ITEM_KEY = "openai_agents_item"
 _ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT, "system": Role.SYSTEM}
 
@@ -66,12 +66,10 @@ class MemstrataSession:
         query: str | None = None,
         budget_tokens: int | None = None,
     ) -> None:
-        if view not in ("context", "all"):
-            raise UsageError(f"view must be 'context' or 'all', not {view!r}")
         self.session_id = session_id
         self.memory = memory
         self.user = user
-        self.view: View = view
+        self.view: View = check_view(view)
         self.query = query
         self.budget_tokens = budget_tokens
 
