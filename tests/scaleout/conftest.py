@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import sys
 import uuid
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import asyncpg
 import pytest
 from sqlalchemy import make_url
+
+# The service tests' harness (real uvicorn on a free port) is shared with these tests.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
 
 
 def with_database(dsn: str, database: str) -> str:

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-import uvicorn
 from fastapi import FastAPI
+from service_harness import uvicorn_server
 from sqlalchemy import text
 
 from memstrata.config import Settings
@@ -85,26 +85,6 @@ class Replica:
 
 
 @asynccontextmanager
-async def serving(app: FastAPI) -> AsyncIterator[str]:
-    """``app`` served by uvicorn on a free port of 127.0.0.1 (event streams need a server)."""
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=0, log_level="warning", timeout_graceful_shutdown=1
-    )
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
-    while not server.started:
-        if task.done():
-            task.result()
-        await asyncio.sleep(0.01)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        await task
-
-
-@asynccontextmanager
 async def replicas(dsn: str, model: Model, count: int = 2) -> AsyncIterator[list[Replica]]:
     config = settings(dsn)
     async with AsyncExitStack() as stack:
@@ -114,7 +94,7 @@ async def replicas(dsn: str, model: Model, count: int = 2) -> AsyncIterator[list
             writer = LLMSummaryWriter(FunctionLLM(model), use_json_schema=False)
             engine = MemoryEngine(storage, config=config.memory, writer=writer)
             app = create_app(config, engine=engine)
-            base_url = await stack.enter_async_context(serving(app))
+            base_url = await stack.enter_async_context(uvicorn_server(app))
             client = httpx.AsyncClient(base_url=base_url, timeout=10)
             await stack.enter_async_context(client)
             made.append(Replica(app, client))
