@@ -171,11 +171,15 @@ async def test_rate_limit_honours_retry_after(server: ScriptedServer) -> None:
 
 
 async def test_timeouts_are_transient_and_retried(server: ScriptedServer) -> None:
-    server.enqueue(Reply(delay=1.0, body={}), Reply(delay=1.0, body={}))
+    server.enqueue(Reply(delay=3.0, body={}), Reply(delay=3.0, body={}))
     policy = RetryPolicy(max_attempts=2, initial_delay=0.01)
-    async with llm(server, timeout=0.2, retry=policy) as backend:
+    async with llm(server, timeout=0.5, retry=policy) as backend:
         with pytest.raises(LLMTransientError, match="timed out"):
             await backend.complete(prompt_request("hi"))
+    for _ in range(40):  # on a loaded machine the server thread may record the retry late
+        if len(server.requests) == 2:
+            break
+        await asyncio.sleep(0.05)
     assert len(server.requests) == 2
 
 
