@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections import defaultdict
 from collections.abc import AsyncIterator, Callable
 from dataclasses import asdict, dataclass, field
@@ -54,10 +55,14 @@ class EventRelay(Protocol):
 
 
 class SummaryStates:
-    """Each chat's summary state as its events tell it; only non-idle chats are kept."""
+    """Each chat's summary state as its events tell it; only non-idle chats are kept.
+
+    Each state remembers when it was observed (``time.monotonic()``), so that a check
+    against the job table (:meth:`settle`) never overrides an event newer than the check.
+    """
 
     def __init__(self) -> None:
-        self._states: dict[str, tuple[SummaryState, str | None]] = {}
+        self._states: dict[str, tuple[SummaryState, str | None, float]] = {}
 
     def observe(self, event: ChatEvent) -> None:
         """Follow a ``summarizing``, ``summarized`` or ``failed`` event."""
@@ -66,11 +71,12 @@ class SummaryStates:
         if event.state == "idle":
             self._states.pop(event.chat_id, None)
         else:
-            self._states[event.chat_id] = (event.state, event.error)
+            self._states[event.chat_id] = (event.state, event.error, time.monotonic())
 
     def get(self, chat_id: str) -> tuple[SummaryState, str | None]:
         """The chat's state and last error (``idle`` when nothing is known)."""
-        return self._states.get(chat_id, ("idle", None))
+        state, error, _ = self._states.get(chat_id, ("idle", None, 0.0))
+        return state, error
 
     def clear(self, chat_id: str) -> None:
         """Back to ``idle`` (the chat is gone, or a failure no longer holds)."""
@@ -78,7 +84,23 @@ class SummaryStates:
 
     def failing(self) -> list[str | None]:
         """The last error of each chat whose summary job is failing, oldest failure first."""
-        return [error for state, error in self._states.values() if state == "failed"]
+        return [error for state, error, _ in self._states.values() if state == "failed"]
+
+    def observed_before(self, moment: float) -> list[str]:
+        """The chats in a non-idle state that no event changed since ``moment``."""
+        return [chat_id for chat_id, (_, _, seen) in self._states.items() if seen < moment]
+
+    def settle(
+        self, chat_id: str, state: SummaryState, error: str | None, *, checked: float
+    ) -> None:
+        """Set a known chat's state as checked at ``checked``, unless an event came since."""
+        known = self._states.get(chat_id)
+        if known is None or known[2] >= checked:
+            return
+        if state == "idle":
+            del self._states[chat_id]
+        elif (state, error) != known[:2]:
+            self._states[chat_id] = (state, error, known[2])
 
 
 class EventHub:

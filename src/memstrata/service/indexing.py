@@ -5,7 +5,8 @@ worker, which runs the engine's outbox (``index_pending``: turns past each chat'
 watermark, many chats per embedder call) until nothing lags. A failing embedder or vector
 store is retried with backoff (``retry_seconds`` doubling up to ``max_retry_seconds``); the
 first run at start-up picks up whatever a previous process left. Recall simply lags; context
-assembly never waits for it.
+assembly never waits for it. Which chats a run takes is the ``index_pass``'s choice (the
+whole backlog on a single node, leased chats across replicas: ``index_passes``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import logging
 import time
 
 from memstrata.engine import MemoryEngine
+from memstrata.service.index_passes import IndexPass, WholeBacklog
 from memstrata.service.metrics import ServiceMetrics
 
 log = logging.getLogger(__name__)
@@ -35,8 +37,10 @@ class IndexWorker:
         *,
         retry_seconds: float = 1.0,
         max_retry_seconds: float = 60.0,
+        index_pass: IndexPass | None = None,
     ) -> None:
         self.engine = engine
+        self.index_pass = index_pass or WholeBacklog()
         self.metrics = metrics
         self.retry_seconds = retry_seconds
         self.max_retry_seconds = max_retry_seconds
@@ -87,7 +91,7 @@ class IndexWorker:
 
     async def _run_once(self) -> float:
         """One run; returns how long to wait before the next."""
-        run = await self.engine.index_pending()
+        run = await self.index_pass.index(self.engine)
         if run.error is not None:
             self.failures += 1
             self.last_error = run.error

@@ -7,6 +7,10 @@ claims the oldest due chat nobody holds (``FOR UPDATE SKIP LOCKED``), renews its
 while the job runs and then drops or releases the row. A replica killed mid-job stops
 renewing; after ``lease_seconds`` another replica's worker claims the chat and finishes it.
 Failures back off durably (the row's ``due_at``), so a retry survives restarts too.
+
+Summary states (``summarizing``, ``failed``) follow the chat events of every replica; every
+``poll_seconds`` the states no event changed meanwhile are checked against the job rows, so
+a job whose replica was killed before it could report does not look busy forever.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 
@@ -22,7 +27,7 @@ from memstrata.errors import MemstrataError
 from memstrata.service.events import ChatEvent, EventHub, SummaryState, SummaryStates
 from memstrata.service.job_runner import JobResult, SummaryRunner
 from memstrata.service.metrics import ServiceMetrics
-from memstrata.storage.pg_jobs import JobTable, Lease
+from memstrata.storage.pg_jobs import JobStatus, JobTable, Lease
 from memstrata.storage.postgres import PostgresStorage
 
 log = logging.getLogger(__name__)
@@ -74,6 +79,7 @@ class LeasedSummaryJobs:
         """Start the workers."""
         for number in range(self.workers):
             self._tasks.append(asyncio.create_task(self._work(), name=f"summary-worker-{number}"))
+        self._tasks.append(asyncio.create_task(self._check_states(), name="summary-states"))
 
     async def stop(self) -> None:
         """Stop the workers; a job cut short keeps its row and is claimed once its lease ends."""
@@ -130,6 +136,25 @@ class LeasedSummaryJobs:
             "failing": len(failing),
             "last_error": failing[-1] if failing else None,
         }
+
+    # -- states -------------------------------------------------------------------------------
+
+    async def _check_states(self) -> None:
+        """Every ``poll_seconds``, set the states no event changed from the job rows."""
+        while True:
+            await asyncio.sleep(self.poll_seconds)
+            checked = time.monotonic()
+            chat_ids = self.states.observed_before(checked)
+            if not chat_ids:
+                continue
+            try:
+                found = await self.table.status(chat_ids)
+            except MemstrataError as exc:
+                log.warning("checking %d summary states failed: %s", len(chat_ids), exc)
+                continue
+            for chat_id in chat_ids:
+                state, error = _state_of(found.get(chat_id))
+                self.states.settle(chat_id, state, error, checked=checked)
 
     # -- workers ------------------------------------------------------------------------------
 
@@ -201,3 +226,12 @@ class LeasedSummaryJobs:
                     lease.chat_id,
                 )
                 return
+
+
+def _state_of(status: JobStatus | None) -> tuple[SummaryState, str | None]:
+    """The summary state a job row implies: held is running, an error unheld is failing."""
+    if status is None:
+        return "idle", None
+    if status.held:
+        return "summarizing", None
+    return ("failed", status.error) if status.error else ("idle", None)

@@ -1,4 +1,4 @@
-"""Several replicas on one PostgreSQL database: leased jobs and relayed events, wired up.
+"""Several replicas on one PostgreSQL database: leased jobs, leased indexing, relayed events.
 
 ``shared(...)`` returns the :class:`SharedState` of a replica when the storage is PostgreSQL
 (and ``service.job_queue`` is ``auto`` or ``postgres``), otherwise None: a single node keeps
@@ -17,6 +17,7 @@ from memstrata.engine import MemoryEngine
 from memstrata.errors import ConfigError
 from memstrata.service.events import EventHub
 from memstrata.service.events_pg import EVENTS_CHANNEL, PostgresEventRelay
+from memstrata.service.index_pg import LeasedIndexPass
 from memstrata.service.metrics import ServiceMetrics
 from memstrata.service.queue_pg import LeasedSummaryJobs
 from memstrata.storage.pg_channel import Handler, NotifyChannel
@@ -30,7 +31,7 @@ def replica_name() -> str:
 
 
 class SharedState:
-    """A replica's PostgreSQL-coordinated job queue, event relay and listening session."""
+    """A replica's PostgreSQL-coordinated jobs, indexing, event relay and listening session."""
 
     def __init__(
         self,
@@ -52,6 +53,9 @@ class SharedState:
             max_retry_seconds=config.summary_retry_max_seconds,
             lease_seconds=config.job_lease_seconds,
             poll_seconds=config.job_poll_seconds,
+        )
+        self.index_pass = LeasedIndexPass(
+            storage, owner=self.name, lease_seconds=config.job_lease_seconds
         )
         self.relay = PostgresEventRelay(hub, storage, self.jobs.table, origin=self.name)
         hub.relay = self.relay

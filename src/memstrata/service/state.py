@@ -73,6 +73,7 @@ class Service:
             self.metrics,
             retry_seconds=config.summary_retry_seconds,
             max_retry_seconds=config.summary_retry_max_seconds,
+            index_pass=self.replicas.index_pass if self.replicas is not None else None,
         )
         self._views: dict[str, MemoryEngine] = {engine.config.strategy: engine}
 

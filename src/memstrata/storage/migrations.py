@@ -102,6 +102,17 @@ def _incarnations(connection: Connection) -> None:
     _add_column(connection, "chats", "incarnation", "VARCHAR(32) NOT NULL DEFAULT ''")
 
 
+def _index_leases(connection: Connection) -> None:
+    """Chats get an indexing lease (PostgreSQL replicas): one replica indexes a chat at a time.
+
+    ``index_lease_owner`` names the replica indexing the chat until ``index_lease_until``;
+    an expired lease (a killed replica) is claimed by another. Single nodes leave both empty.
+    """
+    _add_column(connection, "chats", "index_lease_owner", "VARCHAR(64)")
+    timestamp = "DATETIME" if connection.dialect.name == "sqlite" else "TIMESTAMP WITH TIME ZONE"
+    _add_column(connection, "chats", "index_lease_until", timestamp)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "chats, messages, summary chains", _initial),
     Migration(2, "summary row kinds: row, digest, archived", _digests),
@@ -110,6 +121,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(5, "chat incarnations (a re-created chat id is another chat)", _incarnations),
     Migration(7, "background jobs leased per chat (several replicas)", _jobs),
     Migration(8, "user memory across chats: facts, preferences, profile", _user_memory),
+    Migration(9, "indexing leases per chat (several replicas)", _index_leases),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

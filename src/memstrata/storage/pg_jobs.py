@@ -112,6 +112,12 @@ _RECOVER = text(
     SELECT count(*) FROM queued
     """
 )
+_STATUS = text(
+    """
+    SELECT chat_id, lease_until IS NOT NULL AND lease_until >= now(), last_error
+    FROM memstrata_jobs WHERE kind = :kind AND chat_id = ANY(:chat_ids)
+    """
+)
 _PENDING = text(
     "SELECT count(*) FROM memstrata_jobs "
     "WHERE kind = :kind AND (due_at <= now() OR lease_owner IS NOT NULL)"
@@ -134,6 +140,14 @@ class Failure:
 
     attempts: int
     delay: float
+
+
+@dataclass(frozen=True, slots=True)
+class JobStatus:
+    """A chat's job as its row tells it: held by a live lease, and its last error."""
+
+    held: bool
+    error: str | None
 
 
 class JobTable:
@@ -202,6 +216,13 @@ class JobTable:
         """The chat's last recorded job error, if its job is failing."""
         row = await self._first(_ERROR, kind=self.kind, chat_id=chat_id)
         return None if row is None else row[0]
+
+    async def status(self, chat_ids: Iterable[str]) -> dict[str, JobStatus]:
+        """The job rows of these chats (a chat without a row has no work queued)."""
+        params = {"kind": self.kind, "chat_ids": list(chat_ids)}
+        async with self.storage.job_transaction(f"{self.kind} job states") as conn:
+            rows = (await conn.execute(_STATUS, params)).all()
+        return {row[0]: JobStatus(bool(row[1]), row[2]) for row in rows}
 
     async def recover(self, tenants: Iterable[str]) -> int:
         """Queue every chat of ``tenants`` with unsummarized messages (idempotent)."""

@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
 from memstrata.errors import ConfigError, MissingExtraError
 from memstrata.storage.base import DEFAULT_SMART_LOAD_TAIL
 from memstrata.storage.config import DEFAULT_CONNECT_TIMEOUT_SECONDS
+from memstrata.storage.pg_pool import ping_when_idle
 from memstrata.storage.sql import AsyncEngineStorage
 
 # pg_advisory_xact_lock key: the bytes of "memstrat" as a signed 64-bit integer.
@@ -64,8 +65,9 @@ class PostgresStorage(AsyncEngineStorage):
         url = postgres_url(dsn)
         connect_args: dict[str, Any] = {"timeout": connect_timeout}
         engine = create_async_engine(
-            url, pool_size=pool_size, pool_pre_ping=True, connect_args=connect_args
+            url, pool_size=pool_size, pool_use_lifo=True, connect_args=connect_args
         )
+        ping_when_idle(engine)
         location = url.set(drivername="postgresql").render_as_string(hide_password=True)
         super().__init__(engine, location=location, smart_load_tail=smart_load_tail)
 

@@ -92,6 +92,8 @@ chats = Table(
     Column("summary_version", Integer, nullable=False),
     Column("indexed_sequence", Integer, nullable=False, server_default="0"),
     Column("incarnation", String(32), nullable=False, server_default=""),
+    Column("index_lease_owner", String(64)),
+    Column("index_lease_until", UTCDateTime),
     Index("ix_chats_tenant_updated", "tenant", "updated_at"),
 )
 
