@@ -61,7 +61,7 @@ def settings(dsn: str) -> Settings:
             "supervisor": {
                 "memory": {"strategy": "rag_augmented", "summary_trigger_tokens": 10**6}
             },
-            "service": {"job_lease_seconds": 2.0, "job_poll_seconds": 0.2},
+            "service": {"job_poll_seconds": 0.2},  # leases of 30 s: none expires here
         }
     )
 
