@@ -84,7 +84,7 @@ class ContextBudget:
     date headers.
     """
 
-    summary_max_tokens: int = 300
+    summary_max_tokens: int = 200
     summary_share: float = 0.3
     headers: bool = True
     date_headers: bool = True
