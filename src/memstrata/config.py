@@ -88,7 +88,7 @@ class MemoryConfig(_Strict):
         300, ge=50, description="A chain row past this starts a new row (seed: 800)."
     )
     summary_max_tokens: int = Field(
-        300, ge=0, description="Cap of the summary shown; older rows are consolidated past it."
+        200, ge=0, description="Cap of the summary shown; older rows are consolidated past it."
     )
     summary_consolidate_tokens: int | None = Field(
         None,

@@ -138,6 +138,21 @@ def test_items_from_dated_messages_carry_their_date() -> None:
     )
     assert "Melanie loves painting sunrises by the lake (8 May 2023)." in summary.user_preferences
     assert any(d.endswith("(8 May 2023).") for d in summary.decisions)
-    assert "(8 May 2023)" in next(e for e in summary.entities if e.name == "Boston").details
-    assert "(8 May 2023)" in summary.narrative
+    boston = next(e for e in summary.entities if e.name == "Boston").details
+    assert "(7 May 2023)" in boston  # "yesterday": the day it happened, not the day it was said
+    assert "(7 May 2023)" in summary.narrative
     assert all(item.count("2023") == 1 for item in summary.decisions)  # one date per item
+
+
+def test_participants_short_names_are_not_other_people() -> None:
+    summary = summarize(
+        [
+            said("Melanie", "Hey Caro, I took my kids camping at the lake.", MAY_8),
+            said("Caroline", "Wow Mel, the kids look so cute! I met Carl at the shelter.", MAY_8),
+            said("Melanie", "Thanks Mell! Did Carl help with the adoption?", MAY_8),
+        ]
+    )
+    names = {e.name for e in summary.entities}
+    assert {"Melanie", "Caroline", "Carl"} <= names  # Carl shares "Car" but is someone else
+    assert not {"Mel", "Mell", "Caro"} & names
+    assert "Tues" not in kinds(summarize([said("Caroline", "See you Tues, Mel!", MAY_8)]))

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from memstrata.core.messages import Message, Role, format_line
+from memstrata.core.relative_dates import annotate_relative_dates
 from memstrata.core.tokens import DEFAULT_COUNTER, TokenCounter
 
 PartKind = Literal["recalled", "summary", "verbatim", "user"]
@@ -81,15 +82,17 @@ class ContextBudget:
     recalled turn's date once per group instead of per line. ``length_penalty`` (α) fills
     the recall part by ``score / tokens**α`` (0 = by score): 1.0, relevance per token,
     suits the learned ranker's relevance shares. ``stamp_time`` prints the time of day in
-    date headers.
+    date headers. ``resolve_dates`` follows a recalled turn that says ``yesterday``, ``last
+    year``... with the date it means (:mod:`memstrata.core.relative_dates`).
     """
 
-    summary_max_tokens: int = 300
+    summary_max_tokens: int = 200
     summary_share: float = 0.3
     headers: bool = True
     date_headers: bool = True
     length_penalty: float = 1.0
     stamp_time: bool = True
+    resolve_dates: bool = True
 
     def __post_init__(self) -> None:
         if self.summary_max_tokens < 0:
@@ -482,6 +485,7 @@ class _Entry:
     line: str
     cost: int
     header_cost: int
+    rank_cost: int  # the turn's own line: a resolved-date note does not lower its priority
 
 
 def _entries(
@@ -494,9 +498,12 @@ def _entries(
         line = format_line(message)
         if stamp and not rules.date_headers:
             line = f"{stamp} {line}"
+        rank_cost = counter.count(line) + 1
+        if rules.resolve_dates:
+            line = annotate_relative_dates(line, message.content, message.timestamp)
         header = counter.count(stamp) + 1 if stamp and rules.date_headers else 0
         key = _group_key(message)
-        entries.append(_Entry(turn, key, line, counter.count(line) + 1, header))
+        entries.append(_Entry(turn, key, line, counter.count(line) + 1, header, rank_cost))
     return entries
 
 
@@ -510,7 +517,7 @@ def _recall_part(
     groups: set[str] = set()
     if rules.length_penalty:
         alpha = rules.length_penalty
-        entries = sorted(entries, key=lambda e: -_positive(e.turn.score) / e.cost**alpha)
+        entries = sorted(entries, key=lambda e: -_positive(e.turn.score) / e.rank_cost**alpha)
     for entry in entries:  # best first; skip what does not fit, keep trying smaller ones
         cost = entry.cost + (entry.header_cost if entry.key not in groups else 0)
         if used + cost <= allowance:

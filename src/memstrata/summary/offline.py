@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memstrata.core.messages import Message, Role
+from memstrata.core.relative_dates import event_day
 from memstrata.embed.base import Embedder
 from memstrata.summary import offline_facts
 from memstrata.summary.model import LIST_FIELDS, ConversationSummary
@@ -32,7 +33,6 @@ from memstrata.summary.offline_text import (
     Sentence,
     content_words,
     dated,
-    day_label,
     is_filler,
     split_sentences,
     third_person,
@@ -81,7 +81,7 @@ def conversation_sentences(messages: Sequence[Message]) -> list[Sentence]:
         me = speakers[turn]
         you = _addressee(speakers, turn)
         for text in split_sentences(message.content):
-            sentences.append(Sentence(text, me, you, turn, day_label(message.timestamp)))
+            sentences.append(Sentence(text, me, you, turn, event_day(text, message.timestamp)))
     return sentences
 
 

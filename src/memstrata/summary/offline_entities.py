@@ -53,7 +53,8 @@ NOT_NAMES = frozenset(
     Ms Dr Wow Cool Awesome Nice Congrats Congratulations Yeah Yep Yup Nope Bye Glad Love Oops
     Haha Lol Omg Btw Totally Definitely Absolutely Sounds Been Had Have Has Got Gotta Our Their
     His Her Its Me Us Them Any Some All Every Each Last Next Since After Before Once While
-    Woohoo Yay Ah Aw Aww Ugh Hmm Um Uh Alright Okey Same Anything Something Everything""".split()
+    Woohoo Yay Ah Aw Aww Ugh Hmm Um Uh Alright Okey Same Anything Something Everything
+    Tue Tues Wed Thu Thur Thurs Fri""".split()
 )
 _ORG_WORDS = frozenset(
     """Inc Ltd LLC Corp Corporation Co Company University College Bank Club Foundation

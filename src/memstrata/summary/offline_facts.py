@@ -218,6 +218,8 @@ def entities(
     details: dict[str, str] = {}
     for sentence in sentences:
         for mention in mentions(normalize_spacing(sentence.text), people):
+            if nickname_of(mention.name, people):
+                continue  # "Mel" is Melanie: her profile says what she said
             key = mention.name.casefold()
             names.setdefault(key, mention.name)
             kinds.setdefault(key, []).append(mention.kind)
@@ -232,6 +234,19 @@ def entities(
         for k in sorted(ranked, key=list(names).index)
     ]
     return merge_entities([*first, *found])
+
+
+def nickname_of(name: str, people: Sequence[str]) -> str | None:
+    """The participant ``name`` is a short form of (``Mel``, ``Mell``: Melanie), if any."""
+    short = name.casefold()
+    if " " in short or len(short) < 3:
+        return None
+    stems = (short, short[:-1]) if short[-1:] == short[-2:-1] else (short,)
+    for person in people:
+        first = person.split()[0].casefold() if person.split() else ""
+        if first != short and any(len(stem) >= 3 and first.startswith(stem) for stem in stems):
+            return person
+    return None
 
 
 def _detail(sentence: Sentence, name: str, people: Sequence[str]) -> str:

@@ -43,7 +43,8 @@ _NOT_FACTS = STOPWORDS | frozenset(
     reminds means meant whole always never often lots awesome true important others people
     everyone someone thank thanks gives give helps help makes keeps brings gets feels looks
     seems accept finding check almost without around beyond anyway though although unless
-    lots truly totally super stuff things thing part parts best worst lot able sure""".split()
+    lots truly totally super stuff things thing part parts best worst lot able sure last next
+    ones mine bet kinda gonna wanna""".split()
 )
 
 
