@@ -102,6 +102,11 @@ class MemoryConfig(_Strict):
         le=1.0,
         description="The summary's most share of what the recent window leaves.",
     )
+    resolve_dates: bool = Field(
+        True,
+        description="Follow a recalled turn that says 'yesterday', 'last year'... with the "
+        "date it means (from the turn's own date).",
+    )
     summary_input_max_chars: int = Field(12000, ge=200)
     max_extensions_per_run: int = Field(8, ge=1)
     context_max_tokens: int = Field(4000, ge=50)

@@ -400,7 +400,12 @@ class MemoryEngine:
     def rules(self, summary_max_tokens: int | None = None) -> ContextBudget:
         """The contract's numbers: the configured ones, ``summary_max_tokens`` overridden."""
         cap = self.config.summary_max_tokens if summary_max_tokens is None else summary_max_tokens
-        return replace(self.budget, summary_max_tokens=cap, summary_share=self.config.summary_share)
+        return replace(
+            self.budget,
+            summary_max_tokens=cap,
+            summary_share=self.config.summary_share,
+            resolve_dates=self.config.resolve_dates,
+        )
 
     async def summary_due(self, chat_id: str, *, incarnation: str | None = None) -> bool:
         """True when the trigger policy would extend the summary now (see ``summarize``)."""

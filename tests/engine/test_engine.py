@@ -1,5 +1,6 @@
 import asyncio
 import uuid
+from datetime import datetime
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextvars import ContextVar
 from pathlib import Path
@@ -201,8 +202,9 @@ async def test_title_comes_from_the_llm_and_falls_back_offline() -> None:
 
 
 class RecordingRecall:
-    def __init__(self, fail: bool = False) -> None:
+    def __init__(self, fail: bool = False, said: Message | None = None) -> None:
         self.fail = fail
+        self.said = said or user("an old fact about the boat")
         self.stored: list[tuple[RecallScope, int]] = []
         self.deleted: list[RecallScope] = []
         self.queries: list[tuple[str, frozenset[str]]] = []
@@ -217,7 +219,7 @@ class RecordingRecall:
         exclude_hashes: frozenset[str] = frozenset(),
     ) -> list[RecalledTurn]:
         self.queries.append((query, exclude_hashes))
-        return [RecalledTurn(user("an old fact about the boat"), 0.9, 1)]
+        return [RecalledTurn(self.said, 0.9, 1)]
 
     async def store_turns(self, scope: RecallScope, messages: Sequence[tuple[int, Message]]) -> int:
         if self.fail:
@@ -243,6 +245,18 @@ async def test_rag_recalls_before_the_summary_and_excludes_the_window() -> None:
     assert {m.content_hash for m in context.verbatim} <= excluded
     assert await memory.delete_chat(chat.id)
     assert recall.deleted == [scope]
+
+
+@pytest.mark.parametrize("resolve_dates", [True, False])
+async def test_recalled_relative_dates_follow_the_configuration(resolve_dates: bool) -> None:
+    said = user("I sold the boat yesterday.", timestamp=datetime(2023, 5, 8, 13, 56))
+    memory = engine(ScriptedLLM(default="S"), strategy="rag_augmented", resolve_dates=resolve_dates)
+    memory.recall = RecordingRecall(said=said)
+    chat = await memory.create_chat("c1")
+    await play(memory, chat.id, 6)
+    recalled = (await memory.get_context(chat.id, "boat?")).part("recalled")
+    assert recalled is not None and "I sold the boat yesterday." in recalled.text
+    assert ("(7 May)" in recalled.text) is resolve_dates
 
 
 async def test_a_failing_vector_store_never_breaks_the_write_path() -> None:
