@@ -1,8 +1,8 @@
 import asyncio
 import uuid
-from datetime import datetime
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextvars import ContextVar
+from datetime import datetime
 from pathlib import Path
 
 import pytest
