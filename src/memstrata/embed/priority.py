@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -34,11 +35,12 @@ def lower_priority(step: int = BACKGROUND_NICE) -> None:
     """Make the calling thread a background thread: ``step`` nice levels below the process.
 
     The level is relative to the process (its main thread), not to the thread's own: a
-    thread inherits the level of the thread that started it. Capped at 19; without
-    per-thread priorities (not Linux, or not permitted) only the mark is set.
+    thread inherits the level of the thread that started it. Capped at 19. Only Linux
+    gives threads their own nice values; elsewhere (or when not permitted) only the mark
+    is set.
     """
     _local.background = True
-    if step <= 0 or not hasattr(os, "setpriority"):
+    if step <= 0 or not sys.platform.startswith("linux"):  # elsewhere a thread id is no pid
         return
     with contextlib.suppress(OSError):
         process = os.getpriority(os.PRIO_PROCESS, os.getpid())
