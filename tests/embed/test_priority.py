@@ -7,8 +7,9 @@ import os
 import threading
 
 import numpy as np
+import pytest
 
-from memstrata.embed import minilm
+from memstrata.embed import minilm, priority
 from memstrata.embed.minilm import MiniLMEmbedder
 from memstrata.embed.priority import (
     BACKGROUND_NICE,
@@ -81,3 +82,18 @@ def test_a_bulk_call_runs_at_its_callers_priority() -> None:
         minilm._unit = real  # type: ignore[assignment]
     assert seen == {"background": {lowered(base)}, "foreground": {base}}
     np.testing.assert_allclose(background, foreground, atol=1e-6)  # the same vectors
+
+
+def test_background_nice_zero_keeps_the_process_priority(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(priority, "BACKGROUND_NICE", 0)
+    base = niceness()
+    seen: list[tuple[int, bool]] = []
+
+    def background() -> None:
+        lower_priority()
+        seen.append((niceness(), is_background()))
+
+    thread = threading.Thread(target=background)
+    thread.start()
+    thread.join()
+    assert seen == [(base, True)]

@@ -31,15 +31,16 @@ _local = threading.local()
 _executor: list[ThreadPoolExecutor] = []
 
 
-def lower_priority(step: int = BACKGROUND_NICE) -> None:
-    """Make the calling thread a background thread: ``step`` nice levels below the process.
+def lower_priority(step: int | None = None) -> None:
+    """Mark the calling thread as background and run it ``step`` nice levels lower.
 
-    The level is relative to the process (its main thread), not to the thread's own: a
-    thread inherits the level of the thread that started it. Capped at 19. Only Linux
-    gives threads their own nice values; elsewhere (or when not permitted) only the mark
-    is set.
+    ``step`` defaults to ``BACKGROUND_NICE`` (read at the call). The level is relative to
+    the process (its main thread), not to the thread's own: a thread inherits the level of
+    the thread that started it. Capped at 19. Only Linux gives threads their own nice
+    values; elsewhere (or when not permitted) only the mark is set.
     """
     _local.background = True
+    step = BACKGROUND_NICE if step is None else step
     if step <= 0 or not sys.platform.startswith("linux"):  # elsewhere a thread id is no pid
         return
     with contextlib.suppress(OSError):
