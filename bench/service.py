@@ -21,7 +21,8 @@ a mix of appends (``POST /chats/{id}/messages``, 1-2 messages, each with a uniqu
 first answer is in (a client retry): it must store nothing twice. After the load, the
 service's backlog is polled (the ``memstrata_index_lag_turns`` gauge of ``/metrics``, one
 request every 50 ms) until it is 0, confirmed by ``index_lag`` 0 in every chat
-(``GET /chats/{id}``); then storage is read back (``GET /chats/{id}/messages``, paged) and compared with what was acknowledged.
+(``GET /chats/{id}``); then storage is read back (``GET /chats/{id}/messages``, paged)
+and compared with what was acknowledged.
 Every request has a ``--timeout``; each phase stops after its requests or ``--seconds``.
 
     .venv/bin/python bench/service.py --clients 16 --chats 32 --requests 2000 --json out.json
