@@ -31,7 +31,10 @@ def test_service_bench_smoke(tmp_path: Path) -> None:
     assert results["lost"] == results["duplicated"] == results["errors"] == 0
     assert results["append_p95_ms"] > 0 and results["floor_append_p95_ms"] > 0
     assert results["index_lag_max_s"] is not None
-    assert not results["memstrata"]["index_lag"]["timed_out"]
+    lag = results["memstrata"]["index_lag"]
+    assert not lag["timed_out"] and lag["lag_left"] == 0
+    assert lag["timeline"][0] == [0.0, lag["lag_at_first_poll"]]
+    assert lag["timeline"][-1][1] == 0 or lag["lag_at_first_poll"] == 0
     for system in ("memstrata", "floor"):
         report = results[system]
         assert report["load"]["requests"] >= 100  # retries come on top

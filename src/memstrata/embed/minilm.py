@@ -29,6 +29,7 @@ import numpy.typing as npt
 from memstrata.embed import _onnx
 from memstrata.embed._bert import BertEncoder, Dense
 from memstrata.embed._blas import blas_threads
+from memstrata.embed.priority import is_background, lower_priority
 from memstrata.errors import EmbeddingError, MissingExtraError, UnknownBackendError
 
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
@@ -86,14 +87,20 @@ class _Model:
 _CACHE: dict[Path, _Model] = {}
 _CACHE_LOCK = threading.Lock()
 _DENSE: dict[Path, Dense | None] = {}  # the ONNX Runtime stages; None: numpy
-_EXECUTORS: dict[int, ThreadPoolExecutor] = {}
+_EXECUTORS: dict[tuple[int, bool], ThreadPoolExecutor] = {}
 
 
-def _executor(threads: int) -> ThreadPoolExecutor:
+def _executor(threads: int, background: bool) -> ThreadPoolExecutor:
+    """The shared pool of ``threads`` threads; niced ones for a background caller."""
     with _CACHE_LOCK:
-        if threads not in _EXECUTORS:
-            _EXECUTORS[threads] = ThreadPoolExecutor(threads, thread_name_prefix="minilm")
-        return _EXECUTORS[threads]
+        key = (threads, background)
+        if key not in _EXECUTORS:
+            _EXECUTORS[key] = ThreadPoolExecutor(
+                threads,
+                thread_name_prefix="minilm-background" if background else "minilm",
+                initializer=lower_priority if background else None,
+            )
+        return _EXECUTORS[key]
 
 
 def _weights_digest(path: Path) -> str:
@@ -161,7 +168,8 @@ class MiniLMEmbedder:
             nothing spin-waits on a busy machine. Small calls (up to ``SMALL_CALL_TOKENS``
             word pieces, e.g. a query) run in the caller's thread: hand-offs would cost
             more than they save. The BLAS limit is per thread (numpy's OpenBLAS), so other
-            numpy users are unaffected.
+            numpy users are unaffected. A call from a background thread
+            (:mod:`memstrata.embed.priority`) runs its chunks in niced threads.
         backend: ``"onnx"`` runs the dense stages (everything but attention) in ONNX
             Runtime, ``"numpy"`` in numpy, ``"auto"`` in ONNX Runtime when it can be
             imported. Default: the ``MEMSTRATA_EMBED_BACKEND`` environment variable, else
@@ -239,7 +247,7 @@ class MiniLMEmbedder:
         if threads == 1 or len(chunks) == 1:
             results = map(run, chunks)
         else:
-            results = _executor(threads).map(run, chunks)
+            results = _executor(threads, is_background()).map(run, chunks)
         for chunk, vectors in zip(chunks, results, strict=True):
             out[chunk] = vectors
         return out

@@ -24,6 +24,7 @@ import numpy.typing as npt
 
 from memstrata.core.messages import Message, MessageType, Role
 from memstrata.embed.base import Embedder
+from memstrata.embed.priority import in_background
 from memstrata.recall.cues import first_name
 from memstrata.recall.features import (
     SESSION_POSITION,
@@ -183,7 +184,7 @@ class HybridRetriever:
         pieces = [piece for batch in prepared for piece in batch]
         if not pieces:
             return 0
-        vectors = await asyncio.to_thread(_embed_distinct, self.embedder, [p.text for p in pieces])
+        vectors = await in_background(_embed_distinct, self.embedder, [p.text for p in pieces])
         points = [
             VectorPoint(
                 id=point_id(p.scope, p.sequence, p.piece),

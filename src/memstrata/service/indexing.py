@@ -84,10 +84,10 @@ class IndexWorker:
         while True:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), delay)
-            if self._wake.is_set():  # woken by an append: let the next ones join the batch
+            if self._wake.is_set() and delay > 0:  # woken from idle: let appends gather
                 await asyncio.sleep(GATHER_SECONDS)
             self._wake.clear()
-            delay = await self._run_once()
+            delay = await self._run_once()  # 0 after indexed turns: a backlog runs on at once
 
     async def _run_once(self) -> float:
         """One run; returns how long to wait before the next."""

@@ -1,0 +1,99 @@
+"""Background embedding threads run below the request path's CPU priority."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+
+import numpy as np
+import pytest
+
+from memstrata.embed import minilm, priority
+from memstrata.embed.minilm import MiniLMEmbedder
+from memstrata.embed.priority import (
+    BACKGROUND_NICE,
+    in_background,
+    is_background,
+    lower_priority,
+)
+
+
+def niceness() -> int:
+    """The calling thread's nice value."""
+    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+
+def lowered(base: int) -> int:
+    return min(19, base + BACKGROUND_NICE)
+
+
+def test_lower_priority_changes_only_the_calling_thread() -> None:
+    base = niceness()
+    seen: list[tuple[int, bool]] = []
+
+    def background() -> None:
+        lower_priority()
+        seen.append((niceness(), is_background()))
+
+    thread = threading.Thread(target=background)
+    thread.start()
+    thread.join()
+    assert BACKGROUND_NICE > 0
+    assert seen == [(lowered(base), True)]
+    assert (niceness(), is_background()) == (base, False)  # this thread is unchanged
+
+
+def test_in_background_runs_in_a_niced_thread() -> None:
+    base = niceness()
+
+    async def run() -> tuple[int, int]:
+        return await in_background(niceness), niceness()
+
+    assert asyncio.run(run()) == (lowered(base), base)
+
+
+def test_a_bulk_call_runs_at_its_callers_priority() -> None:
+    """The chunks of a big call run niced only when a background thread made the call."""
+    base = niceness()
+    seen: dict[str, set[int]] = {"background": set(), "foreground": set()}
+    real = minilm._unit
+
+    def recording_unit(pooled: np.ndarray) -> np.ndarray:
+        caller = (
+            "background"
+            if threading.current_thread().name.startswith("minilm-background")
+            else "foreground"
+        )
+        seen[caller].add(niceness())
+        return real(pooled)
+
+    embedder = MiniLMEmbedder(threads=2)
+    texts = [f"sentence number {i} about the trip to Lisbon in May" for i in range(200)]
+    minilm._unit = recording_unit  # type: ignore[assignment]
+    try:
+        foreground = embedder.embed(texts)
+
+        async def in_the_background() -> np.ndarray:
+            return await in_background(embedder.embed, texts)
+
+        background = asyncio.run(in_the_background())
+    finally:
+        minilm._unit = real  # type: ignore[assignment]
+    assert seen == {"background": {lowered(base)}, "foreground": {base}}
+    np.testing.assert_allclose(background, foreground, atol=1e-6)  # the same vectors
+
+
+def test_background_nice_zero_keeps_the_process_priority(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(priority, "BACKGROUND_NICE", 0)
+    base = niceness()
+    seen: list[tuple[int, bool]] = []
+
+    def background() -> None:
+        lower_priority()
+        seen.append((niceness(), is_background()))
+
+    thread = threading.Thread(target=background)
+    thread.start()
+    thread.join()
+    assert seen == [(base, True)]
