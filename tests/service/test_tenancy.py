@@ -47,6 +47,12 @@ async def test_second_tenant_sees_nothing(tmp_path: Path, model: SummaryModel) -
             assert response.status_code == 404, (method, url, response.status_code)
             assert "overwritten" not in response.text
 
+        intrusion = {"role": "user", "content": "intrusion"}
+        missing = await client.post("/chats/nowhere/messages", json=intrusion, headers=B)
+        other = await client.post("/chats/secret/messages", json=intrusion, headers=B)
+        assert missing.status_code == other.status_code == 404  # existence is not told
+        assert other.json()["detail"].replace("secret", "nowhere") == missing.json()["detail"]
+
         own = (await client.get("/chats/secret", headers=A)).json()
         assert own["message_count"] == 8
         rows = (await client.get("/chats/secret/summaries", headers=A)).json()["items"]

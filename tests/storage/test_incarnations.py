@@ -52,6 +52,21 @@ async def test_a_commit_planned_for_the_deleted_chat_writes_nothing(storage: Cha
     assert state.chat.summary_version == 0 and state.chat.tenant == "b"
 
 
+async def test_a_commit_for_another_tenant_is_a_missing_chat(storage: ChatStorage) -> None:
+    await storage.create_chat("x", tenant="a")
+    first = TurnCommit("x", new_messages=[user("a1", id="m1")], tenant="a")
+    assert [m.sequence for m in (await storage.commit_turn(first)).messages] == [1]
+    for attempt in (  # new messages, and a replay of a's ids that would echo a's message
+        TurnCommit("x", new_messages=[user("b1")], tenant="b"),
+        TurnCommit("x", new_messages=[user("a1", id="m1")], tenant="b"),
+    ):
+        with pytest.raises(NotFoundError, match="no chat with id 'x'"):
+            await storage.commit_turn(attempt)
+    state = await storage.load_state("x")
+    assert [m.message.content for m in state.messages] == ["a1"]
+    assert state.chat.message_count == 1 and state.chat.tenant == "a"
+
+
 async def test_an_old_indexing_run_does_not_move_the_new_watermark(storage: ChatStorage) -> None:
     old = await storage.create_chat("x")
     await storage.append_messages("x", [user("a1"), assistant("a2")])

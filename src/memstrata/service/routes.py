@@ -10,6 +10,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
 from fastapi.responses import StreamingResponse
 
+from memstrata.errors import UsageError
 from memstrata.service.auth import request_key
 from memstrata.service.errors import CONFLICT, ERROR_RESPONSES, NOT_FOUND, public_error
 from memstrata.service.limits import MAX_INT, Limits
@@ -125,9 +126,10 @@ async def delete_chat(chat: ChatDep, service: ServiceDep) -> Response:
     responses={**CHAT_ROUTE, **CONFLICT},
 )
 async def append_messages(
+    chat_id: str,
     body: AppendIn,
-    chat: ChatDep,
     service: ServiceDep,
+    tenant: TenantDep,
     limits: LimitsDep,
     idempotency_key: Annotated[
         str | None,
@@ -143,15 +145,22 @@ async def append_messages(
 
     With ``Idempotency-Key`` each message without an id gets ``idem:<key>:<index>``; message
     ids name messages, so a retried request stores nothing twice and answers as the first.
+    The chat's tenant is checked in the write itself (no read before it).
     """
+    limits.text("chat_id", chat_id, "max_id_chars")
     messages = body.messages if isinstance(body, MessageBatch) else [body]
-    limits.messages(messages)
+    try:
+        limits.messages(messages)
+        service.check_limits(messages)
+    except UsageError:
+        await service.chat(chat_id, tenant)  # a missing chat is told before a bad batch
+        raise
     if idempotency_key is not None:
         messages = [
             m if m.id else m.model_copy(update={"id": f"idem:{idempotency_key}:{i}"})
             for i, m in enumerate(messages)
         ]
-    stored = await service.append(chat, messages)
+    chat, stored = await service.append_to(chat_id, tenant, messages)
     state, _ = service.jobs.state(chat.id, incarnation=chat.incarnation)
     return AppendOut(
         chat_id=chat.id,

@@ -32,7 +32,13 @@ from memstrata.service.schemas import (
     SummaryCreate,
     SummaryPatchIn,
 )
-from memstrata.storage.base import ChatRecord, StoredMessage, SummaryPatch, SummaryRow
+from memstrata.storage.base import (
+    ChatRecord,
+    StoredMessage,
+    SummaryPatch,
+    SummaryRow,
+    TurnCommit,
+)
 
 SCAN_PAGE = 200
 
@@ -136,17 +142,29 @@ class Service:
                     f"{self.config.max_message_chars} (service.max_message_chars)"
                 )
 
-    async def append(self, chat: ChatRecord, messages: Sequence[Message]) -> list[StoredMessage]:
-        """Store messages and queue background summarization (never waits for it)."""
+    async def append_to(
+        self, chat_id: str, tenant: str, messages: Sequence[Message]
+    ) -> tuple[ChatRecord, list[StoredMessage]]:
+        """Store messages in the tenant's chat and queue background summarization.
+
+        Returns the chat afterwards and what was stored; never waits for a summary. The
+        tenant is checked inside the write (one transaction, no read before it); another
+        tenant's chat is ``NotFoundError`` like a missing one.
+        """
         self.check_limits(messages)
-        stored = await self.engine.add_messages(chat.id, messages, index=False)
+        commit = TurnCommit(chat_id, new_messages=messages, tenant=tenant)
+        try:
+            result = await self.engine.storage.commit_turn(commit)
+        except NotFoundError:
+            raise NotFoundError(f"no chat {chat_id!r}") from None
+        chat, stored = result.chat, list(result.messages)
         self.indexer.notify()
         await self.jobs.notify(chat.id, chat.tenant, incarnation=chat.incarnation)
         if stored:
             state, error = self.jobs.state(chat.id, incarnation=chat.incarnation)
             event = ChatEvent("appended", chat.id, state, error=error, incarnation=chat.incarnation)
             self.hub.publish(replace(event, message_count=stored[-1].sequence))
-        return stored
+        return chat, stored
 
     # -- context ------------------------------------------------------------------------------
 

@@ -159,6 +159,8 @@ class TurnCommit:
     never moves backwards: a commit that would do so raises ``ConflictError`` too.
     ``incarnation`` (when set) names the chat the turn was planned for: if the chat was
     deleted and created again since, nothing is written and ``NotFoundError`` is raised.
+    ``tenant`` (when set) is whose chat it must be: another tenant's chat is answered as
+    one that does not exist, before anything else (a replay included).
     """
 
     chat_id: str
@@ -168,6 +170,7 @@ class TurnCommit:
     last_summarized_sequence: int | None = None
     expected_summary_version: int | None = None
     incarnation: str | None = None
+    tenant: str | None = None
 
     @property
     def changes_summaries(self) -> bool:
@@ -342,6 +345,12 @@ def replayed(
                 "(or an Idempotency-Key) names one message, use a new one"
             )
     return tuple(by_id[message.id] for message in new)
+
+
+def check_tenant(chat: ChatRecord, commit: TurnCommit) -> None:
+    """``NotFoundError``, as for a missing chat, when ``chat`` is not the commit's tenant's."""
+    if commit.tenant is not None and commit.tenant != chat.tenant:
+        raise NotFoundError(f"no chat with id {chat.id!r}; create it first with create_chat()")
 
 
 def check_commit(chat: ChatRecord, commit: TurnCommit) -> None:

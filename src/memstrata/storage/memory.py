@@ -25,6 +25,7 @@ from memstrata.storage.base import (
     TurnCommit,
     active_chain,
     check_commit,
+    check_tenant,
     message_ids,
     replayed,
     smart_load_after,
@@ -129,6 +130,7 @@ class InMemoryStorage(StorageBase):
     async def commit_turn(self, commit: TurnCommit) -> CommitResult:
         """Apply the turn all at once, or raise and change nothing."""
         chat = self._chat(commit.chat_id)
+        check_tenant(chat, commit)
         ids = set(message_ids(commit.new_messages))
         found = [item for item in self._messages[chat.id] if item.message.id in ids]
         if (replay := replayed(found, commit.new_messages)) is not None:

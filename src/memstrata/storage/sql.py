@@ -43,6 +43,7 @@ from memstrata.storage.base import (
     SummaryRow,
     TurnCommit,
     check_commit,
+    check_tenant,
     message_ids,
     replayed,
     smart_load_after,
@@ -425,6 +426,7 @@ class SqlStorage(StorageBase):
         def write(conn: Connection, progress: Progress) -> CommitResult:
             progress.doing = "locking the chat"
             chat = _chat(conn, commit.chat_id, lock=True)
+            check_tenant(chat, commit)
             found = _messages_by_id(conn, chat.id, ids) if ids else []
             if (replay := replayed(found, commit.new_messages)) is not None:
                 return CommitResult(chat, replay, ())
@@ -461,6 +463,7 @@ class SqlStorage(StorageBase):
 
         def look(conn: Connection, _: Progress) -> CommitResult | None:
             chat = _chat(conn, commit.chat_id, lock=False)
+            check_tenant(chat, commit)
             replay = replayed(_messages_by_id(conn, chat.id, ids), commit.new_messages)
             return None if replay is None else CommitResult(chat, replay, ())
 
