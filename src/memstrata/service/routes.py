@@ -151,16 +151,15 @@ async def append_messages(
     messages = body.messages if isinstance(body, MessageBatch) else [body]
     try:
         limits.messages(messages)
-        service.check_limits(messages)
+        if idempotency_key is not None:
+            messages = [
+                m if m.id else m.model_copy(update={"id": f"idem:{idempotency_key}:{i}"})
+                for i, m in enumerate(messages)
+            ]
+        chat, stored = await service.append_to(chat_id, tenant, messages)
     except UsageError:
         await service.chat(chat_id, tenant)  # a missing chat is told before a bad batch
         raise
-    if idempotency_key is not None:
-        messages = [
-            m if m.id else m.model_copy(update={"id": f"idem:{idempotency_key}:{i}"})
-            for i, m in enumerate(messages)
-        ]
-    chat, stored = await service.append_to(chat_id, tenant, messages)
     state, _ = service.jobs.state(chat.id, incarnation=chat.incarnation)
     return AppendOut(
         chat_id=chat.id,
