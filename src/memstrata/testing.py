@@ -2,7 +2,8 @@
 
 ``ScriptedLLM`` answers from a queue, ``FunctionLLM`` from a function, and
 ``CountingLLM`` counts the input tokens of every call. They implement the ``LLM`` protocol,
-so they plug in wherever a real backend does. ``ChatCompletionsServer`` is the same kind of
+so they plug in wherever a real backend does. ``RecordingEmbedder`` wraps a real embedder
+and records what each call embedded. ``ChatCompletionsServer`` is the same kind of
 double behind a real HTTP server speaking the OpenAI chat-completions wire protocol, for
 services in other processes. None of them is collected by pytest.
 """
@@ -14,12 +15,16 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from memstrata.core.tokens import DEFAULT_COUNTER, TokenCounter, TokenUsage
+from memstrata.embed.base import Embedder
 from memstrata.llm.base import LLMRequest, LLMResponse
 
 __all__ = [
@@ -139,6 +144,48 @@ class CountingLLM:
         self.input_tokens += tokens
         text = self._answer()
         return LLMResponse(text=text, usage=TokenUsage(tokens, self.counter.count(text)))
+
+
+class RecordingEmbedder:
+    """A real embedder that records the texts of every call (calls may come from threads)."""
+
+    __test__ = False
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.calls: list[tuple[str, ...]] = []
+        self._lock = threading.Lock()
+
+    @property
+    def model_id(self) -> str:
+        return self.inner.model_id
+
+    @property
+    def dimension(self) -> int:
+        return self.inner.dimension
+
+    @property
+    def texts(self) -> list[str]:
+        """Every text embedded, in call order."""
+        with self._lock:
+            return [text for call in self.calls for text in call]
+
+    @property
+    def sizes(self) -> list[int]:
+        """How many texts each call embedded."""
+        with self._lock:
+            return [len(call) for call in self.calls]
+
+    def clear(self) -> None:
+        """Forget the calls recorded so far."""
+        with self._lock:
+            self.calls.clear()
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """Record ``texts``, then embed them with the wrapped embedder."""
+        with self._lock:
+            self.calls.append(tuple(texts))
+        return self.inner.embed(texts)
 
 
 def free_port() -> int:

@@ -8,6 +8,7 @@ from memstrata.core.messages import Message, assistant, tool_result, user
 from memstrata.embed.minilm import MiniLMEmbedder
 from memstrata.recall.ranking import RankingConfig
 from memstrata.recall.retriever import HybridRetriever, point_id
+from memstrata.testing import RecordingEmbedder
 from memstrata.vectors.base import RecallScope, TurnStore, VectorReader
 from memstrata.vectors.qdrant_edge import QdrantEdgeStore
 
@@ -214,39 +215,27 @@ async def test_sentence_vectors_store_one_point_per_sentence(
     await retriever.close()
 
 
-class CountingEmbedder:
-    """The real embedder, counting calls (to see the two queries embedded together)."""
-
-    def __init__(self, inner: MiniLMEmbedder) -> None:
-        self.inner, self.calls = inner, []  # type: list[int]
-        self.dimension, self.model_id = inner.dimension, inner.model_id
-
-    def embed(self, texts: list[str]):  # type: ignore[no-untyped-def]
-        self.calls.append(len(texts))
-        return self.inner.embed(texts)
-
-
 async def test_a_query_naming_a_speaker_embeds_both_queries_in_one_call(
     tmp_path: Path, embedder: MiniLMEmbedder
 ) -> None:
-    counting = CountingEmbedder(embedder)
+    counting = RecordingEmbedder(embedder)
     store = QdrantEdgeStore(tmp_path / "v")
     retriever = HybridRetriever(store, counting)  # type: ignore[arg-type]
     await retriever.store_turns(SCOPE, numbered(TURNS))  # remembers Ann and Bob
-    counting.calls.clear()
+    counting.clear()
     found = await retriever.get_relevant_history("What is Bob's cat called?", SCOPE, k=1)
-    assert counting.calls == [2] and "Miso" in found[0].message.content
+    assert counting.sizes == [2] and "Miso" in found[0].message.content
     fresh = HybridRetriever(store, counting)  # type: ignore[arg-type]  # knows no speakers
-    counting.calls.clear()
+    counting.clear()
     again = await fresh.get_relevant_history("What is Bob's cat called?", SCOPE, k=1)
-    assert counting.calls == [2] and again[0].sequence == found[0].sequence  # guessed "Bob"
+    assert counting.sizes == [2] and again[0].sequence == found[0].sequence  # guessed "Bob"
     other = HybridRetriever(store, counting)  # type: ignore[arg-type]
-    counting.calls.clear()
+    counting.clear()
     await other.get_relevant_history("Does Bob's sister live in Lisbon?", SCOPE, k=1)
-    assert counting.calls == [2, 1]  # "Lisbon" is no speaker: the guess was wrong
-    counting.calls.clear()
+    assert counting.sizes == [2, 1]  # "Lisbon" is no speaker: the guess was wrong
+    counting.clear()
     await other.get_relevant_history("Does Bob's sister live in Lisbon?", SCOPE, k=1)
-    assert counting.calls == [2]  # the speakers are known now
+    assert counting.sizes == [2]  # the speakers are known now
     await retriever.close()
 
 

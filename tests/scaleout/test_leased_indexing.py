@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import asyncpg
 import httpx
-import numpy as np
-import numpy.typing as npt
 from cluster import Client, Cluster, config_text
 from fastapi import FastAPI
 from service_harness import uvicorn_server
@@ -28,29 +25,8 @@ from memstrata.service.index_pg import LeasedIndexPass
 from memstrata.storage.pg_index_leases import IndexLeases
 from memstrata.storage.postgres import PostgresStorage
 from memstrata.storage.resolve import from_url
+from memstrata.testing import RecordingEmbedder
 from memstrata.vectors.pgvector import PgVectorStore
-
-
-class CountingEmbedder:
-    """The real MiniLM model, counting every text it embeds (calls come from threads)."""
-
-    def __init__(self, model: MiniLMEmbedder) -> None:
-        self.model = model
-        self.texts: list[str] = []
-        self._lock = threading.Lock()
-
-    @property
-    def model_id(self) -> str:
-        return self.model.model_id
-
-    @property
-    def dimension(self) -> int:
-        return self.model.dimension
-
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        with self._lock:
-            self.texts.extend(texts)
-        return self.model.embed(texts)
 
 
 def settings(dsn: str) -> Settings:
@@ -68,7 +44,7 @@ def settings(dsn: str) -> Settings:
 
 @asynccontextmanager
 async def replicas(
-    dsn: str, embedder: CountingEmbedder, count: int
+    dsn: str, embedder: RecordingEmbedder, count: int
 ) -> AsyncIterator[list[tuple[FastAPI, httpx.AsyncClient]]]:
     """``count`` services on one database and one pgvector table, sharing the embedder."""
     config = settings(dsn)
@@ -129,7 +105,7 @@ async def stored_points(dsn: str) -> tuple[int, int, int]:
 
 
 async def test_replicas_embed_every_turn_once(database: str) -> None:
-    embedder = CountingEmbedder(MiniLMEmbedder())
+    embedder = RecordingEmbedder(MiniLMEmbedder())
     async with replicas(database, embedder, count=3) as services:
         for app, _ in services:
             assert isinstance(app.state.service.indexer.index_pass, LeasedIndexPass)
