@@ -28,8 +28,8 @@ def lowered(base: int) -> int:
     return min(19, base + BACKGROUND_NICE)
 
 
-def test_lower_priority_changes_only_the_calling_thread() -> None:
-    base = niceness()
+def lowered_in_a_new_thread() -> tuple[int, bool]:
+    """``lower_priority()`` in a new thread: that thread's nice value and background mark."""
     seen: list[tuple[int, bool]] = []
 
     def background() -> None:
@@ -39,6 +39,12 @@ def test_lower_priority_changes_only_the_calling_thread() -> None:
     thread = threading.Thread(target=background)
     thread.start()
     thread.join()
+    return seen[0]
+
+
+def test_lower_priority_changes_only_the_calling_thread() -> None:
+    base = niceness()
+    seen = [lowered_in_a_new_thread()]
     assert BACKGROUND_NICE > 0
     assert seen == [(lowered(base), True)]
     assert (niceness(), is_background()) == (base, False)  # this thread is unchanged
@@ -87,13 +93,5 @@ def test_a_bulk_call_runs_at_its_callers_priority() -> None:
 def test_background_nice_zero_keeps_the_process_priority(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(priority, "BACKGROUND_NICE", 0)
     base = niceness()
-    seen: list[tuple[int, bool]] = []
-
-    def background() -> None:
-        lower_priority()
-        seen.append((niceness(), is_background()))
-
-    thread = threading.Thread(target=background)
-    thread.start()
-    thread.join()
+    seen = [lowered_in_a_new_thread()]
     assert seen == [(base, True)]
