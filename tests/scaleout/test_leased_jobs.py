@@ -137,6 +137,19 @@ async def stream(replica: Replica, chat: str, until: str, into: list[Any]) -> No
                     return
 
 
+async def subscribed(replica: Replica, chat: str, listener: asyncio.Task[None]) -> None:
+    """Wait until the listener's stream is subscribed on ``replica`` (fail if it ended)."""
+    hub = replica.app.state.service.hub
+    for _ in range(1000):
+        if hub.subscribers(chat):
+            return
+        if listener.done():
+            listener.result()  # the stream's own error, if it raised one
+            raise AssertionError("the event stream ended before it was subscribed")
+        await asyncio.sleep(0.01)
+    raise AssertionError("the event stream was not subscribed within 10 s")
+
+
 async def test_one_worker_per_chat_across_replicas(database: str) -> None:
     model = Model()
     async with replicas(database, model) as (one, two):
@@ -164,8 +177,7 @@ async def test_events_reach_subscribers_of_another_replica(database: str) -> Non
         chat = (await worker.client.post("/chats", json={})).json()["id"]
         seen: list[Any] = []
         listener = asyncio.create_task(stream(watcher, chat, "summarized", seen))
-        while watcher.app.state.service.hub.subscribers(chat) == 0:
-            await asyncio.sleep(0.01)
+        await subscribed(watcher, chat, listener)
         await post(worker, chat, 0)
         await post(worker, chat, 1)
         await asyncio.wait_for(listener, 10)
@@ -216,8 +228,7 @@ async def test_retries_back_off_in_the_database(database: str) -> None:
         model.failures = 1
         seen: list[Any] = []
         listener = asyncio.create_task(stream(two, chat, "summarized", seen))
-        while two.app.state.service.hub.subscribers(chat) == 0:
-            await asyncio.sleep(0.01)
+        await subscribed(two, chat, listener)
         await post(one, chat, 0)
         await post(one, chat, 1)
         storage = one.app.state.service.engine.storage
