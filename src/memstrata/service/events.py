@@ -163,7 +163,8 @@ class EventHub:
             yield first.to_sse()
             while True:
                 try:
-                    event = await asyncio.wait_for(queue.get(), heartbeat)
+                    async with asyncio.timeout(heartbeat):  # wait_for can lose a cancellation
+                        event = await queue.get()
                 except TimeoutError:
                     yield ": keep-alive\n\n"
                     continue

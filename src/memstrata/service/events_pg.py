@@ -18,6 +18,7 @@ import logging
 from typing import Any
 
 from memstrata.errors import MemstrataError
+from memstrata.service.background import stop_tasks
 from memstrata.service.events import ChatEvent, EventHub
 from memstrata.storage.pg_channel import NotifyChannel
 from memstrata.storage.pg_jobs import JobTable
@@ -56,11 +57,7 @@ class PostgresEventRelay:
 
     async def stop(self) -> None:
         """Stop sending and receiving."""
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await stop_tasks(self._tasks)
         self._tasks.clear()
 
     # -- out ----------------------------------------------------------------------------------

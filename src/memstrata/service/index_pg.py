@@ -9,13 +9,13 @@ others once its leases expire (idle workers look at the backlog every few second
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Sequence
 
 from memstrata.engine import MemoryEngine
 from memstrata.errors import MemstrataError
 from memstrata.indexer import BACKLOG_CHATS, IndexRun
+from memstrata.service.background import stop_tasks
 from memstrata.storage.pg_index_leases import IndexLeases
 from memstrata.storage.postgres import PostgresStorage
 
@@ -48,9 +48,7 @@ class LeasedIndexPass:
         try:
             return await engine.index_pending(chat_ids=claimed)
         finally:
-            renewer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await renewer
+            await stop_tasks([renewer])
             await self._release(claimed)
 
     async def _renew(self, chat_ids: Sequence[str]) -> None:

@@ -12,11 +12,11 @@ whole backlog on a single node, leased chats across replicas: ``index_passes``).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 
 from memstrata.engine import MemoryEngine
+from memstrata.service.background import stop_tasks, wait_event
 from memstrata.service.index_passes import IndexPass, WholeBacklog
 from memstrata.service.metrics import ServiceMetrics
 
@@ -65,9 +65,7 @@ class IndexWorker:
         """Stop the worker; what it did not index stays behind the watermark."""
         task, self._task = self._task, None
         if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await stop_tasks([task])
 
     def notify(self) -> None:
         """New messages were stored: wake the worker."""
@@ -82,8 +80,7 @@ class IndexWorker:
     async def _loop(self) -> None:
         delay = 0.0
         while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), delay)
+            await wait_event(self._wake, delay)
             if self._wake.is_set() and delay > 0:  # woken from idle: let appends gather
                 await asyncio.sleep(GATHER_SECONDS)
             self._wake.clear()

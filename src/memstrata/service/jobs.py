@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from memstrata.engine import MemoryEngine
+from memstrata.service.background import stop_tasks
 from memstrata.service.events import ChatEvent, EventHub, SummaryState, SummaryStates
 from memstrata.service.job_runner import JobOutcome, JobResult, SummaryRunner, backoff
 from memstrata.service.metrics import ServiceMetrics
@@ -148,9 +149,7 @@ class SummaryJobs:
                 slot.retry.cancel()
             for waiter in slot.waiters:
                 waiter.cancel()
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await stop_tasks(self._tasks)
         self._tasks.clear()
 
     async def recover(self, tenants: Iterable[str]) -> int:

@@ -16,7 +16,6 @@ a job whose replica was killed before it could report does not look busy forever
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Iterable
@@ -24,6 +23,7 @@ from contextlib import asynccontextmanager
 
 from memstrata.engine import MemoryEngine
 from memstrata.errors import MemstrataError
+from memstrata.service.background import stop_tasks, wait_event
 from memstrata.service.events import ChatEvent, EventHub, SummaryState, SummaryStates
 from memstrata.service.job_runner import JobResult, SummaryRunner
 from memstrata.service.metrics import ServiceMetrics
@@ -83,9 +83,7 @@ class LeasedSummaryJobs:
 
     async def stop(self) -> None:
         """Stop the workers; a job cut short keeps its row and is claimed once its lease ends."""
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await stop_tasks(self._tasks)
         self._tasks.clear()
 
     async def recover(self, tenants: Iterable[str]) -> int:
@@ -112,8 +110,7 @@ class LeasedSummaryJobs:
             if lease is not None:
                 return await self._take(lease, force=True, incarnation=incarnation)
             self._wake.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.poll_seconds)
+            await wait_event(self._wake, self.poll_seconds)
 
     def forget(self, chat_id: str, *, incarnation: str = "") -> None:
         """Drop a deleted chat's state (its job row went with the chat)."""
@@ -167,8 +164,7 @@ class LeasedSummaryJobs:
                 log.warning("claiming a summary job failed: %s", exc)
                 lease = None
             if lease is None:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), self.poll_seconds)
+                await wait_event(self._wake, self.poll_seconds)
                 continue
             try:
                 await self._take(lease, force=False)
@@ -207,9 +203,7 @@ class LeasedSummaryJobs:
             yield
         finally:
             self._held.discard(lease.chat_id)
-            renewer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await renewer
+            await stop_tasks([renewer])
 
     async def _renew(self, lease: Lease) -> None:
         while True:
