@@ -24,6 +24,9 @@ request every 50 ms) until it is 0, confirmed by ``index_lag`` 0 in every chat
 (``GET /chats/{id}``); then storage is read back (``GET /chats/{id}/messages``, paged)
 and compared with what was acknowledged.
 Every request has a ``--timeout``; each phase stops after its requests or ``--seconds``.
+By default the clients send as fast as they are answered (a saturating load); ``--rate R``
+paces the load instead (request number n is sent n / R seconds after its start, by
+whichever client is free), which shows the index lag of a load the embedder can follow.
 
     .venv/bin/python bench/service.py --clients 16 --chats 32 --requests 2000 --json out.json
 
@@ -36,7 +39,9 @@ JSON keys (top level; latencies of the concurrent phase):
   recallable (``index_lag`` 0 in every chat); ``--lag-timeout`` if it never got there
   (``memstrata.index_lag.timed_out`` is then true). ``memstrata.index_lag`` also holds
   the backlog when the load ended (``lag_at_first_poll``), the drain rate
-  (``drain_turns_per_s``) and a timeline of (seconds, turns behind).
+  (``drain_turns_per_s``), a timeline of (seconds, turns behind) after the load, the same
+  sampled every second during the load (``during_load``) and its largest value
+  (``during_load_max``).
 * ``lost``: memstrata messages acknowledged (2xx) but not in storage.
 * ``duplicated``: memstrata messages stored more than once (client retries included).
 * ``errors``: memstrata responses that were not 2xx, plus exceptions (timeouts included).
@@ -333,6 +338,8 @@ class Plan:
     seconds: float
     context_share: float
     retry_share: float
+    rate: float = 0.0
+    """Requests per second across all clients (0: each client sends as fast as it is answered)."""
 
 
 def exchange(chat: str, key: str, size: int, rng: random.Random) -> list[dict[str, str]]:
@@ -392,9 +399,13 @@ async def client_loop(
     client: httpx.AsyncClient, phase: Phase, plan: Plan, budget: list[int], seed: int
 ) -> None:
     rng = random.Random(seed)
-    deadline = time.perf_counter() + plan.seconds
+    started = time.perf_counter()
+    deadline = started + plan.seconds
     while budget[0] > 0 and time.perf_counter() < deadline:
         budget[0] -= 1
+        if plan.rate > 0:  # paced: request number n is due n / rate seconds after the start
+            due = started + (plan.requests - budget[0] - 1) / plan.rate
+            await asyncio.sleep(max(0.0, due - time.perf_counter()))
         chat = rng.choice(plan.chats)
         if rng.random() < plan.context_share:
             request = client.post(f"/chats/{chat}/context", json={"query": rng.choice(TOPICS)})
@@ -411,6 +422,14 @@ async def run_phase(client: httpx.AsyncClient, plan: Plan, clients: int, seed: i
     )
     phase.elapsed = time.perf_counter() - started
     return phase
+
+
+async def sample_lag(client: httpx.AsyncClient, into: list[tuple[float, int]]) -> None:
+    """Record the service's backlog every second (during the load) until cancelled."""
+    started = time.perf_counter()
+    while True:
+        await asyncio.sleep(1.0)
+        into.append((round(time.perf_counter() - started, 2), await total_lag(client)))
 
 
 # -- after the load: index lag and storage ----------------------------------------------------
@@ -521,19 +540,25 @@ async def bench_system(kind: str, directory: Path, args: argparse.Namespace) -> 
             for chat in chats:
                 await client.post("/chats", json={"id": chat})
             single = await run_phase(client, plan(args, chats, args.single_ops), 1, args.seed)
+            during: list[tuple[float, int]] = []
+            sampler = asyncio.create_task(sample_lag(client, during)) if recall else None
             load = await run_phase(
-                client, plan(args, chats, args.requests), args.clients, args.seed
+                client, plan(args, chats, args.requests, args.rate), args.clients, args.seed
             )
             load_end = time.perf_counter()
+            if sampler is not None:
+                sampler.cancel()
             lag = None
             if recall:
                 lag = await wait_recallable(client, chats, load_end, args.lag_timeout)
+                lag["during_load"] = during
+                lag["during_load_max"] = max((turns for _, turns in during), default=0)
             storage = await verify(client, [single, load])
     return summarize(single, load, lag, storage)
 
 
-def plan(args: argparse.Namespace, chats: list[str], requests: int) -> Plan:
-    return Plan(chats, requests, args.seconds, args.context_share, args.retry_share)
+def plan(args: argparse.Namespace, chats: list[str], requests: int, rate: float = 0.0) -> Plan:
+    return Plan(chats, requests, args.seconds, args.context_share, args.retry_share, rate)
 
 
 def summarize(
@@ -687,6 +712,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seconds", type=float, default=120, help="time bound per phase")
     parser.add_argument("--timeout", type=float, default=10, help="seconds per request")
     parser.add_argument("--lag-timeout", type=float, default=120, help="most seconds to poll")
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=0.0,
+        help="paced load: requests per second across all clients (default 0: unpaced)",
+    )
     parser.add_argument("--context-share", type=float, default=0.25)
     parser.add_argument("--retry-share", type=float, default=0.04, help="appends sent twice")
     parser.add_argument(
