@@ -95,3 +95,49 @@ def test_background_nice_zero_keeps_the_process_priority(monkeypatch: pytest.Mon
     base = niceness()
     seen = [lowered_in_a_new_thread()]
     assert seen == [(base, True)]
+
+
+def test_summaries_run_niced_in_their_own_pool_beside_a_busy_indexer() -> None:
+    """A summary never queues behind an indexing run (each kind has its own niced threads)."""
+    base = niceness()
+    release = threading.Event()
+
+    def long_indexing_run() -> str:
+        release.wait(10)
+        return threading.current_thread().name
+
+    def summary_work() -> tuple[str, int]:
+        return threading.current_thread().name, niceness()
+
+    async def run() -> tuple[tuple[str, int], str]:
+        indexing = asyncio.ensure_future(in_background(long_indexing_run))
+        await asyncio.sleep(0.05)  # the indexing thread is busy
+        summary = await asyncio.wait_for(in_background(summary_work, pool=priority.SUMMARIES), 5)
+        release.set()
+        return summary, await indexing
+
+    (summary_thread, summary_nice), indexing_thread = asyncio.run(run())
+    assert summary_nice == lowered(base)
+    assert summary_thread.startswith("memstrata-summaries")
+    assert indexing_thread.startswith("memstrata-indexing")
+
+
+async def test_the_offline_summarizer_works_at_background_priority(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from memstrata.core.messages import assistant, user
+    from memstrata.summary.offline import OfflineSummaryWriter
+
+    seen: list[int] = []
+    summarizer = OfflineSummaryWriter()
+    real = summarizer.summarize
+
+    def recording(*args: object, **kwargs: object) -> object:
+        seen.append(niceness())
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(summarizer, "summarize", recording)
+    base = niceness()
+    messages = [user("Maya booked a flight to Lisbon for May."), assistant("Lovely, Alfama!")]
+    draft = await summarizer.extend(None, messages, structured=True)
+    assert seen == [lowered(base)] and "Lisbon" in draft.summary.model_dump_json()

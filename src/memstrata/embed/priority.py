@@ -8,6 +8,9 @@ each with its own nice value), and the embedder runs the chunks of a call made f
 a thread in niced threads too. Background work then gets whatever CPU the rest of the
 machine leaves: all of it when nothing else runs. Calls from other threads (a query, the
 semantic truncation of a context) keep the process's priority.
+
+There is one niced pool per kind of background work (``INDEXING``, ``SUMMARIES``), so a
+summary job never queues behind a long indexing run, nor the reverse.
 """
 
 from __future__ import annotations
@@ -26,9 +29,15 @@ T = TypeVar("T")
 BACKGROUND_NICE = 10
 """How many nice levels below the process background threads run (capped at 19)."""
 
+INDEXING = "indexing"
+"""The pool of the recall indexer (one thread: its calls fan out to the embedder's threads)."""
+SUMMARIES = "summaries"
+"""The pool of offline summaries (their sentence embeddings and scoring)."""
+POOL_THREADS = {INDEXING: 1, SUMMARIES: 2}
+
 _lock = threading.Lock()
 _local = threading.local()
-_executor: list[ThreadPoolExecutor] = []
+_executors: dict[str, ThreadPoolExecutor] = {}
 
 
 def lower_priority(step: int | None = None) -> None:
@@ -53,16 +62,17 @@ def is_background() -> bool:
     return bool(getattr(_local, "background", False))
 
 
-def background_executor() -> ThreadPoolExecutor:
-    """The shared background thread (bulk calls fan out to the embedder's own threads)."""
+def background_executor(pool: str = INDEXING) -> ThreadPoolExecutor:
+    """The niced threads of one kind of background work (created on first use)."""
     with _lock:
-        if not _executor:
-            _executor.append(
-                ThreadPoolExecutor(1, "memstrata-background", initializer=lower_priority)
+        if pool not in _executors:
+            _executors[pool] = ThreadPoolExecutor(
+                POOL_THREADS.get(pool, 1), f"memstrata-{pool}", initializer=lower_priority
             )
-        return _executor[0]
+        return _executors[pool]
 
 
-async def in_background(fn: Callable[..., T], *args: object) -> T:
-    """Run ``fn(*args)`` in the background thread and wait for it."""
-    return await asyncio.get_running_loop().run_in_executor(background_executor(), fn, *args)
+async def in_background(fn: Callable[..., T], *args: object, pool: str = INDEXING) -> T:
+    """Run ``fn(*args)`` in ``pool``'s niced threads and wait for it."""
+    executor = background_executor(pool)
+    return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)

@@ -15,9 +15,9 @@ and entities are merged with :meth:`ConversationSummary.merge` and keep what was
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import cast
 
 import numpy as np
@@ -26,6 +26,7 @@ import numpy.typing as npt
 from memstrata.core.messages import Message, Role
 from memstrata.core.relative_dates import event_day
 from memstrata.embed.base import Embedder
+from memstrata.embed.priority import SUMMARIES, in_background
 from memstrata.summary import offline_facts
 from memstrata.summary.model import LIST_FIELDS, ConversationSummary
 from memstrata.summary.offline_questions import answered
@@ -218,10 +219,12 @@ class OfflineSummaryWriter:
     ) -> SummaryDraft:
         """The summary covering ``existing`` and ``new_messages``.
 
-        The numpy work runs in a worker thread, so the event loop stays free.
+        The numpy work runs in a niced worker thread (background priority, like indexing),
+        so the event loop and the request path stay first.
         """
-        summary = await asyncio.to_thread(
-            self.summarize, existing, new_messages, structured=structured
+        summary = await in_background(
+            partial(self.summarize, existing, new_messages, structured=structured),
+            pool=SUMMARIES,
         )
         return SummaryDraft(summary)
 
