@@ -116,9 +116,10 @@ class RecallIndexer:
     async def _batches(self, chat_ids: Sequence[str] | None, max_turns: int) -> list[Batch]:
         if chat_ids is None:
             chats = await self.storage.index_backlog(limit=BACKLOG_CHATS)
+        elif chat_ids:
+            chats = await self.storage.index_backlog(limit=len(chat_ids), chat_ids=chat_ids)
         else:
-            found = [await self.storage.get_chat(chat_id) for chat_id in chat_ids]
-            chats = [chat for chat in found if chat is not None and chat.index_lag > 0]
+            chats = []
         batches: list[Batch] = []
         room = max_turns
         for chat in chats:

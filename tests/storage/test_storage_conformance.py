@@ -420,6 +420,9 @@ async def test_index_backlog_lists_lagging_chats_oldest_first_and_reset_restarts
     backlog = await storage.index_backlog(limit=10)
     assert [chat.id for chat in backlog] == ["a", "c"]
     assert [chat.id for chat in await storage.index_backlog(limit=1)] == ["a"]
+    chosen = await storage.index_backlog(chat_ids=["b", "c", "missing"])
+    assert [chat.id for chat in chosen] == ["c"]  # b does not lag; missing is no chat
+    assert await storage.index_backlog(chat_ids=[]) == []
     reset = await storage.reset_index("b")
     assert [(chat.id, chat.indexed_sequence) for chat in reset] == [("b", 0)]
     await storage.mark_indexed("a", 2)

@@ -270,8 +270,13 @@ class ChatStorage(Protocol):
         """
         ...
 
-    async def index_backlog(self, *, limit: int = 100) -> list[ChatRecord]:
-        """Chats whose recall index lags their messages, the longest waiting first."""
+    async def index_backlog(
+        self, *, limit: int = 100, chat_ids: Sequence[str] | None = None
+    ) -> list[ChatRecord]:
+        """Chats whose recall index lags their messages, the longest waiting first.
+
+        ``chat_ids`` limits the answer to those chats (one read for a whole leased batch).
+        """
         ...
 
     async def reset_index(self, chat_id: str | None = None) -> list[ChatRecord]:

@@ -8,7 +8,7 @@ Each method runs without awaiting, so under asyncio it is atomic like a transact
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
@@ -182,9 +182,16 @@ class InMemoryStorage(StorageBase):
             if not await self.mark_indexed(chat_id, sequence, incarnation=known.get(chat_id))
         }
 
-    async def index_backlog(self, *, limit: int = 100) -> list[ChatRecord]:
+    async def index_backlog(
+        self, *, limit: int = 100, chat_ids: Sequence[str] | None = None
+    ) -> list[ChatRecord]:
         """Chats whose recall index lags their messages, the longest waiting first."""
-        behind = [chat for chat in self._chats.values() if chat.index_lag > 0]
+        wanted = None if chat_ids is None else set(chat_ids)
+        behind = [
+            chat
+            for chat in self._chats.values()
+            if chat.index_lag > 0 and (wanted is None or chat.id in wanted)
+        ]
         behind.sort(key=lambda chat: (chat.updated_at or datetime.min.replace(tzinfo=UTC), chat.id))
         return behind[:limit]
 

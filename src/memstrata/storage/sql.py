@@ -329,7 +329,9 @@ class SqlStorage(StorageBase):
             return set()
         return await self._run(f"mark_indexed({len(watermarks)} chats)", mark, write=True)
 
-    async def index_backlog(self, *, limit: int = 100) -> list[ChatRecord]:
+    async def index_backlog(
+        self, *, limit: int = 100, chat_ids: Sequence[str] | None = None
+    ) -> list[ChatRecord]:
         """Chats whose recall index lags their messages, the longest waiting first."""
         query = (
             select(chats)
@@ -337,6 +339,8 @@ class SqlStorage(StorageBase):
             .order_by(chats.c.updated_at, chats.c.id)
             .limit(limit)
         )
+        if chat_ids is not None:
+            query = query.where(chats.c.id.in_(list(chat_ids)))
         return await self._run("index_backlog", _chat_records(query), write=False)
 
     async def reset_index(self, chat_id: str | None = None) -> list[ChatRecord]:
