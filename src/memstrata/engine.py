@@ -12,6 +12,7 @@ summary and the verbatim turns; a failing vector store leaves recall empty.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
 from collections.abc import Sequence
@@ -42,7 +43,7 @@ from memstrata.storage.base import (
     StoredMessage,
     TurnCommit,
 )
-from memstrata.summary.chain import row_summary, shown_summary
+from memstrata.summary.chain import ShownSummaries, row_summary
 from memstrata.summary.planner import SummaryPlan, SummaryPlanner
 from memstrata.summary.title import generate_title
 from memstrata.summary.writer import SummaryWriter
@@ -119,6 +120,7 @@ class MemoryEngine:
         self.title_llm = title_llm
         self.budget = budget or ContextBudget()
         self.planner = SummaryPlanner(self.config, self.writer, self.counter)
+        self.shown_summaries = ShownSummaries(self.counter)
         self.pipeline = pipeline or agent_pipeline(
             (),
             max_chars=self.config.truncation_max_chars,
@@ -382,10 +384,20 @@ class MemoryEngine:
         window = await self._show([*split.pending, *split.recent], query)
         pending, recent = window[: len(split.pending)], window[len(split.pending) :]
         fit = fit_window(recent, budget_tokens=budget, counter=self.counter, rules=rules)
-        shown = shown_summary(state.summaries, max_tokens=fit.summary_room, counter=self.counter)
-        recalled = (
-            await self._recall(state.chat, query, fit.shown, budget) if self.uses_recall else []
+        recall = (
+            asyncio.ensure_future(self._recall(state.chat, query, fit.shown, budget))
+            if self.uses_recall and query
+            else None
         )
+        try:
+            if recall is not None:
+                await asyncio.sleep(0)  # recall hands the query to the embedder, then...
+            # ...the summary is cut to size while it embeds
+            shown = self.shown_summaries(state.summaries, max_tokens=fit.summary_room)
+            recalled = await recall if recall is not None else []
+        finally:
+            if recall is not None and not recall.done():
+                recall.cancel()
         return assemble_context(
             recalled=recalled,
             summary=shown.text or None,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from memstrata.config import MemoryConfig
@@ -13,7 +14,7 @@ from memstrata.engine import MemoryEngine
 from memstrata.llm.base import LLMRequest
 from memstrata.storage.base import SummaryRow
 from memstrata.storage.memory import InMemoryStorage
-from memstrata.summary.chain import shown_summary
+from memstrata.summary.chain import ShownSummaries, shown_summary
 from memstrata.summary.consolidate import restore_lost
 from memstrata.summary.llm_writer import LLMSummaryWriter
 from memstrata.summary.model import ConversationSummary, SummaryEntity
@@ -137,6 +138,31 @@ def test_a_cut_summary_loses_the_oldest_detail_and_reports_exactly_the_rows_show
     assert "old decision 0" not in shown.text and "old decision 10" not in shown.text
     has_old = any(f"old decision {i}" in shown.text for i in range(20))
     assert [r.episode_first for r in shown.rows] == ([1, 10] if has_old else [10])
+
+
+def test_shown_summaries_cut_a_chain_once_per_content_and_cap() -> None:
+    calls: list[str] = []
+
+    class Counting(HeuristicTokenCounter):
+        def count(self, text: str) -> int:
+            calls.append(text)
+            return super().count(text)
+
+    old = ConversationSummary(narrative="Ancient history. " * 30, decisions=("old plan",))
+    rows = [
+        SummaryRow("c", old.to_json(), format="json", episode_first=1, episode_last=9, id=1),
+        SummaryRow("c", "The newest thing.", episode_first=10, episode_last=12, id=2),
+    ]
+    shown = ShownSummaries(Counting(), size=2)
+    first = shown(rows, max_tokens=30)
+    assert first == shown_summary(rows, max_tokens=30, counter=COUNTER) and first.truncated
+    counted = len(calls)
+    assert shown(list(rows), max_tokens=30) is first and len(calls) == counted  # no new work
+    assert shown(rows, max_tokens=500).text != first.text  # another cap: another answer
+    edited = [rows[0], replace(rows[1], summary_text="Something else.", version=2)]
+    assert "Something else." in shown(edited, max_tokens=30).text  # new content: new key
+    assert len(shown._memo) == 2  # bounded: the least recently used went
+    assert shown(rows, max_tokens=30) is not first  # ...and is cut again when asked
 
 
 def test_restore_puts_back_what_a_digest_lost() -> None:

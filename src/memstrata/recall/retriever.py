@@ -301,16 +301,18 @@ class HybridRetriever:
         known = self._speakers.get(scope) or likely_names(query)
         guess = without_speakers(query, known) if learned else query
         texts = [query] if guess == query or not guess.strip() else [query, guess]
-        vectors = await asyncio.to_thread(self.embedder.embed, texts)
+        # The embedder works in its thread while the lexical search runs here.
+        embedding = asyncio.get_running_loop().run_in_executor(None, self.embedder.embed, texts)
         limit = max(config.candidates, k)
-        dense_limit = limit * 3 if config.sentence_vectors else limit
-        dense = await self.store.search(scope, dense=vectors[0].tolist(), limit=dense_limit)
         sparse_query = query_vector(query)  # the store applies IDF
         lexical = (
             await self.store.search(scope, sparse=sparse_query, limit=limit)
             if sparse_query.indices
             else []
         )
+        vectors = await embedding
+        dense_limit = limit * 3 if config.sentence_vectors else limit
+        dense = await self.store.search(scope, dense=vectors[0].tolist(), limit=dense_limit)
         candidates = _candidates(dense, lexical)
         if learned:
             speakers = self._remember(scope, speakers_of(candidates.values()))

@@ -8,6 +8,7 @@ newest row's last sentence, and the rows it reports are exactly those still show
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import reduce
@@ -74,16 +75,44 @@ def shown_summary(
     text = render_summaries(rows, summaries)
     if counter.count(text) <= max_tokens:
         return ShownSummary(text, tuple(rows))
-    units = _detail_units(summaries)
+    sentences = [split_sentences(summary.narrative) for summary in summaries]
+    units = _detail_units(summaries, sentences)
     low, high = 0, len(units)  # the fewest oldest units to cut so that the text fits
     while low < high:
         middle = (low + high) // 2
-        if counter.count(_render_without(rows, summaries, units[:middle])) <= max_tokens:
+        cut = units[:middle]
+        if counter.count(_render_without(rows, summaries, sentences, cut)) <= max_tokens:
             high = middle
         else:
             low = middle + 1
-    kept_rows, kept = _without(rows, summaries, units[:low])
+    kept_rows, kept = _without(rows, summaries, sentences, units[:low])
     return ShownSummary(render_summaries(kept_rows, kept), tuple(kept_rows), truncated=True)
+
+
+class ShownSummaries:
+    """:func:`shown_summary` with a bounded memo: a chain is cut to size once per cap.
+
+    A chat's context is read every turn while its chain changes only when the summary is
+    extended, and cutting a chain to its cap renders it several times. The memo is keyed by
+    the rows themselves (their text and version included) and the cap, so a changed chain
+    is simply a new key; the least recently used entries go past ``size``.
+    """
+
+    def __init__(self, counter: TokenCounter, *, size: int = 1024) -> None:
+        self.counter = counter
+        self.size = size
+        self._memo: OrderedDict[tuple[tuple[SummaryRow, ...], int], ShownSummary] = OrderedDict()
+
+    def __call__(self, rows: Sequence[SummaryRow], *, max_tokens: int) -> ShownSummary:
+        """The chain within ``max_tokens`` (see :func:`shown_summary`)."""
+        key = (tuple(rows), max_tokens)
+        shown = self._memo.pop(key, None)
+        if shown is None:
+            shown = shown_summary(rows, max_tokens=max_tokens, counter=self.counter)
+        self._memo[key] = shown
+        while len(self._memo) > self.size:
+            self._memo.popitem(last=False)
+        return shown
 
 
 _Unit = tuple[int, str, int, int]
@@ -100,8 +129,10 @@ profiles and last their names. Within each, older rows first and, in a row, olde
 first."""
 
 
-def _detail_units(summaries: Sequence[ConversationSummary]) -> list[_Unit]:
-    """Every cuttable piece, in the order :data:`CUT_ORDER` says.
+def _detail_units(
+    summaries: Sequence[ConversationSummary], sentences: Sequence[Sequence[str]]
+) -> list[_Unit]:
+    """Every cuttable piece, in the order :data:`CUT_ORDER` says (``sentences``: narratives').
 
     The newest row's last narrative sentence is never listed: the newest thing the summary
     says stays.
@@ -110,10 +141,10 @@ def _detail_units(summaries: Sequence[ConversationSummary]) -> list[_Unit]:
     last = len(summaries) - 1
     tier = {name: rank for rank, name in enumerate(CUT_ORDER)}
     for index, summary in enumerate(summaries):
-        sentences = len(split_sentences(summary.narrative))
-        size = sentences - 1 if index == last else sentences
+        told = len(sentences[index])
+        size = told - 1 if index == last else told
         ranked += [
-            (tier["narrative"], index, pos / max(1, sentences), (index, "narrative", pos, -1))
+            (tier["narrative"], index, pos / max(1, told), (index, "narrative", pos, -1))
             for pos in range(size)
         ]
         for name in _LISTS:
@@ -141,7 +172,10 @@ def _parts(details: str) -> list[str]:
 
 
 def _without(
-    rows: Sequence[SummaryRow], summaries: Sequence[ConversationSummary], cut: Sequence[_Unit]
+    rows: Sequence[SummaryRow],
+    summaries: Sequence[ConversationSummary],
+    sentences: Sequence[Sequence[str]],
+    cut: Sequence[_Unit],
 ) -> tuple[list[SummaryRow], list[ConversationSummary]]:
     drop: dict[int, dict[str, dict[int, set[int]]]] = {}
     for index, name, pos, part in cut:
@@ -149,7 +183,7 @@ def _without(
     kept_rows: list[SummaryRow] = []
     kept: list[ConversationSummary] = []
     for index, (row, summary) in enumerate(zip(rows, summaries, strict=True)):
-        trimmed = _trim(summary, drop.get(index, {}))
+        trimmed = _trim(summary, sentences[index], drop.get(index, {}))
         if not trimmed.is_empty or index == len(rows) - 1:
             kept_rows.append(row)
             kept.append(trimmed)
@@ -157,14 +191,15 @@ def _without(
 
 
 def _trim(
-    summary: ConversationSummary, drop: dict[str, dict[int, set[int]]]
+    summary: ConversationSummary,
+    sentences: Sequence[str],
+    drop: dict[str, dict[int, set[int]]],
 ) -> ConversationSummary:
     if not drop:
         return summary
     updates: dict[str, object] = {}
     for name, positions in drop.items():
         if name == "narrative":
-            sentences = split_sentences(summary.narrative)
             kept = [s for pos, s in enumerate(sentences) if pos not in positions]
             updates["narrative"] = " ".join(kept)
         elif name == "entities":
@@ -186,9 +221,12 @@ def _kept_parts(details: str, cut: set[int]) -> str:
 
 
 def _render_without(
-    rows: Sequence[SummaryRow], summaries: Sequence[ConversationSummary], cut: Sequence[_Unit]
+    rows: Sequence[SummaryRow],
+    summaries: Sequence[ConversationSummary],
+    sentences: Sequence[Sequence[str]],
+    cut: Sequence[_Unit],
 ) -> str:
-    kept_rows, kept = _without(rows, summaries, cut)
+    kept_rows, kept = _without(rows, summaries, sentences, cut)
     return render_summaries(kept_rows, kept)
 
 
