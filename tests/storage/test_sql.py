@@ -65,6 +65,38 @@ async def test_first_use_migrates_an_empty_database(sql_backend) -> None:  # typ
     assert await again.get_chat(chat.id) == chat
 
 
+async def test_lagging_chats_are_found_through_a_partial_index(sql_backend) -> None:  # type: ignore[no-untyped-def]
+    storage = sql(sql_backend)
+    for name in ("done", "behind"):
+        await storage.create_chat(name)
+        await storage.append_messages(name, [user("hello"), assistant("hi")])
+    await storage.mark_indexed("done", 2)
+    backlog = (
+        "SELECT id FROM chats WHERE chats.message_count > chats.indexed_sequence "
+        "ORDER BY updated_at, id LIMIT 64"
+    )
+
+    def plan(conn):  # type: ignore[no-untyped-def]
+        if conn.dialect.name == "sqlite":
+            rows = conn.execute(text("EXPLAIN QUERY PLAN " + backlog)).all()
+            return " ".join(str(row[-1]) for row in rows)
+        conn.execute(text("SET LOCAL enable_seqscan = off"))  # a tiny table is scanned anyway
+        return " ".join(row[0] for row in conn.execute(text("EXPLAIN " + backlog)).all())
+
+    assert "ix_chats_index_backlog" in await storage.transaction(plan)
+    assert [chat.id for chat in await storage.index_backlog()] == ["behind"]
+    # a database migrated before the index gets it from migration 10
+    await execute(
+        storage,
+        "DROP INDEX ix_chats_index_backlog",
+        "DELETE FROM memstrata_schema WHERE version = 10",
+    )
+    again = sql(sql_backend)
+    await again.setup()
+    assert "ix_chats_index_backlog" in await again.transaction(plan)
+    assert [chat.id for chat in await again.index_backlog()] == ["behind"]
+
+
 async def test_concurrent_first_use_migrates_once(sql_backend) -> None:  # type: ignore[no-untyped-def]
     stores = [sql(sql_backend) for _ in range(4)]
     await asyncio.gather(*(s.setup() for s in stores))

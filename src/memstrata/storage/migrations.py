@@ -113,6 +113,20 @@ def _index_leases(connection: Connection) -> None:
     _add_column(connection, "chats", "index_lease_until", timestamp)
 
 
+def _backlog_index(connection: Connection) -> None:
+    """A partial index of the chats whose recall index lags, oldest first.
+
+    The indexer's backlog query and the replicas' indexing claim read it instead of
+    scanning every chat; it holds only the lagging chats, so it stays small.
+    """
+    connection.execute(
+        text(
+            "CREATE INDEX IF NOT EXISTS ix_chats_index_backlog ON chats (updated_at, id) "
+            f"WHERE {schema.BACKLOG}"
+        )
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "chats, messages, summary chains", _initial),
     Migration(2, "summary row kinds: row, digest, archived", _digests),
@@ -122,6 +136,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(7, "background jobs leased per chat (several replicas)", _jobs),
     Migration(8, "user memory across chats: facts, preferences, profile", _user_memory),
     Migration(9, "indexing leases per chat (several replicas)", _index_leases),
+    Migration(10, "a partial index of the chats whose recall index lags", _backlog_index),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

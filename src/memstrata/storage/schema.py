@@ -34,6 +34,7 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
+    text,
 )
 
 
@@ -76,6 +77,9 @@ class IsoDateTime(TypeDecorator[datetime]):
 # SQLite only gives AUTOINCREMENT-free rowid aliases to INTEGER PRIMARY KEY columns.
 _ID = BigInteger().with_variant(Integer(), "sqlite")
 
+BACKLOG = "message_count > indexed_sequence"
+"""The chats whose recall index lags their messages (a partial index holds just those)."""
+
 metadata = MetaData()
 
 chats = Table(
@@ -95,6 +99,13 @@ chats = Table(
     Column("index_lease_owner", String(64)),
     Column("index_lease_until", UTCDateTime),
     Index("ix_chats_tenant_updated", "tenant", "updated_at"),
+    Index(
+        "ix_chats_index_backlog",
+        "updated_at",
+        "id",
+        sqlite_where=text(BACKLOG),
+        postgresql_where=text(BACKLOG),
+    ),
 )
 
 messages = Table(
