@@ -16,6 +16,8 @@ from memstrata.errors import SchemaVersionError, StorageError, StorageUnavailabl
 from memstrata.storage import SummaryRow, TurnCommit, resolve_storage
 from memstrata.storage import schema as tables
 from memstrata.storage.migrations import LATEST_VERSION, MIGRATIONS
+from memstrata.storage.pg_index_leases import _CLAIM
+from memstrata.storage.postgres import PostgresStorage
 from memstrata.storage.sql import SqlStorage
 from memstrata.testing import free_port
 
@@ -85,6 +87,15 @@ async def test_lagging_chats_are_found_through_a_partial_index(sql_backend) -> N
 
     assert "ix_chats_index_backlog" in await storage.transaction(plan)
     assert [chat.id for chat in await storage.index_backlog()] == ["behind"]
+    if isinstance(storage, PostgresStorage):  # the replicas' indexing claim reads it too
+
+        def claim_plan(conn):  # type: ignore[no-untyped-def]
+            conn.execute(text("SET LOCAL enable_seqscan = off"))
+            query = text("EXPLAIN " + str(_CLAIM))
+            params = {"owner": "r", "lease": 30.0, "limit": 64}
+            return " ".join(row[0] for row in conn.execute(query, params).all())
+
+        assert "ix_chats_index_backlog" in await storage.transaction(claim_plan)
     # a database migrated before the index gets it from migration 10
     await execute(
         storage,
