@@ -208,7 +208,9 @@ async def test_three_replicas_survive_two_kills_mid_job(tmp_path: Path, database
         llm.stop()
 
     assert workload.appends == CHATS * ROUNDS and workload.contexts == CHATS * ROUNDS
-    assert sum(client.retries for client in workload.clients) >= 1  # the kills were felt
+    # Each kill cut a job short (``kill_mid_job`` waits for the replica's LLM call). Client
+    # retries are not asserted: a client retries only when one of its requests is in flight
+    # to the replica at the kill, a matter of timing (a CI run once had none in either kill).
     assert sum(workload.forced.values()) == CHATS
     messages, chains, chats = await stored(database)
     check_messages(workload, messages)
