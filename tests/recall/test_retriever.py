@@ -1,4 +1,6 @@
+import asyncio
 import logging
+import threading
 from datetime import datetime
 from pathlib import Path
 
@@ -261,3 +263,30 @@ async def test_turns_remember_their_position_in_the_session(
     await second.store_turns(scope, [*later, (8, TURNS[6].model_copy(update={"timestamp": day2}))])
     assert await positions(second, scope) == {1: 0, 2: 1, 3: 2, 4: 3, 6: 4, 7: None, 8: 0}
     await second.close()
+
+
+async def test_the_lexical_search_runs_while_the_query_is_embedded(
+    tmp_path: Path, embedder: MiniLMEmbedder
+) -> None:
+    """The query's embedding waits for the lexical search: only overlap lets both finish."""
+    lexical_searched = threading.Event()
+
+    class WaitingEmbedder(RecordingEmbedder):
+        def embed(self, texts):  # type: ignore[no-untyped-def]
+            if self.texts:  # stored turns are embedded first; the query waits
+                assert lexical_searched.wait(5), "the lexical search waited for the embedding"
+            return super().embed(texts)
+
+    class WatchedStore(QdrantEdgeStore):
+        async def search(self, scope, *, dense=None, sparse=None, limit=10):  # type: ignore[no-untyped-def]
+            if sparse is not None:
+                lexical_searched.set()
+            return await super().search(scope, dense=dense, sparse=sparse, limit=limit)
+
+    retriever = HybridRetriever(WatchedStore(tmp_path / "v"), WaitingEmbedder(embedder))  # type: ignore[arg-type]
+    await retriever.store_turns(SCOPE, numbered(TURNS))
+    found = await asyncio.wait_for(
+        retriever.get_relevant_history("marathon in Berlin", SCOPE, k=1), 10
+    )
+    assert "Berlin" in found[0].message.content
+    await retriever.close()

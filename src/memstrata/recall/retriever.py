@@ -11,6 +11,7 @@ caller already has (``exclude_hashes``) and duplicates. Any backend failure degr
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import uuid
 from collections import OrderedDict
@@ -301,8 +302,11 @@ class HybridRetriever:
         known = self._speakers.get(scope) or likely_names(query)
         guess = without_speakers(query, known) if learned else query
         texts = [query] if guess == query or not guess.strip() else [query, guess]
-        # The embedder works in its thread while the lexical search runs here.
-        embedding = asyncio.get_running_loop().run_in_executor(None, self.embedder.embed, texts)
+        # The embedder works in its thread (as asyncio.to_thread would run it, context
+        # included) while the lexical search runs here.
+        embedding = asyncio.get_running_loop().run_in_executor(
+            None, contextvars.copy_context().run, self.embedder.embed, texts
+        )
         limit = max(config.candidates, k)
         sparse_query = query_vector(query)  # the store applies IDF
         lexical = (
