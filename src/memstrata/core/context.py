@@ -499,11 +499,15 @@ def _entries(
         if stamp and not rules.date_headers:
             line = f"{stamp} {line}"
         rank_cost = counter.count(line) + 1
-        if rules.resolve_dates:
-            line = annotate_relative_dates(line, message.content, message.timestamp)
+        noted = (
+            annotate_relative_dates(line, message.content, message.timestamp)
+            if rules.resolve_dates
+            else line
+        )
+        cost = rank_cost if noted is line else counter.count(noted) + 1  # most have no note
         header = counter.count(stamp) + 1 if stamp and rules.date_headers else 0
         key = _group_key(message)
-        entries.append(_Entry(turn, key, line, counter.count(line) + 1, header, rank_cost))
+        entries.append(_Entry(turn, key, noted, cost, header, rank_cost))
     return entries
 
 
