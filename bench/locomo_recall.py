@@ -4,11 +4,11 @@
 
 Each conversation of a LoCoMo-format file is ingested (all sessions, with their dates) into a
 fresh memory; for every QA item the context for the question is assembled under each budget
-with memstrata's default ``rag_augmented`` configuration, and two baselines are computed in
+with longtalk's default ``rag_augmented`` configuration, and two baselines are computed in
 the same run with the same budgets and counting: recency (the newest turns that fit) and BM25
 over turns (greedy fill by score). Budgets are counted as ceil(chars / 4).
 
-The engine runs memstrata's DEFAULT configuration: ``MemoryConfig(context_max_tokens=max(budgets))``
+The engine runs longtalk's DEFAULT configuration: ``MemoryConfig(context_max_tokens=max(budgets))``
 with no budget-split, window or summary overrides (``--set`` exists for ablations only).
 
 Metrics: evidence recall (the fraction of the item's evidence turns whose text is in the
@@ -17,7 +17,7 @@ LoCoMo category "1".."5" and "cat1_4" (micro-average over categories 1-4).
 
 JSON: ``{budget: {system: report}}``; every report has ``evidence_recall`` and
 ``answer_recall`` (per category and ``cat1_4``), ``tokens_used_mean`` and ``n`` (items per
-category). The ``memstrata`` report adds the context contract's measures:
+category). The ``longtalk`` report adds the context contract's measures:
 
 * ``window_intact``: the fraction of questions whose context holds the whole recent window
   (``context.window_intact`` when the engine has it, else ``dropped_verbatim == 0``).
@@ -52,18 +52,21 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from memstrata.config import MemoryConfig
-from memstrata.core.context import AssembledContext, ContextBudget, assemble_context
-from memstrata.core.tokens import HeuristicTokenCounter
-from memstrata.recall.lexical import STOPWORDS, tokenize
-from memstrata.recall.ranking import RankingConfig
-from memstrata.recall.retriever import HybridRetriever
-from memstrata.tools.datasets.locomo import Conversation, Turn, load_locomo, normalise_dia_id
-from memstrata.vectors.base import RecalledTurn, RecallScope
+from longtalk.config import MemoryConfig
+from longtalk.core.context import AssembledContext, ContextBudget, assemble_context
+from longtalk.core.tokens import HeuristicTokenCounter
+from longtalk.recall.lexical import STOPWORDS, tokenize
+from longtalk.recall.ranking import RankingConfig
+from longtalk.recall.retriever import HybridRetriever
+from longtalk.tools.datasets.locomo import Conversation, Turn, load_locomo, normalise_dia_id
+from longtalk.vectors.base import RecalledTurn, RecallScope
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling helpers
+from former_keys import with_former_keys  # noqa: E402
 
 COUNTER = HeuristicTokenCounter(4.0)
 CATEGORIES = ("1", "2", "3", "4", "5")
-SYSTEMS = ("memstrata", "bm25", "recency")
+SYSTEMS = ("longtalk", "bm25", "recency")
 WORD = re.compile(r"[a-z0-9]+")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 MIN_SENTENCE_WORDS = 4  # content words a sentence needs to enter the TF-IDF extract
@@ -187,7 +190,7 @@ class Contract:
 
 
 def turns_context(turns: Sequence[Turn], ranked: Sequence[int], budget: int) -> str:
-    """Greedy fill in ranked order, rendered like memstrata's recalled turns."""
+    """Greedy fill in ranked order, rendered like longtalk's recalled turns."""
     by_seq = {t.sequence: t for t in turns}
     recalled = [RecalledTurn(by_seq[s].message, 1.0 / (i + 1), s) for i, s in enumerate(ranked)]
     rules = ContextBudget(headers=False, length_penalty=0.0)
@@ -288,7 +291,7 @@ class NumpyStore:
     ) -> list[Any]:
         import numpy as np
 
-        from memstrata.vectors.base import ScoredPoint
+        from longtalk.vectors.base import ScoredPoint
 
         points = self._scoped(scope)
         if dense is not None:
@@ -321,7 +324,7 @@ class NumpyStore:
         return weights
 
     async def fetch(self, scope: RecallScope, sequences: Sequence[int]) -> list[Any]:
-        from memstrata.vectors.base import ScoredPoint
+        from longtalk.vectors.base import ScoredPoint
 
         wanted = set(sequences)
         return [
@@ -374,12 +377,12 @@ class CachedEmbedder:
             np.savez(self.path, keys=np.array(list(self.cache)), vecs=vecs)
 
 
-# -- memstrata -----------------------------------------------------------------------------------
+# -- longtalk -----------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
 class Setup:
-    """memstrata's configuration under test (defaults = memstrata's defaults)."""
+    """longtalk's configuration under test (defaults = longtalk's defaults)."""
 
     ranking: RankingConfig = field(default_factory=RankingConfig)
     rules: ContextBudget | None = None  # None: the engine's own; a ContextBudget for ablations
@@ -389,27 +392,27 @@ class Setup:
 
 def make_store(kind: str, directory: Path) -> Any:
     if kind == "qdrant-edge":
-        from memstrata.vectors.qdrant_edge import QdrantEdgeStore
+        from longtalk.vectors.qdrant_edge import QdrantEdgeStore
 
         return QdrantEdgeStore(directory)
     return NumpyStore()  # brute force: for ranking experiments before a real store exists
 
 
-async def run_memstrata(
+async def run_longtalk(
     conv: Conversation,
     embedder: Any,
     setup: Setup,
     budgets: Sequence[int],
     on_item: Callable[[dict[str, Any], dict[int, AssembledContext]], None],
 ) -> None:
-    """memstrata end to end: the engine over in-memory chat storage and the retriever.
+    """longtalk end to end: the engine over in-memory chat storage and the retriever.
 
     The default configuration: only ``context_max_tokens`` is set (to the largest budget);
     ``setup.config`` and ``setup.rules`` are empty/None unless an ablation sets them.
     """
-    from memstrata.engine import MemoryEngine
-    from memstrata.storage.memory import InMemoryStorage
-    from memstrata.summary.offline import OfflineSummaryWriter
+    from longtalk.engine import MemoryEngine
+    from longtalk.storage.memory import InMemoryStorage
+    from longtalk.summary.offline import OfflineSummaryWriter
 
     with tempfile.TemporaryDirectory() as tmp:
         store = make_store(setup.store, Path(tmp))
@@ -451,10 +454,10 @@ def score_item(
     ids = evidence_ids(item, conv)
     ranked = bm25.ranked(str(item.get("question", ""))) if bm25 else []
     for budget in budgets:
-        memstrata = scores["memstrata", budget]
-        memstrata.add(item, ids, conv, contexts[budget].render())
-        memstrata.contract = memstrata.contract or Contract()
-        memstrata.contract.add(item, contexts[budget], extract)
+        longtalk = scores["longtalk", budget]
+        longtalk.add(item, ids, conv, contexts[budget].render())
+        longtalk.contract = longtalk.contract or Contract()
+        longtalk.contract.add(item, contexts[budget], extract)
         if bm25:
             scores["bm25", budget].add(item, ids, conv, turns_context(conv.turns, ranked, budget))
             recency = turns_context(conv.turns, newest, budget)
@@ -469,7 +472,7 @@ async def evaluate(
     cache: Path | None = None,
     folds: Path | None = None,
 ) -> dict[str, dict[str, Any]]:
-    from memstrata.embed.minilm import MiniLMEmbedder
+    from longtalk.embed.minilm import MiniLMEmbedder
 
     embedder: Any = MiniLMEmbedder()
     if cache is not None:
@@ -481,16 +484,16 @@ async def evaluate(
         extract = CentroidExtract(conv.turns)
         on_item = functools.partial(score_item, scores, conv, budgets, bm25, newest, extract)
         held_out = with_fold(setup, folds / f"fold_{index}.json") if folds else setup
-        await run_memstrata(conv, embedder, held_out, budgets, on_item)
+        await run_longtalk(conv, embedder, held_out, budgets, on_item)
     if isinstance(embedder, CachedEmbedder):
         embedder.save()
-    systems = SYSTEMS if baselines else ("memstrata",)
+    systems = SYSTEMS if baselines else ("longtalk",)
     return {str(b): {s: scores[s, b].report() for s in systems} for b in budgets}
 
 
 def with_fold(setup: Setup, path: Path) -> Setup:
     """The setup with the ranker fitted without this conversation (``--ranker-folds``)."""
-    from memstrata.recall.ranker import LinearRanker
+    from longtalk.recall.ranker import LinearRanker
 
     fold = json.loads(path.read_text(encoding="utf-8"))
     ranker = LinearRanker(fold["weights"])
@@ -515,14 +518,14 @@ def print_table(results: dict[str, dict[str, Any]], out: Any = sys.stdout) -> No
 
 
 def print_contract(results: dict[str, dict[str, Any]], out: Any = sys.stdout) -> None:
-    """The memstrata context-contract measures per budget."""
+    """The longtalk context-contract measures per budget."""
     head = (
         f"\n{'budget':>6} {'window_intact':>13} {'summary_max':>11} "
         f"{'summary_only':>12} {'tfidf_extract':>13}"
     )
     print(head, file=out)
     for budget, systems in results.items():
-        report = systems.get("memstrata", {})
+        report = systems.get("longtalk", {})
         if "window_intact" not in report:
             continue
         print(
@@ -579,7 +582,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{time.perf_counter() - started:.1f} s"
     )
     if args.json:
-        args.json.write_text(json.dumps(results, indent=2), encoding="utf-8")
+        args.json.write_text(json.dumps(with_former_keys(results), indent=2), encoding="utf-8")
     return 0
 
 

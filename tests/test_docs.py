@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from memstrata.config import LLMConfig, MemoryConfig, ServiceConfig, SupervisorConfig, VectorsConfig
-from memstrata.storage.config import StorageConfig
+from longtalk.config import LLMConfig, MemoryConfig, ServiceConfig, SupervisorConfig, VectorsConfig
+from longtalk.storage.config import StorageConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -28,8 +28,8 @@ def test_every_linked_document_exists() -> None:
 
 
 def test_the_quick_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MEMSTRATA_STORAGE__SQLITE_PATH", str(tmp_path / "m.db"))
-    monkeypatch.setenv("MEMSTRATA_VECTORS__URL", f"qdrant-edge:{tmp_path / 'vectors'}")
+    monkeypatch.setenv("LONGTALK_STORAGE__SQLITE_PATH", str(tmp_path / "m.db"))
+    monkeypatch.setenv("LONGTALK_VECTORS__URL", f"qdrant-edge:{tmp_path / 'vectors'}")
     code = re.search(r"## Quick example\n\n```python\n(.*?)```", README, re.S)
     assert code is not None
     namespace: dict[str, object] = {"__name__": "readme_example"}

@@ -1,4 +1,4 @@
-"""Smoke test of bench/service.py: a small load on memstrata and the floor, nothing lost."""
+"""Smoke test of bench/service.py: a small load on longtalk and the floor, nothing lost."""
 
 from __future__ import annotations
 
@@ -31,11 +31,11 @@ def test_service_bench_smoke(tmp_path: Path) -> None:
     assert results["lost"] == results["duplicated"] == results["errors"] == 0
     assert results["append_p95_ms"] > 0 and results["floor_append_p95_ms"] > 0
     assert results["index_lag_max_s"] is not None
-    lag = results["memstrata"]["index_lag"]
+    lag = results["longtalk"]["index_lag"]
     assert not lag["timed_out"] and lag["lag_left"] == 0
     assert lag["timeline"][0] == [0.0, lag["lag_at_first_poll"]]
     assert lag["timeline"][-1][1] == 0 or lag["lag_at_first_poll"] == 0
-    for system in ("memstrata", "floor"):
+    for system in ("longtalk", "floor"):
         report = results[system]
         assert report["load"]["requests"] >= 100  # retries come on top
         assert report["load"]["retry"]["n"] > 0  # retries were sent and answered

@@ -10,8 +10,8 @@ import pytest
 import typer
 from typer.testing import CliRunner, Result
 
-from memstrata import __version__
-from memstrata.cli import app
+from longtalk import __version__
+from longtalk.cli import app
 
 runner = CliRunner()
 
@@ -95,7 +95,7 @@ def test_list_show_and_delete(config: Path, tmp_path: Path) -> None:
 
 def test_version() -> None:
     result = invoke("--version")
-    assert result.exit_code == 0 and result.stdout.strip() == f"memstrata {__version__}"
+    assert result.exit_code == 0 and result.stdout.strip() == f"longtalk {__version__}"
 
 
 def commands(group: Any, prefix: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], Any]]:

@@ -11,11 +11,11 @@ import pytest
 import typer
 from typer.testing import CliRunner, Result
 
-from memstrata.cli import app
-from memstrata.config import load_settings
-from memstrata.factory import open_memory
-from memstrata.storage.base import SummaryRow
-from memstrata.tools.ingest import demo_path
+from longtalk.cli import app
+from longtalk.config import load_settings
+from longtalk.factory import open_memory
+from longtalk.storage.base import SummaryRow
+from longtalk.tools.ingest import demo_path
 
 runner = CliRunner()
 
@@ -237,7 +237,7 @@ def test_serve_on_an_unusable_storage_path_is_a_one_line_error(tmp_path: Path) -
     config = tmp_path / "agents.yaml"
     blocked = tmp_path / "file-not-dir"
     blocked.write_text("a file where the database directory should be")
-    config.write_text(f"storage:\n  sqlite_path: {blocked / 'db' / 'memstrata.db'}\n")
+    config.write_text(f"storage:\n  sqlite_path: {blocked / 'db' / 'longtalk.db'}\n")
     result = invoke("serve", "--config", config, "--port", "0")
     assert result.exit_code == 1
     assert "Traceback" not in result.output

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from test_cli import invoke, stored, write_jsonl
 
-from memstrata import cli
-from memstrata.cli import main
+from longtalk import cli
+from longtalk.cli import main
 
 BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 9)}]\n" for i in range(8)
@@ -28,8 +28,8 @@ def config(tmp_path: Path) -> Path:
 def run_main(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str | Path
 ) -> tuple[int, str]:
-    monkeypatch.setattr(sys, "argv", ["memstrata", *(str(a) for a in args)])
-    monkeypatch.delenv("MEMSTRATA_DEBUG", raising=False)
+    monkeypatch.setattr(sys, "argv", ["longtalk", *(str(a) for a in args)])
+    monkeypatch.delenv("LONGTALK_DEBUG", raising=False)
     with pytest.raises(SystemExit) as exited:
         main()
     code = exited.value.code
@@ -153,7 +153,7 @@ def test_an_unexpected_failure_is_one_line_and_exit_1(
     code, err = run_main(monkeypatch, capsys, "ingest", data, "-c", config)
     assert code == 1
     line = one_line_error(err)
-    assert "RuntimeError: disk on fire second line" in line and "MEMSTRATA_DEBUG" in line
+    assert "RuntimeError: disk on fire second line" in line and "LONGTALK_DEBUG" in line
 
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt

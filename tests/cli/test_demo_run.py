@@ -6,17 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from memstrata.cli import _load_demo
-from memstrata.config import load_settings
-from memstrata.factory import open_memory
-from memstrata.tools.ingest import DEMO_CHAT_ID, ChatFile, demo_path, ingest_chats, read_chats
+from longtalk.cli import _load_demo
+from longtalk.config import load_settings
+from longtalk.factory import open_memory
+from longtalk.tools.ingest import DEMO_CHAT_ID, ChatFile, demo_path, ingest_chats, read_chats
 
 
 async def test_loading_the_demo_again_adds_nothing_and_does_not_fail(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("MEMSTRATA_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv("MEMSTRATA_SUPERVISOR__MEMORY__STRATEGY", "running_summary")
+    monkeypatch.setenv("LONGTALK_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("LONGTALK_SUPERVISOR__MEMORY__STRATEGY", "running_summary")
     (whole,) = read_chats(demo_path(), chat_id=DEMO_CHAT_ID)
     async with open_memory(load_settings()) as memory:
         # an earlier run stopped after the first 10 messages
@@ -34,4 +34,4 @@ async def test_loading_the_demo_again_adds_nothing_and_does_not_fail(
     assert f"{len(whole.messages) - 10} messages added" in first
     assert "0 messages added, 0 summary passes" in second
     assert "=== Assembled context" in second  # the report is printed every time
-    assert (tmp_path / "memstrata.db").is_file()
+    assert (tmp_path / "longtalk.db").is_file()

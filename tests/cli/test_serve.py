@@ -1,4 +1,4 @@
-"""``memstrata serve`` as a real process on 127.0.0.1."""
+"""``longtalk serve`` as a real process on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import httpx
 
-from memstrata.testing import free_port
+from longtalk.testing import free_port
 
 
 def test_serve_without_keys_binds_localhost(tmp_path: Path) -> None:
@@ -19,7 +19,7 @@ def test_serve_without_keys_binds_localhost(tmp_path: Path) -> None:
     command = [
         sys.executable,
         "-m",
-        "memstrata.cli",
+        "longtalk.cli",
         "serve",
         "--config",
         str(config),

@@ -17,7 +17,7 @@ def examples() -> list[str]:
 def test_the_page_has_an_example_per_shim() -> None:
     found = examples()
     assert len(found) == 2
-    assert "memstrata.compat.orchid" in found[0] and "memstrata.compat.orbiter" in found[1]
+    assert "longtalk.compat.orchid" in found[0] and "longtalk.compat.orbiter" in found[1]
 
 
 @pytest.mark.parametrize("index", [0, 1])

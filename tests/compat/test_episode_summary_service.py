@@ -20,17 +20,17 @@ from typing import Any
 import httpx
 import uvicorn
 
-from memstrata.config import Settings
-from memstrata.engine import MemoryEngine
-from memstrata.service import create_app
-from memstrata.storage.sqlite import SqliteStorage
+from longtalk.config import Settings
+from longtalk.engine import MemoryEngine
+from longtalk.service import create_app
+from longtalk.storage.sqlite import SqliteStorage
 
 NODE_FETCH_HEADERS = {"content-type": "text/plain;charset=UTF-8"}
 
 
 @asynccontextmanager
 async def memory_service(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
-    """The memstrata service on 127.0.0.1 (an OS-chosen port) over a real SQLite file."""
+    """The longtalk service on 127.0.0.1 (an OS-chosen port) over a real SQLite file."""
     settings = Settings.model_validate({"supervisor": {"memory": {"strategy": "running_summary"}}})
     storage = SqliteStorage(tmp_path / "memory.db")
     app = create_app(settings, engine=MemoryEngine(storage, config=settings.memory))

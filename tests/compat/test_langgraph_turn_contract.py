@@ -1,4 +1,4 @@
-"""The LangGraph backend's end-of-turn contract, on memstrata, against real databases.
+"""The LangGraph backend's end-of-turn contract, on longtalk, against real databases.
 
 From its architecture notes: session init smart-loads "summary + last 4 messages" when a
 summary exists and all messages otherwise; the summarization check fires on "> 20 msgs OR
@@ -18,18 +18,18 @@ import asyncpg
 import pytest
 from sqlalchemy import make_url
 
-from memstrata.config import MemoryConfig
-from memstrata.core.messages import Message, assistant, user
-from memstrata.core.tokens import HeuristicTokenCounter
-from memstrata.engine import MemoryEngine
-from memstrata.errors import ConflictError
-from memstrata.storage import ChatStorage, resolve_storage
-from memstrata.storage.base import TurnCommit
-from memstrata.summary.chain import row_summary
-from memstrata.summary.llm_writer import LLMSummaryWriter
-from memstrata.summary.planner import SummaryPlanner
-from memstrata.summary.title import generate_title
-from memstrata.testing import FunctionLLM, ScriptedLLM
+from longtalk.config import MemoryConfig
+from longtalk.core.messages import Message, assistant, user
+from longtalk.core.tokens import HeuristicTokenCounter
+from longtalk.engine import MemoryEngine
+from longtalk.errors import ConflictError
+from longtalk.storage import ChatStorage, resolve_storage
+from longtalk.storage.base import TurnCommit
+from longtalk.summary.chain import row_summary
+from longtalk.summary.llm_writer import LLMSummaryWriter
+from longtalk.summary.planner import SummaryPlanner
+from longtalk.summary.title import generate_title
+from longtalk.testing import FunctionLLM, ScriptedLLM
 
 COUNTER = HeuristicTokenCounter()
 LANGGRAPH = MemoryConfig(
@@ -50,7 +50,7 @@ async def storage(
     if request.param == "sqlite":
         opened = resolve_storage(f"sqlite:///{tmp_path / 'chats.db'}")
     else:
-        database = f"memstrata_compat_{uuid.uuid4().hex[:12]}"
+        database = f"longtalk_compat_{uuid.uuid4().hex[:12]}"
         admin = await asyncpg.connect(
             make_url(postgres_server).set(database="postgres").render_as_string(False)
         )

@@ -5,16 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from memstrata import SUPERVISOR_PIPELINE, compress_conversation_history
-from memstrata.config import MemoryConfig
-from memstrata.core.filters import ExcludeLastUserFilter, extract_conversation_history
-from memstrata.core.messages import Message, assistant, tool_call, tool_result, user
-from memstrata.core.tokens import HeuristicTokenCounter
-from memstrata.engine import MemoryEngine
-from memstrata.storage.sqlite import SqliteStorage
-from memstrata.summary.llm_writer import LLMSummaryWriter
-from memstrata.testing import ScriptedLLM
-from memstrata.vectors.base import RecalledTurn, RecallScope
+from longtalk import SUPERVISOR_PIPELINE, compress_conversation_history
+from longtalk.config import MemoryConfig
+from longtalk.core.filters import ExcludeLastUserFilter, extract_conversation_history
+from longtalk.core.messages import Message, assistant, tool_call, tool_result, user
+from longtalk.core.tokens import HeuristicTokenCounter
+from longtalk.engine import MemoryEngine
+from longtalk.storage.sqlite import SqliteStorage
+from longtalk.summary.llm_writer import LLMSummaryWriter
+from longtalk.testing import ScriptedLLM
+from longtalk.vectors.base import RecalledTurn, RecallScope
 
 COUNTER = HeuristicTokenCounter()
 
@@ -178,7 +178,7 @@ async def test_a_title_llm_raising_a_foreign_exception_keeps_the_summary(
 
 
 class BrokenRecall:
-    """A custom recall backend whose every call raises a non-memstrata exception."""
+    """A custom recall backend whose every call raises a non-longtalk exception."""
 
     def __init__(self) -> None:
         self.store_calls = 0
@@ -224,11 +224,11 @@ async def test_a_custom_vector_store_failure_degrades_and_loses_nothing(tmp_path
         await storage.close()
 
 
-# -- the compat shims convert to and from memstrata's own types ---------------------------
+# -- the compat shims convert to and from longtalk's own types ---------------------------
 
 
-def test_orbiter_items_round_trip_through_memstrata_messages() -> None:
-    from memstrata.compat.orbiter import AIMemory, HumanMemory, from_message
+def test_orbiter_items_round_trip_through_longtalk_messages() -> None:
+    from longtalk.compat.orbiter import AIMemory, HumanMemory, from_message
 
     for item in (HumanMemory(content="hi"), AIMemory(content="hello")):
         back = from_message(item.to_message())
@@ -237,7 +237,7 @@ def test_orbiter_items_round_trip_through_memstrata_messages() -> None:
 
 
 def test_orbiter_config_maps_to_the_native_config() -> None:
-    from memstrata.compat.orbiter import SummaryConfig, SummaryTemplate, native_config
+    from longtalk.compat.orbiter import SummaryConfig, SummaryTemplate, native_config
 
     config = SummaryConfig(
         message_threshold=7, keep_recent=2, prompts={SummaryTemplate.FACTS: "F: {content}"}
@@ -248,7 +248,7 @@ def test_orbiter_config_maps_to_the_native_config() -> None:
 
 
 def test_orchid_summary_round_trips_through_the_native_model() -> None:
-    from memstrata.compat.orchid import OrchidConversationSummary, OrchidSummaryEntity
+    from longtalk.compat.orchid import OrchidConversationSummary, OrchidSummaryEntity
 
     orchid = OrchidConversationSummary(
         topics=["trip"],
@@ -264,7 +264,7 @@ def test_orchid_summary_round_trips_through_the_native_model() -> None:
 
 
 def test_orchid_supervisor_settings_become_a_memory_config() -> None:
-    from memstrata.compat.orchid import OrchidSupervisorConfig
+    from longtalk.compat.orchid import OrchidSupervisorConfig
 
     legacy = OrchidSupervisorConfig(history_summary_recent_turns=4, history_max_chars=500)
     config = legacy.memory_config()
@@ -277,9 +277,9 @@ def test_orchid_supervisor_settings_become_a_memory_config() -> None:
 
 
 async def test_recalled_turns_keep_their_metadata(tmp_path: Path) -> None:
-    from memstrata.embed.minilm import MiniLMEmbedder
-    from memstrata.recall.retriever import HybridRetriever
-    from memstrata.vectors.qdrant_edge import QdrantEdgeStore
+    from longtalk.embed.minilm import MiniLMEmbedder
+    from longtalk.recall.retriever import HybridRetriever
+    from longtalk.vectors.qdrant_edge import QdrantEdgeStore
 
     retriever = HybridRetriever(QdrantEdgeStore(tmp_path / "vectors"), MiniLMEmbedder())
     scope = RecallScope(chat_id="c1")
@@ -299,9 +299,9 @@ async def test_recalled_turns_keep_their_metadata(tmp_path: Path) -> None:
         await retriever.close()
 
 
-async def test_orbiter_generate_summary_with_memstratas_llm_summarizer() -> None:
-    from memstrata.compat.orbiter import AIMemory, HumanMemory, SummaryConfig, generate_summary
-    from memstrata.summary.templates import LLMSummarizer
+async def test_orbiter_generate_summary_with_longtalks_llm_summarizer() -> None:
+    from longtalk.compat.orbiter import AIMemory, HumanMemory, SummaryConfig, generate_summary
+    from longtalk.summary.templates import LLMSummarizer
 
     llm = ScriptedLLM(default="Ann adopted a kitten called Miso.")
     items = [HumanMemory(content="I adopted a kitten."), AIMemory(content="What is her name?")]

@@ -1,4 +1,4 @@
-"""Conformance of ``memstrata.compat.orbiter`` with Orbiter's summary module.
+"""Conformance of ``longtalk.compat.orbiter`` with Orbiter's summary module.
 
 Behaviour as Orbiter documents it: templates and their default prompts, the configuration's
 defaults, the count-or-tokens trigger and its wording, and template summaries of all but the
@@ -11,7 +11,7 @@ import dataclasses
 
 import pytest
 
-from memstrata.compat.orbiter import (
+from longtalk.compat.orbiter import (
     AIMemory,
     HumanMemory,
     MemoryItem,

@@ -1,4 +1,4 @@
-"""Conformance of ``memstrata.compat.orchid`` with Orchid's truncation, types and history helpers.
+"""Conformance of ``longtalk.compat.orchid`` with Orchid's truncation, types and history helpers.
 
 Behaviour as Orchid documents it: the four truncation strategies (and their fallbacks), the
 structured summary dataclasses and prompt constants, and ``OrchidAgent``'s history
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from memstrata.compat.orchid import (
+from longtalk.compat.orchid import (
     DEFAULT_NARRATIVE_FALLBACK_PROMPT,
     DEFAULT_STRUCTURED_EXTENSION_SYSTEM_PROMPT,
     DEFAULT_STRUCTURED_EXTENSION_USER_PROMPT,

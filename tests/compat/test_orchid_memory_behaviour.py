@@ -1,8 +1,8 @@
-"""Conformance of Orchid's running-summary and RAG memories on memstrata's real parts.
+"""Conformance of Orchid's running-summary and RAG memories on longtalk's real parts.
 
-The summary is kept in memstrata's SQLite storage (``MemstrataChatStorage``); recalled turns
+The summary is kept in longtalk's SQLite storage (``LongtalkChatStorage``); recalled turns
 come from a ``MemoryEngine`` over SQLite, a Qdrant Edge shard on disk and the hashing
-embedder (``MemstrataTurnStore``). Only the chat model is scripted: an object speaking
+embedder (``LongtalkTurnStore``). Only the chat model is scripted: an object speaking
 Orchid's seam (``await model.ainvoke(messages, **kwargs)`` answering ``.content``).
 """
 
@@ -16,23 +16,23 @@ from typing import Any
 
 import pytest
 
-from memstrata.compat.orchid import (
-    MemstrataChatStorage,
-    MemstrataTurnStore,
+from longtalk.compat.orchid import (
+    LongtalkChatStorage,
+    LongtalkTurnStore,
     OrchidAgent,
     OrchidConversationSummary,
     OrchidInMemoryConversationMemory,
     OrchidRAGConversationMemory,
     OrchidRAGScope,
 )
-from memstrata.config import MemoryConfig
-from memstrata.core.messages import Role
-from memstrata.embed.hashing import HashingEmbedder
-from memstrata.engine import MemoryEngine
-from memstrata.recall.retriever import HybridRetriever
-from memstrata.storage.sqlite import SqliteStorage
-from memstrata.vectors.base import NullVectorReader
-from memstrata.vectors.qdrant_edge import QdrantEdgeStore
+from longtalk.config import MemoryConfig
+from longtalk.core.messages import Role
+from longtalk.embed.hashing import HashingEmbedder
+from longtalk.engine import MemoryEngine
+from longtalk.recall.retriever import HybridRetriever
+from longtalk.storage.sqlite import SqliteStorage
+from longtalk.vectors.base import NullVectorReader
+from longtalk.vectors.qdrant_edge import QdrantEdgeStore
 
 
 @dataclass
@@ -82,7 +82,7 @@ async def test_a_narrative_summary_is_stored_and_survives_a_reopen(
 ) -> None:
     model = ScriptedChatModel(["Ann from Porto said hello."])
     memory = OrchidInMemoryConversationMemory(
-        MemstrataChatStorage(sqlite), model, structured_output=False
+        LongtalkChatStorage(sqlite), model, structured_output=False
     )
     assert await memory.get_running_summary("chat-1") is None
     returned = await memory.update_running_summary("chat-1", FIRST_BATCH, None)
@@ -92,7 +92,7 @@ async def test_a_narrative_summary_is_stored_and_survives_a_reopen(
     reopened = SqliteStorage(tmp_path / "chats.db")
     try:
         again = OrchidInMemoryConversationMemory(
-            MemstrataChatStorage(reopened), ScriptedChatModel([]), structured_output=False
+            LongtalkChatStorage(reopened), ScriptedChatModel([]), structured_output=False
         )
         assert await again.get_running_summary("chat-1") == "Ann from Porto said hello."
         (row,) = await reopened.list_summaries("chat-1")
@@ -106,7 +106,7 @@ async def test_each_extension_sends_the_stored_summary_and_only_the_new_messages
 ) -> None:
     model = ScriptedChatModel(["SUMMARY-ONE", "SUMMARY-TWO"])
     memory = OrchidInMemoryConversationMemory(
-        MemstrataChatStorage(sqlite), model, structured_output=False
+        LongtalkChatStorage(sqlite), model, structured_output=False
     )
     first = await memory.update_running_summary("c", FIRST_BATCH, None)
     second = await memory.update_running_summary("c", SECOND_BATCH, first)
@@ -122,7 +122,7 @@ async def test_each_extension_sends_the_stored_summary_and_only_the_new_messages
 
 async def test_nothing_new_means_no_call_and_the_summary_as_it_was(sqlite: SqliteStorage) -> None:
     model = ScriptedChatModel([])
-    memory = OrchidInMemoryConversationMemory(MemstrataChatStorage(sqlite), model)
+    memory = OrchidInMemoryConversationMemory(LongtalkChatStorage(sqlite), model)
     assert await memory.update_running_summary("c", [], "kept") == "kept"
     assert await memory.update_running_summary("c", [], None) == ""
     assert model.calls == []
@@ -136,7 +136,7 @@ async def test_a_failing_model_keeps_the_stored_summary(
 ) -> None:
     model = ScriptedChatModel(["Ann from Porto.", failure])
     memory = OrchidInMemoryConversationMemory(
-        MemstrataChatStorage(sqlite), model, structured_output=False
+        LongtalkChatStorage(sqlite), model, structured_output=False
     )
     first = await memory.update_running_summary("c", FIRST_BATCH, None)
     assert await memory.update_running_summary("c", SECOND_BATCH, first) == "Ann from Porto."
@@ -145,7 +145,7 @@ async def test_a_failing_model_keeps_the_stored_summary(
 
 async def test_a_failure_before_any_summary_stores_nothing(sqlite: SqliteStorage) -> None:
     memory = OrchidInMemoryConversationMemory(
-        MemstrataChatStorage(sqlite), ScriptedChatModel([TimeoutError()])
+        LongtalkChatStorage(sqlite), ScriptedChatModel([TimeoutError()])
     )
     assert await memory.update_running_summary("c", FIRST_BATCH, None) == ""
     assert await memory.get_running_summary("c") is None
@@ -159,7 +159,7 @@ async def test_a_structured_summary_is_stored_as_json(sqlite: SqliteStorage) -> 
         "covered_turns": 1,
     }
     model = ScriptedChatModel([json.dumps(answer)])
-    memory = OrchidInMemoryConversationMemory(MemstrataChatStorage(sqlite), model)
+    memory = OrchidInMemoryConversationMemory(LongtalkChatStorage(sqlite), model)
     stored = await memory.update_running_summary("c", FIRST_BATCH, None)
     summary = OrchidConversationSummary.from_json(stored)
     assert summary is not None
@@ -187,7 +187,7 @@ async def test_structured_updates_merge_entities_across_turns(sqlite: SqliteStor
         "covered_turns": 2,
     }
     model = ScriptedChatModel([json.dumps(first), json.dumps(second)])
-    memory = OrchidInMemoryConversationMemory(MemstrataChatStorage(sqlite), model)
+    memory = OrchidInMemoryConversationMemory(LongtalkChatStorage(sqlite), model)
     stored = await memory.update_running_summary("c", FIRST_BATCH, None)
     stored = await memory.update_running_summary("c", SECOND_BATCH, stored)
     merged = OrchidConversationSummary.from_json(await memory.get_running_summary("c") or "")
@@ -206,7 +206,7 @@ async def test_a_structured_answer_that_is_not_json_is_kept_as_narrative(
     sqlite: SqliteStorage,
 ) -> None:
     model = ScriptedChatModel(["Ann from Porto greeted the assistant."])
-    memory = OrchidInMemoryConversationMemory(MemstrataChatStorage(sqlite), model)
+    memory = OrchidInMemoryConversationMemory(LongtalkChatStorage(sqlite), model)
     stored = await memory.update_running_summary("c", FIRST_BATCH, None)
     assert stored == "Ann from Porto greeted the assistant."
     assert OrchidConversationSummary.from_json(stored) is None
@@ -217,7 +217,7 @@ async def test_a_structured_answer_that_is_not_json_is_kept_as_narrative(
 
 
 async def test_the_plain_memory_recalls_nothing(sqlite: SqliteStorage) -> None:
-    memory = OrchidInMemoryConversationMemory(MemstrataChatStorage(sqlite), ScriptedChatModel([]))
+    memory = OrchidInMemoryConversationMemory(LongtalkChatStorage(sqlite), ScriptedChatModel([]))
     await memory.store_conversation_turn("c", "t", "u", turn("user", "remember this"))
     assert await memory.get_relevant_history("remember", "c") == []
 
@@ -225,10 +225,10 @@ async def test_the_plain_memory_recalls_nothing(sqlite: SqliteStorage) -> None:
 async def test_summaries_are_kept_per_tenant(sqlite: SqliteStorage) -> None:
     model = ScriptedChatModel(["for tenant a"])
     tenant_a = OrchidInMemoryConversationMemory(
-        MemstrataChatStorage(sqlite, tenant="a"), model, structured_output=False
+        LongtalkChatStorage(sqlite, tenant="a"), model, structured_output=False
     )
     tenant_b = OrchidInMemoryConversationMemory(
-        MemstrataChatStorage(sqlite, tenant="b"), model, structured_output=False
+        LongtalkChatStorage(sqlite, tenant="b"), model, structured_output=False
     )
     await tenant_a.update_running_summary("shared-id", FIRST_BATCH, None)
     assert await tenant_a.get_running_summary("shared-id") == "for tenant a"
@@ -262,10 +262,10 @@ async def rag(tmp_path: Path, sqlite: SqliteStorage) -> AsyncIterator[RagParts]:
         config=MemoryConfig(strategy="rag_augmented"),
         recall=HybridRetriever(store, HashingEmbedder()),
     )
-    turns = MemstrataTurnStore(engine)
+    turns = LongtalkTurnStore(engine)
     model = ScriptedChatModel([])
     memory = OrchidRAGConversationMemory(
-        MemstrataChatStorage(sqlite), model, turns, turns, structured_output=False
+        LongtalkChatStorage(sqlite), model, turns, turns, structured_output=False
     )
     yield RagParts(engine, memory, model)
     await store.close()
@@ -381,7 +381,7 @@ class FailingVectors:
 async def test_an_unreachable_vector_store_degrades_to_no_recall(sqlite: SqliteStorage) -> None:
     vectors = FailingVectors()
     memory = OrchidRAGConversationMemory(
-        MemstrataChatStorage(sqlite), ScriptedChatModel(["S"]), vectors, vectors
+        LongtalkChatStorage(sqlite), ScriptedChatModel(["S"]), vectors, vectors
     )
     await memory.store_conversation_turn("c", "t", "u", PAST_TURNS[0])  # no exception
     assert await memory.get_relevant_history("Biscuit", "c") == []
@@ -393,10 +393,10 @@ async def test_a_null_vector_reader_behaves_like_running_summary(sqlite: SqliteS
     engine = MemoryEngine(
         sqlite, config=MemoryConfig(strategy="rag_augmented"), recall=NullVectorReader()
     )
-    turns = MemstrataTurnStore(engine)
+    turns = LongtalkTurnStore(engine)
     model = ScriptedChatModel(["Ann said hello."])
     memory = OrchidRAGConversationMemory(
-        MemstrataChatStorage(sqlite, tenant="acme"), model, turns, turns, structured_output=False
+        LongtalkChatStorage(sqlite, tenant="acme"), model, turns, turns, structured_output=False
     )
     await store_past_turns(memory)
     assert len(await sqlite.list_messages("c")) == len(PAST_TURNS)  # still stored
@@ -410,7 +410,7 @@ async def test_a_null_vector_reader_behaves_like_running_summary(sqlite: SqliteS
 async def test_the_turn_store_answers_orchid_search_results(rag: RagParts) -> None:
     await store_past_turns(rag.memory)
     scope = OrchidRAGScope(tenant_id="acme", user_id="ann", chat_id="c")
-    results = await MemstrataTurnStore(rag.engine).retrieve(
+    results = await LongtalkTurnStore(rag.engine).retrieve(
         query="capital of Mongolia", namespace="__memory__", k=2, scope=scope
     )
     assert len(results) == 2

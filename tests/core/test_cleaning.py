@@ -1,6 +1,6 @@
 import pytest
 
-from memstrata.core.cleaning import clean_output
+from longtalk.core.cleaning import clean_output
 
 
 @pytest.mark.parametrize(

@@ -3,15 +3,15 @@ from datetime import datetime
 
 import pytest
 
-from memstrata.core.context import (
+from longtalk.core.context import (
     ContextBudget,
     assemble_context,
     surely_shown,
 )
-from memstrata.core.messages import Message, assistant, tool_result, user
-from memstrata.core.tokens import HeuristicTokenCounter
-from memstrata.storage.base import SummaryRow
-from memstrata.vectors.base import RecalledTurn
+from longtalk.core.messages import Message, assistant, tool_result, user
+from longtalk.core.tokens import HeuristicTokenCounter
+from longtalk.storage.base import SummaryRow
+from longtalk.vectors.base import RecalledTurn
 
 COUNTER = HeuristicTokenCounter()
 

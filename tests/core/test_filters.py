@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from memstrata.core.filters import (
+from longtalk.core.filters import (
     SUPERVISOR_PIPELINE,
     ExcludeLastUserFilter,
     FilterContext,
@@ -24,7 +24,7 @@ from memstrata.core.filters import (
     extract_conversation_history,
     tool_groups,
 )
-from memstrata.core.messages import (
+from longtalk.core.messages import (
     Message,
     MessageType,
     Role,
@@ -34,12 +34,12 @@ from memstrata.core.messages import (
     tool_result,
     user,
 )
-from memstrata.core.truncation import ELLIPSIS, MIDDLE_MARKER, TruncationStrategy
-from memstrata.embed.truncation import SemanticShortener
-from memstrata.errors import LLMTransientError
-from memstrata.llm.base import LLMRequest, LLMResponse
-from memstrata.llm.truncation import LLMShortener
-from memstrata.truncation import apply_pipeline
+from longtalk.core.truncation import ELLIPSIS, MIDDLE_MARKER, TruncationStrategy
+from longtalk.embed.truncation import SemanticShortener
+from longtalk.errors import LLMTransientError
+from longtalk.llm.base import LLMRequest, LLMResponse
+from longtalk.llm.truncation import LLMShortener
+from longtalk.truncation import apply_pipeline
 
 
 class ScriptedLLM:

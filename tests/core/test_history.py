@@ -1,11 +1,11 @@
-from memstrata.core.history import (
+from longtalk.core.history import (
     episode_numbers,
     next_batch,
     split_history,
     units,
     window_start,
 )
-from memstrata.core.messages import Message, assistant, tool_call, tool_result, user
+from longtalk.core.messages import Message, assistant, tool_call, tool_result, user
 
 
 def numbered(*messages: Message) -> list[tuple[int, Message]]:

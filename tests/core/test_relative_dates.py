@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from memstrata.core.context import ContextBudget, assemble_context
-from memstrata.core.messages import Message, Role
-from memstrata.core.relative_dates import (
+from longtalk.core.context import ContextBudget, assemble_context
+from longtalk.core.messages import Message, Role
+from longtalk.core.relative_dates import (
     annotate_relative_dates,
     event_day,
     resolve_relative_dates,
 )
-from memstrata.core.tokens import HeuristicTokenCounter
+from longtalk.core.tokens import HeuristicTokenCounter
 
 MAY_8 = datetime(2023, 5, 8, 13, 56)
 

@@ -1,6 +1,6 @@
 import pytest
 
-from memstrata.core.tokens import HeuristicTokenCounter, TiktokenCounter, resolve_counter
+from longtalk.core.tokens import HeuristicTokenCounter, TiktokenCounter, resolve_counter
 
 
 def test_heuristic_is_ceil_of_chars_over_ratio() -> None:

@@ -9,16 +9,16 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from memstrata.core.truncation import (
+from longtalk.core.truncation import (
     ELLIPSIS,
     MIDDLE_MARKER,
     TruncationStrategy,
     split_sentences,
 )
-from memstrata.embed.truncation import TextEmbedder
-from memstrata.errors import LLMTransientError
-from memstrata.llm.base import LLM, LLMRequest, LLMResponse
-from memstrata.truncation import truncate_content, truncate_content_async
+from longtalk.embed.truncation import TextEmbedder
+from longtalk.errors import LLMTransientError
+from longtalk.llm.base import LLM, LLMRequest, LLMResponse
+from longtalk.truncation import truncate_content, truncate_content_async
 
 TEXT = "".join(chr(ord("a") + i % 26) for i in range(500))
 
@@ -303,7 +303,7 @@ def test_semantic_single_sentence_uses_middle_and_fitting_content_is_unchanged()
 )
 def test_semantic_with_the_real_minilm_model_matches_paraphrases(query: str, expected: str) -> None:
     # No word of these queries appears in the sentence they should find.
-    from memstrata.embed.minilm import MiniLMEmbedder
+    from longtalk.embed.minilm import MiniLMEmbedder
 
     embedder = MiniLMEmbedder()
     assert isinstance(embedder, TextEmbedder)

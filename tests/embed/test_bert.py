@@ -3,8 +3,8 @@ import math
 import numpy as np
 import pytest
 
-from memstrata.embed import _bert
-from memstrata.embed.minilm import MiniLMEmbedder, _chunks
+from longtalk.embed import _bert
+from longtalk.embed.minilm import MiniLMEmbedder, _chunks
 
 TEXTS = [
     "ok",

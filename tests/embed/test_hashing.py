@@ -4,14 +4,14 @@ import sys
 import numpy as np
 import pytest
 
-from memstrata.embed.base import Embedder
-from memstrata.embed.hashing import HashingEmbedder
+from longtalk.embed.base import Embedder
+from longtalk.embed.hashing import HashingEmbedder
 
 
 def test_deterministic_across_processes() -> None:
     vector = HashingEmbedder().embed(["The same text, every time."])[0]
     code = (
-        "from memstrata.embed.hashing import HashingEmbedder\n"
+        "from longtalk.embed.hashing import HashingEmbedder\n"
         "print(list(HashingEmbedder().embed(['The same text, every time.'])[0][:8]))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -33,6 +33,6 @@ def test_normalised_and_lexically_meaningful() -> None:
 def test_dimension_and_model_id() -> None:
     embedder = HashingEmbedder(64)
     assert embedder.embed(["x"]).shape == (1, 64)
-    assert embedder.model_id == "memstrata/hashing-v1-64"
+    assert embedder.model_id == "longtalk/hashing-v1-64"
     with pytest.raises(ValueError):
         HashingEmbedder(4)

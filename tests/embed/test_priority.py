@@ -9,9 +9,9 @@ import threading
 import numpy as np
 import pytest
 
-from memstrata.embed import minilm, priority
-from memstrata.embed.minilm import MiniLMEmbedder
-from memstrata.embed.priority import (
+from longtalk.embed import minilm, priority
+from longtalk.embed.minilm import MiniLMEmbedder
+from longtalk.embed.priority import (
     BACKGROUND_NICE,
     in_background,
     is_background,
@@ -118,15 +118,15 @@ def test_summaries_run_niced_in_their_own_pool_beside_a_busy_indexer() -> None:
 
     (summary_thread, summary_nice), indexing_thread = asyncio.run(run())
     assert summary_nice == lowered(base)
-    assert summary_thread.startswith("memstrata-summaries")
-    assert indexing_thread.startswith("memstrata-indexing")
+    assert summary_thread.startswith("longtalk-summaries")
+    assert indexing_thread.startswith("longtalk-indexing")
 
 
 async def test_the_offline_summarizer_works_at_background_priority(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from memstrata.core.messages import assistant, user
-    from memstrata.summary.offline import OfflineSummaryWriter
+    from longtalk.core.messages import assistant, user
+    from longtalk.summary.offline import OfflineSummaryWriter
 
     seen: list[int] = []
     summarizer = OfflineSummaryWriter()

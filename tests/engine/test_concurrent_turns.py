@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from memstrata.config import MemoryConfig
-from memstrata.core.messages import assistant, user
-from memstrata.engine import MemoryEngine
-from memstrata.storage.resolve import from_url
+from longtalk.config import MemoryConfig
+from longtalk.core.messages import assistant, user
+from longtalk.engine import MemoryEngine
+from longtalk.storage.resolve import from_url
 
 
 async def test_sixteen_concurrent_turns_on_one_chat_all_store_their_messages(

@@ -5,14 +5,14 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from memstrata.core.messages import assistant, user
-from memstrata.embed.minilm import MiniLMEmbedder
-from memstrata.engine import MemoryEngine
-from memstrata.recall.retriever import HybridRetriever
-from memstrata.storage.resolve import from_url
-from memstrata.summary.chain import ShownSummaries
-from memstrata.testing import RecordingEmbedder
-from memstrata.vectors.qdrant_edge import QdrantEdgeStore
+from longtalk.core.messages import assistant, user
+from longtalk.embed.minilm import MiniLMEmbedder
+from longtalk.engine import MemoryEngine
+from longtalk.recall.retriever import HybridRetriever
+from longtalk.storage.resolve import from_url
+from longtalk.summary.chain import ShownSummaries
+from longtalk.testing import RecordingEmbedder
+from longtalk.vectors.qdrant_edge import QdrantEdgeStore
 
 
 async def test_the_summary_is_cut_while_the_query_embeds(tmp_path: Path) -> None:

@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from memstrata.config import MemoryConfig
-from memstrata.core.messages import Message, assistant, user
-from memstrata.embed.hashing import HashingEmbedder
-from memstrata.engine import MemoryEngine
-from memstrata.recall.retriever import HybridRetriever
-from memstrata.storage.sqlite import SqliteStorage
-from memstrata.vectors.base import RecalledTurn, RecallScope
-from memstrata.vectors.qdrant_edge import QdrantEdgeStore
+from longtalk.config import MemoryConfig
+from longtalk.core.messages import Message, assistant, user
+from longtalk.embed.hashing import HashingEmbedder
+from longtalk.engine import MemoryEngine
+from longtalk.recall.retriever import HybridRetriever
+from longtalk.storage.sqlite import SqliteStorage
+from longtalk.vectors.base import RecalledTurn, RecallScope
+from longtalk.vectors.qdrant_edge import QdrantEdgeStore
 
 SECRET = "ZEBRA-4471-vault"
 
@@ -179,5 +179,5 @@ async def test_an_interrupted_compaction_is_undone_when_the_store_opens(tmp_path
     (root / "shard.compacting").mkdir()
     await store.setup(dimension=384, model_id=HashingEmbedder().model_id)
     assert await store.count() == 1
-    assert sorted(p.name for p in root.iterdir()) == ["memstrata.json", "memstrata.lock", "shard"]
+    assert sorted(p.name for p in root.iterdir()) == ["longtalk.json", "longtalk.lock", "shard"]
     await store.close()

@@ -7,20 +7,20 @@ from pathlib import Path
 
 import pytest
 
-from memstrata.config import MemoryConfig
-from memstrata.core.messages import Message, assistant, user
-from memstrata.core.tokens import HeuristicTokenCounter
-from memstrata.engine import MemoryEngine
-from memstrata.errors import LLMTransientError, VectorStoreError
-from memstrata.llm.base import LLMRequest
-from memstrata.null import NullConversationMemory
-from memstrata.storage.base import ChatStorage
-from memstrata.storage.memory import InMemoryStorage
-from memstrata.storage.sqlite import SqliteStorage
-from memstrata.summary.compression import compress_conversation_history
-from memstrata.summary.llm_writer import LLMSummaryWriter
-from memstrata.testing import FunctionLLM, ScriptedLLM
-from memstrata.vectors.base import RecalledTurn, RecallScope
+from longtalk.config import MemoryConfig
+from longtalk.core.messages import Message, assistant, user
+from longtalk.core.tokens import HeuristicTokenCounter
+from longtalk.engine import MemoryEngine
+from longtalk.errors import LLMTransientError, VectorStoreError
+from longtalk.llm.base import LLMRequest
+from longtalk.null import NullConversationMemory
+from longtalk.storage.base import ChatStorage
+from longtalk.storage.memory import InMemoryStorage
+from longtalk.storage.sqlite import SqliteStorage
+from longtalk.summary.compression import compress_conversation_history
+from longtalk.summary.llm_writer import LLMSummaryWriter
+from longtalk.testing import FunctionLLM, ScriptedLLM
+from longtalk.vectors.base import RecalledTurn, RecallScope
 
 COUNTER = HeuristicTokenCounter()
 STORAGE: ContextVar[Callable[[], ChatStorage]] = ContextVar("STORAGE")

@@ -3,14 +3,14 @@ from pathlib import Path
 
 import pytest
 
-from memstrata.config import MemoryConfig, Settings, SupervisorConfig, VectorsConfig
-from memstrata.core.messages import assistant, user
-from memstrata.factory import open_memory
-from memstrata.recall.retriever import HybridRetriever
-from memstrata.storage.config import StorageConfig
-from memstrata.storage.memory import InMemoryStorage
-from memstrata.storage.sqlite import SqliteStorage
-from memstrata.vectors.base import NullVectorReader
+from longtalk.config import MemoryConfig, Settings, SupervisorConfig, VectorsConfig
+from longtalk.core.messages import assistant, user
+from longtalk.factory import open_memory
+from longtalk.recall.retriever import HybridRetriever
+from longtalk.storage.config import StorageConfig
+from longtalk.storage.memory import InMemoryStorage
+from longtalk.storage.sqlite import SqliteStorage
+from longtalk.vectors.base import NullVectorReader
 
 
 def settings(tmp_path: Path, vectors: str | None = None, **memory: object) -> Settings:
@@ -96,11 +96,11 @@ async def test_not_persisting_summaries_keeps_the_memory_in_process(tmp_path: Pa
 async def test_the_vector_store_follows_the_storage_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memstrata.vectors.qdrant_edge import QdrantEdgeStore
+    from longtalk.vectors.qdrant_edge import QdrantEdgeStore
 
-    monkeypatch.setenv("MEMSTRATA_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("LONGTALK_DATA_DIR", str(tmp_path / "data"))
     for storage, where in (
-        (StorageConfig(), tmp_path / "data" / "memstrata-vectors"),
+        (StorageConfig(), tmp_path / "data" / "longtalk-vectors"),
         (StorageConfig(sqlite_path=tmp_path / "a" / "chats.db"), tmp_path / "a" / "chats-vectors"),
         (StorageConfig(url=f"sqlite:///{tmp_path}/b/x.db"), tmp_path / "b" / "x-vectors"),
     ):
@@ -111,11 +111,11 @@ async def test_the_vector_store_follows_the_storage_path(
             chat = await memory.create_chat("c")
             await memory.add_messages(chat.id, [user("kept beside its database")])
         assert where.is_dir()
-    assert (tmp_path / "data" / "memstrata.db").is_file()
+    assert (tmp_path / "data" / "longtalk.db").is_file()
 
 
 async def test_in_memory_storage_keeps_its_vectors_in_a_scratch_directory() -> None:
-    from memstrata.vectors.qdrant_edge import QdrantEdgeStore
+    from longtalk.vectors.qdrant_edge import QdrantEdgeStore
 
     async with open_memory(Settings(storage=StorageConfig(url="memory:"))) as memory:
         assert isinstance(memory.recall, HybridRetriever)

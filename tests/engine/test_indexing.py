@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from memstrata.config import MemoryConfig
-from memstrata.core.messages import assistant, user
-from memstrata.embed.minilm import MiniLMEmbedder
-from memstrata.engine import MemoryEngine
-from memstrata.recall.retriever import HybridRetriever
-from memstrata.storage.resolve import from_url
-from memstrata.vectors.qdrant_edge import QdrantEdgeStore
+from longtalk.config import MemoryConfig
+from longtalk.core.messages import assistant, user
+from longtalk.embed.minilm import MiniLMEmbedder
+from longtalk.engine import MemoryEngine
+from longtalk.recall.retriever import HybridRetriever
+from longtalk.storage.resolve import from_url
+from longtalk.vectors.qdrant_edge import QdrantEdgeStore
 
 TURNS = 400
 
@@ -87,12 +87,12 @@ WORKER = textwrap.dedent(
     """
     import asyncio, sys
     from pathlib import Path
-    from memstrata.core.messages import user
-    from memstrata.embed.minilm import MiniLMEmbedder
-    from memstrata.engine import MemoryEngine
-    from memstrata.recall.retriever import HybridRetriever
-    from memstrata.storage.resolve import from_url
-    from memstrata.vectors.qdrant_edge import QdrantEdgeStore
+    from longtalk.core.messages import user
+    from longtalk.embed.minilm import MiniLMEmbedder
+    from longtalk.engine import MemoryEngine
+    from longtalk.recall.retriever import HybridRetriever
+    from longtalk.storage.resolve import from_url
+    from longtalk.vectors.qdrant_edge import QdrantEdgeStore
 
     async def main(root: Path, turns: int) -> None:
         async with from_url(f"sqlite:///{root / 'chats.db'}") as storage:

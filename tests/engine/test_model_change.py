@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from memstrata.config import Settings
-from memstrata.core.messages import assistant, user
-from memstrata.factory import open_memory
-from memstrata.vectors.base import RecallScope
+from longtalk.config import Settings
+from longtalk.core.messages import assistant, user
+from longtalk.factory import open_memory
+from longtalk.vectors.base import RecallScope
 
 
 def settings(tmp_path: Path, embedder: str) -> Settings:
     return Settings.model_validate(
         {
-            "storage": {"sqlite_path": str(tmp_path / "memstrata.db")},
+            "storage": {"sqlite_path": str(tmp_path / "longtalk.db")},
             "vectors": {"url": f"qdrant-edge:{tmp_path / 'vectors'}", "embedder": embedder},
         }
     )

@@ -1,4 +1,4 @@
-"""``memstrata.client`` against the real service on uvicorn (127.0.0.1, an OS-chosen port).
+"""``longtalk.client`` against the real service on uvicorn (127.0.0.1, an OS-chosen port).
 
 The context a client receives must be the one the engine assembles, read through the same
 ``Context`` type ``Memory`` returns.
@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from service_harness import Harness, SummaryModel, make_settings, running
 
-from memstrata.client import AsyncClient, Client
-from memstrata.errors import BackendError, NotFoundError, UsageError
-from memstrata.memory import Context
-from memstrata.testing import free_port
+from longtalk.client import AsyncClient, Client
+from longtalk.errors import BackendError, NotFoundError, UsageError
+from longtalk.memory import Context
+from longtalk.testing import free_port
 
 TURNS = [
     ("user", "I want a quiet hotel in Lisbon, near Alfama."),
@@ -78,7 +78,7 @@ async def test_async_client_has_the_memory_surface(tmp_path: Path, model: Summar
                 await chat.context("Cascais")
 
 
-async def test_errors_are_memstrata_errors(tmp_path: Path, model: SummaryModel) -> None:
+async def test_errors_are_longtalk_errors(tmp_path: Path, model: SummaryModel) -> None:
     settings = make_settings(tmp_path, keys={"key-a": "tenant-a"})
     async with running(settings, model, transport="uvicorn") as api:
         async with AsyncClient(api.base_url) as anonymous:
@@ -95,7 +95,7 @@ async def test_errors_are_memstrata_errors(tmp_path: Path, model: SummaryModel) 
             with pytest.raises(NotFoundError, match="HTTP 404"):
                 await chat.context("anything")
     async with AsyncClient(f"http://127.0.0.1:{free_port()}") as nowhere:
-        with pytest.raises(BackendError, match="cannot reach the memstrata service"):
+        with pytest.raises(BackendError, match="cannot reach the longtalk service"):
             await nowhere.chats()
 
 

@@ -35,25 +35,25 @@ def run(code: str) -> dict[str, Any]:
 
 @pytest.fixture(autouse=True)
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("MEMSTRATA_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("LONGTALK_DATA_DIR", str(tmp_path / "data"))
     return tmp_path / "data"
 
 
 def test_every_example_is_tested() -> None:
     markers = [
         "stdio_client",
-        "MemstrataChatMessageHistory",
+        "LongtalkChatMessageHistory",
         "MemoryNode",
-        "MemstrataSession",
-        "memstrata.client",
+        "LongtalkSession",
+        "longtalk.client",
         "instrument(",
-        "MemstrataStore",
+        "LongtalkStore",
     ]
     assert sorted(BLOCKS) == sorted(block(marker) for marker in markers)
 
 
 def test_langchain_example(capsys: pytest.CaptureFixture[str]) -> None:
-    run(block("MemstrataChatMessageHistory"))
+    run(block("LongtalkChatMessageHistory"))
     out = capsys.readouterr().out
     assert "human My order hasn't arrived." in out and "ai Sorry!" in out
 
@@ -61,18 +61,18 @@ def test_langchain_example(capsys: pytest.CaptureFixture[str]) -> None:
 def test_langgraph_example(capsys: pytest.CaptureFixture[str], data_dir: Path) -> None:
     run(block("MemoryNode"))
     assert capsys.readouterr().out.strip() == "(a reply to: Where should we eat?)"
-    assert (data_dir / "memstrata.db").is_file()
+    assert (data_dir / "longtalk.db").is_file()
 
 
 def test_langgraph_store_example(capsys: pytest.CaptureFixture[str]) -> None:
-    run(block("MemstrataStore"))
+    run(block("LongtalkStore"))
     assert capsys.readouterr().out.strip() == "['My sister Ines is allergic to peanuts.']"
 
 
 def test_otel_example(capsys: pytest.CaptureFixture[str]) -> None:
     run(block("instrument("))
     out = capsys.readouterr().out
-    assert "'memstrata.add_messages'" in out and "'memstrata.get_context'" in out
+    assert "'longtalk.add_messages'" in out and "'longtalk.get_context'" in out
 
 
 def test_mcp_example(
@@ -84,7 +84,7 @@ def test_mcp_example(
     run(block("stdio_client"))  # capfd: the server's stderr needs a real file descriptor
     out = capfd.readouterr().out
     assert "'role': 'user', 'content': 'Find me a quiet hotel in Alfama.'" in out
-    assert list((tmp_path / ".local" / "share" / "memstrata").glob("*.db"))
+    assert list((tmp_path / ".local" / "share" / "longtalk").glob("*.db"))
 
 
 def responses_api(seen: Seen) -> Reply:
@@ -128,7 +128,7 @@ def test_openai_agents_example(
     monkeypatch.setenv("OPENAI_BASE_URL", f"{server.url}/v1")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setenv("OPENAI_AGENTS_DISABLE_TRACING", "1")
-    run(block("MemstrataSession"))
+    run(block("LongtalkSession"))
     assert "you asked: Where should we eat?" in capsys.readouterr().out
     second = server.requests[-1].body["input"]
     contents = json.dumps(second)
@@ -139,7 +139,7 @@ async def test_client_example(
     tmp_path: Path, model: SummaryModel, capsys: pytest.CaptureFixture[str]
 ) -> None:
     async with running(make_settings(tmp_path), model, transport="uvicorn") as api:
-        code = block("memstrata.client").replace("http://127.0.0.1:8000", api.base_url)
+        code = block("longtalk.client").replace("http://127.0.0.1:8000", api.base_url)
         await asyncio.to_thread(run, code)
     out = capsys.readouterr().out
     assert "['verbatim']" in out

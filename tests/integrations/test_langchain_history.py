@@ -12,10 +12,10 @@ from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 from langchain_core.runnables import RunnableLambda
 from langchain_core.runnables.history import RunnableWithMessageHistory
 
-from memstrata import AsyncMemory, Memory, Settings, UsageError
-from memstrata.config import MemoryConfig, SupervisorConfig, VectorsConfig
-from memstrata.integrations.langchain import MemstrataChatMessageHistory
-from memstrata.storage.config import StorageConfig
+from longtalk import AsyncMemory, Memory, Settings, UsageError
+from longtalk.config import MemoryConfig, SupervisorConfig, VectorsConfig
+from longtalk.integrations.langchain import LongtalkChatMessageHistory
+from longtalk.storage.config import StorageConfig
 
 
 def settings(tmp_path: Path) -> Settings:
@@ -41,7 +41,7 @@ def test_messages_round_trip_and_clear(tmp_path: Path) -> None:
         AIMessage("Sunny, 22 °C.", id="m4"),
     ]
     with Memory(settings(tmp_path)) as memory:
-        history = MemstrataChatMessageHistory(memory, "weather", user="priya", view="all")
+        history = LongtalkChatMessageHistory(memory, "weather", user="priya", view="all")
         history.add_messages(sent)
         history.add_messages(sent[:1])  # same id: stored once
         got = history.messages
@@ -58,12 +58,12 @@ def test_messages_round_trip_and_clear(tmp_path: Path) -> None:
 
 def test_the_context_view_is_bounded(tmp_path: Path) -> None:
     with Memory(settings(tmp_path)) as memory:
-        history = MemstrataChatMessageHistory(memory, "long")
+        history = LongtalkChatMessageHistory(memory, "long")
         for day in range(8):
             history.add_user_message(f"Plan day {day} of the Lisbon trip, please.")
             history.add_ai_message(f"Day {day}: Alfama in the morning, Belém after lunch.")
         bounded = history.messages
-        everything = MemstrataChatMessageHistory(memory, "long", view="all").messages
+        everything = LongtalkChatMessageHistory(memory, "long", view="all").messages
     assert len(everything) == 16
     assert isinstance(bounded[0], SystemMessage)
     assert "Summary of the conversation so far" in bounded[0].text
@@ -85,8 +85,8 @@ async def test_runnable_with_message_history(tmp_path: Path) -> None:
     )
     async with AsyncMemory(settings(tmp_path)) as memory:
 
-        def history_for(session_id: str) -> MemstrataChatMessageHistory:
-            return MemstrataChatMessageHistory(memory, session_id, view="all")
+        def history_for(session_id: str) -> LongtalkChatMessageHistory:
+            return LongtalkChatMessageHistory(memory, session_id, view="all")
 
         chain = RunnableWithMessageHistory(
             prompt | RunnableLambda(model),

@@ -10,10 +10,10 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, StateGraph
 
-from memstrata import AsyncMemory, Settings, UsageError
-from memstrata.config import MemoryConfig, SupervisorConfig, VectorsConfig
-from memstrata.integrations.langgraph import ContextState, MemoryNode
-from memstrata.storage.config import StorageConfig
+from longtalk import AsyncMemory, Settings, UsageError
+from longtalk.config import MemoryConfig, SupervisorConfig, VectorsConfig
+from longtalk.integrations.langgraph import ContextState, MemoryNode
+from longtalk.storage.config import StorageConfig
 
 
 def settings(tmp_path: Path) -> Settings:

@@ -1,4 +1,4 @@
-"""memstrata's chats as a LangGraph store, used directly and by a compiled graph's node."""
+"""longtalk's chats as a LangGraph store, used directly and by a compiled graph's node."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pytest
 from langgraph.graph import START, StateGraph
 from langgraph.store.base import BaseStore
 
-from memstrata import AsyncMemory, Settings, UsageError
-from memstrata.config import MemoryConfig, SupervisorConfig, VectorsConfig
-from memstrata.integrations.langgraph import MemstrataStore
-from memstrata.storage.config import StorageConfig
+from longtalk import AsyncMemory, Settings, UsageError
+from longtalk.config import MemoryConfig, SupervisorConfig, VectorsConfig
+from longtalk.integrations.langgraph import LongtalkStore
+from longtalk.storage.config import StorageConfig
 
 TRIP = [
     ("user", "My sister Ines is allergic to peanuts."),
@@ -42,7 +42,7 @@ async def fill(store: BaseStore) -> None:
 
 async def test_chats_messages_and_summaries(tmp_path: Path) -> None:
     async with AsyncMemory(settings(tmp_path)) as memory:
-        store = MemstrataStore(memory)
+        store = LongtalkStore(memory)
         await fill(store)
         await store.aput(("chats", "trip"), "m0", {"role": "user", "content": TRIP[0][1]})  # no-op
         with pytest.raises(UsageError, match="already stored with other content"):
@@ -89,7 +89,7 @@ async def test_chats_messages_and_summaries(tmp_path: Path) -> None:
 
 async def test_recall_ranks_by_meaning(tmp_path: Path) -> None:
     async with AsyncMemory(settings(tmp_path, "rag_augmented")) as memory:
-        store = MemstrataStore(memory)
+        store = LongtalkStore(memory)
         await fill(store)
         found = await store.asearch(("chats", "trip"), query="peanut allergy", limit=2)
     # the two turns about Ines's allergy; no word is the query's ("peanuts", "allergic")
@@ -107,7 +107,7 @@ async def test_a_graph_node_reads_another_chat(tmp_path: Path) -> None:
         return {"notes": [item.value["content"] for item in found]}
 
     async with AsyncMemory(settings(tmp_path)) as memory:
-        store = MemstrataStore(memory)
+        store = LongtalkStore(memory)
         await fill(store)
         builder = StateGraph(LookupState)
         builder.add_node("lookup", lookup)

@@ -1,4 +1,4 @@
-"""``memstrata mcp`` in a real subprocess, driven over stdio by the MCP SDK's own client."""
+"""``longtalk mcp`` in a real subprocess, driven over stdio by the MCP SDK's own client."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from memstrata.config import load_settings
-from memstrata.factory import open_memory
+from longtalk.config import load_settings
+from longtalk.factory import open_memory
 
 TOOLS = {
     "append_message",
@@ -45,10 +45,10 @@ def config(tmp_path: Path) -> Path:
 
 @asynccontextmanager
 async def session_for(config: Path) -> AsyncIterator[ClientSession]:
-    env = {name: value for name, value in os.environ.items() if not name.startswith("MEMSTRATA_")}
+    env = {name: value for name, value in os.environ.items() if not name.startswith("LONGTALK_")}
     server = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "memstrata.cli", "mcp", "--config", str(config)],
+        args=["-m", "longtalk.cli", "mcp", "--config", str(config)],
         env=env,
     )
     async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
@@ -66,7 +66,7 @@ async def call(session: ClientSession, tool: str, **arguments: Any) -> Any:
 async def test_memory_tools_over_stdio(config: Path) -> None:
     async with session_for(config) as session:
         assert session.initialize_result is not None
-        assert session.initialize_result.server_info.name == "memstrata"
+        assert session.initialize_result.server_info.name == "longtalk"
         listed = await session.list_tools()
         assert {tool.name for tool in listed.tools} == TOOLS
         append = next(tool for tool in listed.tools if tool.name == "append_message")

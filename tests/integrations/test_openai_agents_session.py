@@ -15,10 +15,10 @@ from agents import Agent, OpenAIChatCompletionsModel, RunConfig, Runner, functio
 from llm_wire import Reply, ScriptedServer
 from openai import AsyncOpenAI
 
-from memstrata import AsyncMemory, Settings, UsageError
-from memstrata.config import MemoryConfig, SupervisorConfig, VectorsConfig
-from memstrata.integrations.openai_agents import MemstrataSession
-from memstrata.storage.config import StorageConfig
+from longtalk import AsyncMemory, Settings, UsageError
+from longtalk.config import MemoryConfig, SupervisorConfig, VectorsConfig
+from longtalk.integrations.openai_agents import LongtalkSession
+from longtalk.storage.config import StorageConfig
 
 RUN = RunConfig(tracing_disabled=True)
 
@@ -63,12 +63,10 @@ def weather(city: str) -> str:
     return f"22 °C and sunny in {city}"
 
 
-async def test_the_runner_keeps_history_in_memstrata(
-    tmp_path: Path, server: ScriptedServer
-) -> None:
+async def test_the_runner_keeps_history_in_longtalk(tmp_path: Path, server: ScriptedServer) -> None:
     server.enqueue(text("Stay in Alfama."), text("Try the seafood in Cais do Sodré."))
     async with AsyncMemory(settings(tmp_path)) as memory:
-        session = MemstrataSession("trip", memory, user="priya", view="all")
+        session = LongtalkSession("trip", memory, user="priya", view="all")
         await Runner.run(agent(server), "Where should I stay?", session=session, run_config=RUN)
         await Runner.run(agent(server), "And for dinner?", session=session, run_config=RUN)
 
@@ -104,10 +102,10 @@ async def test_function_calls_round_trip(tmp_path: Path, server: ScriptedServer)
         text("Pack sunscreen."),
     )
     async with AsyncMemory(settings(tmp_path)) as memory:
-        session = MemstrataSession("weather", memory)
+        session = LongtalkSession("weather", memory)
         run = agent(server, tools=[weather])
         await Runner.run(run, "Weather in Lisbon?", session=session, run_config=RUN)
-        stored = await MemstrataSession("weather", memory, view="all").get_items()
+        stored = await LongtalkSession("weather", memory, view="all").get_items()
         kinds = [item.get("type", item.get("role")) for item in stored]
         assert kinds == ["user", "function_call", "function_call_output", "message"]
         assert stored[1]["call_id"] == "call_1"
@@ -127,7 +125,7 @@ async def test_function_calls_round_trip(tmp_path: Path, server: ScriptedServer)
 
 async def test_the_context_view_is_bounded(tmp_path: Path, server: ScriptedServer) -> None:
     async with AsyncMemory(settings(tmp_path)) as memory:
-        session = MemstrataSession("long", memory)
+        session = LongtalkSession("long", memory)
         for day in range(8):
             await session.add_items(
                 [
@@ -135,7 +133,7 @@ async def test_the_context_view_is_bounded(tmp_path: Path, server: ScriptedServe
                     {"role": "assistant", "content": f"Day {day}: Alfama, then Belém."},
                 ]
             )
-        everything = await MemstrataSession("long", memory, view="all").get_items()
+        everything = await LongtalkSession("long", memory, view="all").get_items()
         bounded = await session.get_items()
     assert len(everything) == 16
     assert bounded[0]["role"] == "system"

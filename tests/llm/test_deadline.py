@@ -8,11 +8,11 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from memstrata.errors import LLMTransientError
-from memstrata.llm.base import prompt_request
-from memstrata.llm.ollama import OllamaLLM
-from memstrata.llm.openai_compat import OpenAICompatibleLLM
-from memstrata.llm.retry import RetryPolicy
+from longtalk.errors import LLMTransientError
+from longtalk.llm.base import prompt_request
+from longtalk.llm.ollama import OllamaLLM
+from longtalk.llm.openai_compat import OpenAICompatibleLLM
+from longtalk.llm.retry import RetryPolicy
 
 
 @pytest.fixture

@@ -7,9 +7,9 @@ import json
 import pytest
 from llm_wire import Reply, ScriptedServer, Seen
 
-from memstrata.config import LLMConfig, MemoryConfig, Settings, SupervisorConfig
-from memstrata.core.messages import assistant, user
-from memstrata.factory import open_memory
+from longtalk.config import LLMConfig, MemoryConfig, Settings, SupervisorConfig
+from longtalk.core.messages import assistant, user
+from longtalk.factory import open_memory
 
 SUMMARY = {
     "topics": ["trip to Lyon"],

@@ -11,19 +11,19 @@ import prometheus_client
 import pytest
 from llm_wire import Reply, ScriptedServer
 
-from memstrata.errors import (
+from longtalk.errors import (
     LLMOutputError,
     LLMPermanentError,
     LLMTransientError,
     MissingExtraError,
     UnknownBackendError,
 )
-from memstrata.llm.base import LLMRequest, LLMResponse, TokenUsage, prompt_request
-from memstrata.llm.ollama import OllamaLLM
-from memstrata.llm.openai_compat import OpenAICompatibleLLM
-from memstrata.llm.resolve import resolve_llm
-from memstrata.llm.retry import RetryingLLM, RetryPolicy, TransientHTTPError, with_retries
-from memstrata.llm.usage import MeteredLLM, UsageCollector, UsageLedger
+from longtalk.llm.base import LLMRequest, LLMResponse, TokenUsage, prompt_request
+from longtalk.llm.ollama import OllamaLLM
+from longtalk.llm.openai_compat import OpenAICompatibleLLM
+from longtalk.llm.resolve import resolve_llm
+from longtalk.llm.retry import RetryingLLM, RetryPolicy, TransientHTTPError, with_retries
+from longtalk.llm.usage import MeteredLLM, UsageCollector, UsageLedger
 
 FAST = RetryPolicy(max_attempts=3, initial_delay=0.01, max_delay=0.05)
 
@@ -65,7 +65,7 @@ def model_response(text: str, finish: str = "stop") -> dict[str, Any]:
 
 def test_missing_extra_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "litellm", None)
-    with pytest.raises(MissingExtraError, match=r"memstrata\[litellm\]"):
+    with pytest.raises(MissingExtraError, match=r"longtalk\[litellm\]"):
         resolve_llm("gemini/gemini-2.5-flash-lite")
 
 
@@ -193,8 +193,6 @@ async def test_metered_llm_sums_per_chat_and_tenant(server: ScriptedServer) -> N
     registry = prometheus_client.CollectorRegistry()
     registry.register(UsageCollector(ledger))
     labels = {"tenant": "acme", "model": "m1"}
-    assert registry.get_sample_value("memstrata_llm_calls_total", labels) == 2
-    tokens = registry.get_sample_value(
-        "memstrata_llm_tokens_total", labels | {"direction": "input"}
-    )
+    assert registry.get_sample_value("longtalk_llm_calls_total", labels) == 2
+    tokens = registry.get_sample_value("longtalk_llm_tokens_total", labels | {"direction": "input"})
     assert tokens == 30

@@ -13,17 +13,17 @@ from collections.abc import Iterator
 import pytest
 from llama_server import build, start, write_tiny_model
 
-from memstrata.config import MemoryConfig
-from memstrata.core.messages import assistant, user
-from memstrata.engine import MemoryEngine
-from memstrata.errors import LLMOutputError
-from memstrata.llm.base import prompt_request
-from memstrata.llm.openai_compat import OpenAICompatibleLLM
-from memstrata.llm.resolve import resolve_llm
-from memstrata.llm.usage import MeteredLLM, UsageLedger
-from memstrata.storage.memory import InMemoryStorage
-from memstrata.summary.llm_writer import LLMSummaryWriter
-from memstrata.testing import free_port
+from longtalk.config import MemoryConfig
+from longtalk.core.messages import assistant, user
+from longtalk.engine import MemoryEngine
+from longtalk.errors import LLMOutputError
+from longtalk.llm.base import prompt_request
+from longtalk.llm.openai_compat import OpenAICompatibleLLM
+from longtalk.llm.resolve import resolve_llm
+from longtalk.llm.usage import MeteredLLM, UsageLedger
+from longtalk.storage.memory import InMemoryStorage
+from longtalk.summary.llm_writer import LLMSummaryWriter
+from longtalk.testing import free_port
 
 SCHEMA = {
     "type": "object",

@@ -7,10 +7,10 @@ import json
 import pytest
 from llm_wire import Reply, ScriptedServer
 
-from memstrata.errors import LLMOutputError, LLMPermanentError, LLMTransientError
-from memstrata.llm.base import prompt_request
-from memstrata.llm.ollama import OllamaLLM
-from memstrata.llm.retry import RetryPolicy
+from longtalk.errors import LLMOutputError, LLMPermanentError, LLMTransientError
+from longtalk.llm.base import prompt_request
+from longtalk.llm.ollama import OllamaLLM
+from longtalk.llm.retry import RetryPolicy
 
 FAST = RetryPolicy(max_attempts=3, initial_delay=0.01, max_delay=0.05)
 SCHEMA = {"type": "object", "properties": {"topics": {"type": "array"}}}

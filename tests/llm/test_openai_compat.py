@@ -9,15 +9,15 @@ import socket
 import pytest
 from llm_wire import Reply, ScriptedServer
 
-from memstrata.errors import (
+from longtalk.errors import (
     HTTPStatusError,
     LLMOutputError,
     LLMPermanentError,
     LLMTransientError,
 )
-from memstrata.llm.base import ChatMessage, LLMRequest, prompt_request
-from memstrata.llm.openai_compat import OpenAICompatibleLLM
-from memstrata.llm.retry import RetryPolicy
+from longtalk.llm.base import ChatMessage, LLMRequest, prompt_request
+from longtalk.llm.openai_compat import OpenAICompatibleLLM
+from longtalk.llm.retry import RetryPolicy
 
 FAST = RetryPolicy(max_attempts=3, initial_delay=0.01, max_delay=0.05)
 SCHEMA = {"type": "object", "properties": {"narrative": {"type": "string"}}}

@@ -14,10 +14,10 @@ from collections.abc import AsyncIterator
 import pytest
 from llm_wire import Reply, ScriptedServer, Seen
 
-from memstrata.config import LLMConfig, MemoryConfig, Settings, SupervisorConfig
-from memstrata.core.messages import assistant, user
-from memstrata.engine import MemoryEngine
-from memstrata.factory import open_memory
+from longtalk.config import LLMConfig, MemoryConfig, Settings, SupervisorConfig
+from longtalk.core.messages import assistant, user
+from longtalk.engine import MemoryEngine
+from longtalk.factory import open_memory
 
 GOOD = {
     "topics": ["trip to Lyon"],

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-import memstrata
-from memstrata import AsyncMemory, Memory, Settings, UsageError
-from memstrata.config import MemoryConfig, SupervisorConfig, VectorsConfig
-from memstrata.engine import MemoryEngine
-from memstrata.memory import Context, resolve_settings
-from memstrata.storage.config import StorageConfig
-from memstrata.storage.memory import InMemoryStorage
-from memstrata.storage.sqlite import SqliteStorage
+import longtalk
+from longtalk import AsyncMemory, Memory, Settings, UsageError
+from longtalk.config import MemoryConfig, SupervisorConfig, VectorsConfig
+from longtalk.engine import MemoryEngine
+from longtalk.memory import Context, resolve_settings
+from longtalk.storage.config import StorageConfig
+from longtalk.storage.memory import InMemoryStorage
+from longtalk.storage.sqlite import SqliteStorage
 
 
 def settings(tmp_path: Path, **memory: object) -> Settings:
@@ -142,7 +142,7 @@ def test_the_sync_memory_is_the_async_one_on_a_private_loop(tmp_path: Path) -> N
         assert [c.id for c in memory.chats()] == ["sync"]
         assert memory.get("sync") is not None and memory.get("nope") is None
         assert len(chat.messages()) == 10
-        loop_threads = [t for t in threading.enumerate() if t.name == "memstrata-loop"]
+        loop_threads = [t for t in threading.enumerate() if t.name == "longtalk-loop"]
         assert loop_threads
         assert chat.delete() is True and memory.delete("sync") is False
     assert not any(t.is_alive() for t in loop_threads)  # close stopped the private loop
@@ -162,7 +162,7 @@ async def test_the_sync_memory_works_inside_a_running_event_loop(tmp_path: Path)
 async def test_sources_url_mapping_memory_config_and_yaml(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("MEMSTRATA_SUPERVISOR__MEMORY__SUMMARY_RECENT_TURNS", "3")
+    monkeypatch.setenv("LONGTALK_SUPERVISOR__MEMORY__SUMMARY_RECENT_TURNS", "3")
     assert (
         resolve_settings(f"sqlite:///{tmp_path}/x.db").storage.url == f"sqlite:///{tmp_path}/x.db"
     )
@@ -175,7 +175,7 @@ async def test_sources_url_mapping_memory_config_and_yaml(
         loaded = resolve_settings(source)
         assert loaded.memory.strategy == "running_summary"
         assert loaded.memory.summary_recent_turns == 3
-    with pytest.raises(memstrata.ConfigError, match="cannot read"):
+    with pytest.raises(longtalk.ConfigError, match="cannot read"):
         resolve_settings(str(tmp_path / "missing.yaml"))
     with pytest.raises(UsageError, match="cannot open memory from a int"):
         resolve_settings(42)  # type: ignore[arg-type]
@@ -207,5 +207,5 @@ async def test_tenants_do_not_see_each_others_chats(tmp_path: Path) -> None:
         await (await a.chat("shared-id")).append("user", "a's secret")
         assert await b.get("shared-id") is None
         assert await b.chats() == []
-        with pytest.raises(memstrata.StorageError, match="already exists"):
+        with pytest.raises(longtalk.StorageError, match="already exists"):
             await b.chat("shared-id")

@@ -11,7 +11,7 @@ BLOCKS = re.findall(r"```python\n(.*?)```", PAGE, re.S)
 
 @pytest.fixture(autouse=True)
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("MEMSTRATA_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("LONGTALK_DATA_DIR", str(tmp_path))
     return tmp_path
 
 
@@ -30,13 +30,13 @@ def test_the_sync_chat_loop_runs_and_recalls(
     messages = context.messages  # type: ignore[attr-defined]
     assert messages[-1] == {"role": "user", "content": "What can Sam not eat?"}
     assert "allergic to shellfish" in capsys.readouterr().out
-    assert (data_dir / "memstrata.db").is_file()  # the data directory, not the user's
+    assert (data_dir / "longtalk.db").is_file()  # the data directory, not the user's
 
 
 def test_the_async_chat_loop_runs(data_dir: Path) -> None:
     (block,) = [block for block in BLOCKS if "AsyncMemory() as memory" in block]
     run(block)
-    assert (data_dir / "memstrata.db").is_file()
+    assert (data_dir / "longtalk.db").is_file()
 
 
 def test_the_user_memory_example_runs(capsys: pytest.CaptureFixture[str]) -> None:

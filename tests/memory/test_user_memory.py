@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from memstrata import AsyncMemory, Memory, Settings, UsageError
-from memstrata.config import MemoryConfig, SupervisorConfig, VectorsConfig
-from memstrata.storage.config import StorageConfig
+from longtalk import AsyncMemory, Memory, Settings, UsageError
+from longtalk.config import MemoryConfig, SupervisorConfig, VectorsConfig
+from longtalk.storage.config import StorageConfig
 
 FIRST_CHAT = [
     ("I'm vegetarian and my husband Sam is allergic to shellfish.", "Noted, for every meal."),
@@ -113,9 +113,9 @@ def test_the_sync_memory_offers_the_same(tmp_path: Path) -> None:
 
 
 def test_items_from_summary_rows_by_kind_once_each_archived_rows_left_out() -> None:
-    from memstrata.storage.base import SummaryRow
-    from memstrata.summary.model import ConversationSummary, SummaryEntity
-    from memstrata.summary.user_facts import user_facts
+    from longtalk.storage.base import SummaryRow
+    from longtalk.summary.model import ConversationSummary, SummaryEntity
+    from longtalk.summary.user_facts import user_facts
 
     def row(summary: ConversationSummary, first: int, last: int, kind: str = "row") -> SummaryRow:
         text = summary.model_dump_json()

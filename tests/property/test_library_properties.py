@@ -16,25 +16,25 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memstrata.config import ServiceConfig, load_yaml, parse_settings, redact_url
-from memstrata.core.context import ContextBudget, assemble_context
-from memstrata.core.filters import (
+from longtalk.config import ServiceConfig, load_yaml, parse_settings, redact_url
+from longtalk.core.context import ContextBudget, assemble_context
+from longtalk.core.filters import (
     ExcludeLastUserFilter,
     MaxCharsFilter,
     MaxTurnsFilter,
     agent_pipeline,
 )
-from memstrata.core.messages import Message, MessageType, Role, group_episodes
-from memstrata.core.tokens import HeuristicTokenCounter
-from memstrata.core.truncation import (
+from longtalk.core.messages import Message, MessageType, Role, group_episodes
+from longtalk.core.tokens import HeuristicTokenCounter
+from longtalk.core.truncation import (
     ELLIPSIS,
     TruncationStrategy,
     shorten_content,
     truncate_hard,
     truncate_middle,
 )
-from memstrata.errors import ConfigError, UsageError
-from memstrata.service.limits import Limits, depth_of, json_problem, scrub
+from longtalk.errors import ConfigError, UsageError
+from longtalk.service.limits import Limits, depth_of, json_problem, scrub
 
 BOUNDED = settings(
     max_examples=60,

@@ -1,15 +1,15 @@
 import numpy as np
 import pytest
 
-from memstrata.recall.features import (
+from longtalk.recall.features import (
     FEATURES,
     Candidate,
     feature_matrix,
     fused_scores,
     without_speakers,
 )
-from memstrata.recall.ranker import DEFAULT_RANKER, LinearRanker
-from memstrata.recall.ranking import RankingConfig, rank
+from longtalk.recall.ranker import DEFAULT_RANKER, LinearRanker
+from longtalk.recall.ranking import RankingConfig, rank
 
 
 def turn(

@@ -1,4 +1,4 @@
-from memstrata.recall.lexical import (
+from longtalk.recall.lexical import (
     document_vector,
     query_vector,
     split_sentences,
@@ -6,7 +6,7 @@ from memstrata.recall.lexical import (
     term_index,
     tokenize,
 )
-from memstrata.recall.ranking import (
+from longtalk.recall.ranking import (
     Candidate,
     RankingConfig,
     asks_when,
@@ -130,8 +130,8 @@ def test_turns_of_a_strong_day_rise_together() -> None:
 
 
 def test_auto_k_fills_the_budget_with_short_turns() -> None:
-    from memstrata.config import MemoryConfig
-    from memstrata.recall.defaults import auto_k
+    from longtalk.config import MemoryConfig
+    from longtalk.recall.defaults import auto_k
 
     assert auto_k(2000) == 134 and auto_k(1000) == 67 and auto_k(1) == 1
     config = MemoryConfig()  # the defaults are what the LoCoMo bench measures

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from memstrata.core.messages import Message, assistant, tool_result, user
-from memstrata.embed.minilm import MiniLMEmbedder
-from memstrata.recall.ranking import RankingConfig
-from memstrata.recall.retriever import HybridRetriever, point_id
-from memstrata.testing import RecordingEmbedder
-from memstrata.vectors.base import RecallScope, TurnStore, VectorReader
-from memstrata.vectors.qdrant_edge import QdrantEdgeStore
+from longtalk.core.messages import Message, assistant, tool_result, user
+from longtalk.embed.minilm import MiniLMEmbedder
+from longtalk.recall.ranking import RankingConfig
+from longtalk.recall.retriever import HybridRetriever, point_id
+from longtalk.testing import RecordingEmbedder
+from longtalk.vectors.base import RecallScope, TurnStore, VectorReader
+from longtalk.vectors.qdrant_edge import QdrantEdgeStore
 
 TURNS = [
     user("Hi! How was your weekend?", name="Ann"),
@@ -193,7 +193,7 @@ async def test_a_failing_store_degrades_to_nothing_with_a_warning(
     retriever = HybridRetriever(store, embedder)
     await retriever.store_turns(SCOPE, numbered(TURNS))
     await store.close()  # every call now raises VectorStoreError
-    with caplog.at_level(logging.WARNING, logger="memstrata.recall.retriever"):
+    with caplog.at_level(logging.WARNING, logger="longtalk.recall.retriever"):
         assert await retriever.get_relevant_history("cat", SCOPE, k=3) == []
     assert "recall failed" in caplog.text
 

@@ -1,8 +1,8 @@
-"""Several memstrata replicas as real processes on one PostgreSQL database (tests, bench).
+"""Several longtalk replicas as real processes on one PostgreSQL database (tests, bench).
 
 :class:`Cluster` writes one configuration file (the database, an OpenAI-wire LLM double,
-leased jobs), runs ``memstrata migrate`` once, then starts replicas with
-``memstrata serve --no-migrate --port 0`` and reads the bound port from uvicorn's log.
+leased jobs), runs ``longtalk migrate`` once, then starts replicas with
+``longtalk serve --no-migrate --port 0`` and reads the bound port from uvicorn's log.
 Each replica gets its own LLM API key (``replica-N``), so the double tells them apart.
 ``kill(n)`` is a ``kill -9``. :class:`Client` is one workload client: it sends each request
 to the next live replica, and retries a request that failed in transport (a killed
@@ -25,7 +25,7 @@ from typing import Any
 
 import httpx
 
-KEY_ENV = "MEMSTRATA_SCALEOUT_LLM_KEY"
+KEY_ENV = "LONGTALK_SCALEOUT_LLM_KEY"
 STARTED = re.compile(r"Uvicorn running on http://127\.0\.0\.1:(\d+)")
 
 
@@ -65,7 +65,7 @@ def config_text(dsn: str, llm_url: str, *, vectors: str = "null:", **service: An
 
 @dataclass
 class Replica:
-    """One ``memstrata serve`` process."""
+    """One ``longtalk serve`` process."""
 
     number: int
     process: subprocess.Popen[str]
@@ -83,7 +83,7 @@ class Replica:
 
 
 class Cluster:
-    """Replicas of memstrata on one database; see the module docstring."""
+    """Replicas of longtalk on one database; see the module docstring."""
 
     def __init__(self, config: Path, *, python: str = sys.executable) -> None:
         self.config = config
@@ -91,9 +91,9 @@ class Cluster:
         self.replicas: list[Replica] = []
 
     def migrate(self) -> str:
-        """Run ``memstrata migrate`` once; its output."""
+        """Run ``longtalk migrate`` once; its output."""
         done = subprocess.run(
-            [self.python, "-m", "memstrata.cli", "migrate", "-c", str(self.config)],
+            [self.python, "-m", "longtalk.cli", "migrate", "-c", str(self.config)],
             capture_output=True,
             text=True,
             timeout=120,
@@ -104,7 +104,7 @@ class Cluster:
     def start(self, number: int) -> Replica:
         """Start replica ``number`` (not waiting for it to listen)."""
         env = {**os.environ, KEY_ENV: f"replica-{number}", "PYTHONUNBUFFERED": "1"}
-        command = [self.python, "-m", "memstrata.cli", "serve", "-c", str(self.config)]
+        command = [self.python, "-m", "longtalk.cli", "serve", "-c", str(self.config)]
         command += ["--port", "0", "--no-migrate", "--log-level", "info"]
         process = subprocess.Popen(
             command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True

@@ -30,7 +30,7 @@ async def admin(dsn: str, statement: str) -> None:
 @pytest.fixture
 async def database(postgres_server: str) -> AsyncIterator[str]:
     """The DSN of a new, empty database (dropped after the test)."""
-    name = f"memstrata_scale_{uuid.uuid4().hex[:12]}"
+    name = f"longtalk_scale_{uuid.uuid4().hex[:12]}"
     await admin(postgres_server, f'CREATE DATABASE "{name}"')
     yield with_database(postgres_server, name)
     await admin(postgres_server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

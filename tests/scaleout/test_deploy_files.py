@@ -1,7 +1,7 @@
 """compose.yaml, Dockerfile and the proxy configuration, checked by reading them.
 
 No container engine runs here, so these tests hold the deployment files to what the code
-really does: every ``MEMSTRATA_*`` variable compose sets is one the settings read (they
+really does: every ``LONGTALK_*`` variable compose sets is one the settings read (they
 validate, and point at the compose services), migrations run once before the replicas,
 every long-running service has a health check, and the proxy sends to the replicas.
 """
@@ -15,12 +15,12 @@ from typing import Any
 import yaml
 from typer.testing import CliRunner
 
-from memstrata.cli import app
-from memstrata.config import load_settings
-from memstrata.storage.resolve import backend_of
+from longtalk.cli import app
+from longtalk.config import load_settings
+from longtalk.storage.resolve import backend_of
 
 ROOT = Path(__file__).resolve().parents[2]
-REPLICAS = ("memstrata-1", "memstrata-2")
+REPLICAS = ("longtalk-1", "longtalk-2")
 SUBSTITUTION = re.compile(r"\$\{([A-Z_]+)(?::-([^}]*))?\}")
 
 
@@ -67,13 +67,13 @@ def test_migrations_run_once_before_the_replicas() -> None:
 
 def test_the_replicas_environment_is_what_the_settings_read() -> None:
     services = compose()["services"]
-    env = {"MEMSTRATA_API_KEY": "a-long-secret", "POSTGRES_PASSWORD": "pw"}
+    env = {"LONGTALK_API_KEY": "a-long-secret", "POSTGRES_PASSWORD": "pw"}
     for name in ("migrate", *REPLICAS):
         variables = service_env(services[name], env)
-        assert all(key.startswith("MEMSTRATA_") for key in variables)
+        assert all(key.startswith("LONGTALK_") for key in variables)
         settings = load_settings(environ=variables)  # unknown keys would be refused
         assert backend_of(settings.storage.url or "") == "postgres"
-        assert "@postgres:5432/memstrata" in (settings.storage.url or "")
+        assert "@postgres:5432/longtalk" in (settings.storage.url or "")
         assert ":pw@" in (settings.storage.url or "")
         assert settings.vectors.url == "qdrant:http://qdrant:6333"
         assert settings.memory.strategy == "rag_augmented"
@@ -83,7 +83,7 @@ def test_the_replicas_environment_is_what_the_settings_read() -> None:
         assert settings.storage.pool_size == 5
     postgres = services["postgres"]["environment"]
     assert substituted(postgres["POSTGRES_PASSWORD"], env) == "pw"
-    assert (postgres["POSTGRES_USER"], postgres["POSTGRES_DB"]) == ("memstrata", "memstrata")
+    assert (postgres["POSTGRES_USER"], postgres["POSTGRES_DB"]) == ("longtalk", "longtalk")
 
 
 def test_the_proxy_sends_to_both_replicas_and_streams_events() -> None:
@@ -93,7 +93,7 @@ def test_the_proxy_sends_to_both_replicas_and_streams_events() -> None:
     conf = (ROOT / mount.split(":")[0]).read_text(encoding="utf-8")
     upstream = re.findall(r"server (\S+):(\d+)", conf)
     assert sorted(upstream) == [(name, "8765") for name in REPLICAS]
-    assert "listen 8080;" in conf and proxy["ports"] == ["${MEMSTRATA_PORT:-8765}:8080"]
+    assert "listen 8080;" in conf and proxy["ports"] == ["${LONGTALK_PORT:-8765}:8080"]
     events = conf[conf.index("location ~ ^/chats/[^/]+/events$") :]
     assert "proxy_buffering off;" in events and "proxy_read_timeout" in events
     for name in REPLICAS:
@@ -108,6 +108,6 @@ def test_the_image_is_slim_non_root_and_checks_its_health() -> None:
     user = re.findall(r"^USER (\S+)", dockerfile, flags=re.MULTILINE)
     assert user and user[-1] not in ("root", "0")
     assert re.search(r"^HEALTHCHECK .*\n.*/healthz", dockerfile, flags=re.MULTILINE)
-    assert "EXPOSE 8765" in dockerfile and "MEMSTRATA_SERVICE__PORT=8765" in dockerfile
+    assert "EXPOSE 8765" in dockerfile and "LONGTALK_SERVICE__PORT=8765" in dockerfile
     assert 'CMD ["serve", "--no-migrate"]' in dockerfile
     assert '".[postgres,qdrant]"' in dockerfile  # the drivers the compose stack needs

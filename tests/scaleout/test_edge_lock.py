@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from memstrata.errors import ConfigError
-from memstrata.vectors.qdrant_edge import QdrantEdgeStore
+from longtalk.errors import ConfigError
+from longtalk.vectors.qdrant_edge import QdrantEdgeStore
 
 HOLDER = """
 import asyncio, sys
-from memstrata.vectors.qdrant_edge import QdrantEdgeStore
+from longtalk.vectors.qdrant_edge import QdrantEdgeStore
 
 async def main():
     store = QdrantEdgeStore(sys.argv[1])

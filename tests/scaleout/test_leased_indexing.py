@@ -15,18 +15,18 @@ from cluster import Client, Cluster, config_text
 from fastapi import FastAPI
 from service_harness import uvicorn_server
 
-from memstrata.config import Settings
-from memstrata.core.messages import Message
-from memstrata.embed.minilm import MiniLMEmbedder
-from memstrata.engine import MemoryEngine
-from memstrata.recall.retriever import HybridRetriever
-from memstrata.service import create_app
-from memstrata.service.index_pg import LeasedIndexPass
-from memstrata.storage.pg_index_leases import IndexLeases
-from memstrata.storage.postgres import PostgresStorage
-from memstrata.storage.resolve import from_url
-from memstrata.testing import RecordingEmbedder
-from memstrata.vectors.pgvector import PgVectorStore
+from longtalk.config import Settings
+from longtalk.core.messages import Message
+from longtalk.embed.minilm import MiniLMEmbedder
+from longtalk.engine import MemoryEngine
+from longtalk.recall.retriever import HybridRetriever
+from longtalk.service import create_app
+from longtalk.service.index_pg import LeasedIndexPass
+from longtalk.storage.pg_index_leases import IndexLeases
+from longtalk.storage.postgres import PostgresStorage
+from longtalk.storage.resolve import from_url
+from longtalk.testing import RecordingEmbedder
+from longtalk.vectors.pgvector import PgVectorStore
 
 
 def settings(dsn: str) -> Settings:
@@ -96,7 +96,7 @@ async def stored_points(dsn: str) -> tuple[int, int, int]:
     connection = await asyncpg.connect(dsn)
     try:
         row = await connection.fetchrow(
-            "SELECT count(*), count(DISTINCT (chat_id, sequence)) FROM memstrata_turns"
+            "SELECT count(*), count(DISTINCT (chat_id, sequence)) FROM longtalk_turns"
         )
         messages = await connection.fetchval("SELECT count(*) FROM messages")
         return int(row[0]), int(row[1]), int(messages)
@@ -123,7 +123,7 @@ async def test_replicas_embed_every_turn_once(database: str) -> None:
         for app, _ in services:  # nothing is left for anyone: no run embeds anything more
             await app.state.service.indexer.stop()
         indexed = [
-            app.state.service.metrics.registry.get_sample_value("memstrata_indexed_turns_total")
+            app.state.service.metrics.registry.get_sample_value("longtalk_indexed_turns_total")
             for app, _ in services
         ]
     points, distinct, messages = await stored_points(database)

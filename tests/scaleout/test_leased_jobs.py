@@ -14,17 +14,17 @@ from fastapi import FastAPI
 from service_harness import uvicorn_server
 from sqlalchemy import text
 
-from memstrata.config import Settings
-from memstrata.engine import MemoryEngine
-from memstrata.errors import LLMTransientError
-from memstrata.llm.base import LLMRequest
-from memstrata.service import create_app
-from memstrata.service.queue_pg import LeasedSummaryJobs
-from memstrata.storage.pg_jobs import JobTable
-from memstrata.storage.postgres import PostgresStorage
-from memstrata.storage.resolve import from_url
-from memstrata.summary.llm_writer import LLMSummaryWriter
-from memstrata.testing import FunctionLLM
+from longtalk.config import Settings
+from longtalk.engine import MemoryEngine
+from longtalk.errors import LLMTransientError
+from longtalk.llm.base import LLMRequest
+from longtalk.service import create_app
+from longtalk.service.queue_pg import LeasedSummaryJobs
+from longtalk.storage.pg_jobs import JobTable
+from longtalk.storage.postgres import PostgresStorage
+from longtalk.storage.resolve import from_url
+from longtalk.summary.llm_writer import LLMSummaryWriter
+from longtalk.testing import FunctionLLM
 
 
 class Model:
@@ -237,7 +237,7 @@ async def test_retries_back_off_in_the_database(database: str) -> None:
             async with storage.engine.connect() as conn:
                 row = (
                     await conn.execute(
-                        text("SELECT attempts, last_error, due_at > now() FROM memstrata_jobs")
+                        text("SELECT attempts, last_error, due_at > now() FROM longtalk_jobs")
                     )
                 ).first()
             if row is not None and row[0] == 1:

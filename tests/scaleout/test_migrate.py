@@ -1,4 +1,4 @@
-"""``memstrata migrate``: migrations run once, replicas refuse a database that needs them."""
+"""``longtalk migrate``: migrations run once, replicas refuse a database that needs them."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import asyncpg
 import pytest
 from typer.testing import CliRunner
 
-from memstrata.cli import app
-from memstrata.storage.migrations import LATEST_VERSION, MIGRATIONS
+from longtalk.cli import app
+from longtalk.storage.migrations import LATEST_VERSION, MIGRATIONS
 
 runner = CliRunner()
 
@@ -27,7 +27,7 @@ def config(tmp_path: Path, database: str) -> Path:
 async def applied(dsn: str) -> list[int]:
     connection = await asyncpg.connect(dsn)
     try:
-        rows = await connection.fetch("SELECT version FROM memstrata_schema ORDER BY version")
+        rows = await connection.fetch("SELECT version FROM longtalk_schema ORDER BY version")
     finally:
         await connection.close()
     return [row["version"] for row in rows]
@@ -41,7 +41,7 @@ def test_migrate_applies_once_and_check_reports(config: Path, database: str) -> 
 
     refused = runner.invoke(app, ["serve", "--no-migrate", "-c", str(config), "--port", "1"])
     assert refused.exit_code == 1, refused.output
-    assert "run `memstrata migrate` once" in refused.output
+    assert "run `longtalk migrate` once" in refused.output
 
     first = runner.invoke(app, ["migrate", "-c", str(config)])
     assert first.exit_code == 0, first.output
@@ -56,7 +56,7 @@ def test_migrate_applies_once_and_check_reports(config: Path, database: str) -> 
 async def test_replicas_migrating_together_apply_each_migration_once(
     config: Path, database: str
 ) -> None:
-    command = [sys.executable, "-m", "memstrata.cli", "migrate", "-c", str(config)]
+    command = [sys.executable, "-m", "longtalk.cli", "migrate", "-c", str(config)]
     processes = [
         subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for _ in range(3)

@@ -25,7 +25,7 @@ import httpx
 import pytest
 from cluster import Client, Cluster, config_text
 
-from memstrata.testing import ChatCompletionsServer, WireCall
+from longtalk.testing import ChatCompletionsServer, WireCall
 
 CHATS = 50
 CLIENTS = 24
@@ -135,7 +135,7 @@ async def kill_mid_job(cluster: Cluster, llm: ChatCompletionsServer, number: int
 async def pending_jobs(dsn: str) -> int:
     connection = await asyncpg.connect(dsn)
     try:
-        return int(await connection.fetchval("SELECT count(*) FROM memstrata_jobs"))
+        return int(await connection.fetchval("SELECT count(*) FROM longtalk_jobs"))
     finally:
         await connection.close()
 

@@ -11,7 +11,7 @@ import asyncpg
 import httpx
 from cluster import Cluster, config_text
 
-from memstrata.testing import ChatCompletionsServer
+from longtalk.testing import ChatCompletionsServer
 
 
 async def summary_state(client: httpx.AsyncClient, chat: str) -> str:
@@ -68,7 +68,7 @@ async def test_a_killed_replicas_running_job_does_not_stay_summarizing(
         connection = await asyncpg.connect(database)
         try:  # the survivor takes the job, finds nothing due and drops it
             deadline = time.monotonic() + 20
-            while await connection.fetchval("SELECT count(*) FROM memstrata_jobs"):
+            while await connection.fetchval("SELECT count(*) FROM longtalk_jobs"):
                 assert time.monotonic() < deadline, "the dead replica's job was never taken"
                 await asyncio.sleep(0.1)
         finally:

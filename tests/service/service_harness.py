@@ -12,14 +12,14 @@ import httpx
 import uvicorn
 from fastapi import FastAPI
 
-from memstrata.config import Settings
-from memstrata.engine import MemoryEngine
-from memstrata.errors import LLMTransientError
-from memstrata.llm.base import LLMRequest
-from memstrata.service import Service, create_app
-from memstrata.storage.resolve import from_url
-from memstrata.summary.llm_writer import LLMSummaryWriter
-from memstrata.testing import FunctionLLM
+from longtalk.config import Settings
+from longtalk.engine import MemoryEngine
+from longtalk.errors import LLMTransientError
+from longtalk.llm.base import LLMRequest
+from longtalk.service import Service, create_app
+from longtalk.storage.resolve import from_url
+from longtalk.summary.llm_writer import LLMSummaryWriter
+from longtalk.testing import FunctionLLM
 
 KEYS = {"key-a": "tenant-a", "key-b": "tenant-b"}
 
@@ -67,7 +67,7 @@ def make_settings(
 ) -> Settings:
     return Settings.model_validate(
         {
-            "storage": {"sqlite_path": str(tmp_path / "memstrata.db")},
+            "storage": {"sqlite_path": str(tmp_path / "longtalk.db")},
             "supervisor": {
                 "memory": {
                     "strategy": "running_summary",

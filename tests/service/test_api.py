@@ -196,9 +196,9 @@ async def test_health_metrics_openapi(api: Harness) -> None:
     assert health.json()["checks"]["storage"]["writable"] is True
     metrics = (await api.client.get("/metrics")).text
     route = 'method="POST",route="/chats/{chat_id}/messages",status="201"'
-    assert f"memstrata_http_requests_total{{{route}}} 3.0" in metrics
-    assert 'memstrata_summary_jobs_total{outcome="summarized"}' in metrics
-    assert 'memstrata_llm_tokens_total{direction="input",tenant="default"}' in metrics
+    assert f"longtalk_http_requests_total{{{route}}} 3.0" in metrics
+    assert 'longtalk_summary_jobs_total{outcome="summarized"}' in metrics
+    assert 'longtalk_llm_tokens_total{direction="input",tenant="default"}' in metrics
     paths = (await api.client.get("/openapi.json")).json()["paths"]
     for path in (
         "/chats",

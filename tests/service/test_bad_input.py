@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from service_harness import Harness, SummaryModel, make_settings, running
 
-from memstrata.core.messages import Message
+from longtalk.core.messages import Message
 
 HUGE = str(2**64)
 

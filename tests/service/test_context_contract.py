@@ -7,12 +7,12 @@ from pathlib import Path
 import httpx
 from service_harness import SummaryModel, exchange, make_settings, running
 
-from memstrata.embed.minilm import MiniLMEmbedder
-from memstrata.engine import MemoryEngine
-from memstrata.service import create_app
-from memstrata.storage.resolve import from_url
-from memstrata.summary.llm_writer import LLMSummaryWriter
-from memstrata.testing import FunctionLLM
+from longtalk.embed.minilm import MiniLMEmbedder
+from longtalk.engine import MemoryEngine
+from longtalk.service import create_app
+from longtalk.storage.resolve import from_url
+from longtalk.summary.llm_writer import LLMSummaryWriter
+from longtalk.testing import FunctionLLM
 
 
 async def test_window_and_summary_cap_are_settable_per_request(

@@ -16,12 +16,12 @@ import httpx
 import pytest
 from service_harness import make_settings
 
-from memstrata.embed.hashing import HashingEmbedder
-from memstrata.engine import MemoryEngine
-from memstrata.recall.retriever import HybridRetriever
-from memstrata.service import create_app
-from memstrata.storage.sqlite import SqliteStorage
-from memstrata.vectors.qdrant_edge import QdrantEdgeStore
+from longtalk.embed.hashing import HashingEmbedder
+from longtalk.engine import MemoryEngine
+from longtalk.recall.retriever import HybridRetriever
+from longtalk.service import create_app
+from longtalk.storage.sqlite import SqliteStorage
+from longtalk.vectors.qdrant_edge import QdrantEdgeStore
 
 KEYS = {"key-a": "tenant-a", "key-b": "tenant-b"}
 A = {"Authorization": "Bearer key-a"}
@@ -40,7 +40,7 @@ async def client(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
     settings = make_settings(tmp_path, keys=KEYS)
     config = settings.memory.model_copy(update={"strategy": "rag_augmented"})
     store = QdrantEdgeStore(tmp_path / "vectors")
-    storage = SqliteStorage(tmp_path / "memstrata.db")
+    storage = SqliteStorage(tmp_path / "longtalk.db")
     engine = MemoryEngine(storage, config=config, recall=HybridRetriever(store, HashingEmbedder()))
     app = create_app(settings, engine=engine)
     async with app.router.lifespan_context(app):

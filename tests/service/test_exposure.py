@@ -9,8 +9,8 @@ import httpx
 import pytest
 from service_harness import KEYS, Harness, SummaryModel, exchange, make_settings, running
 
-from memstrata.service.edge import filter_tenant_series, is_loopback_host
-from memstrata.service.logs import RedactKeys
+from longtalk.service.edge import filter_tenant_series, is_loopback_host
+from longtalk.service.logs import RedactKeys
 
 A = {"X-API-Key": "key-a"}
 B = {"Authorization": "Bearer key-b"}
@@ -121,7 +121,7 @@ async def test_metrics_need_a_key_and_show_only_the_callers_tenant(
         as_a = await api.client.get("/metrics", headers=A)
         assert as_a.status_code == 200
         assert 'tenant="tenant-a"' in as_a.text and "tenant-b" not in as_a.text
-        assert "memstrata_http_requests_total" in as_a.text
+        assert "longtalk_http_requests_total" in as_a.text
         assert int(as_a.headers["content-length"]) == len(as_a.content)
         as_b = (await api.client.get("/metrics", headers=B)).text
         assert 'tenant="tenant-b"' in as_b and "tenant-a" not in as_b

@@ -11,9 +11,9 @@ from typing import Any
 import httpx
 import pytest
 
-from memstrata.config import Settings
-from memstrata.service import create_app
-from memstrata.vectors.qdrant_edge import QdrantEdgeStore
+from longtalk.config import Settings
+from longtalk.service import create_app
+from longtalk.vectors.qdrant_edge import QdrantEdgeStore
 
 
 @pytest.fixture
@@ -59,7 +59,7 @@ async def healthz(settings: Settings, *between: Any) -> list[httpx.Response]:
 async def test_a_full_sqlite_disk_is_degraded_and_recovers(small_disk: Path) -> None:
     settings = Settings.model_validate(
         {
-            "storage": {"sqlite_path": str(small_disk / "memstrata.db")},
+            "storage": {"sqlite_path": str(small_disk / "longtalk.db")},
             "supervisor": {"memory": {"strategy": "running_summary"}},
         }
     )
@@ -90,7 +90,7 @@ async def test_a_vector_store_that_failed_to_open_is_degraded(tmp_path: Path) ->
     in_the_way.write_text("not a directory")
     settings = Settings.model_validate(
         {
-            "storage": {"sqlite_path": str(tmp_path / "memstrata.db")},
+            "storage": {"sqlite_path": str(tmp_path / "longtalk.db")},
             "vectors": {"url": f"qdrant-edge:{in_the_way}"},
         }
     )
@@ -104,7 +104,7 @@ async def test_a_vector_store_that_failed_to_open_is_degraded(tmp_path: Path) ->
 async def test_a_vector_store_without_disk_space_is_degraded(tmp_path: Path) -> None:
     settings = Settings.model_validate(
         {
-            "storage": {"sqlite_path": str(tmp_path / "memstrata.db")},
+            "storage": {"sqlite_path": str(tmp_path / "longtalk.db")},
             "vectors": {"url": f"qdrant-edge:{tmp_path / 'vectors'}"},
         }
     )
@@ -125,7 +125,7 @@ async def test_a_vector_store_without_disk_space_is_degraded(tmp_path: Path) -> 
 async def test_storage_unreachable_is_down(tmp_path: Path) -> None:
     settings = Settings.model_validate(
         {
-            "storage": {"sqlite_path": str(tmp_path / "memstrata.db")},
+            "storage": {"sqlite_path": str(tmp_path / "longtalk.db")},
             "supervisor": {"memory": {"strategy": "running_summary"}},
         }
     )

@@ -9,14 +9,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-from memstrata.config import Settings
-from memstrata.engine import MemoryEngine
-from memstrata.llm.openai_compat import OpenAICompatibleLLM
-from memstrata.llm.retry import RetryPolicy
-from memstrata.service import create_app
-from memstrata.storage.resolve import from_url
-from memstrata.summary.llm_writer import LLMSummaryWriter
-from memstrata.testing import free_port
+from longtalk.config import Settings
+from longtalk.engine import MemoryEngine
+from longtalk.llm.openai_compat import OpenAICompatibleLLM
+from longtalk.llm.retry import RetryPolicy
+from longtalk.service import create_app
+from longtalk.storage.resolve import from_url
+from longtalk.summary.llm_writer import LLMSummaryWriter
+from longtalk.testing import free_port
 
 
 @pytest.fixture

@@ -8,11 +8,11 @@ from typing import Any, cast
 
 import pytest
 
-from memstrata.engine import MemoryEngine
-from memstrata.indexer import IndexRun
-from memstrata.service import indexing
-from memstrata.service.indexing import IndexWorker
-from memstrata.service.metrics import ServiceMetrics
+from longtalk.engine import MemoryEngine
+from longtalk.indexer import IndexRun
+from longtalk.service import indexing
+from longtalk.service.indexing import IndexWorker
+from longtalk.service.metrics import ServiceMetrics
 
 
 class BacklogEngine:

@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 from service_harness import Harness, SummaryModel, exchange, make_settings, open_engine, running
 
-from memstrata.core.messages import Message
-from memstrata.service import create_app
+from longtalk.core.messages import Message
+from longtalk.service import create_app
 
 
 async def post(api: Harness, chat: str, number: int) -> httpx.Response:
@@ -85,7 +85,7 @@ async def test_failed_job_retries_and_reports(tmp_path: Path, model: SummaryMode
         chat_now = (await api.client.get(f"/chats/{chat}")).json()
         assert chat_now["summary_state"] == "idle" and chat_now["last_error"] is None
         metrics = (await api.client.get("/metrics")).text
-        assert 'memstrata_summary_jobs_total{outcome="failed"} 1.0' in metrics
+        assert 'longtalk_summary_jobs_total{outcome="failed"} 1.0' in metrics
         for _ in range(200):  # the closed stream unsubscribed
             if api.service.hub.subscribers(chat) == 0:
                 break

@@ -13,14 +13,14 @@ import httpx
 import pytest
 from service_harness import exchange, make_settings, uvicorn_server
 
-from memstrata.engine import MemoryEngine
-from memstrata.llm.openai_compat import OpenAICompatibleLLM
-from memstrata.llm.retry import RetryPolicy
-from memstrata.service import create_app
-from memstrata.service.errors import public_error
-from memstrata.storage.resolve import from_url
-from memstrata.summary.llm_writer import LLMSummaryWriter
-from memstrata.testing import free_port
+from longtalk.engine import MemoryEngine
+from longtalk.llm.openai_compat import OpenAICompatibleLLM
+from longtalk.llm.retry import RetryPolicy
+from longtalk.service import create_app
+from longtalk.service.errors import public_error
+from longtalk.storage.resolve import from_url
+from longtalk.summary.llm_writer import LLMSummaryWriter
+from longtalk.testing import free_port
 
 SECRET_BODY = '{"error": {"message": "Incorrect API key provided: sk-live-TOPSECRET42"}}'
 SECRETS = ("hunter2", "TOPSECRET42", "sk-live", "Incorrect API key")

@@ -8,13 +8,13 @@ from pathlib import Path
 import httpx
 import pytest
 
-from memstrata.config import Settings
-from memstrata.embed.minilm import MiniLMEmbedder
-from memstrata.engine import MemoryEngine
-from memstrata.recall.retriever import HybridRetriever
-from memstrata.service import create_app
-from memstrata.storage.resolve import from_url
-from memstrata.vectors.qdrant_edge import QdrantEdgeStore
+from longtalk.config import Settings
+from longtalk.embed.minilm import MiniLMEmbedder
+from longtalk.engine import MemoryEngine
+from longtalk.recall.retriever import HybridRetriever
+from longtalk.service import create_app
+from longtalk.storage.resolve import from_url
+from longtalk.vectors.qdrant_edge import QdrantEdgeStore
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +27,7 @@ async def test_appends_are_indexed_in_the_background_and_faults_are_retried(
 ) -> None:
     settings = Settings.model_validate(
         {
-            "storage": {"sqlite_path": str(tmp_path / "memstrata.db")},
+            "storage": {"sqlite_path": str(tmp_path / "longtalk.db")},
             "service": {"summary_retry_seconds": 0.05, "summary_retry_max_seconds": 0.2},
         }
     )
@@ -64,5 +64,5 @@ async def test_appends_are_indexed_in_the_background_and_faults_are_retried(
                 context = (await client.post(f"/chats/{chat}/context", json=query)).json()
                 assert "Miso" in context["text"]
                 metrics = (await client.get("/metrics")).text
-                assert "memstrata_indexed_turns_total 1.0" in metrics
+                assert "longtalk_indexed_turns_total 1.0" in metrics
         await store.close()

@@ -21,8 +21,8 @@ from fastapi import FastAPI
 from hypothesis import HealthCheck, Phase, settings
 from schemathesis import GenerationMode
 
-from memstrata.config import Settings
-from memstrata.service import create_app
+from longtalk.config import Settings
+from longtalk.service import create_app
 
 EXAMPLES = 15
 KNOWN_CHAT = "fuzzed"
@@ -30,7 +30,7 @@ _turn = itertools.count()
 
 
 def fuzz_app() -> FastAPI:
-    data = Path(tempfile.mkdtemp(prefix="memstrata-fuzz-"))
+    data = Path(tempfile.mkdtemp(prefix="longtalk-fuzz-"))
     config = Settings.model_validate(
         {
             "storage": {"sqlite_path": str(data / "fuzz.db")},

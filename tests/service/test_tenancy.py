@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from service_harness import KEYS, SummaryModel, exchange, make_settings, running
 
-from memstrata.service import bind_host
-from memstrata.service.auth import LOCALHOST
+from longtalk.service import bind_host
+from longtalk.service.auth import LOCALHOST
 
 A = {"Authorization": "Bearer key-a"}
 B = {"X-API-Key": "key-b"}

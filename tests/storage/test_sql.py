@@ -11,15 +11,15 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, inspect, select, text
 
-from memstrata.core.messages import assistant, user
-from memstrata.errors import SchemaVersionError, StorageError, StorageUnavailableError
-from memstrata.storage import SummaryRow, TurnCommit, resolve_storage
-from memstrata.storage import schema as tables
-from memstrata.storage.migrations import LATEST_VERSION, MIGRATIONS
-from memstrata.storage.pg_index_leases import _CLAIM
-from memstrata.storage.postgres import PostgresStorage
-from memstrata.storage.sql import SqlStorage
-from memstrata.testing import free_port
+from longtalk.core.messages import assistant, user
+from longtalk.errors import SchemaVersionError, StorageError, StorageUnavailableError
+from longtalk.storage import SummaryRow, TurnCommit, resolve_storage
+from longtalk.storage import schema as tables
+from longtalk.storage.migrations import LATEST_VERSION, MIGRATIONS
+from longtalk.storage.pg_index_leases import _CLAIM
+from longtalk.storage.postgres import PostgresStorage
+from longtalk.storage.sql import SqlStorage
+from longtalk.testing import free_port
 
 
 def sql(backend) -> SqlStorage:  # type: ignore[no-untyped-def]
@@ -100,7 +100,7 @@ async def test_lagging_chats_are_found_through_a_partial_index(sql_backend) -> N
     await execute(
         storage,
         "DROP INDEX ix_chats_index_backlog",
-        "DELETE FROM memstrata_schema WHERE version = 10",
+        "DELETE FROM longtalk_schema WHERE version >= 10",
     )
     again = sql(sql_backend)
     await again.setup()
@@ -193,7 +193,7 @@ async def test_delete_cascades_to_rows(sql_backend) -> None:  # type: ignore[no-
 
 async def test_unreachable_postgres_is_a_clear_error() -> None:
     port = free_port()
-    storage = resolve_storage(f"postgresql://memstrata:secret@127.0.0.1:{port}/chats")
+    storage = resolve_storage(f"postgresql://longtalk:secret@127.0.0.1:{port}/chats")
     started = time.monotonic()
     try:
         with pytest.raises(StorageUnavailableError) as caught:
@@ -202,7 +202,7 @@ async def test_unreachable_postgres_is_a_clear_error() -> None:
         await storage.close()
     message = str(caught.value)
     assert (
-        f"cannot reach the PostgreSQL database at postgresql://memstrata:***@127.0.0.1:{port}/chats"
+        f"cannot reach the PostgreSQL database at postgresql://longtalk:***@127.0.0.1:{port}/chats"
         in message
     )
     assert "secret" not in message and "check that the server is running" in message

@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from memstrata.core.messages import Message, assistant, system, tool_call, tool_result, user
-from memstrata.errors import ConflictError, NotFoundError, StorageError, UsageError
-from memstrata.storage import (
+from longtalk.core.messages import Message, assistant, system, tool_call, tool_result, user
+from longtalk.errors import ConflictError, NotFoundError, StorageError, UsageError
+from longtalk.storage import (
     ChatStorage,
     StorageConfig,
     SummaryPatch,
@@ -17,9 +17,9 @@ from memstrata.storage import (
     TurnCommit,
     resolve_storage,
 )
-from memstrata.summary.model import ConversationSummary
-from memstrata.summary.title import generate_title
-from memstrata.testing import ScriptedLLM
+from longtalk.summary.model import ConversationSummary
+from longtalk.summary.title import generate_title
+from longtalk.testing import ScriptedLLM
 
 UNICODE = "héllo wörld — 你好，世界 — مرحبا بالعالم — 🌍👩‍👩‍👧 — e\u0301 — 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 — \t\n\r"
 

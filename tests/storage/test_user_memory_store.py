@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from memstrata.errors import UsageError
-from memstrata.storage import ChatStorage, schema
-from memstrata.storage.migrations import LATEST_VERSION
-from memstrata.storage.sql import SqlStorage
-from memstrata.storage.user_memory import UserFact, user_memory_for
+from longtalk.errors import UsageError
+from longtalk.storage import ChatStorage, schema
+from longtalk.storage.migrations import LATEST_VERSION
+from longtalk.storage.sql import SqlStorage
+from longtalk.storage.user_memory import UserFact, user_memory_for
 
 
 async def test_items_keep_their_provenance_and_are_replaced_per_chat(

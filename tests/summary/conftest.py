@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memstrata.embed.minilm import MiniLMEmbedder
+from longtalk.embed.minilm import MiniLMEmbedder
 
 
 @pytest.fixture(scope="session")

@@ -7,18 +7,18 @@ import re
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-from memstrata.config import MemoryConfig
-from memstrata.core.messages import Message, assistant, user
-from memstrata.core.tokens import HeuristicTokenCounter
-from memstrata.engine import MemoryEngine
-from memstrata.llm.base import LLMRequest
-from memstrata.storage.base import SummaryRow
-from memstrata.storage.memory import InMemoryStorage
-from memstrata.summary.chain import ShownSummaries, shown_summary
-from memstrata.summary.consolidate import restore_lost
-from memstrata.summary.llm_writer import LLMSummaryWriter
-from memstrata.summary.model import ConversationSummary, SummaryEntity
-from memstrata.testing import FunctionLLM
+from longtalk.config import MemoryConfig
+from longtalk.core.messages import Message, assistant, user
+from longtalk.core.tokens import HeuristicTokenCounter
+from longtalk.engine import MemoryEngine
+from longtalk.llm.base import LLMRequest
+from longtalk.storage.base import SummaryRow
+from longtalk.storage.memory import InMemoryStorage
+from longtalk.summary.chain import ShownSummaries, shown_summary
+from longtalk.summary.consolidate import restore_lost
+from longtalk.summary.llm_writer import LLMSummaryWriter
+from longtalk.summary.model import ConversationSummary, SummaryEntity
+from longtalk.testing import FunctionLLM
 
 COUNTER = HeuristicTokenCounter()
 START = datetime(2023, 5, 8, 13, 0)
@@ -182,7 +182,7 @@ def test_restore_puts_back_what_a_digest_lost() -> None:
 
 
 def test_a_large_digest_does_not_make_every_new_row_a_consolidation() -> None:
-    from memstrata.summary.consolidate import due
+    from longtalk.summary.consolidate import due
 
     def row(tokens: int, kind: str = "row") -> SummaryRow:
         return SummaryRow("c", "x", token_count=tokens, kind=kind)  # type: ignore[arg-type]

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from memstrata.core.messages import Message, assistant, tool_result, user
-from memstrata.embed.minilm import MiniLMEmbedder
-from memstrata.summary.model import ConversationSummary
-from memstrata.summary.offline import NarrativeConfig, OfflineSummarizer, OfflineSummaryWriter
-from memstrata.summary.offline_text import Sentence, split_sentences, third_person
-from memstrata.summary.writer import SummaryWriter
+from longtalk.core.messages import Message, assistant, tool_result, user
+from longtalk.embed.minilm import MiniLMEmbedder
+from longtalk.summary.model import ConversationSummary
+from longtalk.summary.offline import NarrativeConfig, OfflineSummarizer, OfflineSummaryWriter
+from longtalk.summary.offline_text import Sentence, split_sentences, third_person
+from longtalk.summary.writer import SummaryWriter
 
 TRIP = [
     user("Hi! I'm planning a trip to Lyon with my sister Marie next month."),

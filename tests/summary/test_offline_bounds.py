@@ -1,8 +1,8 @@
 from datetime import datetime, timedelta
 
-from memstrata.core.messages import Message, assistant, user
-from memstrata.embed.hashing import HashingEmbedder
-from memstrata.summary.offline import (
+from longtalk.core.messages import Message, assistant, user
+from longtalk.embed.hashing import HashingEmbedder
+from longtalk.summary.offline import (
     MAX_ENTITY_DETAILS,
     MAX_SUMMARY_ENTITIES,
     MAX_SUMMARY_ITEMS,

@@ -14,7 +14,7 @@ from collections.abc import Callable, Collection, Sequence
 
 import pytest
 
-from memstrata.summary.offline_entities import mentions
+from longtalk.summary.offline_entities import mentions
 
 Prediction = list[tuple[int, int, str]]
 Labelled = tuple[tuple[str, str], str, dict[str, str]]

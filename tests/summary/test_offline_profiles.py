@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from memstrata.core.messages import assistant, user
-from memstrata.core.tokens import HeuristicTokenCounter
-from memstrata.embed.hashing import HashingEmbedder
-from memstrata.storage.base import SummaryRow
-from memstrata.summary.chain import shown_summary
-from memstrata.summary.model import ConversationSummary, SummaryEntity
-from memstrata.summary.offline import OfflineSummaryWriter
-from memstrata.summary.offline_profiles import profile_phrases, profiles
-from memstrata.summary.offline_text import Sentence
+from longtalk.core.messages import assistant, user
+from longtalk.core.tokens import HeuristicTokenCounter
+from longtalk.embed.hashing import HashingEmbedder
+from longtalk.storage.base import SummaryRow
+from longtalk.summary.chain import shown_summary
+from longtalk.summary.model import ConversationSummary, SummaryEntity
+from longtalk.summary.offline import OfflineSummaryWriter
+from longtalk.summary.offline_profiles import profile_phrases, profiles
+from longtalk.summary.offline_text import Sentence
 
 MAY_8 = datetime(2023, 5, 8, 13, 56)
 JUNE_2 = datetime(2023, 6, 2, 18, 10)

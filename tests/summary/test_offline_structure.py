@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from memstrata.core.messages import Message, assistant, user
-from memstrata.embed.hashing import HashingEmbedder
-from memstrata.summary.model import ConversationSummary
-from memstrata.summary.offline import OfflineSummaryWriter
-from memstrata.summary.title import fallback_title
+from longtalk.core.messages import Message, assistant, user
+from longtalk.embed.hashing import HashingEmbedder
+from longtalk.summary.model import ConversationSummary
+from longtalk.summary.offline import OfflineSummaryWriter
+from longtalk.summary.title import fallback_title
 
 MAY_8 = datetime(2023, 5, 8, 13, 56)
 

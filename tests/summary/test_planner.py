@@ -1,13 +1,13 @@
 import pytest
 
-from memstrata.config import MemoryConfig
-from memstrata.core.messages import Message, assistant, user
-from memstrata.core.tokens import HeuristicTokenCounter
-from memstrata.errors import LLMOutputError, LLMTransientError
-from memstrata.summary.llm_writer import LLMSummaryWriter
-from memstrata.summary.model import ConversationSummary
-from memstrata.summary.planner import SummaryPlanner, trigger_policy
-from memstrata.testing import ScriptedLLM
+from longtalk.config import MemoryConfig
+from longtalk.core.messages import Message, assistant, user
+from longtalk.core.tokens import HeuristicTokenCounter
+from longtalk.errors import LLMOutputError, LLMTransientError
+from longtalk.summary.llm_writer import LLMSummaryWriter
+from longtalk.summary.model import ConversationSummary
+from longtalk.summary.planner import SummaryPlanner, trigger_policy
+from longtalk.testing import ScriptedLLM
 
 COUNTER = HeuristicTokenCounter()
 

@@ -1,6 +1,6 @@
 import pytest
 
-from memstrata.summary.prompts import PromptSet, render_prompt
+from longtalk.summary.prompts import PromptSet, render_prompt
 
 
 def test_braces_in_values_and_templates_never_break_formatting() -> None:

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from memstrata.core.cleaning import clean_output
-from memstrata.errors import LLMOutputError
-from memstrata.summary.replies import summary_from_reply, title_from_reply
+from longtalk.core.cleaning import clean_output
+from longtalk.errors import LLMOutputError
+from longtalk.summary.replies import summary_from_reply, title_from_reply
 
 SUMMARY = {"narrative": "They planned Lyon.", "topics": ["Lyon"], "covered_turns": 2}
 

@@ -1,6 +1,6 @@
 import json
 
-from memstrata.summary.model import ConversationSummary, SummaryEntity, combine_details
+from longtalk.summary.model import ConversationSummary, SummaryEntity, combine_details
 
 SEED_EXAMPLE = {
     "topics": ["weather", "travel"],

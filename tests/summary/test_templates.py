@@ -7,11 +7,11 @@ import dataclasses
 
 import pytest
 
-from memstrata.core.messages import Message, assistant, tool_call, tool_result, user
-from memstrata.errors import ConfigError, LLMOutputError, LLMTransientError
-from memstrata.llm.base import LLM, LLMRequest, LLMResponse
-from memstrata.summary.prompts import DEFAULT_COMPRESSION_SYSTEM_PROMPT
-from memstrata.summary.templates import (
+from longtalk.core.messages import Message, assistant, tool_call, tool_result, user
+from longtalk.errors import ConfigError, LLMOutputError, LLMTransientError
+from longtalk.llm.base import LLM, LLMRequest, LLMResponse
+from longtalk.summary.prompts import DEFAULT_COMPRESSION_SYSTEM_PROMPT
+from longtalk.summary.templates import (
     DEFAULT_TEMPLATE_PROMPTS,
     LLMSummarizer,
     Summarizer,
@@ -21,7 +21,7 @@ from memstrata.summary.templates import (
     generate_summary,
     split_recent,
 )
-from memstrata.summary.triggers import check_trigger
+from longtalk.summary.triggers import check_trigger
 
 
 class RecordingSummarizer:

@@ -6,10 +6,10 @@ import dataclasses
 
 import pytest
 
-from memstrata.core.messages import Message, assistant, user
-from memstrata.core.tokens import HeuristicTokenCounter, TiktokenCounter
-from memstrata.summary.templates import SummaryConfig
-from memstrata.summary.triggers import (
+from longtalk.core.messages import Message, assistant, user
+from longtalk.core.tokens import HeuristicTokenCounter, TiktokenCounter
+from longtalk.summary.templates import SummaryConfig
+from longtalk.summary.triggers import (
     AllOf,
     AnyOf,
     CountOrTokensTrigger,

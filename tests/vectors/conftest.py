@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from vector_helpers import MODEL, STORES, open_store, sparse_terms
 
-from memstrata.embed.minilm import MiniLMEmbedder
-from memstrata.vectors.base import RecallScope, VectorPoint, VectorStore
+from longtalk.embed.minilm import MiniLMEmbedder
+from longtalk.vectors.base import RecallScope, VectorPoint, VectorStore
 
 
 @pytest.fixture(scope="session")

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from memstrata.embed.minilm import MiniLMEmbedder
-from memstrata.errors import VectorStoreError
-from memstrata.vectors.base import RecallScope, VectorPoint
-from memstrata.vectors.qdrant_edge import QdrantEdgeStore
+from longtalk.embed.minilm import MiniLMEmbedder
+from longtalk.errors import VectorStoreError
+from longtalk.vectors.base import RecallScope, VectorPoint
+from longtalk.vectors.qdrant_edge import QdrantEdgeStore
 
 RESERVE = 24 * 1024 * 1024
 SCOPE = RecallScope(chat_id="c", tenant="t")

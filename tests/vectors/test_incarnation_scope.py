@@ -13,7 +13,7 @@ from collections.abc import Callable
 import numpy as np
 from vector_helpers import sparse_terms
 
-from memstrata.vectors.base import RecallScope, VectorPoint, VectorStore
+from longtalk.vectors.base import RecallScope, VectorPoint, VectorStore
 
 OLD = RecallScope(chat_id="x", tenant="acme", user="u1", incarnation="old0")
 NEW = RecallScope(chat_id="x", tenant="acme", user="u1", incarnation="new1")

@@ -3,13 +3,13 @@ from pathlib import Path
 
 import pytest
 
-from memstrata.errors import ConfigError, UnknownBackendError, VectorStoreError
-from memstrata.vectors.base import RecallScope, SparseVector, VectorPoint, VectorStore
-from memstrata.vectors.null import NullVectorStore
-from memstrata.vectors.pgvector import PgVectorStore
-from memstrata.vectors.qdrant_edge import QdrantEdgeStore
-from memstrata.vectors.qdrant_server import QdrantServerStore
-from memstrata.vectors.resolve import default_edge_path, resolve_vector_store
+from longtalk.errors import ConfigError, UnknownBackendError, VectorStoreError
+from longtalk.vectors.base import RecallScope, SparseVector, VectorPoint, VectorStore
+from longtalk.vectors.null import NullVectorStore
+from longtalk.vectors.pgvector import PgVectorStore
+from longtalk.vectors.qdrant_edge import QdrantEdgeStore
+from longtalk.vectors.qdrant_server import QdrantServerStore
+from longtalk.vectors.resolve import default_edge_path, resolve_vector_store
 
 
 async def test_schemes_resolve_to_their_backends(tmp_path: Path) -> None:

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from vector_helpers import MODEL, STORES, open_store, sparse_terms
 
-from memstrata.errors import VectorStoreError
-from memstrata.vectors.base import (
+from longtalk.errors import VectorStoreError
+from longtalk.vectors.base import (
     ModelChangedError,
     RecallScope,
     SparseVector,

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from memstrata.vectors.base import SparseVector, VectorStore
-from memstrata.vectors.pgvector import PgVectorStore
-from memstrata.vectors.qdrant_edge import QdrantEdgeStore
-from memstrata.vectors.qdrant_server import QdrantServerStore
+from longtalk.vectors.base import SparseVector, VectorStore
+from longtalk.vectors.pgvector import PgVectorStore
+from longtalk.vectors.qdrant_edge import QdrantEdgeStore
+from longtalk.vectors.qdrant_server import QdrantServerStore
 
 STORES = ["qdrant-edge", "qdrant-local", "pgvector"]
 MODEL = "test-model@1"

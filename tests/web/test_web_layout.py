@@ -14,7 +14,7 @@ import pytest
 from playwright.async_api import Browser, Page, async_playwright
 from service_harness import Harness, SummaryModel, exchange, make_settings, running
 
-from memstrata.storage.base import SummaryRow
+from longtalk.storage.base import SummaryRow
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-sync"]

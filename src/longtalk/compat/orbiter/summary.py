@@ -1,0 +1,142 @@
+"""Orbiter's summary module (``orbiter.memory.summary``): triggers and template summaries.
+
+Orbiter's wording and formats are kept: trigger reasons read ``Message count N exceeds
+threshold T``, the transcript is ``[HUMAN]: ...`` / ``[AI]: ...`` / ``[SYSTEM]: ...``,
+prompts use ``{content}``, and with no more items than ``keep_recent`` every item is still
+summarized. The templates and the ``Summarizer`` protocol are longtalk's own (the same
+values and method); :func:`native_config` gives the longtalk ``SummaryConfig`` of the same
+thresholds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from longtalk.compat.orbiter.base import MemoryItem
+from longtalk.summary import templates as native
+from longtalk.summary.templates import Summarizer, SummaryTemplate
+
+__all__ = [
+    "Summarizer",
+    "SummaryConfig",
+    "SummaryResult",
+    "SummaryTemplate",
+    "TriggerResult",
+    "check_trigger",
+    "generate_summary",
+    "native_config",
+]
+
+_DEFAULT_PROMPTS: dict[SummaryTemplate, str] = {
+    SummaryTemplate.CONVERSATION: (
+        "Summarize the following conversation, preserving key decisions, "
+        "action items, and important context:\n\n{content}"
+    ),
+    SummaryTemplate.FACTS: (
+        "Extract factual statements and verified information from the "
+        "following conversation. Return them as a bullet list:\n\n{content}"
+    ),
+    SummaryTemplate.PROFILES: (
+        "Extract user preferences, personality traits, and background "
+        "information mentioned in the following conversation:\n\n{content}"
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryConfig:
+    """Configuration for summary triggers and generation."""
+
+    message_threshold: int = 20
+    token_threshold: int = 4000
+    templates: tuple[SummaryTemplate, ...] = (SummaryTemplate.CONVERSATION,)
+    prompts: dict[SummaryTemplate, str] = field(default_factory=dict)
+    keep_recent: int = 4
+    token_estimate_ratio: float = 4.0
+
+    def get_prompt(self, template: SummaryTemplate) -> str:
+        """The prompt for a template, falling back to the built-in default."""
+        return self.prompts.get(template, _DEFAULT_PROMPTS[template])
+
+
+@dataclass(frozen=True, slots=True)
+class TriggerResult:
+    """Result of a trigger check."""
+
+    estimated_tokens: int
+    message_count: int
+    reason: str
+    triggered: bool
+
+
+def check_trigger(items: Sequence[MemoryItem], config: SummaryConfig) -> TriggerResult:
+    """Triggered when the message count OR the estimated tokens exceed the thresholds.
+
+    The message count is checked first and names the reason when both are exceeded.
+    """
+    count = len(items)
+    tokens = _estimate_tokens(items, config.token_estimate_ratio)
+    if count > config.message_threshold:
+        reason = f"Message count {count} exceeds threshold {config.message_threshold}"
+        return TriggerResult(tokens, count, reason, True)
+    if tokens > config.token_threshold:
+        reason = f"Estimated tokens {tokens} exceeds threshold {config.token_threshold}"
+        return TriggerResult(tokens, count, reason, True)
+    return TriggerResult(tokens, count, "No threshold exceeded", False)
+
+
+def _estimate_tokens(items: Sequence[MemoryItem], ratio: float) -> int:
+    """Characters divided by ``ratio``, rounded down."""
+    return int(sum(len(item.content) for item in items) / ratio)
+
+
+@dataclass(slots=True)
+class SummaryResult:
+    """Generated summaries (by template name), the recent items kept, the count before."""
+
+    compressed_items: list[MemoryItem]
+    original_count: int
+    summaries: dict[str, str] = field(default_factory=dict)
+
+
+async def generate_summary(
+    items: Sequence[MemoryItem], config: SummaryConfig, summarizer: Any
+) -> SummaryResult:
+    """One summary per configured template of all but the last ``keep_recent`` items.
+
+    With nothing older than the recent items, all items are summarized (and all kept).
+    Templates are asked one after the other, in the configured order.
+    """
+    if not items:
+        return SummaryResult(compressed_items=[], original_count=0)
+    keep = max(0, min(config.keep_recent, len(items)))
+    older, recent = list(items[: len(items) - keep]), list(items[len(items) - keep :])
+    content = _format_items(older or items)
+    summaries: dict[str, str] = {}
+    for template in config.templates:
+        prompt = config.get_prompt(template).format(content=content)
+        summaries[template.value] = await summarizer.summarize(prompt)
+    return SummaryResult(compressed_items=recent, original_count=len(items), summaries=summaries)
+
+
+def _format_items(items: Sequence[MemoryItem]) -> str:
+    """``[TYPE]: content`` lines, the type upper-cased (``[HUMAN]``, ``[AI]``, ...)."""
+    return "\n".join(f"[{item.memory_type.upper()}]: {item.content}" for item in items)
+
+
+def native_config(config: SummaryConfig) -> native.SummaryConfig:
+    """The longtalk ``SummaryConfig`` with the same thresholds, templates and recency.
+
+    Custom prompts carry over with ``{content}`` renamed to ``{transcript}``.
+    """
+    prompts = {t: p.replace("{content}", "{transcript}") for t, p in config.prompts.items()}
+    return native.SummaryConfig(
+        message_threshold=config.message_threshold,
+        token_threshold=config.token_threshold,
+        templates=config.templates,
+        prompts=prompts,
+        keep_recent=config.keep_recent,
+        token_estimate_ratio=config.token_estimate_ratio,
+    )

@@ -1,0 +1,414 @@
+"""Configuration: pydantic models for ``agents.yaml``, YAML loading and env overrides.
+
+Layout (every key optional)::
+
+    supervisor:
+      memory: {...}              # MemoryConfig: seed 000's keys plus longtalk's
+      history_summary_enabled    # legacy toggles, mapped onto memory.*
+      history_summary_model
+      history_summary_recent_turns
+      history_max_turns
+      history_max_chars
+    agents:
+      - name: my-agent
+        prompt_sections: {summary_compression_system_prompt, ...}
+    storage: {url, sqlite_path, smart_load_tail, busy_timeout_seconds, ...}
+    vectors: {url, embedder}
+    llm: {base_url, api_key_env, timeout_seconds, max_retries}
+    service: {host, port, api_keys, max_message_chars, max_batch_size, ...}
+
+Environment variables ``LONGTALK_<SECTION>__<KEY>`` (double underscore between levels,
+e.g. ``LONGTALK_SUPERVISOR__MEMORY__STRATEGY=none``) override the file; values are read as
+YAML scalars. Unknown keys and bad values raise ``ConfigError`` naming the key path.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from longtalk import legacy
+from longtalk.errors import ConfigError
+from longtalk.storage.config import StorageConfig
+
+MemoryStrategy = Literal["none", "running_summary", "rag_augmented"]
+TruncationName = Literal["hard", "middle", "llm", "semantic"]
+TriggerName = Literal["pending_tokens", "count_or_tokens", "tokens_and_episodes"]
+ENV_PREFIX = "LONGTALK_"
+MAX_YAML_BYTES = 1_000_000
+"""The largest configuration file read."""
+MAX_YAML_NODES = 100_000
+"""The most values a configuration file may expand to, aliases counted each time used."""
+REDACTED = "***"
+_SECRET_PARAMS = re.compile(r"pass|secret|token|key", re.IGNORECASE)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class MemoryConfig(_Strict):
+    """``supervisor.memory``: seed 000's keys with their defaults, plus longtalk's."""
+
+    strategy: MemoryStrategy = "rag_augmented"
+    summary_recent_turns: int = Field(10, ge=0, description="Exchanges kept verbatim.")
+    summary_model: str | None = Field(None, description="None = the offline summarizer.")
+    structured_output: bool = True
+    persist_summary: bool = True
+    summary_prompt: str | None = None
+    rag_namespace: str = "__memory__"
+    rag_k: int | Literal["auto"] = Field(
+        "auto", description="Turns recall may return; auto fills the budget (seed: 5)."
+    )
+    rag_similarity_threshold: float = Field(
+        0.0, ge=-1.0, description="Cosine-similarity floor, equal kept (seed: 0.5)."
+    )
+    store_turns: bool = True
+    truncation_strategy: TruncationName = "hard"
+    truncation_max_chars: int = Field(1000, ge=1)
+    # longtalk additions ---------------------------------------------------------------
+    rag_ranking: Literal["learned", "weighted"] = Field(
+        "learned",
+        description="learned: the fitted ranker; weighted: session 1's hand-set fusion.",
+    )
+    history_max_turns: int | None = Field(None, ge=1, description="Cap on verbatim turns.")
+    summary_trigger: TriggerName = "pending_tokens"
+    summary_trigger_tokens: int = Field(2000, ge=1)
+    message_threshold: int = Field(20, ge=0)
+    token_threshold: int = Field(4000, ge=0)
+    summary_threshold_tokens: int = Field(200, ge=0)
+    summary_min_episodes: int = Field(5, ge=1)
+    max_summary_tokens: int = Field(
+        300, ge=50, description="A chain row past this starts a new row (seed: 800)."
+    )
+    summary_max_tokens: int = Field(
+        200, ge=0, description="Cap of the summary shown; older rows are consolidated past it."
+    )
+    summary_consolidate_tokens: int | None = Field(
+        None,
+        ge=1,
+        description="Rows since the digest (the newest that fill the cap aside) past this "
+        "are consolidated (None: four times summary_max_tokens).",
+    )
+    summary_share: float = Field(
+        0.3,
+        ge=0.0,
+        le=1.0,
+        description="The summary's most share of what the recent window leaves.",
+    )
+    resolve_dates: bool = Field(
+        True,
+        description="Follow a recalled turn that says 'yesterday', 'last year'... with the "
+        "date it means (from the turn's own date).",
+    )
+    summary_input_max_chars: int = Field(12000, ge=200)
+    max_extensions_per_run: int = Field(8, ge=1)
+    context_max_tokens: int = Field(4000, ge=50)
+    token_counter: str = Field("heuristic", description="heuristic or an encoding name.")
+    chars_per_token: float = Field(4.0, gt=0)
+
+    @property
+    def consolidate_threshold(self) -> int:
+        """``summary_consolidate_tokens``, or four times ``summary_max_tokens``."""
+        return self.summary_consolidate_tokens or 4 * max(1, self.summary_max_tokens)
+
+
+class SupervisorConfig(_Strict):
+    """``supervisor``: the memory block and the legacy history toggles."""
+
+    memory: MemoryConfig | None = None
+    history_summary_enabled: bool | None = None
+    history_summary_model: str | None = None
+    history_summary_recent_turns: int | None = Field(None, ge=0)
+    history_max_turns: int | None = Field(None, ge=1)
+    history_max_chars: int | None = Field(None, ge=1)
+
+    def effective_memory(self) -> MemoryConfig:
+        """The memory settings with the legacy toggles mapped on; explicit new keys win."""
+        memory = self.memory or MemoryConfig()
+        explicit = memory.model_fields_set
+        updates: dict[str, Any] = {}
+        if self.history_summary_enabled is not None and "strategy" not in explicit:
+            if not self.history_summary_enabled:
+                updates["strategy"] = "none"
+            elif self.memory is None:
+                updates["strategy"] = "running_summary"
+        legacy = {
+            "summary_model": self.history_summary_model,
+            "summary_recent_turns": self.history_summary_recent_turns,
+            "history_max_turns": self.history_max_turns,
+            "truncation_max_chars": self.history_max_chars,
+        }
+        for key, value in legacy.items():
+            if value is not None and key not in explicit:
+                updates[key] = value
+        return memory.model_copy(update=updates) if updates else memory
+
+
+class PromptSections(_Strict):
+    """``agents[].prompt_sections``: per-agent prompt overrides (seed 000 names)."""
+
+    summary_compression_system_prompt: str | None = None
+    summary_compression_user_prompt: str | None = None
+    summary_extension_user_prompt: str | None = None
+
+
+class AgentConfig(BaseModel):
+    """One entry of ``agents``; keys longtalk does not use belong to the host app."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str
+    prompt_sections: PromptSections = Field(default_factory=PromptSections)
+
+
+class VectorsConfig(_Strict):
+    """``vectors``: the vector store (None = Qdrant edge under the data directory)."""
+
+    url: str | None = None
+    embedder: str = "minilm"
+
+
+class LLMConfig(_Strict):
+    """``llm``: how to reach the summary model."""
+
+    base_url: str | None = None
+    api_key_env: str | None = None
+    timeout_seconds: float = Field(60.0, gt=0)
+    max_retries: int = Field(3, ge=0)
+
+
+class ServiceConfig(_Strict):
+    """``service``: the HTTP service."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(8765, ge=0, le=65535)
+    api_keys: dict[str, str] = Field(default_factory=dict, description="API key -> tenant.")
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="Host names accepted besides loopback ones (keyless mode checks Host).",
+    )
+    max_message_chars: int = Field(100_000, ge=1)
+    max_batch_size: int = Field(500, ge=1)
+    max_body_bytes: int = Field(16_000_000, ge=1024, description="A request body's size.")
+    max_id_chars: int = Field(200, ge=1, description="Chat, message and tool-call ids.")
+    max_name_chars: int = Field(200, ge=1, description="Message names and chat users.")
+    max_title_chars: int = Field(500, ge=1)
+    max_metadata_bytes: int = Field(16_384, ge=2, description="A message's metadata as JSON.")
+    max_metadata_depth: int = Field(8, ge=1, description="Nesting of a message's metadata.")
+    max_tool_calls: int = Field(128, ge=0, description="Tool-call ids on one message.")
+    max_query_chars: int = Field(10_000, ge=1, description="A context request's query.")
+    max_summary_chars: int = Field(100_000, ge=1, description="A summary row's text.")
+    summary_workers: int = Field(2, ge=1)
+    summary_retry_seconds: float = Field(5.0, gt=0)
+    summary_retry_max_seconds: float = Field(300.0, gt=0, description="Backoff ceiling.")
+    job_queue: Literal["auto", "local", "postgres"] = Field(
+        "auto", description="auto: jobs leased in PostgreSQL when storage is PostgreSQL."
+    )
+    job_lease_seconds: float = Field(30.0, ge=1, description="A dead replica's jobs wait this.")
+    job_poll_seconds: float = Field(2.0, gt=0, description="Idle workers look this often.")
+
+
+class Settings(_Strict):
+    """The whole configuration file."""
+
+    supervisor: SupervisorConfig = Field(default_factory=SupervisorConfig)
+    agents: list[AgentConfig] = Field(default_factory=list)
+    storage: StorageConfig = Field(default_factory=StorageConfig)
+    vectors: VectorsConfig = Field(default_factory=VectorsConfig)
+    llm: LLMConfig = Field(default_factory=LLMConfig)
+    service: ServiceConfig = Field(default_factory=ServiceConfig)
+
+    @model_validator(mode="after")
+    def _unique_agents(self) -> Settings:
+        names = [agent.name for agent in self.agents]
+        duplicates = sorted({name for name in names if names.count(name) > 1})
+        if duplicates:
+            raise ValueError(f"agent names must be unique, repeated: {duplicates}")
+        return self
+
+    @property
+    def memory(self) -> MemoryConfig:
+        """The effective memory settings."""
+        return self.supervisor.effective_memory()
+
+
+def load_settings(
+    path: str | Path | None = None, *, environ: Mapping[str, str] | None = None
+) -> Settings:
+    """Read ``agents.yaml`` (or nothing), apply environment overrides, validate."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        data = _read_yaml(Path(path))
+    apply_env_overrides(data, os.environ if environ is None else environ)
+    return parse_settings(data)
+
+
+def parse_settings(data: Mapping[str, Any]) -> Settings:
+    """Validate a mapping; errors name the key path, e.g. ``supervisor.memory.rag_k``."""
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as exc:
+        errors = exc.errors()
+        path = ".".join(str(part) for part in errors[0]["loc"]) or "(top level)"
+        problems = [errors[0]["msg"]] + [
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errors[1:]
+        ]
+        raise ConfigError("; ".join(problems), path=path) from None
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        size = path.stat().st_size
+        if size > MAX_YAML_BYTES:
+            raise ConfigError(
+                f"the file is {size} bytes; a configuration file is at most {MAX_YAML_BYTES}",
+                path=str(path),
+            )
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot read the configuration file: {exc.strerror}", path=str(path)
+        ) from exc
+    except UnicodeDecodeError:
+        raise ConfigError("not UTF-8 text", path=str(path)) from None
+    try:
+        data = load_yaml(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"not valid YAML: {_yaml_problem(exc)}", path=str(path)) from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError("the top level must be a mapping", path=str(path))
+    return data
+
+
+class YAMLTooLarge(yaml.YAMLError):
+    """A document nested too deep or expanding (through aliases) to too many values."""
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """``SafeLoader`` refusing documents that expand past ``MAX_YAML_NODES`` values.
+
+    Aliases share one node, so a "billion laughs" document composes quickly but expands
+    exponentially when anything walks it; its expanded size is counted before that.
+    """
+
+    def compose_document(self) -> Any:
+        node = super().compose_document()
+        if node is not None and _expanded_size(node, {}) > MAX_YAML_NODES:
+            raise YAMLTooLarge(
+                f"the document expands to over {MAX_YAML_NODES} values (aliases counted "
+                "each time they are used)"
+            )
+        return node
+
+
+def _expanded_size(node: yaml.Node, sizes: dict[int, int]) -> int:
+    """Values under ``node`` with every alias expanded (memoized: aliases share nodes)."""
+    known = sizes.get(id(node))
+    if known is not None:
+        return known
+    sizes[id(node)] = MAX_YAML_NODES + 1  # a node inside itself expands without end
+    total = 1
+    if isinstance(node, yaml.SequenceNode):
+        for child in node.value:
+            total += _expanded_size(child, sizes)
+            if total > MAX_YAML_NODES:
+                break
+    elif isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            total += _expanded_size(key, sizes) + _expanded_size(value, sizes)
+            if total > MAX_YAML_NODES:
+                break
+    sizes[id(node)] = total
+    return total
+
+
+def load_yaml(text: str) -> Any:
+    """``yaml.safe_load`` with the size bounds (``YAMLError`` past them)."""
+    try:
+        return yaml.load(text, Loader=_BoundedLoader)  # a SafeLoader subclass
+    except RecursionError:
+        raise YAMLTooLarge("the document nests too deep") from None
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """One line: the problem and where."""
+    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None:
+        mark = exc.problem_mark
+        return f"{exc.problem} (line {mark.line + 1}, column {mark.column + 1})"
+    return " ".join(str(exc).split())
+
+
+def redacted(settings: Settings) -> dict[str, Any]:
+    """The settings as JSON-ready data with secrets hidden.
+
+    URL passwords and key-like query parameters become ``***``; API keys keep their first
+    three characters.
+    """
+    data = settings.model_dump(mode="json")
+    for section, key in (("storage", "url"), ("vectors", "url"), ("llm", "base_url")):
+        if isinstance(data[section].get(key), str):
+            data[section][key] = redact_url(data[section][key])
+    keys = data["service"]["api_keys"]
+    data["service"]["api_keys"] = {f"{key[:3]}{REDACTED}": tenant for key, tenant in keys.items()}
+    return data
+
+
+def redact_url(url: str) -> str:
+    """``url`` with its password and secret-looking query parameters replaced by ``***``."""
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:
+        return REDACTED
+    netloc = parts.netloc
+    if password is not None:
+        user, _, host = netloc.rpartition("@")
+        netloc = f"{user.partition(':')[0]}:{REDACTED}@{host}"
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        query = urlencode(
+            [(k, REDACTED if _SECRET_PARAMS.search(k) else v) for k, v in pairs], safe="*"
+        )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def apply_env_overrides(data: dict[str, Any], environ: Mapping[str, str]) -> None:
+    """Set ``LONGTALK_A__B__C=value`` as ``data[a][b][c] = yaml(value)``, in place.
+
+    ``MEMSTRATA_A__B__C``, the former spelling, is read too while no ``LONGTALK_`` one is set.
+    """
+    for name, raw in sorted(legacy.with_former_env(environ).items()):
+        if not name.startswith(ENV_PREFIX) or "__" not in name:
+            continue
+        keys = [part.lower() for part in name[len(ENV_PREFIX) :].split("__")]
+        target = data
+        for key in keys[:-1]:
+            child = target.setdefault(key, {})
+            if not isinstance(child, dict):
+                raise ConfigError(f"{name} sets a key below a value", path=".".join(keys))
+            target = child
+        target[keys[-1]] = _env_value(raw)
+
+
+def _env_value(raw: str) -> Any:
+    """A YAML scalar (``9``, ``true``, ``null``), a flow collection, or the raw string."""
+    if raw == "":
+        return None
+    try:
+        value = load_yaml(raw)
+    except yaml.YAMLError:
+        return raw
+    if isinstance(value, dict | list) and not raw.lstrip().startswith(("{", "[")):
+        return raw  # "memory:" or "a: b" are strings, not mappings
+    return value

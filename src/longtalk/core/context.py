@@ -1,0 +1,564 @@
+"""Context assembly under the context contract: [recalled turns] [summary] [recent window].
+
+Pure logic. The contract, in order of claim on the budget:
+
+1. the **recent window** (the last ``summary_recent_turns`` exchanges) is shown whole, in
+   order; only when it alone exceeds the budget are its oldest messages cut, and the context
+   says so (``window_intact`` False, a note line);
+2. the **summary** gets up to ``WindowFit.summary_room`` (at most ``summary_max_tokens``, at
+   most ``summary_share`` of what the window leaves): the summary package shapes it to fit;
+   a text still too long loses whole oldest rows first, never the newest;
+3. **pending** messages (older than the window, not summarized yet) follow, newest first,
+   so nothing disappears between leaving the window and reaching the summary;
+4. **recall** fills what remains, deduplicated against the shown messages, best relevance
+   per token first, printed chronologically with a date line per day.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from longtalk.core.messages import Message, Role, format_line
+from longtalk.core.relative_dates import annotate_relative_dates
+from longtalk.core.tokens import DEFAULT_COUNTER, TokenCounter
+
+PartKind = Literal["recalled", "summary", "verbatim", "user"]
+
+RECALL_HEADER = "Relevant earlier conversation:"
+SUMMARY_HEADER = "Summary of the conversation so far:"
+VERBATIM_HEADER = "Recent conversation:"
+ELLIPSIS = "…"
+
+
+class RecalledLike(Protocol):
+    """A recalled turn (``longtalk.vectors.base.RecalledTurn`` fits)."""
+
+    @property
+    def message(self) -> Message:
+        """The past message."""
+        ...
+
+    @property
+    def score(self) -> float:
+        """Its relevance to the query; higher is better."""
+        ...
+
+    @property
+    def sequence(self) -> int:
+        """Its position in the chat."""
+        ...
+
+
+class SummaryRowLike(Protocol):
+    """A summary row (``longtalk.storage.base.SummaryRow`` fits)."""
+
+    @property
+    def summary_text(self) -> str:
+        """The row's text."""
+        ...
+
+    @property
+    def episode_first(self) -> int:
+        """First episode covered."""
+        ...
+
+    @property
+    def episode_last(self) -> int:
+        """Last episode covered."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ContextBudget:
+    """The context contract's numbers and how parts are printed.
+
+    ``summary_max_tokens`` caps the summary part, and ``summary_share`` caps it as a share of
+    the budget (so small budgets keep room for the window and recall). The window and
+    pending messages take what they need after the summary; recall gets the rest.
+    ``headers`` prints a one-line title before each part; ``date_headers`` prints each
+    recalled turn's date once per group instead of per line. ``length_penalty`` (α) fills
+    the recall part by ``score / tokens**α`` (0 = by score): 1.0, relevance per token,
+    suits the learned ranker's relevance shares. ``stamp_time`` prints the time of day in
+    date headers. ``resolve_dates`` follows a recalled turn that says ``yesterday``, ``last
+    year``... with the date it means (:mod:`longtalk.core.relative_dates`).
+    """
+
+    summary_max_tokens: int = 200
+    summary_share: float = 0.3
+    headers: bool = True
+    date_headers: bool = True
+    length_penalty: float = 1.0
+    stamp_time: bool = True
+    resolve_dates: bool = True
+
+    def __post_init__(self) -> None:
+        if self.summary_max_tokens < 0:
+            raise ValueError(f"summary_max_tokens must be >= 0, got {self.summary_max_tokens}")
+        if not 0.0 <= self.summary_share <= 1.0:
+            raise ValueError(f"summary_share must be within [0, 1], got {self.summary_share}")
+
+    def summary_allowance(self, room_tokens: int) -> int:
+        """The most tokens the summary part may take of ``room_tokens`` (what the window left)."""
+        share = math.floor(max(0, room_tokens) * self.summary_share)
+        return max(0, min(self.summary_max_tokens, share))
+
+
+DEFAULT_BUDGET = ContextBudget()
+
+
+@dataclass(frozen=True, slots=True)
+class ContextPart:
+    """One assembled part and where it came from.
+
+    ``sequences``/``message_ids``/``scores`` describe the messages in the part (recalled and
+    verbatim), ``episode_ranges`` the summary rows (first, last) that the summary part holds.
+    """
+
+    kind: PartKind
+    text: str
+    tokens: int
+    messages: tuple[Message, ...] = ()
+    sequences: tuple[int, ...] = ()
+    scores: tuple[float, ...] = ()
+    episode_ranges: tuple[tuple[int, int], ...] = ()
+    truncated: bool = False
+
+    @property
+    def message_ids(self) -> tuple[str | None, ...]:
+        """The ids of the part's messages (None where a message has none)."""
+        return tuple(message.id for message in self.messages)
+
+
+@dataclass(frozen=True, slots=True)
+class AssembledContext:
+    """The context, as ordered parts with provenance; ``render()`` gives the final string.
+
+    ``dropped_verbatim`` counts window messages cut because the window alone exceeded the
+    budget (``window_intact`` is then False); ``dropped_pending`` counts pending messages
+    left out; ``dropped_recalled`` recalled turns that did not fit.
+    """
+
+    parts: tuple[ContextPart, ...]
+    budget_tokens: int
+    allocation: dict[PartKind, int] = field(default_factory=dict)
+    dropped_recalled: int = 0
+    dropped_verbatim: int = 0
+    dropped_pending: int = 0
+
+    def part(self, kind: PartKind) -> ContextPart | None:
+        """The part of that kind, if present."""
+        return next((part for part in self.parts if part.kind == kind), None)
+
+    @property
+    def window_intact(self) -> bool:
+        """True when the whole recent window is shown."""
+        return self.dropped_verbatim == 0
+
+    @property
+    def recalled(self) -> tuple[Message, ...]:
+        """The recalled messages, chronologically."""
+        found = self.part("recalled")
+        return found.messages if found else ()
+
+    @property
+    def verbatim(self) -> tuple[Message, ...]:
+        """The recent messages kept verbatim, oldest first (send these as chat messages)."""
+        found = self.part("verbatim")
+        return found.messages if found else ()
+
+    @property
+    def summary_text(self) -> str | None:
+        """The summary text that made it in."""
+        found = self.part("summary")
+        return found.text if found else None
+
+    @property
+    def tokens_used(self) -> int:
+        """Sum of the parts' token counts (an upper bound of the rendered string's count)."""
+        return sum(part.tokens for part in self.parts) + max(0, len(self.parts) - 1)
+
+    def preamble(self) -> str:
+        """Recalled turns and summary only: the text to place before the chat messages."""
+        return "\n\n".join(part.text for part in self.parts if part.kind != "verbatim")
+
+    def render(self) -> str:
+        """The whole context as one string, parts separated by blank lines."""
+        return "\n\n".join(part.text for part in self.parts)
+
+    @property
+    def text(self) -> str:
+        """Same as :meth:`render`."""
+        return self.render()
+
+
+Shown = Message | tuple[int, Message]
+"""A verbatim message, bare or numbered with its stored sequence (for provenance)."""
+
+
+def assemble_context(
+    *,
+    recalled: Sequence[RecalledLike] = (),
+    summary: str | None = None,
+    summary_rows: Sequence[SummaryRowLike] = (),
+    verbatim: Sequence[Shown] = (),
+    pending: Sequence[Shown] = (),
+    budget_tokens: int,
+    counter: TokenCounter = DEFAULT_COUNTER,
+    rules: ContextBudget = DEFAULT_BUDGET,
+) -> AssembledContext:
+    """Assemble [recalled turns] [summary] [recent window] within ``budget_tokens``.
+
+    Args:
+        recalled: recalled turns, best first (as the retriever returns them).
+        summary: the summary text; when None, the rows' texts joined (oldest first).
+        summary_rows: the rows the summary shows (their episode ranges are the provenance;
+            when the text is built from them and too long, the oldest rows go first).
+        verbatim: the recent window, oldest first (bare or ``(sequence, message)``).
+        pending: messages older than the window not summarized yet, oldest first.
+        budget_tokens: the ceiling for the whole rendered context.
+        counter: counts tokens.
+        rules: the contract's numbers.
+    """
+    budget = max(0, budget_tokens)
+    window, later = _numbered(verbatim), _numbered(pending)
+    recent = _window(window, budget - 1, counter, rules)
+    summary_part = _summary_part(
+        _summary_texts(summary, summary_rows),
+        summary_rows,
+        rules.summary_allowance(budget - recent.cost - 1),
+        counter,
+        rules,
+    )
+    left = budget - _cost(summary_part)
+    verbatim_part, cut, skipped = _verbatim_part(recent, later, left - 1, counter, rules)
+    left -= _cost(verbatim_part)
+    shown = verbatim_part.messages if verbatim_part else ()
+    shown_sequences = set(verbatim_part.sequences) if verbatim_part else set()
+    entries = _entries(_dedup_recalled(recalled, shown, shown_sequences), counter, rules)
+    recall_part, dropped_recalled = _recall_part(entries, left - 1, counter, rules)
+    parts = tuple(p for p in (recall_part, summary_part, verbatim_part) if p is not None)
+    return AssembledContext(
+        parts=parts,
+        budget_tokens=budget,
+        allocation={part.kind: part.tokens for part in parts},
+        dropped_recalled=dropped_recalled,
+        dropped_verbatim=cut,
+        dropped_pending=skipped,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class WindowFit:
+    """How a window fits a budget: what every assembly shows, and the summary's room."""
+
+    shown: list[Message]
+    summary_room: int
+
+
+def fit_window(
+    verbatim: Sequence[Shown],
+    *,
+    budget_tokens: int,
+    counter: TokenCounter = DEFAULT_COUNTER,
+    rules: ContextBudget = DEFAULT_BUDGET,
+) -> WindowFit:
+    """How ``verbatim`` fits ``budget_tokens``: see :class:`WindowFit`.
+
+    ``shown`` is what every assembly shows (recall can skip it); ``summary_room`` is what
+    to render the summary within.
+    """
+    budget = max(0, budget_tokens)
+    recent = _window(_numbered(verbatim), budget - 1, counter, rules)
+    room = rules.summary_allowance(budget - recent.cost - 1)
+    return WindowFit([message for _, message in recent.kept], room)
+
+
+def surely_shown(
+    verbatim: Sequence[Shown],
+    *,
+    budget_tokens: int,
+    counter: TokenCounter = DEFAULT_COUNTER,
+    rules: ContextBudget = DEFAULT_BUDGET,
+) -> list[Message]:
+    """The window messages every assembly under this budget shows (recall can skip them).
+
+    The window claims the budget first, so this is the whole window unless it alone is over.
+    """
+    return fit_window(verbatim, budget_tokens=budget_tokens, counter=counter, rules=rules).shown
+
+
+def _numbered(items: Sequence[Shown]) -> list[tuple[int, Message]]:
+    return [item if isinstance(item, tuple) else (0, item) for item in items]
+
+
+def _cost(part: ContextPart | None) -> int:
+    """A part's tokens plus its separator from the next part."""
+    return part.tokens + 1 if part else 0
+
+
+# -- verbatim -----------------------------------------------------------------------------------
+
+OMITTED_NOTE = "[{count} older messages of the recent conversation did not fit and are left out]"
+
+
+@dataclass(frozen=True, slots=True)
+class _Window:
+    """The recent window as shown: its messages, the cut note, what it costs in all."""
+
+    kept: list[tuple[int, Message]]
+    cut: int
+    note: str
+    cost: int
+
+
+def _window(
+    window: Sequence[tuple[int, Message]], room: int, counter: TokenCounter, rules: ContextBudget
+) -> _Window:
+    """The whole window, or (when it alone exceeds ``room``) its newest messages and a note."""
+    head = counter.count(VERBATIM_HEADER) + 1 if rules.headers else 0
+    kept, used = _newest_that_fit(window, room - head, counter)
+    if len(kept) == len(window):
+        return _Window(kept, 0, "", head + used if kept else 0)
+    note = OMITTED_NOTE.format(count=len(window) - len(kept))
+    kept, used = _newest_that_fit(window, room - head - counter.count(note) - 1, counter)
+    note = OMITTED_NOTE.format(count=len(window) - len(kept))
+    return _Window(kept, len(window) - len(kept), note, head + counter.count(note) + 1 + used)
+
+
+def _verbatim_part(
+    recent: _Window,
+    pending: Sequence[tuple[int, Message]],
+    room: int,
+    counter: TokenCounter,
+    rules: ContextBudget,
+) -> tuple[ContextPart | None, int, int]:
+    """The window, preceded by as many pending messages as fit, newest first.
+
+    Returns the part, the window messages cut and the pending messages left out.
+    """
+    earlier: list[tuple[int, Message]] = []
+    if not recent.cut:
+        earlier, _ = _newest_that_fit(pending, room - recent.cost, counter)
+    shown = [*earlier, *recent.kept]
+    if not shown:
+        return None, recent.cut, len(pending)
+    lines = ([VERBATIM_HEADER] if rules.headers else []) + ([recent.note] if recent.note else [])
+    lines += [format_line(message) for _, message in shown]
+    text = "\n".join(lines)
+    part = ContextPart(
+        "verbatim",
+        text,
+        counter.count(text),
+        messages=tuple(message for _, message in shown),
+        sequences=tuple(sequence for sequence, _ in shown),
+        truncated=bool(recent.cut),
+    )
+    return part, recent.cut, len(pending) - len(earlier)
+
+
+def _newest_that_fit(
+    items: Sequence[tuple[int, Message]], room: int, counter: TokenCounter
+) -> tuple[list[tuple[int, Message]], int]:
+    """The newest contiguous messages within ``room`` tokens (never starting with a result)."""
+    kept: list[tuple[int, Message]] = []
+    used = 0
+    for item in reversed(items):
+        cost = counter.count(format_line(item[1])) + 1
+        if used + cost > room:
+            break
+        kept.append(item)
+        used += cost
+    kept.reverse()
+    while kept and kept[0][1].role == Role.TOOL:  # never start with a result whose call was cut
+        used -= counter.count(format_line(kept.pop(0)[1])) + 1
+    return kept, used
+
+
+# -- summary ------------------------------------------------------------------------------------
+
+
+def _summary_texts(summary: str | None, rows: Sequence[SummaryRowLike]) -> list[str]:
+    if summary is not None:
+        return [summary] if summary.strip() else []
+    return [row.summary_text for row in rows if row.summary_text.strip()]
+
+
+def _summary_part(
+    texts: list[str],
+    rows: Sequence[SummaryRowLike],
+    allowance: int,
+    counter: TokenCounter,
+    rules: ContextBudget,
+) -> ContextPart | None:
+    """The summary within ``allowance``: oldest rows go first, the newest row never does."""
+    if not texts or allowance <= 0:
+        return None
+    head = counter.count(SUMMARY_HEADER) + 1 if rules.headers else 0
+    ranges = [(row.episode_first, row.episode_last) for row in rows]
+    by_rows = len(texts) == len(ranges) and len(texts) > 1
+    truncated = False
+    while len(texts) > 1 and head + _lines_cost(texts, counter) > allowance:
+        texts = texts[1:]  # the oldest row goes first
+        ranges = ranges[1:] if by_rows else ranges
+        truncated = True
+    body = "\n".join(texts)
+    if counter.count(body) > allowance - head:
+        body = _truncate(body, allowance - head, counter)
+        truncated = True
+    if not body:
+        return None
+    text = f"{SUMMARY_HEADER}\n{body}" if rules.headers else body
+    return ContextPart(
+        "summary", text, counter.count(text), episode_ranges=tuple(ranges), truncated=truncated
+    )
+
+
+def _lines_cost(lines: Sequence[str], counter: TokenCounter) -> int:
+    return sum(counter.count(line) + 1 for line in lines)
+
+
+def _truncate(text: str, tokens: int, counter: TokenCounter) -> str:
+    """The longest word-boundary prefix of ``text`` (plus an ellipsis) within ``tokens``."""
+    if tokens <= 1:
+        return ""
+    low, high = 0, len(text)
+    while low < high:  # binary search on the character length
+        mid = (low + high + 1) // 2
+        if counter.count(text[:mid] + ELLIPSIS) <= tokens:
+            low = mid
+        else:
+            high = mid - 1
+    cut = text[:low]
+    if low < len(text) and " " in cut:
+        cut = cut[: cut.rfind(" ")]
+    return f"{cut.rstrip()}{ELLIPSIS}" if cut.strip() else ""
+
+
+# -- recalled turns -----------------------------------------------------------------------------
+
+
+def _dedup_recalled(
+    recalled: Sequence[RecalledLike], shown: Sequence[Message], sequences: set[int]
+) -> list[RecalledLike]:
+    """Recalled turns not already shown verbatim and not repeated.
+
+    A turn is shown when its content is (same role, name and text) or its stored sequence
+    is: the window shows messages through the filter pipeline, so a long message truncated
+    there would otherwise come back in full beside its truncated copy.
+    """
+    seen = {_identity(message) for message in shown}
+    unique: list[RecalledLike] = []
+    for turn in recalled:
+        identity = _identity(turn.message)
+        if identity in seen or (turn.sequence > 0 and turn.sequence in sequences):
+            continue
+        seen.add(identity)
+        unique.append(turn)
+    return unique
+
+
+def _identity(message: Message) -> tuple[str, str, str]:
+    """What ``Message.content_hash`` hashes, without hashing it."""
+    return (message.role.value, message.name or "", message.content)
+
+
+def _group_key(message: Message) -> str:
+    """Recalled turns are grouped by day; the group's header shows its first turn's time."""
+    return f"{message.timestamp:%Y-%m-%d}" if message.timestamp else ""
+
+
+def _stamp(message: Message, with_time: bool = True) -> str:
+    """``[Mon 8 May 2023 13:56]``: words a reader (and a word match) can use."""
+    when = message.timestamp
+    if when is None:
+        return ""
+    return f"[{when:%a} {when.day} {when:%B %Y}{f' {when:%H:%M}' if with_time else ''}]"
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    turn: RecalledLike
+    key: str
+    line: str
+    cost: int
+    header_cost: int
+    rank_cost: int  # the turn's own line: a resolved-date note does not lower its priority
+
+
+def _entries(
+    recalled: Sequence[RecalledLike], counter: TokenCounter, rules: ContextBudget
+) -> list[_Entry]:
+    entries = []
+    for turn in recalled:
+        message = turn.message
+        stamp = _stamp(message, rules.stamp_time)
+        line = format_line(message)
+        if stamp and not rules.date_headers:
+            line = f"{stamp} {line}"
+        rank_cost = counter.count(line) + 1
+        noted = (
+            annotate_relative_dates(line, message.content, message.timestamp)
+            if rules.resolve_dates
+            else line
+        )
+        cost = rank_cost if noted is line else counter.count(noted) + 1  # most have no note
+        header = counter.count(stamp) + 1 if stamp and rules.date_headers else 0
+        key = _group_key(message)
+        entries.append(_Entry(turn, key, noted, cost, header, rank_cost))
+    return entries
+
+
+def _recall_part(
+    entries: Sequence[_Entry], allowance: int, counter: TokenCounter, rules: ContextBudget
+) -> tuple[ContextPart | None, int]:
+    if not entries:
+        return None, 0
+    used = counter.count(RECALL_HEADER) + 1 if rules.headers else 0
+    chosen: list[_Entry] = []
+    groups: set[str] = set()
+    if rules.length_penalty:
+        alpha = rules.length_penalty
+        entries = sorted(entries, key=lambda e: -_positive(e.turn.score) / e.rank_cost**alpha)
+    for entry in entries:  # best first; skip what does not fit, keep trying smaller ones
+        cost = entry.cost + (entry.header_cost if entry.key not in groups else 0)
+        if used + cost <= allowance:
+            chosen.append(entry)
+            used += cost
+            groups.add(entry.key)
+    if not chosen:
+        return None, len(entries)
+    chosen.sort(key=_chronological)
+    text = _render_recalled(chosen, rules)
+    turns = [entry.turn for entry in chosen]
+    part = ContextPart(
+        "recalled",
+        text,
+        counter.count(text),
+        messages=tuple(turn.message for turn in turns),
+        sequences=tuple(turn.sequence for turn in turns),
+        scores=tuple(turn.score for turn in turns),
+    )
+    return part, len(entries) - len(chosen)
+
+
+def _positive(score: float) -> float:
+    return max(score, 1e-9)
+
+
+def _chronological(entry: _Entry) -> tuple[float, int]:
+    stamp = entry.turn.message.timestamp
+    return (stamp.timestamp() if stamp else math.inf, entry.turn.sequence)
+
+
+def _render_recalled(chosen: Sequence[_Entry], rules: ContextBudget) -> str:
+    lines = [RECALL_HEADER] if rules.headers else []
+    last_key: str | None = None
+    for entry in chosen:
+        if rules.date_headers and entry.key and entry.key != last_key:
+            lines.append(_stamp(entry.turn.message, rules.stamp_time))
+            last_key = entry.key
+        lines.append(entry.line)
+    return "\n".join(lines)

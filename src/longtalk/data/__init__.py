@@ -1,0 +1,1 @@
+"""Sample data shipped with longtalk (written for it, not copied from any data set)."""

@@ -1,0 +1,78 @@
+"""Background embedding below the request path's CPU priority.
+
+Indexing embeds thousands of tokens per call in the background while a request or a query
+waits on a few milliseconds of Python; on a busy machine the bulk threads took the CPU
+from the event loop, and appends and context reads waited behind them. Work handed to
+:func:`in_background` runs in a thread that is niced (Linux schedules threads as tasks,
+each with its own nice value), and the embedder runs the chunks of a call made from such
+a thread in niced threads too. Background work then gets whatever CPU the rest of the
+machine leaves: all of it when nothing else runs. Calls from other threads (a query, the
+semantic truncation of a context) keep the process's priority.
+
+There is one niced pool per kind of background work (``INDEXING``, ``SUMMARIES``), so a
+summary job never queues behind a long indexing run, nor the reverse.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+T = TypeVar("T")
+
+BACKGROUND_NICE = 10
+"""How many nice levels below the process background threads run (capped at 19)."""
+
+INDEXING = "indexing"
+"""The pool of the recall indexer (one thread: its calls fan out to the embedder's threads)."""
+SUMMARIES = "summaries"
+"""The pool of offline summaries (their sentence embeddings and scoring)."""
+POOL_THREADS = {INDEXING: 1, SUMMARIES: 2}
+
+_lock = threading.Lock()
+_local = threading.local()
+_executors: dict[str, ThreadPoolExecutor] = {}
+
+
+def lower_priority(step: int | None = None) -> None:
+    """Mark the calling thread as background and run it ``step`` nice levels lower.
+
+    ``step`` defaults to ``BACKGROUND_NICE`` (read at the call). The level is relative to
+    the process (its main thread), not to the thread's own: a thread inherits the level of
+    the thread that started it. Capped at 19. Only Linux gives threads their own nice
+    values; elsewhere (or when not permitted) only the mark is set.
+    """
+    _local.background = True
+    step = BACKGROUND_NICE if step is None else step
+    if step <= 0 or not sys.platform.startswith("linux"):  # elsewhere a thread id is no pid
+        return
+    with contextlib.suppress(OSError):
+        process = os.getpriority(os.PRIO_PROCESS, os.getpid())
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), min(19, process + step))
+
+
+def is_background() -> bool:
+    """Whether the calling thread runs background work (see :func:`lower_priority`)."""
+    return bool(getattr(_local, "background", False))
+
+
+def background_executor(pool: str = INDEXING) -> ThreadPoolExecutor:
+    """The niced threads of one kind of background work (created on first use)."""
+    with _lock:
+        if pool not in _executors:
+            _executors[pool] = ThreadPoolExecutor(
+                POOL_THREADS.get(pool, 1), f"longtalk-{pool}", initializer=lower_priority
+            )
+        return _executors[pool]
+
+
+async def in_background(fn: Callable[..., T], *args: object, pool: str = INDEXING) -> T:
+    """Run ``fn(*args)`` in ``pool``'s niced threads and wait for it."""
+    executor = background_executor(pool)
+    return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)

@@ -1,0 +1,255 @@
+"""An MCP server exposing memory tools (the official ``mcp`` SDK; ``pip install longtalk[mcp]``).
+
+``longtalk mcp`` serves it over stdio: an MCP client (Claude Desktop, an IDE, an agent
+framework) gets tools to append to a chat, assemble its context, read its messages, list,
+summarize and delete chats. The memory opens from the usual settings (``LONGTALK_*``
+environment, ``longtalk.yaml``) when the client connects and closes when it leaves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from longtalk._version import __version__
+from longtalk.config import Settings
+from longtalk.engine import MemoryEngine
+from longtalk.errors import LongtalkError, UsageError
+from longtalk.memory import AsyncChat, AsyncMemory
+from longtalk.memory import Context as MemoryContext
+from longtalk.storage.base import ChatRecord
+
+try:
+    from mcp.server.mcpserver import Context, MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+except ModuleNotFoundError as exc:  # pragma: no cover - depends on the installed extras
+    raise ModuleNotFoundError(
+        "longtalk.mcp needs the MCP SDK: pip install 'longtalk[mcp]'", name=exc.name
+    ) from exc
+
+SERVER_NAME = "longtalk"
+INSTRUCTIONS = (
+    "Conversation memory. Append each turn with append_message, then call get_context with "
+    "the user's latest question to get what to give the model: recalled earlier turns, the "
+    "running summary and the recent messages, within a token budget."
+)
+
+RoleName = Literal["user", "assistant", "system", "tool"]
+
+
+class ChatInfo(BaseModel):
+    """A chat and its summary bookkeeping."""
+
+    id: str
+    title: str | None
+    user: str | None
+    message_count: int
+    last_summarized_sequence: int
+
+    @classmethod
+    def of(cls, chat: ChatRecord) -> ChatInfo:
+        """From a storage record."""
+        return cls(
+            id=chat.id,
+            title=chat.title,
+            user=chat.user,
+            message_count=chat.message_count,
+            last_summarized_sequence=chat.last_summarized_sequence,
+        )
+
+
+class Appended(BaseModel):
+    """What ``append_message`` stored."""
+
+    chat_id: str
+    sequence: int
+    created_chat: bool
+
+
+class ContextPartInfo(BaseModel):
+    """One part of an assembled context: recalled, summary or verbatim."""
+
+    kind: str
+    tokens: int
+    text: str
+
+
+class ContextInfo(BaseModel):
+    """An assembled context: the messages to send, the full text and its parts."""
+
+    chat_id: str
+    tokens_used: int
+    budget_tokens: int
+    messages: list[dict[str, str]]
+    text: str
+    parts: list[ContextPartInfo]
+
+    @classmethod
+    def of(cls, chat_id: str, context: MemoryContext) -> ContextInfo:
+        """From the memory's context (its ``messages`` are what to send the model)."""
+        return cls(
+            chat_id=chat_id,
+            tokens_used=context.tokens,
+            budget_tokens=context.budget_tokens,
+            messages=context.messages,
+            text=context.text,
+            parts=[
+                ContextPartInfo(kind=p.kind, tokens=p.tokens, text=p.text) for p in context.parts
+            ],
+        )
+
+
+class StoredMessageInfo(BaseModel):
+    """A stored message with its place in the chat."""
+
+    sequence: int
+    role: str
+    content: str
+    name: str | None
+
+
+class MemoryTools:
+    """The memory operations the server exposes, over one ``AsyncMemory``."""
+
+    def __init__(self, memory: AsyncMemory) -> None:
+        self.memory = memory
+
+    async def chat(self, chat_id: str) -> AsyncChat:
+        """The chat, or a clear error naming it."""
+        chat = await self.memory.get(chat_id)
+        if chat is None:
+            raise UsageError(f"no chat {chat_id!r}; append a message to create it")
+        return chat
+
+    async def append_message(
+        self, chat_id: str, role: RoleName, content: str, name: str | None = None
+    ) -> Appended:
+        """Store one message, creating the chat on first use (summarizes when due)."""
+        created = await self.memory.get(chat_id) is None
+        chat = await self.memory.chat(chat_id)
+        stored = await chat.append(role, content, name=name)
+        return Appended(chat_id=chat_id, sequence=stored.sequence, created_chat=created)
+
+    async def get_context(
+        self, chat_id: str, query: str | None = None, budget_tokens: int | None = None
+    ) -> ContextInfo:
+        """The context to give the model for ``query``."""
+        chat = await self.chat(chat_id)
+        return ContextInfo.of(chat_id, await chat.context(query, budget_tokens=budget_tokens))
+
+    async def get_messages(
+        self, chat_id: str, after_sequence: int = 0, limit: int = 50
+    ) -> list[StoredMessageInfo]:
+        """Stored messages after ``after_sequence``, oldest first."""
+        await self.chat(chat_id)
+        items = await self.memory.engine.storage.list_messages(
+            chat_id, after_sequence=after_sequence, limit=max(1, min(limit, 500))
+        )
+        return [
+            StoredMessageInfo(
+                sequence=item.sequence,
+                role=item.message.role.value,
+                content=item.message.content,
+                name=item.message.name,
+            )
+            for item in items
+        ]
+
+    async def list_chats(self, limit: int = 50, offset: int = 0) -> list[ChatInfo]:
+        """Chats, most recently updated first."""
+        chats = await self.memory.chats(limit=max(1, min(limit, 500)), offset=max(0, offset))
+        return [ChatInfo.of(chat) for chat in chats]
+
+    async def summarize_chat(self, chat_id: str) -> ChatInfo:
+        """Extend the chat's running summary now, even below its trigger."""
+        await (await self.chat(chat_id)).summarize(force=True)
+        return ChatInfo.of((await self.chat(chat_id)).record)
+
+    async def delete_chat(self, chat_id: str) -> bool:
+        """Delete a chat with its messages, summaries and recall vectors."""
+        await self.chat(chat_id)
+        return await self.memory.delete(chat_id)
+
+
+ToolsContext = Context[MemoryTools, Any]
+
+
+def create_server(
+    settings: Settings | None = None, *, engine: MemoryEngine | None = None
+) -> MCPServer[MemoryTools]:
+    """The MCP server; its memory opens from ``settings`` unless ``engine`` is given."""
+
+    @asynccontextmanager
+    async def lifespan(_: MCPServer[MemoryTools]) -> AsyncIterator[MemoryTools]:
+        async with AsyncMemory(settings, engine=engine) as memory:
+            yield MemoryTools(memory)
+
+    server: MCPServer[MemoryTools] = MCPServer(
+        SERVER_NAME, instructions=INSTRUCTIONS, version=__version__, lifespan=lifespan
+    )
+    _register(server)
+    return server
+
+
+@contextmanager
+def _reported() -> Iterator[None]:
+    """Memory errors reach the client as the tool's error message (the SDK hides others)."""
+    try:
+        yield
+    except LongtalkError as exc:
+        raise ToolError(str(exc)) from exc
+
+
+def _register(server: MCPServer[MemoryTools]) -> None:
+    def tools(ctx: ToolsContext) -> MemoryTools:
+        return ctx.request_context.lifespan_context
+
+    @server.tool()
+    async def append_message(
+        chat_id: str, role: RoleName, content: str, ctx: ToolsContext, name: str | None = None
+    ) -> Appended:
+        """Append one message to a chat (created on first use); summarizes when due."""
+        with _reported():
+            return await tools(ctx).append_message(chat_id, role, content, name)
+
+    @server.tool()
+    async def get_context(
+        chat_id: str, ctx: ToolsContext, query: str | None = None, budget_tokens: int | None = None
+    ) -> ContextInfo:
+        """The context for the model: recalled turns, summary and recent messages, in budget."""
+        with _reported():
+            return await tools(ctx).get_context(chat_id, query, budget_tokens)
+
+    @server.tool()
+    async def get_messages(
+        chat_id: str, ctx: ToolsContext, after_sequence: int = 0, limit: int = 50
+    ) -> list[StoredMessageInfo]:
+        """A chat's stored messages after ``after_sequence``, oldest first."""
+        with _reported():
+            return await tools(ctx).get_messages(chat_id, after_sequence, limit)
+
+    @server.tool()
+    async def list_chats(ctx: ToolsContext, limit: int = 50, offset: int = 0) -> list[ChatInfo]:
+        """The chats, newest first."""
+        with _reported():
+            return await tools(ctx).list_chats(limit, offset)
+
+    @server.tool()
+    async def summarize_chat(chat_id: str, ctx: ToolsContext) -> ChatInfo:
+        """Extend a chat's running summary now."""
+        with _reported():
+            return await tools(ctx).summarize_chat(chat_id)
+
+    @server.tool()
+    async def delete_chat(chat_id: str, ctx: ToolsContext) -> bool:
+        """Delete a chat with its messages, summaries and recall vectors."""
+        with _reported():
+            return await tools(ctx).delete_chat(chat_id)
+
+
+def run_stdio(settings: Settings | None = None) -> None:
+    """Serve the memory tools over stdio until the client disconnects."""
+    create_server(settings).run("stdio")

@@ -1,0 +1,40 @@
+"""The front door: ``AsyncMemory`` and ``Memory``, its thin synchronous wrapper.
+
+::
+
+    with Memory() as memory:                      # embedded defaults, nothing to run
+        chat = memory.chat("trip", user="priya")  # gets the chat, or creates it
+        chat.append("user", question)
+        context = chat.context(question)          # [recalled] [summary] [recent window]
+        reply = call_your_model(context.messages)  # OpenAI-style {"role", "content"} dicts
+        chat.append("assistant", reply)
+
+``AsyncMemory`` is the one implementation; ``Memory`` runs it on a private event loop in a
+thread of its own, so it works the same from plain scripts, threads and notebooks whose
+own loop is already running. Both open on the embedded defaults (SQLite, Qdrant's engine
+in-process, the bundled MiniLM model, the offline summarizer), or from ``Settings``, a
+configuration mapping, an ``agents.yaml`` path or a storage URL, and close as context
+managers. ``memory.engine`` is the :class:`~longtalk.engine.MemoryEngine` underneath.
+
+A chat with a ``user`` also gets what that user's other chats left (facts, preferences,
+profile lines, each with the chat and episodes it came from) as the first part of its
+context; ``remember``, ``user_memory`` and ``forget`` manage it.
+
+Modules: ``sources`` (what a memory opens from), ``context`` (``Context``),
+``async_memory`` (``AsyncMemory``, ``AsyncChat``), ``sync`` (``Memory``, ``Chat``).
+"""
+
+from longtalk.memory.async_memory import AsyncChat, AsyncMemory
+from longtalk.memory.context import Context
+from longtalk.memory.sources import SummarizeMode, resolve_settings
+from longtalk.memory.sync import Chat, Memory
+
+__all__ = [
+    "AsyncChat",
+    "AsyncMemory",
+    "Chat",
+    "Context",
+    "Memory",
+    "SummarizeMode",
+    "resolve_settings",
+]

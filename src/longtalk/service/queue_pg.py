@@ -1,0 +1,231 @@
+"""The PostgreSQL job queue: summarization jobs leased per chat across every replica.
+
+Implements ``jobs.SummaryQueue`` on the ``longtalk_jobs`` table (``storage.pg_jobs``). The
+write path's ``notify`` is one upsert (new work is announced on a ``NOTIFY`` channel, so
+idle workers of every replica wake at once; they also poll every ``poll_seconds``). A worker
+claims the oldest due chat nobody holds (``FOR UPDATE SKIP LOCKED``), renews its lease
+while the job runs and then drops or releases the row. A replica killed mid-job stops
+renewing; after ``lease_seconds`` another replica's worker claims the chat and finishes it.
+Failures back off durably (the row's ``due_at``), so a retry survives restarts too.
+
+Summary states (``summarizing``, ``failed``) follow the chat events of every replica; every
+``poll_seconds`` the states no event changed meanwhile are checked against the job rows, so
+a job whose replica was killed before it could report does not look busy forever.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+
+from longtalk.engine import MemoryEngine
+from longtalk.errors import LongtalkError
+from longtalk.service.background import stop_tasks, wait_event
+from longtalk.service.events import ChatEvent, EventHub, SummaryState, SummaryStates
+from longtalk.service.job_runner import JobResult, SummaryRunner
+from longtalk.service.metrics import ServiceMetrics
+from longtalk.storage.pg_jobs import JobStatus, JobTable, Lease
+from longtalk.storage.postgres import PostgresStorage
+
+log = logging.getLogger(__name__)
+SUMMARY_KIND = "summary"
+DRAIN_POLL_SECONDS = 0.1
+
+
+class LeasedSummaryJobs:
+    """Summarization jobs of a replica, coordinated with the others through PostgreSQL."""
+
+    def __init__(
+        self,
+        engine: MemoryEngine,
+        storage: PostgresStorage,
+        *,
+        hub: EventHub,
+        metrics: ServiceMetrics,
+        owner: str,
+        workers: int = 2,
+        retry_seconds: float = 5.0,
+        max_retry_seconds: float = 300.0,
+        lease_seconds: float = 30.0,
+        poll_seconds: float = 2.0,
+    ) -> None:
+        self.workers = workers
+        self.retry_seconds = retry_seconds
+        self.max_retry_seconds = max_retry_seconds
+        self.poll_seconds = poll_seconds
+        self.table = JobTable(storage, kind=SUMMARY_KIND, owner=owner, lease=lease_seconds)
+        self.runner = SummaryRunner(engine, hub=hub, metrics=metrics)
+        self.states = SummaryStates()
+        hub.watch(self.states.observe)
+        self._wake = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._held: set[str] = set()
+
+    @property
+    def runs(self) -> int:
+        """Jobs of this replica that ran the summarizer."""
+        return self.runner.runs
+
+    def wake(self, _payload: str = "") -> None:
+        """Work was queued or released somewhere: idle workers look for it now."""
+        self._wake.set()
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the workers."""
+        for number in range(self.workers):
+            self._tasks.append(asyncio.create_task(self._work(), name=f"summary-worker-{number}"))
+        self._tasks.append(asyncio.create_task(self._check_states(), name="summary-states"))
+
+    async def stop(self) -> None:
+        """Stop the workers; a job cut short keeps its row and is claimed once its lease ends."""
+        await stop_tasks(self._tasks)
+        self._tasks.clear()
+
+    async def recover(self, tenants: Iterable[str]) -> int:
+        """Queue every chat of ``tenants`` with unsummarized messages (idempotent)."""
+        queued = await self.table.recover(tenants)
+        self.wake()
+        return queued
+
+    async def drain(self) -> None:
+        """Wait until no job of any replica is due or running (retries in backoff excepted)."""
+        while await self.table.pending():
+            await asyncio.sleep(DRAIN_POLL_SECONDS)
+
+    # -- the write path's side ---------------------------------------------------------------
+
+    async def notify(self, chat_id: str, tenant: str, *, incarnation: str = "") -> None:
+        """New messages in a chat: one upsert of its job row (a job runs the chat it finds)."""
+        await self.table.enqueue(chat_id, tenant)
+
+    async def run_now(self, chat_id: str, tenant: str, *, incarnation: str = "") -> JobResult:
+        """Lease the chat (waiting while another worker holds it), summarize, release."""
+        while True:
+            lease = await self.table.claim_chat(chat_id, tenant)
+            if lease is not None:
+                return await self._take(lease, force=True, incarnation=incarnation)
+            self._wake.clear()
+            await wait_event(self._wake, self.poll_seconds)
+
+    def forget(self, chat_id: str, *, incarnation: str = "") -> None:
+        """Drop a deleted chat's state (its job row went with the chat)."""
+        self.states.clear(chat_id)
+
+    def state(self, chat_id: str, *, incarnation: str = "") -> tuple[SummaryState, str | None]:
+        """The chat's summary state as this replica's events tell it."""
+        return self.states.get(chat_id)
+
+    def event(self, chat_id: str, *, incarnation: str = "") -> ChatEvent:
+        """The chat's current state as a ``state`` event (of that incarnation)."""
+        state, error = self.state(chat_id)
+        return ChatEvent("state", chat_id, state, error=error, incarnation=incarnation)
+
+    def backlog(self) -> dict[str, int | str | None]:
+        """Jobs this replica holds, chats failing here, the last error (queued ones are rows)."""
+        failing = self.states.failing()
+        return {
+            "running": len(self._held),
+            "failing": len(failing),
+            "last_error": failing[-1] if failing else None,
+        }
+
+    # -- states -------------------------------------------------------------------------------
+
+    async def _check_states(self) -> None:
+        """Every ``poll_seconds``, set the states no event changed from the job rows."""
+        while True:
+            await asyncio.sleep(self.poll_seconds)
+            checked = time.monotonic()
+            chat_ids = self.states.observed_before(checked)
+            if not chat_ids:
+                continue
+            try:
+                found = await self.table.status(chat_ids)
+            except LongtalkError as exc:
+                log.warning("checking %d summary states failed: %s", len(chat_ids), exc)
+                continue
+            for chat_id in chat_ids:
+                state, error = _state_of(found.get(chat_id))
+                self.states.settle(chat_id, state, error, checked=checked)
+
+    # -- workers ------------------------------------------------------------------------------
+
+    async def _work(self) -> None:
+        while True:
+            self._wake.clear()
+            try:
+                lease = await self.table.claim()
+            except LongtalkError as exc:  # the database is away: keep trying
+                log.warning("claiming a summary job failed: %s", exc)
+                lease = None
+            if lease is None:
+                await wait_event(self._wake, self.poll_seconds)
+                continue
+            try:
+                await self._take(lease, force=False)
+            except LongtalkError as exc:  # the lease expires and the job runs again
+                log.warning("settling the job of chat %s failed: %s", lease.chat_id, exc)
+
+    async def _take(self, lease: Lease, *, force: bool, incarnation: str = "") -> JobResult:
+        async def record(error: str) -> None:
+            failure = await self.table.fail(
+                lease, error, base=self.retry_seconds, ceiling=self.max_retry_seconds
+            )
+            log.warning(
+                "summarizing chat %s failed %d time(s) (retry in %.1fs): %s",
+                lease.chat_id,
+                failure.attempts,
+                failure.delay,
+                error,
+            )
+
+        async with self._holding(lease):
+            result = await self.runner.run(
+                lease.chat_id, lease.tenant, force=force, record=record, incarnation=incarnation
+            )
+        if result.outcome not in ("failed", "gone"):
+            if result.outcome == "skipped" and self.states.get(lease.chat_id)[0] == "failed":
+                self.states.clear(lease.chat_id)
+            await self.table.finish(lease, again=result.again)
+        return result
+
+    @asynccontextmanager
+    async def _holding(self, lease: Lease) -> AsyncIterator[None]:
+        """Renew the lease in the background while the job runs."""
+        renewer = asyncio.create_task(self._renew(lease), name=f"lease-{lease.chat_id}")
+        self._held.add(lease.chat_id)
+        try:
+            yield
+        finally:
+            self._held.discard(lease.chat_id)
+            await stop_tasks([renewer])
+
+    async def _renew(self, lease: Lease) -> None:
+        while True:
+            await asyncio.sleep(self.table.lease / 3)
+            try:
+                held = await self.table.renew(lease)
+            except LongtalkError as exc:
+                log.warning("renewing the lease of chat %s failed: %s", lease.chat_id, exc)
+                continue
+            if not held:
+                log.warning(
+                    "the lease of chat %s expired; another worker may run it (the summary "
+                    "compare-and-swap keeps one result)",
+                    lease.chat_id,
+                )
+                return
+
+
+def _state_of(status: JobStatus | None) -> tuple[SummaryState, str | None]:
+    """The summary state a job row implies: held is running, an error unheld is failing."""
+    if status is None:
+        return "idle", None
+    if status.held:
+        return "summarizing", None
+    return ("failed", status.error) if status.error else ("idle", None)

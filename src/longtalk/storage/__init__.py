@@ -1,0 +1,65 @@
+"""Chat storage: the protocol, an in-memory store, SQLite and PostgreSQL.
+
+``resolve_storage`` / ``from_url`` pick a backend. ``SqliteStorage`` and ``PostgresStorage``
+are imported from their modules (``longtalk.storage.sqlite`` / ``.postgres``) or lazily
+from here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from longtalk.storage.base import (
+    DEFAULT_SMART_LOAD_TAIL,
+    ChatRecord,
+    ChatState,
+    ChatStorage,
+    CommitResult,
+    StorageBase,
+    StoredMessage,
+    SummaryFormat,
+    SummaryPatch,
+    SummaryRow,
+    TurnCommit,
+)
+from longtalk.storage.config import StorageConfig, default_sqlite_path
+from longtalk.storage.memory import InMemoryStorage
+from longtalk.storage.resolve import from_url, resolve_storage
+
+if TYPE_CHECKING:
+    from longtalk.storage.postgres import PostgresStorage
+    from longtalk.storage.sqlite import SqliteStorage
+
+__all__ = [
+    "DEFAULT_SMART_LOAD_TAIL",
+    "ChatRecord",
+    "ChatState",
+    "ChatStorage",
+    "CommitResult",
+    "InMemoryStorage",
+    "PostgresStorage",
+    "SqliteStorage",
+    "StorageBase",
+    "StorageConfig",
+    "StoredMessage",
+    "SummaryFormat",
+    "SummaryPatch",
+    "SummaryRow",
+    "TurnCommit",
+    "default_sqlite_path",
+    "from_url",
+    "resolve_storage",
+]
+
+_LAZY = {
+    "SqliteStorage": "longtalk.storage.sqlite",
+    "PostgresStorage": "longtalk.storage.postgres",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

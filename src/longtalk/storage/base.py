@@ -1,0 +1,430 @@
+"""The chat-storage seam and the records it stores.
+
+Messages and summaries are values (``longtalk.core``); ids, sequences and versions are
+storage's business and live on these records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal, Protocol, runtime_checkable
+
+from longtalk.core.messages import Message
+from longtalk.errors import ConflictError, NotFoundError, UsageError
+
+SummaryFormat = Literal["text", "json"]
+SummaryKind = Literal["row", "digest", "archived"]
+"""``row``: a chain row; ``digest``: older rows consolidated into one; ``archived``: a row a
+digest covers (kept for provenance and the web view, no longer shown)."""
+DEFAULT_SMART_LOAD_TAIL = 4
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRecord:
+    """A chat and its summary bookkeeping.
+
+    ``last_summarized_sequence`` is the sequence of the newest message folded into the
+    summary chain (0 when none); ``summary_version`` increases with every summary change and
+    is what a commit compares-and-swaps on. ``incarnation`` is random per created chat (empty
+    for chats older than it): a chat deleted and created again under the same id is another
+    incarnation, and work planned for the old one (jobs, streams, vectors, commits) is dropped.
+    """
+
+    id: str
+    tenant: str = "default"
+    user: str | None = None
+    title: str | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    message_count: int = 0
+    last_summarized_sequence: int = 0
+    summary_version: int = 0
+    indexed_sequence: int = 0
+    incarnation: str = ""
+
+    @property
+    def index_lag(self) -> int:
+        """Stored messages the recall index has not taken in yet."""
+        return max(0, self.message_count - self.indexed_sequence)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMessage:
+    """A message as stored: its position in the chat (1-based, gapless) and its value."""
+
+    chat_id: str
+    sequence: int
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryRow:
+    """One row of a chat's summary chain (seed 002), covering episodes first..last.
+
+    ``summary_text`` is JSON when ``format`` is ``"json"`` (a structured summary), plain text
+    otherwise. ``sequence`` (the row's place in the chain), ``id``, ``version`` and the
+    timestamps are assigned by storage: a new row (``id`` None) always goes at the end of the
+    chain, and every update of a row increases its ``version``.
+    """
+
+    chat_id: str
+    summary_text: str
+    sequence: int = 0
+    format: SummaryFormat = "text"
+    episode_first: int = 0
+    episode_last: int = 0
+    turn_number: int = 0
+    token_count: int = 0
+    kind: SummaryKind = "row"
+    version: int = 1
+    id: int | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+    @property
+    def episode_range(self) -> str:
+        """``"first-last"``, as seed 002 stores it."""
+        return f"{self.episode_first}-{self.episode_last}"
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryPatch:
+    """A partial update of a summary row (seed 002's PATCH /summaries/{id})."""
+
+    summary_text: str | None = None
+    token_count: int | None = None
+    episode_first: int | None = None
+    episode_last: int | None = None
+    format: SummaryFormat | None = None
+    turn_number: int | None = None
+    kind: SummaryKind | None = None
+
+    @classmethod
+    def from_row(cls, row: SummaryRow) -> SummaryPatch:
+        """A patch that sets every content field of ``row``."""
+        return cls(
+            summary_text=row.summary_text,
+            token_count=row.token_count,
+            episode_first=row.episode_first,
+            episode_last=row.episode_last,
+            format=row.format,
+            turn_number=row.turn_number,
+            kind=row.kind,
+        )
+
+    def values(self) -> dict[str, object]:
+        """The fields this patch sets, by name."""
+        return {name: value for name in _PATCH_FIELDS if (value := getattr(self, name)) is not None}
+
+
+_PATCH_FIELDS = (
+    "summary_text",
+    "token_count",
+    "episode_first",
+    "episode_last",
+    "format",
+    "turn_number",
+    "kind",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ChatState:
+    """What a turn starts from: the chat, its summary chain, and the loaded messages.
+
+    With a summary, ``messages`` holds the unsummarized messages plus at least the last
+    ``tail`` (seed 003's smart loading); without one, every message.
+    """
+
+    chat: ChatRecord
+    summaries: tuple[SummaryRow, ...] = ()
+    messages: tuple[StoredMessage, ...] = ()
+
+    @property
+    def latest_summary(self) -> SummaryRow | None:
+        """The newest row of the chain."""
+        return self.summaries[-1] if self.summaries else None
+
+
+@dataclass(frozen=True, slots=True)
+class TurnCommit:
+    """Everything one turn writes, in one transaction.
+
+    ``summaries`` are rows to insert (``id`` None) or replace (``id`` set).
+    ``expected_summary_version`` makes the summary part a compare-and-swap: when the chat's
+    version differs, nothing is written and ``ConflictError`` is raised. It is only checked
+    when the commit changes summaries. Whether checked or not, ``last_summarized_sequence``
+    never moves backwards: a commit that would do so raises ``ConflictError`` too.
+    ``incarnation`` (when set) names the chat the turn was planned for: if the chat was
+    deleted and created again since, nothing is written and ``NotFoundError`` is raised.
+    ``tenant`` (when set) is whose chat it must be: another tenant's chat is answered as
+    one that does not exist, before anything else (a replay included).
+    """
+
+    chat_id: str
+    new_messages: Sequence[Message] = ()
+    summaries: Sequence[SummaryRow] = ()
+    title: str | None = None
+    last_summarized_sequence: int | None = None
+    expected_summary_version: int | None = None
+    incarnation: str | None = None
+    tenant: str | None = None
+
+    @property
+    def changes_summaries(self) -> bool:
+        """True when the commit writes summary rows or summary bookkeeping."""
+        return bool(self.summaries) or self.last_summarized_sequence is not None
+
+
+@dataclass(frozen=True, slots=True)
+class CommitResult:
+    """What a commit wrote: the stored messages and the chat afterwards."""
+
+    chat: ChatRecord
+    messages: tuple[StoredMessage, ...] = ()
+    summaries: tuple[SummaryRow, ...] = field(default_factory=tuple)
+
+
+@runtime_checkable
+class ChatStorage(Protocol):
+    """Where chats, messages and summary chains live. Every method is one transaction."""
+
+    async def setup(self) -> None:
+        """Create or migrate the schema; idempotent."""
+        ...
+
+    async def close(self) -> None:
+        """Release connections."""
+        ...
+
+    async def create_chat(
+        self,
+        chat_id: str | None = None,
+        *,
+        tenant: str = "default",
+        user: str | None = None,
+        title: str | None = None,
+    ) -> ChatRecord:
+        """Create a chat (a random id when none is given)."""
+        ...
+
+    async def get_chat(self, chat_id: str, *, tenant: str | None = None) -> ChatRecord | None:
+        """The chat, or None (also when it belongs to another tenant)."""
+        ...
+
+    async def list_chats(
+        self, *, tenant: str = "default", limit: int = 50, offset: int = 0
+    ) -> list[ChatRecord]:
+        """A tenant's chats, newest first."""
+        ...
+
+    async def delete_chat(self, chat_id: str, *, tenant: str | None = None) -> bool:
+        """Delete a chat with its messages and summaries; False when there was none."""
+        ...
+
+    async def delete_chats(self, *, tenant: str, user: str | None = None) -> list[ChatRecord]:
+        """Delete every chat of a tenant (or of one user of it) with its rows; the chats."""
+        ...
+
+    async def append_messages(
+        self, chat_id: str, messages: Sequence[Message]
+    ) -> list[StoredMessage]:
+        """Append messages at the end of the chat, atomically, in order."""
+        ...
+
+    async def list_messages(
+        self, chat_id: str, *, after_sequence: int = 0, limit: int | None = None
+    ) -> list[StoredMessage]:
+        """Messages after a sequence, oldest first."""
+        ...
+
+    async def load_state(self, chat_id: str, *, tail: int | None = None) -> ChatState:
+        """Smart load: the summary chain, unsummarized messages and at least the last ``tail``.
+
+        ``tail`` None means the storage's configured ``smart_load_tail`` (default 4).
+        Raises ``NotFoundError`` for an unknown chat.
+        """
+        ...
+
+    async def commit_turn(self, commit: TurnCommit) -> CommitResult:
+        """Write a turn atomically; ``ConflictError`` when the summary CAS fails."""
+        ...
+
+    async def mark_indexed(
+        self, chat_id: str, sequence: int, *, incarnation: str | None = None
+    ) -> bool:
+        """Move the chat's recall-index watermark up to ``sequence`` (never down).
+
+        False when the chat (of ``incarnation``, when given) no longer exists.
+        """
+        ...
+
+    async def mark_indexed_many(
+        self, watermarks: Mapping[str, int], *, incarnations: Mapping[str, str] | None = None
+    ) -> set[str]:
+        """``mark_indexed`` for several chats (chat id: sequence) in one transaction.
+
+        Returns the ids of the chats (of the given incarnations) that no longer exist.
+        """
+        ...
+
+    async def index_backlog(
+        self, *, limit: int = 100, chat_ids: Sequence[str] | None = None
+    ) -> list[ChatRecord]:
+        """Chats whose recall index lags their messages, the longest waiting first.
+
+        ``chat_ids`` limits the answer to those chats (one read for a whole leased batch).
+        """
+        ...
+
+    async def reset_index(self, chat_id: str | None = None) -> list[ChatRecord]:
+        """Set the watermark of one chat (or of every chat) back to 0; the chats reset."""
+        ...
+
+    async def list_summaries(self, chat_id: str) -> list[SummaryRow]:
+        """The chat's summary chain, oldest first."""
+        ...
+
+    async def create_summary(self, row: SummaryRow) -> SummaryRow:
+        """Insert a summary row (seed 002's POST /summaries)."""
+        ...
+
+    async def update_summary(self, summary_id: int, patch: SummaryPatch) -> SummaryRow:
+        """Patch a summary row (seed 002's PATCH /summaries/{id})."""
+        ...
+
+
+def active_chain(rows: Sequence[SummaryRow]) -> tuple[SummaryRow, ...]:
+    """The shown chain: rows a digest does not cover, ordered by the episodes they cover."""
+    live = [row for row in rows if row.kind != "archived"]
+    return tuple(sorted(live, key=lambda row: (row.episode_first, row.sequence)))
+
+
+def smart_load_after(chat: ChatRecord, *, has_summary: bool, tail: int) -> int:
+    """The sequence after which ``load_state`` loads messages (seed 003's smart loading).
+
+    Without a summary every message is loaded (0). With one, the messages not yet folded
+    into it and at least the last ``tail``: the summary replaces everything before.
+    """
+    if tail < 0:
+        raise UsageError(f"tail must be 0 or more, got {tail}")
+    if not has_summary:
+        return 0
+    return max(0, min(chat.last_summarized_sequence, chat.message_count - tail))
+
+
+def message_ids(new: Sequence[Message]) -> list[str]:
+    """The ids the new messages carry; two messages of one append may not share one."""
+    ids = [message.id for message in new if message.id]
+    if len(set(ids)) != len(ids):
+        repeated = sorted({i for i in ids if ids.count(i) > 1})
+        raise UsageError(f"message ids must be unique within an append, repeated: {repeated}")
+    return ids
+
+
+def replayed(
+    found: Sequence[StoredMessage], new: Sequence[Message]
+) -> tuple[StoredMessage, ...] | None:
+    """The messages a retried append already stored (``found`` by id), or None if it is new.
+
+    A message id identifies one message of a chat: an append whose messages are all stored
+    already (same ids, same role and content) is a retry and changes nothing; one that mixes
+    stored and new ids, or reuses an id for other content, is an error.
+    """
+    if not found:
+        return None
+    by_id = {item.message.id: item for item in found}
+    if any(message.id not in by_id for message in new):
+        known = sorted(i for i in by_id if i)[:3]
+        raise UsageError(
+            f"messages with ids {known} are already stored in this chat but others of the "
+            "append are not: a retry must resend exactly the same messages"
+        )
+    for message in new:
+        old = by_id[message.id].message
+        if (old.role, old.content) != (message.role, message.content):
+            raise UsageError(
+                f"message id {message.id!r} is already stored with other content: an id "
+                "(or an Idempotency-Key) names one message, use a new one"
+            )
+    return tuple(by_id[message.id] for message in new)
+
+
+def check_tenant(chat: ChatRecord, commit: TurnCommit) -> None:
+    """``NotFoundError``, as for a missing chat, when ``chat`` is not the commit's tenant's."""
+    if commit.tenant is not None and commit.tenant != chat.tenant:
+        raise NotFoundError(f"no chat with id {chat.id!r}; create it first with create_chat()")
+
+
+def check_commit(chat: ChatRecord, commit: TurnCommit) -> None:
+    """Raise unless ``commit`` may be applied to ``chat`` as it is now.
+
+    ``NotFoundError`` when the chat is another incarnation than the commit's;
+    ``ConflictError`` when the summary compare-and-swap fails or the summary bookkeeping
+    would move backwards; ``UsageError`` when it points past the chat's last message or
+    carries a summary row of another chat.
+    """
+    if commit.incarnation is not None and commit.incarnation != chat.incarnation:
+        raise NotFoundError(
+            f"chat {chat.id!r} was deleted (and created again) since the turn was planned; "
+            "nothing was written"
+        )
+    strangers = [row for row in commit.summaries if row.chat_id != chat.id]
+    if strangers:
+        raise UsageError(
+            f"chat {chat.id!r}: the turn carries a summary row of chat {strangers[0].chat_id!r}"
+        )
+    if not commit.changes_summaries:
+        return
+    expected = commit.expected_summary_version
+    if expected is not None and expected != chat.summary_version:
+        raise ConflictError(
+            f"chat {chat.id!r}: the summary is at version {chat.summary_version}, the turn "
+            f"was planned from version {expected}; reload the chat state and plan again"
+        )
+    last = commit.last_summarized_sequence
+    if last is None:
+        return
+    if last < chat.last_summarized_sequence:
+        raise ConflictError(
+            f"chat {chat.id!r}: messages up to {chat.last_summarized_sequence} are already "
+            f"summarized, the turn would move that back to {last}; reload and plan again"
+        )
+    if last > chat.message_count + len(commit.new_messages):
+        raise UsageError(
+            f"chat {chat.id!r}: last_summarized_sequence {last} is past the last message "
+            f"({chat.message_count + len(commit.new_messages)} after this turn)"
+        )
+
+
+class StorageBase:
+    """What every backend builds the same way on its ``commit_turn``.
+
+    Subclasses implement the rest of ``ChatStorage``; ``smart_load_tail`` is the default
+    ``tail`` of their ``load_state``.
+    """
+
+    def __init__(self, *, smart_load_tail: int = DEFAULT_SMART_LOAD_TAIL) -> None:
+        if smart_load_tail < 0:
+            raise UsageError(f"smart_load_tail must be 0 or more, got {smart_load_tail}")
+        self.smart_load_tail = smart_load_tail
+
+    async def commit_turn(self, commit: TurnCommit) -> CommitResult:
+        """Write a turn atomically (the backend's)."""
+        raise NotImplementedError(f"{type(self).__name__}.commit_turn")
+
+    async def append_messages(
+        self, chat_id: str, messages: Sequence[Message]
+    ) -> list[StoredMessage]:
+        """Append messages at the end of the chat, atomically, in order."""
+        result = await self.commit_turn(TurnCommit(chat_id, new_messages=messages))
+        return list(result.messages)
+
+    async def create_summary(self, row: SummaryRow) -> SummaryRow:
+        """Append a row to the chat's chain; bumps the chat's summary version."""
+        if row.id is not None:
+            raise UsageError(f"create_summary: the row already has id {row.id}; use update")
+        result = await self.commit_turn(TurnCommit(row.chat_id, summaries=(row,)))
+        return result.summaries[0]

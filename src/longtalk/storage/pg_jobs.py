@@ -1,0 +1,240 @@
+"""Background work as PostgreSQL rows, leased by one worker at a time across replicas.
+
+The ``longtalk_jobs`` table (migration 7) holds one row per (kind, chat) with pending
+work. A worker claims the oldest due, unleased row with ``FOR UPDATE SKIP LOCKED`` and
+stamps a lease (``lease_owner``, ``lease_until``) that it renews while it works; a replica
+killed mid-job stops renewing, its lease expires and another worker claims the row. Every
+request for work bumps ``generation``: finishing generation g deletes the row only when no
+newer request came in meanwhile. Failures move ``due_at`` into the future (the durable
+backoff). Times are the database's ``now()``, so replicas' clocks never disagree.
+
+Each method is one short transaction on the storage's connection pool; new or released
+work is announced on the ``longtalk_jobs`` channel so idle workers wake at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import TextClause, text
+
+from longtalk.storage.postgres import PostgresStorage
+
+JOBS_CHANNEL = "longtalk_jobs"
+
+_ENQUEUE = text(
+    """
+    WITH up AS (
+        INSERT INTO longtalk_jobs AS j (kind, chat_id, tenant, generation, due_at)
+        SELECT :kind, id, tenant, 0, now() FROM chats WHERE id = :chat_id
+        ON CONFLICT (kind, chat_id) DO UPDATE SET generation = j.generation + 1
+        RETURNING (xmax = 0) AS fresh
+    )
+    SELECT pg_notify(:channel, :chat_id) FROM up WHERE fresh
+    """
+)
+_CLAIM = text(
+    """
+    UPDATE longtalk_jobs AS j
+    SET lease_owner = :owner, lease_until = now() + make_interval(secs => :lease)
+    FROM (
+        SELECT kind, chat_id FROM longtalk_jobs
+        WHERE kind = :kind AND due_at <= now()
+          AND (lease_until IS NULL OR lease_until < now())
+        ORDER BY due_at
+        LIMIT 1
+        FOR UPDATE SKIP LOCKED
+    ) AS free
+    WHERE j.kind = free.kind AND j.chat_id = free.chat_id
+    RETURNING j.chat_id, j.tenant, j.generation, j.attempts
+    """
+)
+_CLAIM_CHAT = text(
+    """
+    INSERT INTO longtalk_jobs AS j
+        (kind, chat_id, tenant, generation, due_at, lease_owner, lease_until)
+    VALUES (:kind, :chat_id, :tenant, 0, now(), :owner,
+            now() + make_interval(secs => :lease))
+    ON CONFLICT (kind, chat_id) DO UPDATE
+        SET lease_owner = excluded.lease_owner, lease_until = excluded.lease_until,
+            generation = j.generation + 1
+        WHERE j.lease_until IS NULL OR j.lease_until < now()
+    RETURNING j.chat_id, j.tenant, j.generation, j.attempts
+    """
+)
+_RENEW = text(
+    """
+    UPDATE longtalk_jobs SET lease_until = now() + make_interval(secs => :lease)
+    WHERE kind = :kind AND chat_id = :chat_id AND lease_owner = :owner
+    """
+)
+_DONE = text(
+    """
+    DELETE FROM longtalk_jobs
+    WHERE kind = :kind AND chat_id = :chat_id AND lease_owner = :owner
+      AND generation = :generation
+    """
+)
+_RELEASE = text(
+    """
+    WITH released AS (
+        UPDATE longtalk_jobs
+        SET lease_owner = NULL, lease_until = NULL, due_at = now(), attempts = 0,
+            last_error = NULL
+        WHERE kind = :kind AND chat_id = :chat_id AND lease_owner = :owner
+        RETURNING chat_id
+    )
+    SELECT pg_notify(:channel, chat_id) FROM released
+    """
+)
+_FAIL = text(
+    """
+    UPDATE longtalk_jobs
+    SET lease_owner = NULL, lease_until = NULL, attempts = attempts + 1, last_error = :error,
+        due_at = now() + make_interval(
+            secs => least(CAST(:ceiling AS float8), :base * power(2, attempts)))
+    WHERE kind = :kind AND chat_id = :chat_id AND lease_owner = :owner
+    RETURNING attempts, EXTRACT(EPOCH FROM due_at - now()) AS delay
+    """
+)
+_ERROR = text("SELECT last_error FROM longtalk_jobs WHERE kind = :kind AND chat_id = :chat_id")
+_RECOVER = text(
+    """
+    WITH queued AS (
+        INSERT INTO longtalk_jobs (kind, chat_id, tenant, generation, due_at)
+        SELECT :kind, id, tenant, 0, now() FROM chats
+        WHERE message_count > last_summarized_sequence AND tenant = ANY(:tenants)
+        ON CONFLICT (kind, chat_id) DO NOTHING
+        RETURNING chat_id
+    )
+    SELECT count(*) FROM queued
+    """
+)
+_STATUS = text(
+    """
+    SELECT chat_id, lease_until IS NOT NULL AND lease_until >= now(), last_error
+    FROM longtalk_jobs WHERE kind = :kind AND chat_id = ANY(:chat_ids)
+    """
+)
+_PENDING = text(
+    "SELECT count(*) FROM longtalk_jobs "
+    "WHERE kind = :kind AND (due_at <= now() OR lease_owner IS NOT NULL)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """A claimed job: the chat and the request generation it covers."""
+
+    chat_id: str
+    tenant: str
+    generation: int
+    attempts: int
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """A failed job's record: how many failures in a row, seconds until the retry."""
+
+    attempts: int
+    delay: float
+
+
+@dataclass(frozen=True, slots=True)
+class JobStatus:
+    """A chat's job as its row tells it: held by a live lease, and its last error."""
+
+    held: bool
+    error: str | None
+
+
+class JobTable:
+    """The ``longtalk_jobs`` rows of one kind of work, for one worker identity."""
+
+    def __init__(self, storage: PostgresStorage, *, kind: str, owner: str, lease: float) -> None:
+        self.storage = storage
+        self.kind = kind
+        self.owner = owner
+        self.lease = lease
+
+    async def enqueue(self, chat_id: str, tenant: str) -> None:
+        """Request work on a chat (one statement; announces a new row)."""
+        await self._first(_ENQUEUE, kind=self.kind, chat_id=chat_id, channel=JOBS_CHANNEL)
+
+    async def claim(self) -> Lease | None:
+        """Lease the oldest due job nobody holds; None when there is none."""
+        row = await self._first(_CLAIM, owner=self.owner, lease=self.lease, kind=self.kind)
+        return None if row is None else Lease(row[0], row[1], int(row[2]), int(row[3]))
+
+    async def claim_chat(self, chat_id: str, tenant: str) -> Lease | None:
+        """Lease this chat's job now (creating it); None while another worker holds it."""
+        row = await self._first(
+            _CLAIM_CHAT,
+            kind=self.kind,
+            chat_id=chat_id,
+            tenant=tenant,
+            owner=self.owner,
+            lease=self.lease,
+        )
+        return None if row is None else Lease(row[0], row[1], int(row[2]), int(row[3]))
+
+    async def renew(self, lease: Lease) -> bool:
+        """Extend the lease; False when it was lost (expired and claimed by another)."""
+        key = {"kind": self.kind, "chat_id": lease.chat_id, "owner": self.owner}
+        async with self.storage.job_transaction("renewing a job lease") as conn:
+            result = await conn.execute(_RENEW, {**key, "lease": self.lease})
+        return bool(result.rowcount)
+
+    async def finish(self, lease: Lease, *, again: bool) -> None:
+        """The job succeeded: drop the row, or release it when more work is due."""
+        key = {"kind": self.kind, "chat_id": lease.chat_id, "owner": self.owner}
+        async with self.storage.job_transaction("finishing a job") as conn:
+            if not again:
+                done = await conn.execute(_DONE, {**key, "generation": lease.generation})
+                if done.rowcount:
+                    return
+            await conn.execute(_RELEASE, {**key, "channel": JOBS_CHANNEL})
+
+    async def fail(self, lease: Lease, error: str, *, base: float, ceiling: float) -> Failure:
+        """The job failed: release it with a retry time that doubles per failure."""
+        row = await self._first(
+            _FAIL,
+            kind=self.kind,
+            chat_id=lease.chat_id,
+            owner=self.owner,
+            error=error[:2000],
+            base=base,
+            ceiling=ceiling,
+        )
+        if row is None:  # the lease was lost meanwhile: the new holder decides
+            return Failure(lease.attempts + 1, 0.0)
+        return Failure(int(row[0]), float(row[1]))
+
+    async def last_error(self, chat_id: str) -> str | None:
+        """The chat's last recorded job error, if its job is failing."""
+        row = await self._first(_ERROR, kind=self.kind, chat_id=chat_id)
+        return None if row is None else row[0]
+
+    async def status(self, chat_ids: Iterable[str]) -> dict[str, JobStatus]:
+        """The job rows of these chats (a chat without a row has no work queued)."""
+        params = {"kind": self.kind, "chat_ids": list(chat_ids)}
+        async with self.storage.job_transaction(f"{self.kind} job states") as conn:
+            rows = (await conn.execute(_STATUS, params)).all()
+        return {row[0]: JobStatus(bool(row[1]), row[2]) for row in rows}
+
+    async def recover(self, tenants: Iterable[str]) -> int:
+        """Queue every chat of ``tenants`` with unsummarized messages (idempotent)."""
+        row = await self._first(_RECOVER, kind=self.kind, tenants=list(tenants))
+        return 0 if row is None else int(row[0])
+
+    async def pending(self) -> int:
+        """How many chats have work due or running (retries waiting out a backoff excepted)."""
+        row = await self._first(_PENDING, kind=self.kind)
+        return 0 if row is None else int(row[0])
+
+    async def _first(self, statement: TextClause, **params: Any) -> tuple[Any, ...] | None:
+        async with self.storage.job_transaction(f"{self.kind} job queue") as conn:
+            row = (await conn.execute(statement, params)).first()
+        return None if row is None else tuple(row)

@@ -1,0 +1,775 @@
+"""Chat storage on SQLAlchemy: one code path for SQLite and PostgreSQL.
+
+The backends (``SqliteStorage``, ``PostgresStorage``) only build the engine, run a
+transaction where their driver wants it, and add what their database needs (pragmas,
+locks). Every public method is one transaction, written as one synchronous function of a
+SQLAlchemy ``Connection``: the event loop waits for a transaction once, not once per
+statement. A commit
+first locks the chat row (``SELECT ... FOR UPDATE`` on PostgreSQL; SQLite's write
+transactions start with ``BEGIN IMMEDIATE`` and so hold the database's one write lock), so
+concurrent commits to a chat are applied one after the other: messages get gapless
+sequences in commit order, and the summary compare-and-swap reads the latest version.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import uuid
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any, ClassVar, TypeVar
+
+from sqlalchemy import Connection, Row, Select, case, delete, func, insert, select, update
+from sqlalchemy.exc import DBAPIError, InterfaceError, SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from longtalk.core.messages import Message
+from longtalk.errors import (
+    LongtalkError,
+    NotFoundError,
+    StorageError,
+    StorageUnavailableError,
+)
+from longtalk.storage import migrations
+from longtalk.storage.base import (
+    DEFAULT_SMART_LOAD_TAIL,
+    ChatRecord,
+    ChatState,
+    CommitResult,
+    StorageBase,
+    StoredMessage,
+    SummaryPatch,
+    SummaryRow,
+    TurnCommit,
+    check_commit,
+    check_tenant,
+    message_ids,
+    replayed,
+    smart_load_after,
+)
+from longtalk.storage.schema import chats, conversation_summaries, messages
+
+log = logging.getLogger(__name__)
+
+DRIVER_ERRORS: tuple[type[BaseException], ...] = (SQLAlchemyError, OSError, TimeoutError)
+"""What a driver raises: translated to ``StorageError`` naming the operation."""
+WRITE_OPTION = "longtalk_write"
+T = TypeVar("T")
+
+
+class Progress:
+    """What an operation was doing, for the error message when it fails."""
+
+    def __init__(self, operation: str, *, write: bool) -> None:
+        self.operation = operation
+        self.write = write
+        self.doing = ""
+
+    def describe(self, exc: BaseException) -> str:
+        """The error message: the operation, its step, and whether anything was written."""
+        doing = f" while {self.doing}" if self.doing else ""
+        rolled_back = "; it was rolled back, nothing was written" if self.write else ""
+        return f"{self.operation} failed{doing}{rolled_back}: {_reason(exc)}"
+
+    def error(self, exc: BaseException, backend: str) -> StorageError:
+        """The driver's error as longtalk's: a lost connection is ``StorageUnavailableError``.
+
+        A connection that broke (the server went away, a cancelled call left it mid-protocol)
+        says so in plain words, without the driver's internals, and the operation can be
+        retried; any other failure is a ``StorageError`` with the database's message.
+        """
+        if not connection_lost(exc):
+            return StorageError(self.describe(exc))
+        log.warning("%s: the %s connection broke: %r", self.operation, backend, exc)
+        doing = f" while {self.doing}" if self.doing else ""
+        if not self.write:
+            outcome = "nothing was written"
+        elif self.doing == "committing":
+            outcome = "the write may or may not have been applied"
+        else:
+            outcome = "it was rolled back, nothing was written"
+        return StorageUnavailableError(
+            f"{self.operation} failed{doing}: the connection to the {backend} database "
+            f"was lost ({type(getattr(exc, 'orig', None) or exc).__name__}); {outcome}. "
+            "Retry: a retried append with the same message ids is stored once"
+        )
+
+
+def connection_lost(exc: BaseException) -> bool:
+    """True when ``exc`` means the connection broke, not that the statement was refused."""
+    if isinstance(exc, DBAPIError) and exc.connection_invalidated:
+        return True
+    original = getattr(exc, "orig", None) or exc
+    if isinstance(original, (OSError, TimeoutError, ConnectionError)):
+        return True
+    if isinstance(exc, InterfaceError):  # the driver's own state (asyncpg: "cannot switch")
+        return True
+    return type(original).__name__ in _LOST_CONNECTION_ERRORS
+
+
+_LOST_CONNECTION_ERRORS = frozenset(
+    {
+        "InterfaceError",
+        "ConnectionDoesNotExistError",
+        "ConnectionFailureError",
+        "InternalClientError",
+        "AdminShutdownError",
+        "CannotConnectNowError",
+        "CrashShutdownError",
+    }
+)
+
+
+def _reason(exc: BaseException) -> str:
+    """The driver's message, without SQLAlchemy's echo of the statement and parameters."""
+    text = str(getattr(exc, "orig", None) or exc) or type(exc).__name__
+    return text if len(text) <= 500 else text[:500] + " ..."
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class SqlStorage(StorageBase):
+    """``ChatStorage`` on SQLAlchemy; see the module docstring.
+
+    Every public method is one transaction, written as one synchronous function of a
+    ``Connection`` (``_run``); the backend decides where it runs (``_execute``): on
+    PostgreSQL in the async engine's greenlet, on SQLite in one hop to a database thread.
+    The schema is created or migrated on first use (or by ``setup()``); ``close()``
+    releases the connections.
+    """
+
+    backend_name: ClassVar[str] = "SQL"
+    unavailable_hint: ClassVar[str] = "check the database settings"
+    read_options: ClassVar[Mapping[str, Any]] = {}
+
+    def __init__(
+        self,
+        *,
+        location: str,
+        smart_load_tail: int = DEFAULT_SMART_LOAD_TAIL,
+    ) -> None:
+        super().__init__(smart_load_tail=smart_load_tail)
+        self.location = location
+        self._ready = False
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.location!r})"
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    async def setup(self) -> None:
+        """Create or migrate the schema, one migration per transaction; idempotent.
+
+        Raises ``SchemaVersionError`` for a database newer than this code and
+        ``StorageUnavailableError`` when the database cannot be reached.
+        """
+        if self._ready:
+            return
+        await self._prepare()
+
+        def migrate(conn: Connection, progress: Progress) -> migrations.Migration | None:
+            self._lock_schema(conn)
+            progress.doing = "applying schema migrations"
+            return migrations.apply_next(conn, where=self.location)
+
+        while (applied := await self._run("setup", migrate, write=True, setup=True)) is not None:
+            log.info("%s: applied migration %d (%s)", self, applied.version, applied.name)
+        self._ready = True
+
+    async def close(self) -> None:
+        """Release every connection (the backend's)."""
+        raise NotImplementedError(f"{type(self).__name__}.close")
+
+    async def _prepare(self) -> None:
+        """What must exist before the first connection (a backend's hook)."""
+
+    def _lock_schema(self, conn: Connection) -> None:
+        """Serialize concurrent migrations for this transaction (a backend's hook)."""
+
+    async def _after_delete(self) -> None:
+        """After a committed deletion: erase what the database's files keep (a backend's hook)."""
+
+    # -- transactions ------------------------------------------------------------------
+
+    async def transaction(self, body: Callable[[Connection], T], *, write: bool = False) -> T:
+        """Run ``body(connection)`` in one transaction of this database (raw SQL access)."""
+        return await self._run("transaction", lambda conn, _: body(conn), write=write)
+
+    async def _run(
+        self,
+        operation: str,
+        body: Callable[[Connection, Progress], T],
+        *,
+        write: bool,
+        setup: bool = False,
+    ) -> T:
+        """``body`` in one transaction; driver errors leave as ``StorageError`` naming it."""
+        if not setup:
+            await self.setup()
+        return await self._execute(operation, body, write=write)
+
+    async def _execute(
+        self, operation: str, body: Callable[[Connection, Progress], T], *, write: bool
+    ) -> T:
+        """Run one transaction (the backend's)."""
+        raise NotImplementedError(f"{type(self).__name__}._execute")
+
+    def _options(self, write: bool) -> dict[str, Any]:
+        return {WRITE_OPTION: True} if write else dict(self.read_options)
+
+    def _unavailable(self, operation: str, exc: BaseException) -> StorageUnavailableError:
+        return StorageUnavailableError(
+            f"{operation}: cannot reach the {self.backend_name} database at "
+            f"{self.location}: {_reason(exc)} - {self.unavailable_hint}"
+        )
+
+    # -- chats -------------------------------------------------------------------------
+
+    async def create_chat(
+        self,
+        chat_id: str | None = None,
+        *,
+        tenant: str = "default",
+        user: str | None = None,
+        title: str | None = None,
+    ) -> ChatRecord:
+        """Create a chat (a random id when none is given)."""
+        now = _now()
+        chat = ChatRecord(
+            id=chat_id or uuid.uuid4().hex,
+            tenant=tenant,
+            user=user,
+            title=title,
+            created_at=now,
+            updated_at=now,
+            incarnation=uuid.uuid4().hex,
+        )
+
+        def create(conn: Connection, _: Progress) -> None:
+            if conn.scalar(select(chats.c.id).where(chats.c.id == chat.id)) is not None:
+                raise StorageError(f"create_chat: a chat with id {chat.id!r} already exists")
+            conn.execute(insert(chats).values(_chat_values(chat)))
+
+        await self._run(f"create_chat({chat.id!r})", create, write=True)
+        return chat
+
+    async def get_chat(self, chat_id: str, *, tenant: str | None = None) -> ChatRecord | None:
+        """The chat, or None (also when it belongs to another tenant)."""
+        query = select(chats).where(chats.c.id == chat_id)
+        if tenant is not None:
+            query = query.where(chats.c.tenant == tenant)
+
+        def get(conn: Connection, _: Progress) -> ChatRecord | None:
+            row = conn.execute(query).first()
+            return None if row is None else _chat_record(row)
+
+        return await self._run(f"get_chat({chat_id!r})", get, write=False)
+
+    async def list_chats(
+        self, *, tenant: str = "default", limit: int = 50, offset: int = 0
+    ) -> list[ChatRecord]:
+        """A tenant's chats, most recently updated first."""
+        query = (
+            select(chats)
+            .where(chats.c.tenant == tenant)
+            .order_by(chats.c.updated_at.desc(), chats.c.id)
+            .limit(limit)
+            .offset(offset)
+        )
+        return await self._run("list_chats", _chat_records(query), write=False)
+
+    async def mark_indexed(
+        self, chat_id: str, sequence: int, *, incarnation: str | None = None
+    ) -> bool:
+        """Move the chat's recall-index watermark up to ``sequence`` (never down).
+
+        False when the chat (of ``incarnation``, when given) no longer exists.
+        """
+        known = {chat_id: incarnation} if incarnation is not None else None
+        return chat_id not in await self.mark_indexed_many({chat_id: sequence}, incarnations=known)
+
+    async def mark_indexed_many(
+        self, watermarks: Mapping[str, int], *, incarnations: Mapping[str, str] | None = None
+    ) -> set[str]:
+        """``mark_indexed`` for several chats (chat id: sequence) in one transaction.
+
+        Returns the ids of the chats (of the given incarnations) that no longer exist.
+        """
+        known = incarnations or {}
+
+        def same(chat_id: str) -> list[Any]:
+            where = [chats.c.id == chat_id]
+            if chat_id in known:
+                where.append(chats.c.incarnation == known[chat_id])
+            return where
+
+        def mark(conn: Connection, _: Progress) -> set[str]:
+            gone = set()
+            for chat_id, sequence in watermarks.items():
+                statement = (
+                    update(chats)
+                    .where(*same(chat_id), chats.c.indexed_sequence < sequence)
+                    .values(
+                        indexed_sequence=case(
+                            (chats.c.message_count < sequence, chats.c.message_count),
+                            else_=sequence,
+                        )
+                    )
+                )
+                if conn.execute(statement).rowcount:
+                    continue
+                if conn.scalar(select(chats.c.id).where(*same(chat_id))) is None:
+                    gone.add(chat_id)
+            return gone
+
+        if not watermarks:
+            return set()
+        return await self._run(f"mark_indexed({len(watermarks)} chats)", mark, write=True)
+
+    async def index_backlog(
+        self, *, limit: int = 100, chat_ids: Sequence[str] | None = None
+    ) -> list[ChatRecord]:
+        """Chats whose recall index lags their messages, the longest waiting first."""
+        query = (
+            select(chats)
+            .where(chats.c.message_count > chats.c.indexed_sequence)
+            .order_by(chats.c.updated_at, chats.c.id)
+            .limit(limit)
+        )
+        if chat_ids is not None:
+            query = query.where(chats.c.id.in_(list(chat_ids)))
+        return await self._run("index_backlog", _chat_records(query), write=False)
+
+    async def reset_index(self, chat_id: str | None = None) -> list[ChatRecord]:
+        """Set the watermark of one chat (or of every chat) back to 0; the chats reset."""
+        statement = update(chats).values(indexed_sequence=0)
+        query = select(chats).order_by(chats.c.id)
+        if chat_id is not None:
+            statement = statement.where(chats.c.id == chat_id)
+            query = query.where(chats.c.id == chat_id)
+
+        def reset(conn: Connection, progress: Progress) -> list[ChatRecord]:
+            conn.execute(statement)
+            return _chat_records(query)(conn, progress)
+
+        return await self._run("reset_index", reset, write=True)
+
+    async def delete_chat(self, chat_id: str, *, tenant: str | None = None) -> bool:
+        """Delete a chat; its messages and summary rows go with it (foreign-key cascade)."""
+        statement = delete(chats).where(chats.c.id == chat_id)
+        if tenant is not None:
+            statement = statement.where(chats.c.tenant == tenant)
+
+        def remove(conn: Connection, _: Progress) -> bool:
+            return bool(conn.execute(statement).rowcount)
+
+        removed = await self._run(f"delete_chat({chat_id!r})", remove, write=True)
+        if removed:
+            await self._after_delete()
+        return removed
+
+    async def delete_chats(self, *, tenant: str, user: str | None = None) -> list[ChatRecord]:
+        """Delete every chat of a tenant (or of one of its users) in one transaction."""
+        where = [chats.c.tenant == tenant]
+        if user is not None:
+            where.append(chats.c.user_id == user)
+        statement = delete(chats).where(*where).returning(*chats.c)
+
+        def remove(conn: Connection, _: Progress) -> list[Row[Any]]:
+            return list(conn.execute(statement).all())
+
+        rows = await self._run(f"delete_chats({tenant!r})", remove, write=True)
+        if rows:
+            await self._after_delete()
+        return sorted((_chat_record(row) for row in rows), key=lambda chat: chat.id)
+
+    # -- messages ----------------------------------------------------------------------
+
+    async def list_messages(
+        self, chat_id: str, *, after_sequence: int = 0, limit: int | None = None
+    ) -> list[StoredMessage]:
+        """Messages after a sequence, oldest first ([] for an unknown chat)."""
+
+        def page(conn: Connection, _: Progress) -> list[StoredMessage]:
+            return _select_messages(conn, chat_id, after_sequence, limit)
+
+        return await self._run(f"list_messages({chat_id!r})", page, write=False)
+
+    async def load_state(self, chat_id: str, *, tail: int | None = None) -> ChatState:
+        """Smart load (seed 003): the summary chain and only the recent messages.
+
+        With a summary: its rows, the messages not yet folded into it and at least the last
+        ``tail`` (default ``smart_load_tail``); without one, every message. One read
+        transaction, so the three parts are consistent with each other.
+        """
+        tail = self.smart_load_tail if tail is None else tail
+
+        def load(conn: Connection, _: Progress) -> ChatState:
+            chat = _chat(conn, chat_id, lock=False)
+            summaries = _select_summaries(conn, chat_id, active=True)
+            after = smart_load_after(chat, has_summary=bool(summaries), tail=tail)
+            stored = _select_messages(conn, chat_id, after, None)
+            return ChatState(chat, tuple(summaries), tuple(stored))
+
+        return await self._run(f"load_state({chat_id!r})", load, write=False)
+
+    # -- turns -------------------------------------------------------------------------
+
+    async def commit_turn(self, commit: TurnCommit) -> CommitResult:
+        """Write the turn's messages, summary rows, title and bookkeeping in one transaction.
+
+        ``ConflictError`` when the summary compare-and-swap fails; any other failure is a
+        ``StorageError`` naming the step; in both cases nothing of the turn is written.
+        """
+        now = _now()
+        ids = message_ids(commit.new_messages)
+
+        def write(conn: Connection, progress: Progress) -> CommitResult:
+            progress.doing = "locking the chat"
+            chat = _chat(conn, commit.chat_id, lock=True)
+            check_tenant(chat, commit)
+            found = _messages_by_id(conn, chat.id, ids) if ids else []
+            if (replay := replayed(found, commit.new_messages)) is not None:
+                return CommitResult(chat, replay, ())
+            check_commit(chat, commit)
+            progress.doing = f"inserting {len(commit.new_messages)} messages"
+            stored = _insert_messages(conn, chat, commit.new_messages, now)
+            progress.doing = f"writing {len(commit.summaries)} summary rows"
+            rows = _write_summaries(conn, chat.id, commit.summaries, now)
+            progress.doing = "updating the chat"
+            chat = _update_chat(
+                conn,
+                chat,
+                now,
+                added=len(stored),
+                title=commit.title,
+                last_summarized_sequence=commit.last_summarized_sequence,
+                summaries_changed=commit.changes_summaries,
+            )
+            return CommitResult(chat, tuple(stored), tuple(rows))
+
+        try:
+            return await self._run(f"commit_turn({commit.chat_id!r})", write, write=True)
+        except StorageUnavailableError:
+            if not ids or (settled := await self._committed(commit, ids)) is None:
+                raise
+            return settled
+
+    async def _committed(self, commit: TurnCommit, ids: Sequence[str]) -> CommitResult | None:
+        """After a connection broke mid-commit: the turn if it was applied after all.
+
+        Messages with ids tell: a commit is all or nothing, so when they are stored the
+        turn committed and the caller gets the success it earned, not a 5xx.
+        """
+
+        def look(conn: Connection, _: Progress) -> CommitResult | None:
+            chat = _chat(conn, commit.chat_id, lock=False)
+            check_tenant(chat, commit)
+            replay = replayed(_messages_by_id(conn, chat.id, ids), commit.new_messages)
+            return None if replay is None else CommitResult(chat, replay, ())
+
+        try:
+            return await self._run(f"commit_turn({commit.chat_id!r}) check", look, write=False)
+        except LongtalkError:
+            return None
+
+    # -- summary rows (seed 002's memory-service operations) ---------------------------
+
+    async def list_summaries(self, chat_id: str) -> list[SummaryRow]:
+        """The chat's summary chain, oldest first."""
+
+        def rows(conn: Connection, _: Progress) -> list[SummaryRow]:
+            return _select_summaries(conn, chat_id)
+
+        return await self._run(f"list_summaries({chat_id!r})", rows, write=False)
+
+    async def update_summary(self, summary_id: int, patch: SummaryPatch) -> SummaryRow:
+        """Patch a row; bumps its version and the chat's summary version."""
+        now = _now()
+        table = conversation_summaries
+
+        def write(conn: Connection, _: Progress) -> SummaryRow:
+            chat_id = conn.scalar(select(table.c.chat_id).where(table.c.id == summary_id))
+            if chat_id is None:
+                raise NotFoundError(f"update_summary: no summary row with id {summary_id}")
+            chat = _chat(conn, chat_id, lock=True)
+            row = _patch_summary(conn, chat_id, summary_id, patch, now)
+            _update_chat(conn, chat, now, summaries_changed=True)
+            return row
+
+        return await self._run(f"update_summary({summary_id})", write, write=True)
+
+
+class AsyncEngineStorage(SqlStorage):
+    """``SqlStorage`` on an async engine (PostgreSQL).
+
+    A transaction's function runs in the engine's greenlet, the driver's awaits inside it.
+    """
+
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        *,
+        location: str,
+        smart_load_tail: int = DEFAULT_SMART_LOAD_TAIL,
+    ) -> None:
+        super().__init__(location=location, smart_load_tail=smart_load_tail)
+        self.engine = engine
+
+    async def close(self) -> None:
+        """Close every pooled connection."""
+        await self.engine.dispose()
+
+    async def _execute(
+        self, operation: str, body: Callable[[Connection, Progress], T], *, write: bool
+    ) -> T:
+        async with self.async_transaction(operation, write=write) as (conn, progress):
+            result = await conn.run_sync(body, progress)
+            progress.doing = "committing"
+        return result
+
+    @contextlib.asynccontextmanager
+    async def async_transaction(
+        self, operation: str, *, write: bool
+    ) -> AsyncIterator[tuple[AsyncConnection, Progress]]:
+        """One transaction on an async connection; driver errors leave as ``StorageError``."""
+        progress = Progress(operation, write=write)
+        conn = await self._connect(operation)
+        try:
+            await conn.execution_options(**self._options(write))
+            async with conn.begin():
+                yield conn, progress
+        except LongtalkError:
+            raise
+        except DRIVER_ERRORS as exc:
+            raise progress.error(exc, self.backend_name) from exc
+        finally:
+            with contextlib.suppress(*DRIVER_ERRORS):  # a broken connection is discarded
+                await conn.close()
+
+    async def _connect(self, operation: str) -> AsyncConnection:
+        conn = self.engine.connect()
+        try:
+            await conn.start()
+        except DRIVER_ERRORS as exc:
+            raise self._unavailable(operation, exc) from exc
+        return conn
+
+
+def _chat_records(query: Select[Any]) -> Callable[[Connection, Progress], list[ChatRecord]]:
+    def read(conn: Connection, _: Progress) -> list[ChatRecord]:
+        return [_chat_record(row) for row in conn.execute(query).all()]
+
+    return read
+
+
+# -- row mapping and statements ------------------------------------------------------------
+
+
+def _chat_values(chat: ChatRecord) -> dict[str, Any]:
+    return {
+        "id": chat.id,
+        "tenant": chat.tenant,
+        "user_id": chat.user,
+        "title": chat.title,
+        "created_at": chat.created_at,
+        "updated_at": chat.updated_at,
+        "message_count": chat.message_count,
+        "last_summarized_sequence": chat.last_summarized_sequence,
+        "summary_version": chat.summary_version,
+        "incarnation": chat.incarnation,
+    }
+
+
+def _chat_record(row: Row[Any]) -> ChatRecord:
+    m = row._mapping
+    return ChatRecord(
+        id=m["id"],
+        tenant=m["tenant"],
+        user=m["user_id"],
+        title=m["title"],
+        created_at=m["created_at"],
+        updated_at=m["updated_at"],
+        message_count=m["message_count"],
+        last_summarized_sequence=m["last_summarized_sequence"],
+        summary_version=m["summary_version"],
+        indexed_sequence=m["indexed_sequence"],
+        incarnation=m["incarnation"],
+    )
+
+
+def _message_values(chat_id: str, sequence: int, message: Message, now: datetime) -> dict[str, Any]:
+    return {
+        "chat_id": chat_id,
+        "sequence": sequence,
+        "message_id": message.id,
+        "role": message.role.value,
+        "content": message.content,
+        "name": message.name,
+        "type": message.type.value,
+        "tool_call_ids": list(message.tool_call_ids),
+        "timestamp": message.timestamp,
+        "metadata": message.metadata,
+        "created_at": now,
+    }
+
+
+def _stored_message(row: Row[Any]) -> StoredMessage:
+    m = row._mapping
+    message = Message(
+        role=m["role"],
+        content=m["content"],
+        name=m["name"],
+        type=m["type"],
+        tool_call_ids=tuple(m["tool_call_ids"]),
+        timestamp=m["timestamp"],
+        id=m["message_id"],
+        metadata=m["metadata"],
+    )
+    return StoredMessage(m["chat_id"], m["sequence"], message)
+
+
+def _summary_row(row: Row[Any]) -> SummaryRow:
+    m = row._mapping
+    return SummaryRow(
+        chat_id=m["chat_id"],
+        summary_text=m["summary_text"],
+        sequence=m["sequence"],
+        format=m["format"],
+        episode_first=m["episode_first"],
+        episode_last=m["episode_last"],
+        turn_number=m["turn_number"],
+        token_count=m["token_count"],
+        kind=m["kind"],
+        version=m["version"],
+        id=m["id"],
+        created_at=m["created_at"],
+        updated_at=m["updated_at"],
+    )
+
+
+def _chat(conn: Connection, chat_id: str, *, lock: bool) -> ChatRecord:
+    query = select(chats).where(chats.c.id == chat_id)
+    row = (conn.execute(query.with_for_update() if lock else query)).first()
+    if row is None:
+        raise NotFoundError(f"no chat with id {chat_id!r}; create it first with create_chat()")
+    return _chat_record(row)
+
+
+def _messages_by_id(conn: Connection, chat_id: str, ids: Sequence[str]) -> list[StoredMessage]:
+    query = select(messages).where(messages.c.chat_id == chat_id, messages.c.message_id.in_(ids))
+    return [_stored_message(row) for row in conn.execute(query.order_by(messages.c.sequence))]
+
+
+def _select_messages(
+    conn: Connection, chat_id: str, after: int, limit: int | None
+) -> list[StoredMessage]:
+    query = (
+        select(messages)
+        .where(messages.c.chat_id == chat_id, messages.c.sequence > after)
+        .order_by(messages.c.sequence)
+        .limit(limit)
+    )
+    return [_stored_message(row) for row in conn.execute(query)]
+
+
+def _select_summaries(conn: Connection, chat_id: str, *, active: bool = False) -> list[SummaryRow]:
+    """Every row by sequence, or (``active``) the shown chain: no archived rows, by episode."""
+    table = conversation_summaries
+    query = select(table).where(table.c.chat_id == chat_id)
+    if active:
+        query = query.where(table.c.kind != "archived").order_by(
+            table.c.episode_first, table.c.sequence
+        )
+    else:
+        query = query.order_by(table.c.sequence)
+    return [_summary_row(row) for row in conn.execute(query)]
+
+
+def _insert_messages(
+    conn: Connection, chat: ChatRecord, new: Sequence[Message], now: datetime
+) -> list[StoredMessage]:
+    first = chat.message_count + 1
+    if new:
+        values = [_message_values(chat.id, first + i, m, now) for i, m in enumerate(new)]
+        conn.execute(insert(messages), values)
+    return [StoredMessage(chat.id, first + i, message) for i, message in enumerate(new)]
+
+
+def _write_summaries(
+    conn: Connection, chat_id: str, rows: Sequence[SummaryRow], now: datetime
+) -> list[SummaryRow]:
+    written: list[SummaryRow] = []
+    next_sequence: int | None = None
+    for row in rows:
+        if row.id is not None:
+            patch = SummaryPatch.from_row(row)
+            written.append(_patch_summary(conn, chat_id, row.id, patch, now))
+            continue
+        if next_sequence is None:
+            next_sequence = _next_summary_sequence(conn, chat_id)
+        written.append(_insert_summary(conn, chat_id, row, next_sequence, now))
+        next_sequence += 1
+    return written
+
+
+def _next_summary_sequence(conn: Connection, chat_id: str) -> int:
+    table = conversation_summaries
+    last = conn.scalar(select(func.max(table.c.sequence)).where(table.c.chat_id == chat_id))
+    return int(last or 0) + 1
+
+
+def _insert_summary(
+    conn: Connection, chat_id: str, row: SummaryRow, sequence: int, now: datetime
+) -> SummaryRow:
+    table = conversation_summaries
+    values = {
+        **SummaryPatch.from_row(row).values(),
+        "chat_id": chat_id,
+        "sequence": sequence,
+        "version": 1,
+        "created_at": now,
+        "updated_at": now,
+    }
+    result = conn.execute(insert(table).values(values).returning(*table.c))
+    return _summary_row(result.one())
+
+
+def _patch_summary(
+    conn: Connection, chat_id: str, summary_id: int, patch: SummaryPatch, now: datetime
+) -> SummaryRow:
+    table = conversation_summaries
+    statement = (
+        update(table)
+        .where(table.c.id == summary_id, table.c.chat_id == chat_id)
+        .values(**patch.values(), version=table.c.version + 1, updated_at=now)
+        .returning(*table.c)
+    )
+    row = (conn.execute(statement)).first()
+    if row is None:
+        raise NotFoundError(f"chat {chat_id!r} has no summary row with id {summary_id}")
+    return _summary_row(row)
+
+
+def _update_chat(
+    conn: Connection,
+    chat: ChatRecord,
+    now: datetime,
+    *,
+    added: int = 0,
+    title: str | None = None,
+    last_summarized_sequence: int | None = None,
+    summaries_changed: bool = False,
+) -> ChatRecord:
+    values: dict[str, Any] = {"updated_at": now, "message_count": chat.message_count + added}
+    if title is not None:
+        values["title"] = title
+    if last_summarized_sequence is not None:
+        values["last_summarized_sequence"] = last_summarized_sequence
+    if summaries_changed:
+        values["summary_version"] = chat.summary_version + 1
+    statement = update(chats).where(chats.c.id == chat.id).values(values).returning(*chats.c)
+    return _chat_record((conn.execute(statement)).one())

@@ -1,0 +1,234 @@
+"""Summary chains: rows read as summaries, and the chain rendered within a token cap.
+
+A chain is shown oldest first: the digest (older rows consolidated) and the rows after it.
+:func:`shown_summary` renders it within ``max_tokens``; when it must be cut, the story goes
+before the facts and, within each, the oldest detail first (:data:`CUT_ORDER`), never the
+newest row's last sentence, and the rows it reports are exactly those still shown.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import reduce
+
+from longtalk.core.tokens import TokenCounter
+from longtalk.core.truncation import split_sentences
+from longtalk.storage.base import SummaryFormat, SummaryRow
+from longtalk.summary.model import LIST_FIELDS, ConversationSummary
+
+_LISTS = ("topics", *LIST_FIELDS[1:])
+
+
+def row_summary(row: SummaryRow) -> ConversationSummary:
+    """The summary a row stores: parsed JSON, or narrative-only for plain text."""
+    if row.format == "json":
+        return ConversationSummary.parse(row.summary_text)
+    return ConversationSummary(narrative=row.summary_text)
+
+
+def stored_form(summary: ConversationSummary, *, structured: bool) -> tuple[str, SummaryFormat]:
+    """The text and format a row stores for ``summary``."""
+    if structured:
+        return summary.to_json(), "json"
+    return summary.narrative, "text"
+
+
+def render_chain(rows: Sequence[SummaryRow]) -> str:
+    """One text for a whole chain (no cap): see :func:`render_summaries`."""
+    return render_summaries(list(rows), [row_summary(row) for row in rows])
+
+
+def render_summaries(rows: Sequence[SummaryRow], summaries: Sequence[ConversationSummary]) -> str:
+    """Each row's narrative with its episode range, then the sections merged across rows."""
+    if not rows:
+        return ""
+    if len(rows) == 1:
+        return summaries[0].to_context_string()
+    narratives = [
+        f"Episodes {row.episode_range}{_period(summary)}: {summary.narrative}"
+        for row, summary in zip(rows, summaries, strict=True)
+        if summary.narrative
+    ]
+    combined = reduce(lambda a, b: a.merge(b), summaries)
+    sections = combined.model_copy(
+        update={"narrative": "", "since": None, "until": None}
+    ).to_context_string()
+    return "\n".join([*narratives, sections] if sections else narratives)
+
+
+@dataclass(frozen=True, slots=True)
+class ShownSummary:
+    """The summary as shown: its text, the rows it draws on, whether detail was cut."""
+
+    text: str
+    rows: tuple[SummaryRow, ...] = ()
+    truncated: bool = False
+
+
+def shown_summary(
+    rows: Sequence[SummaryRow], *, max_tokens: int, counter: TokenCounter
+) -> ShownSummary:
+    """The chain within ``max_tokens``: the oldest detail is cut first, never the newest row."""
+    summaries = [row_summary(row) for row in rows]
+    text = render_summaries(rows, summaries)
+    if counter.count(text) <= max_tokens:
+        return ShownSummary(text, tuple(rows))
+    sentences = [split_sentences(summary.narrative) for summary in summaries]
+    units = _detail_units(summaries, sentences)
+    low, high = 0, len(units)  # the fewest oldest units to cut so that the text fits
+    while low < high:
+        middle = (low + high) // 2
+        cut = units[:middle]
+        if counter.count(_render_without(rows, summaries, sentences, cut)) <= max_tokens:
+            high = middle
+        else:
+            low = middle + 1
+    kept_rows, kept = _without(rows, summaries, sentences, units[:low])
+    return ShownSummary(render_summaries(kept_rows, kept), tuple(kept_rows), truncated=True)
+
+
+class ShownSummaries:
+    """:func:`shown_summary` with a bounded memo: a chain is cut to size once per cap.
+
+    A chat's context is read every turn while its chain changes only when the summary is
+    extended, and cutting a chain to its cap renders it several times. The memo is keyed by
+    the rows themselves (their text and version included) and the cap, so a changed chain
+    is simply a new key; the least recently used entries go past ``size``.
+    """
+
+    def __init__(self, counter: TokenCounter, *, size: int = 1024) -> None:
+        self.counter = counter
+        self.size = size
+        self._memo: OrderedDict[tuple[tuple[SummaryRow, ...], int], ShownSummary] = OrderedDict()
+
+    def __call__(self, rows: Sequence[SummaryRow], *, max_tokens: int) -> ShownSummary:
+        """The chain within ``max_tokens`` (see :func:`shown_summary`)."""
+        key = (tuple(rows), max_tokens)
+        shown = self._memo.pop(key, None)
+        if shown is None:
+            shown = shown_summary(rows, max_tokens=max_tokens, counter=self.counter)
+        self._memo[key] = shown
+        while len(self._memo) > self.size:
+            self._memo.popitem(last=False)
+        return shown
+
+
+_Unit = tuple[int, str, int, int]
+"""A piece of detail: (row index, field, position in the field, part of an entity's details).
+
+A narrative's positions are its sentences; an entity's details split on ``;`` into parts
+(the last number; -1 for the whole entity or any other field's item).
+"""
+
+CUT_ORDER = ("narrative", "lists", "thing_details", "person_details", "things", "persons")
+"""What a summary over its cap loses first: the story (the recent window retells the newest
+of it), then the listed items, what is said of things and their names, then the people's
+profiles and last their names. Within each, older rows first and, in a row, older items
+first."""
+
+
+def _detail_units(
+    summaries: Sequence[ConversationSummary], sentences: Sequence[Sequence[str]]
+) -> list[_Unit]:
+    """Every cuttable piece, in the order :data:`CUT_ORDER` says (``sentences``: narratives').
+
+    The newest row's last narrative sentence is never listed: the newest thing the summary
+    says stays.
+    """
+    ranked: list[tuple[int, int, float, _Unit]] = []
+    last = len(summaries) - 1
+    tier = {name: rank for rank, name in enumerate(CUT_ORDER)}
+    for index, summary in enumerate(summaries):
+        told = len(sentences[index])
+        size = told - 1 if index == last else told
+        ranked += [
+            (tier["narrative"], index, pos / max(1, told), (index, "narrative", pos, -1))
+            for pos in range(size)
+        ]
+        for name in _LISTS:
+            count = len(getattr(summary, name))
+            ranked += [
+                (tier["lists"], index, pos / count, (index, name, pos, -1)) for pos in range(count)
+            ]
+        count = len(summary.entities)
+        for pos, entity in enumerate(summary.entities):
+            parts = _parts(entity.details)
+            person = entity.type == "person"
+            details = tier["person_details" if person else "thing_details"]
+            ranked += [
+                (details, index, part / len(parts), (index, "entities", pos, part))
+                for part in range(len(parts))
+            ]
+            named = tier["persons" if person else "things"]
+            ranked.append((named, index, pos / count, (index, "entities", pos, -1)))
+    ranked.sort(key=lambda item: item[:3])
+    return [unit for *_, unit in ranked]
+
+
+def _parts(details: str) -> list[str]:
+    return [part.strip() for part in details.split(";") if part.strip()]
+
+
+def _without(
+    rows: Sequence[SummaryRow],
+    summaries: Sequence[ConversationSummary],
+    sentences: Sequence[Sequence[str]],
+    cut: Sequence[_Unit],
+) -> tuple[list[SummaryRow], list[ConversationSummary]]:
+    drop: dict[int, dict[str, dict[int, set[int]]]] = {}
+    for index, name, pos, part in cut:
+        drop.setdefault(index, {}).setdefault(name, {}).setdefault(pos, set()).add(part)
+    kept_rows: list[SummaryRow] = []
+    kept: list[ConversationSummary] = []
+    for index, (row, summary) in enumerate(zip(rows, summaries, strict=True)):
+        trimmed = _trim(summary, sentences[index], drop.get(index, {}))
+        if not trimmed.is_empty or index == len(rows) - 1:
+            kept_rows.append(row)
+            kept.append(trimmed)
+    return kept_rows, kept
+
+
+def _trim(
+    summary: ConversationSummary,
+    sentences: Sequence[str],
+    drop: dict[str, dict[int, set[int]]],
+) -> ConversationSummary:
+    if not drop:
+        return summary
+    updates: dict[str, object] = {}
+    for name, positions in drop.items():
+        if name == "narrative":
+            kept = [s for pos, s in enumerate(sentences) if pos not in positions]
+            updates["narrative"] = " ".join(kept)
+        elif name == "entities":
+            updates["entities"] = tuple(
+                entity.model_copy(update={"details": _kept_parts(entity.details, parts)})
+                for pos, entity in enumerate(summary.entities)
+                if -1 not in (parts := positions.get(pos, set()))
+            )
+        else:
+            values = getattr(summary, name)
+            updates[name] = tuple(v for pos, v in enumerate(values) if pos not in positions)
+    return summary.model_copy(update=updates)
+
+
+def _kept_parts(details: str, cut: set[int]) -> str:
+    if not cut:
+        return details
+    return "; ".join(part for pos, part in enumerate(_parts(details)) if pos not in cut)
+
+
+def _render_without(
+    rows: Sequence[SummaryRow],
+    summaries: Sequence[ConversationSummary],
+    sentences: Sequence[Sequence[str]],
+    cut: Sequence[_Unit],
+) -> str:
+    kept_rows, kept = _without(rows, summaries, sentences, cut)
+    return render_summaries(kept_rows, kept)
+
+
+def _period(summary: ConversationSummary) -> str:
+    return f" ({summary.period})" if summary.period else ""

@@ -1,0 +1,200 @@
+"""Consolidation: older chain rows become one digest, so the shown summary stays flat.
+
+When the rows since the last digest, past the newest ones that fill ``summary_max_tokens``,
+hold more than ``summary_consolidate_tokens`` (default: four times ``summary_max_tokens``),
+they are folded, with the old digest, into one new *digest* row covering their episodes; the
+folded rows stay in storage as ``archived`` (provenance, web view). A writer that can
+consolidate (an LLM: merge, drop what later messages contradicted, keep dates) is asked;
+otherwise the rows are merged structurally (entities deduplicated, every kept list kept).
+Either way the digest is checked: every entity, preference, decision and open question of
+the inputs that the digest lost is put back, so consolidation has no information cliff.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import reduce
+from typing import Protocol, runtime_checkable
+
+from longtalk.core.tokens import TokenCounter, TokenUsage
+from longtalk.core.truncation import split_sentences
+from longtalk.errors import LLMError
+from longtalk.storage.base import SummaryRow
+from longtalk.summary.chain import row_summary, stored_form
+from longtalk.summary.model import ConversationSummary, SummaryEntity, dedupe, merge_entities
+from longtalk.summary.writer import SummaryDraft
+
+log = logging.getLogger(__name__)
+
+KEPT_LISTS = ("user_preferences", "decisions", "open_questions")
+"""The lists whose items must survive a consolidation (with every entity)."""
+DIGEST_LIST_ITEMS = 20
+"""Topics and actions a merged digest keeps (the newest): they carry no survival promise."""
+
+
+@runtime_checkable
+class Consolidator(Protocol):
+    """A writer that can fold several summaries, oldest first, into one."""
+
+    async def consolidate(
+        self, summaries: Sequence[ConversationSummary], *, max_tokens: int, structured: bool
+    ) -> SummaryDraft:
+        """One summary for all of ``summaries`` (about ``max_tokens`` long)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Consolidation:
+    """What a consolidation writes: the digest and the rows it archives.
+
+    ``folded`` chain rows were consolidated (the old digest among them, which the new one
+    replaces in place: its content is all in the new digest, so keeping it would only
+    store the same facts again and again).
+    """
+
+    digest: SummaryRow
+    archived: tuple[SummaryRow, ...]
+    usage: TokenUsage
+    restored: int = 0
+    folded: int = 0
+
+    @property
+    def rows(self) -> tuple[SummaryRow, ...]:
+        """What to write (archived rows first, then the digest)."""
+        return (*self.archived, self.digest)
+
+
+def split(
+    chain: Sequence[SummaryRow], keep_tokens: int
+) -> tuple[list[SummaryRow], list[SummaryRow]]:
+    """The rows to fold and the newest rows to keep: enough to fill ``keep_tokens``.
+
+    Rows are kept, newest first, until they hold ``keep_tokens`` (at least the newest), so
+    after a consolidation the newest detail alone still fills the shown summary.
+    """
+    kept: list[SummaryRow] = []
+    held = 0
+    for row in reversed(chain):
+        if held >= keep_tokens or row.kind == "digest":
+            break
+        kept.append(row)
+        held += row.token_count
+    kept.reverse()
+    return list(chain[: len(chain) - len(kept)]), kept
+
+
+def due(chain: Sequence[SummaryRow], keep_tokens: int, threshold: int) -> bool:
+    """True when the rows to fold, the digest aside, hold more than ``threshold`` tokens.
+
+    The digest does not count: a digest near its cap would otherwise make every new row a
+    consolidation that re-reads it.
+    """
+    older, _ = split(chain, keep_tokens)
+    rows = [row for row in older if row.kind != "digest"]
+    return bool(rows) and sum(row.token_count for row in rows) > threshold
+
+
+def merged(summaries: Sequence[ConversationSummary]) -> ConversationSummary:
+    """The structural merge of ``summaries`` (oldest first), narratives joined."""
+    combined = reduce(lambda a, b: a.merge(b), summaries)
+    narrative = " ".join(s.narrative for s in summaries if s.narrative)
+    turns = sum(s.covered_turns for s in summaries)
+    return combined.model_copy(update={"narrative": narrative, "covered_turns": turns})
+
+
+def restore_lost(
+    digest: ConversationSummary, inputs: Sequence[ConversationSummary]
+) -> tuple[ConversationSummary, int]:
+    """``digest`` with every entity and kept list item of ``inputs`` it lost put back."""
+    union = reduce(lambda a, b: a.merge(b), inputs)
+    known = {_key(entity.name) for entity in digest.entities}
+    lost: list[SummaryEntity] = [e for e in union.entities if _key(e.name) not in known]
+    updates: dict[str, object] = {"entities": merge_entities((*digest.entities, *lost))}
+    restored = len(lost)
+    for name in KEPT_LISTS:
+        present = {_key(item) for item in getattr(digest, name)}
+        missing = [item for item in getattr(union, name) if _key(item) not in present]
+        restored += len(missing)
+        updates[name] = dedupe((*missing, *getattr(digest, name)))
+    return digest.model_copy(update=updates), restored
+
+
+async def consolidate(
+    chain: Sequence[SummaryRow],
+    writer: object,
+    *,
+    max_tokens: int,
+    counter: TokenCounter,
+    structured: bool,
+) -> Consolidation:
+    """Fold the older rows of ``chain`` (the digest among them) into one digest row.
+
+    The newest rows that fill ``max_tokens`` stay as they are.
+    """
+    older, _ = split(chain, max_tokens)
+    inputs = [row_summary(row) for row in older]
+    digest, usage = await _digest(
+        inputs, writer, max_tokens=max_tokens, structured=structured, counter=counter
+    )
+    digest, restored = restore_lost(digest, inputs)
+    if restored:
+        log.info("consolidation put back %d items the digest had lost", restored)
+    text, fmt = stored_form(digest, structured=structured)
+    row = SummaryRow(
+        chat_id=older[-1].chat_id,
+        summary_text=text,
+        format=fmt,
+        episode_first=older[0].episode_first,
+        episode_last=older[-1].episode_last,
+        turn_number=older[-1].turn_number,
+        token_count=counter.count(text),
+        kind="digest",
+    )
+    if older[0].kind == "digest":  # the new digest replaces the old one in place
+        row = replace(row, id=older[0].id, sequence=older[0].sequence)
+    archived = tuple(replace(old, kind="archived") for old in older if old.kind != "digest")
+    return Consolidation(row, archived, usage, restored, folded=len(older))
+
+
+async def _digest(
+    inputs: Sequence[ConversationSummary],
+    writer: object,
+    *,
+    max_tokens: int,
+    structured: bool,
+    counter: TokenCounter,
+) -> tuple[ConversationSummary, TokenUsage]:
+    if isinstance(writer, Consolidator):
+        try:
+            draft = await writer.consolidate(inputs, max_tokens=max_tokens, structured=structured)
+            return draft.summary, draft.usage
+        except LLMError as exc:
+            log.warning("consolidation by the model failed, merging instead: %s", exc)
+    digest = merged(inputs)
+    update = {
+        "narrative": newest_sentences(digest.narrative, max_tokens // 2, counter),
+        # what is not promised to survive keeps only its newest items
+        "topics": digest.topics[-DIGEST_LIST_ITEMS:],
+        "actions_taken": digest.actions_taken[-DIGEST_LIST_ITEMS:],
+    }
+    return digest.model_copy(update=update), TokenUsage()
+
+
+def newest_sentences(text: str, max_tokens: int, counter: TokenCounter) -> str:
+    """The newest whole sentences of ``text`` within ``max_tokens`` (the oldest go first)."""
+    sentences = split_sentences(text)
+    kept: list[str] = []
+    used = 0
+    for sentence in reversed(sentences):
+        cost = counter.count(sentence) + 1
+        if used + cost > max_tokens:
+            break
+        kept.append(sentence)
+        used += cost
+    return " ".join(reversed(kept))
+
+
+def _key(text: str) -> str:
+    return " ".join(text.casefold().split())

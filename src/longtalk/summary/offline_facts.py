@@ -1,0 +1,291 @@
+"""Structured facts for the offline summarizer: topics, entities, decisions, questions, tastes.
+
+Everything here is cue patterns and counting, deterministic and fast: keyphrases by a
+RAKE-style score, typed entities from :mod:`longtalk.summary.offline_entities`, open
+questions (closed once answered) from :mod:`longtalk.summary.offline_questions`, and
+decisions / actions / preferences from first-person cue phrases, rewritten in the third
+person and dated with their message's date when it has one. It favours precision: a
+sentence that matches no cue is left to the narrative.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from longtalk.core.messages import Message, Role
+from longtalk.summary.model import ConversationSummary, SummaryEntity, merge_entities
+from longtalk.summary.offline_entities import best_kind, mentions
+from longtalk.summary.offline_profiles import profiles
+from longtalk.summary.offline_questions import open_questions
+from longtalk.summary.offline_text import (
+    STOPWORDS,
+    Sentence,
+    content_words,
+    dated,
+    normalize_spacing,
+    third_person,
+)
+
+__all__ = [
+    "entities",
+    "extract",
+    "keyphrases",
+    "parse_transcript",
+    "participants",
+    "preference_clause",
+    "preferences",
+]
+
+MAX_ITEMS = 8
+MAX_ENTITIES = 12
+MAX_DETAIL_CHARS = 80
+
+_NOT_TOPICS = frozenset(
+    """want need like love hate think know feel hope plan prefer believe guess agree mean
+    take make come tell ask call give try use find keep leave look help wish expect sounds
+    sound seems seem told asked going went came made took gave found thought wanted needed
+    maybe actually probably definitely exactly course else ever even still every another
+    bit lot kind sort way yet whether per day days time wow cool awesome amazing cute nice
+    glad shares share photo pic picture congrats totally super pretty making""".split()
+)
+_DECISION = re.compile(
+    r"\b(?:let's|let us|we'll|we will|i'll take|i will take|we've decided|we decided"
+    r"|i've decided|i decided|decided to|agreed|go with|settle on|we're going to"
+    r"|i'm going to|i am going to|deal\b|i'll (?:book|buy|take|go|do|call|send|pay|meet))",
+    re.IGNORECASE,
+)
+_ACTION = re.compile(
+    r"\b(?:i|we)(?:'ve| have)? (?:already )?(?:booked|sent|ordered|bought|paid|scheduled"
+    r"|called|emailed|created|updated|fixed|finished|signed|reserved|cancelled|canceled"
+    r"|submitted|registered|installed|moved|changed|checked|looked up|found)\b",
+    re.IGNORECASE,
+)
+_PREFERENCE = re.compile(
+    r"\b(?:i (?:really |do |just |absolutely |also )?(?:prefer|like|love|hate|enjoy|dislike"
+    r"|adore|can't stand)(?:s|d|ed)?\b(?!\s+(?:it|that|this|those|these|your|you|how|what"
+    r"|when|the way|the idea|hearing|seeing|to hear|to see)\b)"
+    r"|i (?:don't|do not|didn't) (?:like|enjoy|eat|drink)|i'd rather|i would rather"
+    r"|i (?:can't|cannot|can not) (?:eat|drink|have|stand)|i'm (?:a |an )?(?:allergic|vegetarian"
+    r"|vegan|lactose|big fan|huge fan|into)|i am (?:a |an )?(?:allergic|vegetarian|vegan))",
+    re.IGNORECASE,
+)
+_FAVOURITE = re.compile(r"\bmy (?:all-time )?favou?rites?\b", re.IGNORECASE)
+_CLAUSE_END = re.compile(
+    r"[.;!?]|\s[-–—]\s|,\s(?:but|so|and i|which|because|do|did|what|how|have)\b", re.I
+)
+_CLAUSE_START = re.compile(r"[.;!?:]\s|\s[-–—]\s|,\s")
+_ROLE_NAMES = frozenset("user assistant system tool ai bot".split())
+_VACUOUS = frozenset(
+    """agree totally congrats congratulations wow awesome cool amazing glad nice sounds
+    sound love happy hear talk talking chat catch bye cheers care appreciate""".split()
+)
+_SPEAKER_LINE = re.compile(r"^\s*([^:\n]{1,40}?):\s*(.+)$")
+
+
+def extract(
+    messages: Sequence[Message],
+    sentences: Sequence[Sentence],
+    known: ConversationSummary | None = None,
+) -> ConversationSummary:
+    """Topics, entities and cue-pattern lists of one batch of messages.
+
+    ``known`` is the summary so far: its people help type names in the new messages.
+    """
+    texts = [s.text for s in sentences]
+    people = participants(messages, known)
+    names = {w.casefold() for n in people for w in n.split()}
+    return ConversationSummary(
+        topics=tuple(t for t in keyphrases(texts, 5 + len(names)) if t not in names)[:5],
+        entities=entities(messages, sentences, people),
+        decisions=_cued(sentences, _DECISION),
+        actions_taken=_cued(sentences, _ACTION),
+        open_questions=open_questions(sentences, people, MAX_ITEMS),
+        user_preferences=preferences(sentences),
+    )
+
+
+def participants(messages: Sequence[Message], known: ConversationSummary | None) -> list[str]:
+    """Names known to be people: the speakers and the summary's persons."""
+    names = [m.speaker() for m in messages if not m.is_tool and m.role != Role.SYSTEM]
+    names += [e.name for e in known.entities if e.type == "person"] if known else []
+    return list(dict.fromkeys(n for n in names if n and not n.startswith("#")))
+
+
+def _cued(sentences: Sequence[Sentence], cue: re.Pattern[str]) -> tuple[str, ...]:
+    found = []
+    for sentence in sentences:
+        if cue.search(sentence.text) and not sentence.text.rstrip().endswith("?"):
+            found.append(dated(_short(third_person(sentence)), sentence.when))
+    return tuple(found[:MAX_ITEMS])
+
+
+def preferences(sentences: Sequence[Sentence]) -> tuple[str, ...]:
+    """Likes, dislikes and constraints (``I love…``, ``I'm allergic to…``), told of the speaker."""
+    found = []
+    for sentence in sentences:
+        clause = "" if _is_assistant(sentence.speaker) else preference_clause(sentence.text)
+        if clause:
+            told = third_person(replace(sentence, text=clause))
+            found.append(dated(_short(told), sentence.when))
+    return tuple(dict.fromkeys(found))[:MAX_ITEMS]
+
+
+def preference_clause(text: str) -> str:
+    """The clause of ``text`` stating a preference, or ``""``."""
+    text = normalize_spacing(text)
+    match = _PREFERENCE.search(text)
+    if match:
+        start = match.start()
+    elif favourite := _FAVOURITE.search(text):
+        starts = [m.end() for m in _CLAUSE_START.finditer(text, 0, favourite.start())]
+        start = starts[-1] if starts else 0
+    else:
+        return ""
+    end = _CLAUSE_END.search(text, match.end() if match else start + 1)
+    stop = end.start() if end else len(text)
+    clause = text[start:stop].strip(" ,")
+    if match:  # "I love to." says nothing; "I'm vegan." does
+        informative = bool(content_words(text[match.end() : stop])) or match.group(0)[-1] == "n"
+    else:
+        informative = len(content_words(clause)) >= 2
+    if not informative:
+        return ""
+    return clause[:1].upper() + clause[1:] + "."
+
+
+def _is_assistant(speaker: str) -> bool:
+    return speaker.casefold() in ("assistant", "ai", "bot", "system")
+
+
+def keyphrases(texts: Iterable[str], limit: int = 5) -> tuple[str, ...]:
+    """Recurring phrases (runs of up to three content words), most salient first.
+
+    A phrase counts once per sentence; phrases that recur, and longer ones, rank higher;
+    common verbs are not topics. A phrase inside a better-ranked one is skipped.
+    """
+    counts: Counter[tuple[str, ...]] = Counter()
+    for text in texts:
+        seen: set[tuple[str, ...]] = set()
+        for run in _content_runs(text):
+            for size in (1, 2, 3):
+                for start in range(len(run) - size + 1):
+                    seen.add(tuple(run[start : start + size]))
+        counts.update(seen)
+    scored = {p: counts[p] * len(p) ** 0.5 for p in counts if counts[p] > 1 or len(counts) < 8}
+    ranked = sorted(scored, key=lambda p: (-scored[p], -len(p), " ".join(p)))
+    chosen: list[str] = []
+    for phrase in ranked:
+        text = " ".join(phrase)
+        if any(f" {text} " in f" {c} " or f" {c} " in f" {text} " for c in chosen):
+            continue
+        chosen.append(text)
+        if len(chosen) == limit:
+            break
+    return tuple(chosen)
+
+
+def _content_runs(text: str) -> list[list[str]]:
+    runs: list[list[str]] = [[]]
+    for token in re.findall(r"[^\W\d_][\w'\-]*|[^\w\s]|\d+", normalize_spacing(text)):
+        word = token.lower()
+        if word.isalpha() and len(word) > 2 and word not in STOPWORDS and word not in _NOT_TOPICS:
+            runs[-1].append(word)
+        elif runs[-1]:
+            runs.append([])
+    return [r for r in runs if r]
+
+
+def entities(
+    messages: Sequence[Message], sentences: Sequence[Sentence], people: Sequence[str] = ()
+) -> tuple[SummaryEntity, ...]:
+    """People, places, organisations, dates and things mentioned, with an informative detail.
+
+    A participant's details are their profile (:mod:`longtalk.summary.offline_profiles`),
+    or ``participant`` when they said nothing of themselves.
+    """
+    profile = {e.name: e.details for e in profiles(sentences, people)}
+    first = [
+        SummaryEntity(name=n, type="person", details=profile.get(n) or "participant")
+        for n in people
+    ]
+    speakers = {m.speaker() for m in messages}
+    first = [e for e in first if e.name in speakers and e.name.casefold() not in _ROLE_NAMES]
+    names: dict[str, str] = {}
+    kinds: dict[str, list[str]] = {}
+    details: dict[str, str] = {}
+    for sentence in sentences:
+        for mention in mentions(normalize_spacing(sentence.text), people):
+            if nickname_of(mention.name, people):
+                continue  # "Mel" is Melanie: her profile says what she said
+            key = mention.name.casefold()
+            names.setdefault(key, mention.name)
+            kinds.setdefault(key, []).append(mention.kind)
+            if not details.get(key):  # the first informative mention tells what it is
+                details[key] = _detail(sentence, mention.name, people)
+    ranked = sorted(names, key=lambda key: -len(kinds[key]))[:MAX_ENTITIES]
+    speaking = {e.name.casefold() for e in first}  # their profile says what they said
+    found = [
+        SummaryEntity(
+            name=names[k], type=best_kind(kinds[k]), details="" if k in speaking else details[k]
+        )
+        for k in sorted(ranked, key=list(names).index)
+    ]
+    return merge_entities([*first, *found])
+
+
+def nickname_of(name: str, people: Sequence[str]) -> str | None:
+    """The participant ``name`` is a short form of (``Mel``, ``Mell``: Melanie), if any."""
+    short = name.casefold()
+    if " " in short or len(short) < 3:
+        return None
+    stems = (short, short[:-1]) if short[-1:] == short[-2:-1] else (short,)
+    for person in people:
+        first = person.split()[0].casefold() if person.split() else ""
+        if first != short and any(len(stem) >= 3 and first.startswith(stem) for stem in stems):
+            return person
+    return None
+
+
+def _detail(sentence: Sentence, name: str, people: Sequence[str]) -> str:
+    """The sentence told in the third person, or ``""`` when it says nothing beyond names."""
+    told = _short(third_person(sentence))
+    names = {w.casefold() for n in (name, *people) for w in n.split()}
+    rest = [w for w in content_words(told) if w not in names and w not in _VACUOUS]
+    return dated(told, sentence.when) if len(rest) >= 2 else ""
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    if len(text) <= MAX_DETAIL_CHARS:
+        return text
+    cut = text[:MAX_DETAIL_CHARS].rsplit(" ", 1)[0]
+    return cut.rstrip(",;:") + "…"
+
+
+def parse_transcript(text: str) -> list[Message]:
+    """Read ``Speaker: text`` lines into messages; other lines continue the previous one.
+
+    Lines before the first speaker line (an instruction) are ignored. ``user`` / ``human``
+    speakers are user messages, ``assistant`` / ``ai`` assistant messages, and any other
+    name speaks as a named user.
+    """
+    messages: list[Message] = []
+    for line in text.splitlines():
+        match = _SPEAKER_LINE.match(line)
+        if match and match.group(2).strip() and len(match.group(1).split()) <= 3:
+            messages.append(_message(match.group(1).strip(), match.group(2).strip()))
+        elif messages and line.strip():
+            messages[-1] = messages[-1].with_content(f"{messages[-1].content} {line.strip()}")
+    return messages
+
+
+def _message(speaker: str, content: str) -> Message:
+    lower = speaker.casefold()
+    if lower in ("user", "human"):
+        return Message(role=Role.USER, content=content)
+    if lower in ("assistant", "ai", "bot"):
+        return Message(role=Role.ASSISTANT, content=content)
+    return Message(role=Role.USER, content=content, name=speaker)

@@ -1,0 +1,344 @@
+"""Test doubles shipped with longtalk, for your tests and ours.
+
+``ScriptedLLM`` answers from a queue, ``FunctionLLM`` from a function, and
+``CountingLLM`` counts the input tokens of every call. They implement the ``LLM`` protocol,
+so they plug in wherever a real backend does. ``RecordingEmbedder`` wraps a real embedder
+and records what each call embedded. ``ChatCompletionsServer`` is the same kind of
+double behind a real HTTP server speaking the OpenAI chat-completions wire protocol, for
+services in other processes. None of them is collected by pytest.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from longtalk.core.tokens import DEFAULT_COUNTER, TokenCounter, TokenUsage
+from longtalk.embed.base import Embedder
+from longtalk.llm.base import LLMRequest, LLMResponse
+
+__all__ = [
+    "ChatCompletionsServer",
+    "CountingLLM",
+    "FunctionLLM",
+    "RecordedCall",
+    "ScriptedLLM",
+    "WireCall",
+    "free_port",
+]
+
+Reply = str | LLMResponse | BaseException
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedCall:
+    """One request an LLM double received."""
+
+    request: LLMRequest
+
+    @property
+    def text(self) -> str:
+        """All message contents of the request, joined."""
+        return "\n".join(message.content for message in self.request.messages)
+
+
+def _input_text(request: LLMRequest) -> str:
+    return "\n".join(message.content for message in request.messages)
+
+
+def _as_response(reply: str | LLMResponse, request: LLMRequest) -> LLMResponse:
+    if isinstance(reply, LLMResponse):
+        return reply
+    usage = TokenUsage(DEFAULT_COUNTER.count(_input_text(request)), DEFAULT_COUNTER.count(reply))
+    return LLMResponse(text=reply, usage=usage, model="scripted")
+
+
+@dataclass
+class ScriptedLLM:
+    """Answers each call with the next queued reply; an exception in the queue is raised.
+
+    With an empty queue it answers ``default`` (raised when it is an exception; an
+    ``AssertionError`` when it is None, so a test notices an unexpected call).
+    """
+
+    __test__ = False
+
+    default: Reply | None = None
+    calls: list[RecordedCall] = field(default_factory=list)
+    _queue: deque[Reply] = field(default_factory=deque)
+
+    def enqueue(self, *replies: Reply) -> ScriptedLLM:
+        """Queue replies (text, a full ``LLMResponse``, or an exception to raise)."""
+        self._queue.extend(replies)
+        return self
+
+    async def complete(self, request: LLMRequest) -> LLMResponse:
+        """Record the call and answer the next reply."""
+        self.calls.append(RecordedCall(request))
+        if self._queue:
+            reply = self._queue.popleft()
+        elif self.default is not None:
+            reply = self.default
+        else:
+            raise AssertionError("ScriptedLLM got a call with nothing queued")
+        if isinstance(reply, BaseException):
+            raise reply
+        return _as_response(reply, request)
+
+
+class FunctionLLM:
+    """Answers with ``function(request)``, sync or async."""
+
+    __test__ = False
+
+    def __init__(
+        self, function: Callable[[LLMRequest], str | LLMResponse | Awaitable[str | LLMResponse]]
+    ) -> None:
+        self.function = function
+        self.calls: list[RecordedCall] = []
+
+    async def complete(self, request: LLMRequest) -> LLMResponse:
+        """Record the call and answer what the function returns."""
+        self.calls.append(RecordedCall(request))
+        reply = self.function(request)
+        if isinstance(reply, Awaitable):
+            reply = await reply
+        return _as_response(reply, request)
+
+
+class CountingLLM:
+    """Counts every input token (instructions included) and answers a fixed-size summary.
+
+    Used by the token-cost benchmark: ``answer_tokens`` tokens of text per call.
+    """
+
+    __test__ = False
+
+    def __init__(self, *, answer_tokens: int = 300, counter: TokenCounter | None = None) -> None:
+        self.counter = counter or DEFAULT_COUNTER
+        self.answer_tokens = answer_tokens
+        self.input_tokens = 0
+        self.calls: list[RecordedCall] = []
+
+    def _answer(self) -> str:
+        words: list[str] = []
+        index = len(self.calls)
+        while self.counter.count(" ".join(words)) < self.answer_tokens:
+            words.append(f"fact{index}-{len(words)}")
+        return " ".join(words)
+
+    async def complete(self, request: LLMRequest) -> LLMResponse:
+        """Count the request's tokens and answer with ``answer_tokens`` tokens."""
+        self.calls.append(RecordedCall(request))
+        tokens = sum(self.counter.count(m.content) for m in request.messages)
+        self.input_tokens += tokens
+        text = self._answer()
+        return LLMResponse(text=text, usage=TokenUsage(tokens, self.counter.count(text)))
+
+
+class RecordingEmbedder:
+    """A real embedder that records the texts of every call (calls may come from threads)."""
+
+    __test__ = False
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.calls: list[tuple[str, ...]] = []
+        self._lock = threading.Lock()
+
+    @property
+    def model_id(self) -> str:
+        return self.inner.model_id
+
+    @property
+    def dimension(self) -> int:
+        return self.inner.dimension
+
+    @property
+    def texts(self) -> list[str]:
+        """Every text embedded, in call order."""
+        with self._lock:
+            return [text for call in self.calls for text in call]
+
+    @property
+    def sizes(self) -> list[int]:
+        """How many texts each call embedded."""
+        with self._lock:
+            return [len(call) for call in self.calls]
+
+    def clear(self) -> None:
+        """Forget the calls recorded so far."""
+        with self._lock:
+            self.calls.clear()
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """Record ``texts``, then embed them with the wrapped embedder."""
+        with self._lock:
+            self.calls.append(tuple(texts))
+        return self.inner.embed(texts)
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago (for test servers)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass(frozen=True, slots=True)
+class WireCall:
+    """One chat-completions request the HTTP double answered."""
+
+    number: int
+    api_key: str
+    prompt: str
+    input_tokens: int
+    output_tokens: int
+    started: float
+    finished: float
+
+
+class ChatCompletionsServer:
+    """A token-counting LLM on 127.0.0.1 speaking the OpenAI chat-completions protocol.
+
+    ``POST /v1/chat/completions`` answers a plain-text summary tagged ``call-N:`` (N counts
+    the calls from 1) after ``latency`` seconds, with ``usage`` filled in from the token
+    counter. Every call is recorded with the bearer key it came with (tell callers apart by
+    key) and its prompt (the messages' contents); ``in_flight`` counts unanswered calls per
+    key. A summary built on an earlier answer carries that answer's tag in its prompt.
+    ``GET /v1/models`` lists the one model. Start with ``start()``; ``url`` is the base URL
+    (add ``/v1``).
+    """
+
+    __test__ = False
+
+    def __init__(
+        self, *, latency: float = 0.0, answer_tokens: int = 40, model: str = "double"
+    ) -> None:
+        self.latency = latency
+        self.answer_tokens = answer_tokens
+        self.model = model
+        self.counter: TokenCounter = DEFAULT_COUNTER
+        self.calls: list[WireCall] = []
+        self.in_flight: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._started = 0
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _completions_handler(self))
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,))
+        self._thread.daemon = True
+
+    @property
+    def url(self) -> str:
+        """``http://127.0.0.1:PORT``."""
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def start(self) -> ChatCompletionsServer:
+        """Serve in a background thread."""
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the socket."""
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def answer(self, body: dict[str, Any], api_key: str) -> dict[str, Any]:
+        """Record one request, wait ``latency`` and build the completion."""
+        messages = body.get("messages", [])
+        text = "\n".join(str(m.get("content", "")) for m in messages)
+        with self._lock:
+            self._started += 1
+            number = self._started
+            self.in_flight[api_key] = self.in_flight.get(api_key, 0) + 1
+        started = time.monotonic()
+        try:
+            time.sleep(self.latency)
+        finally:
+            with self._lock:
+                self.in_flight[api_key] -= 1
+        words = [f"call-{number}:"]
+        while self.counter.count(" ".join(words)) < self.answer_tokens:
+            words.append(f"fact{number}-{len(words)}")
+        reply = " ".join(words)
+        usage = TokenUsage(self.counter.count(text), self.counter.count(reply))
+        call = WireCall(
+            number,
+            api_key,
+            text,
+            usage.input_tokens,
+            usage.output_tokens,
+            started,
+            time.monotonic(),
+        )
+        with self._lock:
+            self.calls.append(call)
+        return {
+            "id": f"chatcmpl-{number}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", self.model),
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": reply},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": usage.input_tokens,
+                "completion_tokens": usage.output_tokens,
+                "total_tokens": usage.input_tokens + usage.output_tokens,
+            },
+        }
+
+
+def _completions_handler(server: ChatCompletionsServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            """Quiet."""
+
+        def do_GET(self) -> None:
+            if self.path.rstrip("/").endswith("/models"):
+                self._send(200, {"object": "list", "data": [{"id": server.model}]})
+            else:
+                self._send(404, {"error": {"message": f"no route {self.path}"}})
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            try:
+                body = json.loads(self.rfile.read(length) or b"{}")
+            except ValueError:
+                self._send(400, {"error": {"message": "the body is not JSON"}})
+                return
+            if not self.path.rstrip("/").endswith("/chat/completions"):
+                self._send(404, {"error": {"message": f"no route {self.path}"}})
+                return
+            key = self.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+            self._send(200, server.answer(body, key))
+
+        def _send(self, status: int, payload: dict[str, Any]) -> None:
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            try:
+                self.wfile.write(data)
+            except OSError:  # the caller went away (a killed client process)
+                pass
+
+    return Handler

@@ -1,7 +1,0 @@
-"""Drop-in compatibility with the systems memstrata replaces.
-
-``memstrata.compat.orchid`` and ``memstrata.compat.orbiter`` expose Orchid's and Orbiter's
-memory classes and functions with their signatures, defaults, wording and formats, as
-adapters over memstrata's own filters, truncation, summary writer and LLM seam. See
-docs/compat.md for where they differ from the native API and why.
-"""
