@@ -13,7 +13,7 @@ import json
 import sys
 from collections.abc import Coroutine
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, cast
 
 import typer
 from rich.console import Console
@@ -24,11 +24,12 @@ from rich.text import Text
 
 from longtalk import legacy
 from longtalk.config import Settings, load_settings, redacted
-from longtalk.core.messages import Message, assistant, user
+from longtalk.core.messages import Message
 from longtalk.engine import MemoryEngine
 from longtalk.errors import LongtalkError, NotFoundError, UsageError
 from longtalk.indexer import IndexRun
-from longtalk.llm.base import LLM, ChatMessage, LLMRequest
+from longtalk.llm.base import LLM, ChatMessage, ChatRole, LLMRequest
+from longtalk.memory.async_memory import AsyncChat
 from longtalk.service.schemas import ContextOut, StrategyName, SummaryOut
 from longtalk.storage.base import ChatRecord
 from longtalk.tools.demo import demo_report
@@ -381,44 +382,44 @@ def chat(
     """Chat in the terminal with memory; offline it still records, summarizes and recalls."""
     settings = _settings(config)
 
-    async def work(memory: MemoryEngine) -> None:
+    async def work(engine: MemoryEngine) -> None:
         from longtalk.factory import summary_llm
+        from longtalk.memory import AsyncMemory
 
-        if await memory.storage.get_chat(chat_id, tenant=tenant) is None:
-            await memory.create_chat(chat_id, tenant=tenant)
         llm = summary_llm(settings)
-        out.print(f"Chat {chat_id!r} ({'offline' if llm is None else 'model'}); empty line ends.")
-        while True:
-            try:
-                text = input("you> ").strip()
-            except EOFError:
-                break
-            if not text or text in ("/quit", "/exit"):
-                break
-            await _turn(memory, llm, chat_id, text)
+        async with AsyncMemory(engine=engine, tenant=tenant) as memory:
+            chat = await memory.chat(chat_id)
+            mode = "offline" if llm is None else "model"
+            out.print(f"Chat {chat_id!r} ({mode}); empty line ends.", highlight=False)
+            while True:
+                try:
+                    text = input("you> ").strip()
+                except EOFError:
+                    break
+                if not text or text in ("/quit", "/exit"):
+                    break
+                await _turn(chat, llm, text)
 
     _run(_memory_run(settings, work))
 
 
-async def _turn(memory: MemoryEngine, llm: LLM | None, chat_id: str, text: str) -> None:
-    result = await memory.run_turn(chat_id, [user(text)], query=text)
-    context = result.context
+async def _turn(chat: AsyncChat, llm: LLM | None, text: str) -> None:
+    await chat.append("user", text)
+    context = await chat.context(text)
     if llm is None:
         reply = "(offline: no model configured; recorded)"
         preamble = context.preamble()
         if preamble:
             reply += "\n" + preamble
     else:
-        messages = [ChatMessage("system", context.preamble() or "You are a helpful assistant.")]
-        messages += [
-            ChatMessage("assistant" if m.role == "assistant" else "user", m.content)
-            for m in context.verbatim
-        ]
+        messages = [ChatMessage(cast(ChatRole, m["role"]), m["content"]) for m in context.messages]
+        if not messages or messages[0].role != "system":
+            messages.insert(0, ChatMessage("system", "You are a helpful assistant."))
         reply = (await llm.complete(LLMRequest(messages=messages))).text
-    await memory.add_messages(chat_id, [assistant(reply)])
-    out.print(f"[bold]assistant>[/] {reply}", highlight=False)
+    await chat.append("assistant", reply)
+    out.print(Text.assemble(("assistant> ", "bold"), reply))
     kinds = ", ".join(f"{part.kind} {part.tokens}t" for part in context.parts)
-    out.print(f"[dim]context: {kinds or 'empty'}[/]")
+    out.print(Text(f"context: {kinds or 'empty'}", style="dim"))
 
 
 # -- reading ----------------------------------------------------------------------------------

@@ -111,6 +111,18 @@ class MemoryConfig(_Strict):
     summary_input_max_chars: int = Field(12000, ge=200)
     max_extensions_per_run: int = Field(8, ge=1)
     context_max_tokens: int = Field(4000, ge=50)
+    user_memory_tokens: int = Field(
+        200,
+        ge=0,
+        description="Most tokens of a context that what is known about the chat's user from "
+        "earlier chats may take (at most a quarter of the budget); 0 leaves it out.",
+    )
+    summary_retry_seconds: float = Field(
+        5.0, gt=0, description="First backoff after a failed summary run; doubles per failure."
+    )
+    summary_retry_max_seconds: float = Field(
+        300.0, gt=0, description="Most seconds a failing chat waits before its next try."
+    )
     token_counter: str = Field("heuristic", description="heuristic or an encoding name.")
     chars_per_token: float = Field(4.0, gt=0)
 

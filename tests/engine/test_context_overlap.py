@@ -33,7 +33,7 @@ async def test_the_summary_is_cut_while_the_query_embeds(tmp_path: Path) -> None
     async with from_url(f"sqlite:///{tmp_path / 'chats.db'}") as storage:
         recall = HybridRetriever(QdrantEdgeStore(tmp_path / "vectors"), Watched(MiniLMEmbedder()))
         engine = MemoryEngine(storage, recall=recall)
-        engine.shown_summaries = Overlapping(engine.counter)
+        engine.reader.shown_summaries = Overlapping(engine.counter)
         await engine.create_chat("c")
         turns = [
             user("I adopted a grey kitten named Miso."),

@@ -109,9 +109,12 @@ async def test_llm_failure_degrades_to_last_good_summary_and_verbatim() -> None:
     chat = await memory.create_chat("c1")
     await play(memory, chat.id, 4)
     llm.default = LLMTransientError("model is down")
-    errors = [(await memory.run_turn(chat.id, exchange(i))).summary.plan.error for i in range(4, 8)]
-    assert any(isinstance(error, LLMTransientError) for error in errors)
+    outcomes = [(await memory.run_turn(chat.id, exchange(i))).summary for i in range(4, 8)]
+    failed = [outcome for outcome in outcomes if outcome.failed]
+    assert len(failed) == 1 and isinstance(failed[0].plan.error, LLMTransientError)
+    assert {o.skipped for o in outcomes[outcomes.index(failed[0]) + 1 :]} <= {"backing off"}
     state = await memory.storage.load_state(chat.id)
+    assert state.chat.stats.failures == 1 and state.chat.stats.retry_at is not None
     assert [r.summary_text for r in state.summaries] == ["good summary"]
     assert state.chat.message_count == 16
     context = await memory.get_context(chat.id, "q")
@@ -120,8 +123,9 @@ async def test_llm_failure_degrades_to_last_good_summary_and_verbatim() -> None:
     assert "down" not in context.render()
     # recovery: the next successful run folds everything that waited, nothing skipped
     llm.default = "recovered summary"
-    outcome = await memory.summarize(chat.id)
-    assert outcome.changed
+    assert (await memory.summarize(chat.id)).skipped == "backing off"
+    outcome = await memory.summarize(chat.id, force=True)
+    assert outcome.changed and outcome.chat is not None and not outcome.chat.stats.failures
     assert "question 3 " in llm.calls[-1].request.messages[-1].content
 
 

@@ -28,7 +28,7 @@ TURNS = [
 
 async def local_context(api: Harness, chat_id: str, query: str) -> Context:
     await api.settle()
-    return Context(await api.service.engine.get_context(chat_id, query))
+    return await api.service.engine.get_context(chat_id, query)
 
 
 def same(remote: Context, local: Context) -> None:

@@ -72,7 +72,7 @@ def test_langgraph_store_example(capsys: pytest.CaptureFixture[str]) -> None:
 def test_otel_example(capsys: pytest.CaptureFixture[str]) -> None:
     run(block("instrument("))
     out = capsys.readouterr().out
-    assert "'longtalk.add_messages'" in out and "'longtalk.get_context'" in out
+    assert "'longtalk.append'" in out and "'longtalk.get_context'" in out
 
 
 def test_mcp_example(

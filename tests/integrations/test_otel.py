@@ -123,7 +123,7 @@ async def test_memory_operations_and_model_calls_are_traced(
 
     spans = {span.name: span for span in telemetry.finished()}
     assert {
-        "longtalk.add_messages",
+        "longtalk.append",
         "longtalk.summarize",
         "chat gpt-test",
         "longtalk.get_context",

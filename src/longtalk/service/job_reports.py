@@ -1,127 +1,65 @@
-"""One summarization job of one chat: the trigger check, the summarizer, events and metrics.
+"""What the service makes of summary jobs: chat events, metrics and log lines.
 
-Shared by both job queues (in-process and PostgreSQL-leased): a queue decides *when* and
-*where* a chat's job runs; :class:`SummaryRunner` runs it. A job first checks the trigger
-(cheap: storage and token counting only); only a due chat runs the summarizer, announced by
-``summarizing`` and ended by ``summarized`` or ``failed`` events.
+Every scheduler runs jobs through :class:`longtalk.jobs.JobRunner`; the service gives it this
+reporter, which announces ``summarizing`` when a job starts calling the summarizer and
+``summarized`` or ``failed`` when it ends, and counts jobs and tokens.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Literal
 
-from longtalk.engine import MemoryEngine, SummarizeOutcome
-from longtalk.errors import BackendError, NotFoundError
+from longtalk.jobs import JobResult
 from longtalk.service.events import ChatEvent, EventHub
 from longtalk.service.metrics import ServiceMetrics
+from longtalk.storage.base import ChatRecord
 
 log = logging.getLogger(__name__)
 
-FailureHook = Callable[[str], Awaitable[None]]
-JobOutcome = Literal["summarized", "unchanged", "skipped", "failed", "gone"]
 
+class ServiceReporter:
+    """Turns jobs into chat events and metrics."""
 
-@dataclass(frozen=True, slots=True)
-class JobResult:
-    """What one job did."""
-
-    outcome: JobOutcome
-    episode_ranges: list[tuple[int, int]] = field(default_factory=list)
-    error: str | None = None
-
-    @property
-    def again(self) -> bool:
-        """Whether the chat should be looked at once more (a run may leave more due)."""
-        return self.outcome == "summarized"
-
-
-class SummaryRunner:
-    """Runs one chat's summarization job and reports it as events and metrics."""
-
-    def __init__(self, engine: MemoryEngine, *, hub: EventHub, metrics: ServiceMetrics) -> None:
-        self.engine = engine
+    def __init__(self, hub: EventHub, metrics: ServiceMetrics) -> None:
         self.hub = hub
         self.metrics = metrics
-        self.runs = 0  # jobs that ran the summarizer
+        self._started: dict[str, float] = {}
 
-    async def run(
-        self,
-        chat_id: str,
-        tenant: str,
-        *,
-        force: bool,
-        record: FailureHook | None = None,
-        incarnation: str = "",
-    ) -> JobResult:
-        """Summarize the chat when due (always when ``force``); never raises.
-
-        ``record`` stores a failure before the ``failed`` event goes out (so that another
-        replica re-reading the event finds the error). A non-empty ``incarnation`` pins the
-        chat: a chat deleted (and maybe created again under its id) is ``gone``.
-        """
-        pinned = incarnation or None
-        try:
-            if not force and not await self.engine.summary_due(chat_id, incarnation=pinned):
-                self.metrics.jobs.labels("skipped").inc()
-                return JobResult("skipped")
-            started = ChatEvent("summarizing", chat_id, "summarizing", incarnation=incarnation)
-            self.hub.publish(started)
-            outcome = await self._summarize(chat_id, force=force, incarnation=pinned)
-        except NotFoundError:
-            return JobResult("gone")
-        except BackendError as exc:
-            return await self._failed(chat_id, incarnation, str(exc), record)
-        except Exception as exc:  # a bug must not kill the worker; the job is retried
-            log.exception("summarization job for chat %s crashed", chat_id)
-            error = f"{type(exc).__name__}: {exc}"
-            return await self._failed(chat_id, incarnation, error, record)
-        usage = outcome.plan.usage
-        self.metrics.tokens.labels(tenant, "input").inc(usage.input_tokens)
-        self.metrics.tokens.labels(tenant, "output").inc(usage.output_tokens)
-        if outcome.plan.error is not None:
-            return await self._failed(chat_id, incarnation, str(outcome.plan.error), record)
-        return self._succeeded(chat_id, outcome)
-
-    async def _summarize(
-        self, chat_id: str, *, force: bool, incarnation: str | None
-    ) -> SummarizeOutcome:
+    def summarizing(self, chat: ChatRecord) -> None:
+        """Announce the run and count it as running."""
+        self._started[chat.id] = time.perf_counter()
         self.metrics.running.inc()
-        started = time.perf_counter()
-        try:
-            return await self.engine.summarize(chat_id, force=force, incarnation=incarnation)
-        finally:
-            self.runs += 1
+        event = ChatEvent("summarizing", chat.id, "summarizing", incarnation=chat.incarnation)
+        self.hub.publish(event)
+
+    def finished(self, chat_id: str, incarnation: str, result: JobResult) -> None:
+        """Count the job and its tokens; announce the new summary or the failure."""
+        started = self._started.pop(chat_id, None)
+        if started is not None:
             self.metrics.running.dec()
             self.metrics.job_seconds.observe(time.perf_counter() - started)
-
-    def _succeeded(self, chat_id: str, outcome: SummarizeOutcome) -> JobResult:
-        ranges = [(row.episode_first, row.episode_last) for row in outcome.plan.rows]
-        version = outcome.chat.summary_version if outcome.chat else None
-        incarnation = outcome.chat.incarnation if outcome.chat else ""
-        event = ChatEvent(
-            "summarized", chat_id, "idle", ranges, summary_version=version, incarnation=incarnation
-        )
-        self.hub.publish(event)
-        kind: JobOutcome = "summarized" if outcome.changed else "unchanged"
-        self.metrics.jobs.labels(kind).inc()
-        return JobResult(kind, ranges)
-
-    async def _failed(
-        self, chat_id: str, incarnation: str, error: str, record: FailureHook | None
-    ) -> JobResult:
-        if record is not None:
-            await record(error)
-        self.hub.publish(
-            ChatEvent("failed", chat_id, "failed", error=error, incarnation=incarnation)
-        )
-        self.metrics.jobs.labels("failed").inc()
-        return JobResult("failed", error=error)
-
-
-def backoff(failures: int, *, base: float, ceiling: float) -> float:
-    """Seconds before retry number ``failures`` (1-based): ``base`` doubling, capped."""
-    return float(min(ceiling, base * 2 ** (failures - 1)))
+        summary = result.summary
+        chat = summary.chat if summary is not None else None
+        if summary is not None and chat is not None:
+            usage = summary.plan.usage
+            self.metrics.tokens.labels(chat.tenant, "input").inc(usage.input_tokens)
+            self.metrics.tokens.labels(chat.tenant, "output").inc(usage.output_tokens)
+        self.metrics.jobs.labels(result.outcome).inc()
+        if result.outcome == "failed":
+            log.warning("summarizing chat %s failed: %s", chat_id, result.error)
+            failed = ChatEvent(
+                "failed", chat_id, "failed", error=result.error, incarnation=incarnation
+            )
+            self.hub.publish(failed)
+        elif result.outcome in ("summarized", "unchanged"):
+            version = chat.summary_version if chat is not None else None
+            event = ChatEvent(
+                "summarized",
+                chat_id,
+                "idle",
+                result.episode_ranges,
+                summary_version=version,
+                incarnation=incarnation,
+            )
+            self.hub.publish(event)

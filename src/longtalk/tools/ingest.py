@@ -147,7 +147,9 @@ async def ingest_chats(
             progress(stored)
         for start in range(stored, len(chat.messages), batch):
             chunk = chat.messages[start : start + batch]
-            await engine.add_messages(chat.chat_id, chunk, index=index)
+            await engine.append(chat.chat_id, chunk)
+            if index:
+                await engine.index_chat(chat.chat_id)
             report.added += len(chunk)
             if progress is not None:
                 progress(len(chunk))
