@@ -2,17 +2,18 @@
 
 Import the names from here (or from the submodule named like Orchid's module): the
 structured summary types (``memory_types``), truncation (``truncation``), the agent's history
-helpers (``agent``) and filter pipelines (``message_filter``), the running-summary and RAG
-memories (``memory``, ``memory_rag``), the vector data types (``repository``), the supervisor
-settings (``config``), and ``LongtalkChatStorage`` and ``LongtalkTurnStore``: Orchid's
-summary storage and vector reader/writer over longtalk's storage and recall (``storage``,
-``recall``).
+helpers (``agent``) and filter pipelines (``message_filter``), the memory base classes
+(``memory_base``), the running-summary and RAG memories (``memory``, ``memory_rag``), the
+vector data types (``repository``), the supervisor settings (``config``), and
+``LongtalkChatStorage`` and ``LongtalkTurnStore``: Orchid's summary storage and vector
+reader/writer over longtalk's storage and recall (``storage``, ``recall``).
 """
 
 from longtalk.compat.orchid.agent import OrchidAgent
 from longtalk.compat.orchid.chat_model import ChatModelLLM
 from longtalk.compat.orchid.config import OrchidSupervisorConfig
 from longtalk.compat.orchid.memory import OrchidInMemoryConversationMemory
+from longtalk.compat.orchid.memory_base import NullConversationMemory, OrchidConversationMemory
 from longtalk.compat.orchid.memory_rag import OrchidRAGConversationMemory
 from longtalk.compat.orchid.memory_types import (
     DEFAULT_NARRATIVE_FALLBACK_PROMPT,
@@ -56,7 +57,9 @@ __all__ = [
     "LongtalkTurnStore",
     "MessageFilter",
     "MessageFilterPipeline",
+    "NullConversationMemory",
     "OrchidAgent",
+    "OrchidConversationMemory",
     "OrchidConversationSummary",
     "OrchidDocument",
     "OrchidInMemoryConversationMemory",

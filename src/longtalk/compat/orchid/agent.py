@@ -14,6 +14,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from longtalk.compat.compression import SUMMARY_PREFIX
 from longtalk.compat.orchid.memory_types import OrchidConversationSummary
 from longtalk.compat.orchid.messages import native_message
 from longtalk.compat.orchid.writer import extend_summary, orchid_prompts, to_messages
@@ -28,7 +29,6 @@ from longtalk.core.filters import (
 from longtalk.core.messages import Message, Role
 from longtalk.core.truncation import TruncationStrategy
 from longtalk.errors import LLMError
-from longtalk.summary.compression import SUMMARY_PREFIX
 from longtalk.summary.model import ConversationSummary
 
 __all__ = ["OrchidAgent"]
