@@ -139,7 +139,8 @@ def _relative_name(m: re.Match[str], s: str) -> Found | None:
     relation, name, key = _relative(m)
     if not name:
         return None
-    return found("relation", key, name, f"{{h}}'s {relation} is called {name}.", m)
+    subject = f"person:{name.casefold()}"  # as a summary's person entity is filed
+    return found("relation", subject, relation, f"{{h}}'s {relation} is called {name}.", m)
 
 
 def _relative_work(m: re.Match[str], s: str) -> Found | None:

@@ -23,7 +23,7 @@ from longtalk.facts.cue import (
 )
 from longtalk.facts.phrases import head, slot, third_person_slot
 
-__all__ = ["PLAN_CUES"]
+__all__ = ["PLAN_CUES", "topic"]
 
 
 _NOT_CHOICES = frozenset("flow it that this one option idea plan thing same".split())
@@ -50,13 +50,14 @@ _SUBJECT_SKIP = frozenset(
     """go get take make do have keep start stop try give put buy sell move find look work
     going getting taking making doing having keeping starting trying giving putting buying
     selling moving finding looking working back more new first next last again send call
+    whether prefer prefers like likes love loves want wants chose chosen decided decide
     pay visit finish book meet see bring write read learn join watch help plan apply sign
     drop pick fix clean build paint cook bake run walk drive fly travel ask tell show
     return renew cancel submit order""".split()
 )
 
 
-def _topic(phrase: str) -> str:
+def topic(phrase: str) -> str:
     """The key word of a plan: its first content word that is not a common verb."""
     words = [w.lower() for w in re.findall(r"[\w'-]+", phrase)]
     for word in words:
@@ -72,7 +73,7 @@ def _decided(m: re.Match[str], s: str) -> Found | None:
     who = "{h}" if m.group("s").lower() == "i" else "{h} and family"
     link = m.group("l") or "to "
     text = f"{who} decided {link.lower()}{third_person_slot(what)}."
-    return found("decision", f"decision:{_topic(what)}", what, text, m)
+    return found("decision", f"decision:{topic(what)}", what, text, m)
 
 
 def _chose(m: re.Match[str], s: str) -> Found | None:
@@ -83,7 +84,7 @@ def _chose(m: re.Match[str], s: str) -> Found | None:
         return None
     who = "{h}" if m.group("s").lower() == "i" else "{h} and family"
     text = f"{who} chose {third_person_slot(what)}."
-    return found("decision", f"decision:{_topic(what)}", what, text, m)
+    return found("decision", f"decision:{topic(what)}", what, text, m)
 
 
 def _commitment(m: re.Match[str], s: str) -> Found | None:
@@ -108,7 +109,7 @@ def _commitment(m: re.Match[str], s: str) -> Found | None:
     }.get(said, said)
     who = "{h}" if m.group("s").lower() == "i" else "{h} and family"
     text = f"{who} {verb} {third_person_slot(what)}."
-    return found("commitment", f"commitment:{_topic(what)}", what, text, m)
+    return found("commitment", f"commitment:{topic(what)}", what, text, m)
 
 
 def _undecided(m: re.Match[str], s: str) -> Found | None:
@@ -120,7 +121,7 @@ def _undecided(m: re.Match[str], s: str) -> Found | None:
     link = m.group("w").lower()
     link = "whether" if link == "if" else link
     text = f"{{h}} is unsure {link} {third_person_slot(what)}."
-    return found("question", f"decision:{_topic(what)}", what, text, m)
+    return found("question", f"decision:{topic(what)}", what, text, m)
 
 
 def _should_i(m: re.Match[str], s: str) -> Found | None:
@@ -128,7 +129,7 @@ def _should_i(m: re.Match[str], s: str) -> Found | None:
     if len(what.split()) < 3:
         return None
     text = f"{{h}} has not decided whether to {third_person_slot(what)}."
-    return found("question", f"decision:{_topic(what)}", what, text, m)
+    return found("question", f"decision:{topic(what)}", what, text, m)
 
 
 PLAN_CUES: tuple[Cue, ...] = (

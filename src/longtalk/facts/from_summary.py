@@ -22,6 +22,7 @@ from datetime import datetime
 
 from longtalk.core.history import episode_numbers
 from longtalk.core.messages import Message
+from longtalk.facts.cues_plans import topic
 from longtalk.facts.guard import is_human, is_suspicious
 from longtalk.facts.merge import merge_facts
 from longtalk.facts.model import DurableFact, FactKind
@@ -164,7 +165,8 @@ def _first_person(text: str, holder: str) -> str:
     text = re.sub(rf"^(?:{pattern}) has\b", "I have", text)
     text = re.sub(rf"^(?:{pattern}) does not\b", "I do not", text)
     text = re.sub(rf"^(?:{pattern}) (?!is\b|was\b|has\b)(\w+)s\b", r"I \1", text)
-    text = re.sub(r"^(?:The user|User) ", "I ", text)
+    text = re.sub(rf"^(?:{pattern}) ", "I ", text)
+    text = re.sub(r"^(Prefer|Like|Love|Enjoy|Hate|Dislike|Want)s\b", r"I \1", text)
     return re.sub(rf"\b(?:{pattern})'s\b", "my", text)
 
 
@@ -174,8 +176,7 @@ def _list_key(kind: FactKind) -> str:
 
 def _topic(text: str, holder: str) -> str:
     skip = {w.casefold() for w in holder.split()} | {"user"}
-    words = [w for w in content_words(text) if w not in skip]
-    return "-".join(words[:3]) or "note"
+    return topic(" ".join(w for w in content_words(text) if w not in skip)) or "note"
 
 
 def _source(

@@ -74,6 +74,10 @@ _FIRST_PERSON = (
 )
 _WORD = re.compile(r"[\w'’-]+")
 _LIST_SPLIT = re.compile(r",\s*|\s+(?:and|or|&)\s+", re.IGNORECASE)
+_PREPOSITION = re.compile(
+    r"\s(?:in|on|at|with|for|from|to|of|about|during|by|into|over|under|near|around)\s",
+    re.IGNORECASE,
+)
 _NOT_HEADS = STOPWORDS | frozenset(
     "most some all any kind sort type lot lots bit few several little big much".split()
 )
@@ -116,9 +120,11 @@ def third_person_slot(phrase: str) -> str:
 def head(phrase: str) -> str:
     """The key word of a phrase: the last content word of its first item, singular, lower.
 
-    ``most reptiles and animals with fur`` -> ``reptile``; ``the used car`` -> ``car``.
+    ``most reptiles and animals with fur`` -> ``reptile``; ``the used car`` -> ``car``;
+    ``warm colours in the kitchen`` -> ``colour`` (a preposition ends the item).
     """
     first = _LIST_SPLIT.split(phrase.strip(), maxsplit=1)[0]
+    first = _PREPOSITION.split(first, maxsplit=1)[0]  # "hiking in the Alps": hiking
     content = [w.lower() for w in _WORD.findall(first) if w.lower() not in _NOT_HEADS]
     return singular(content[-1]) if content else ""
 

@@ -29,7 +29,7 @@ __all__ = [
     "render_facts",
 ]
 
-FACTS_HEADER = "Durable facts (what the participants said of themselves; the latest on each):"
+FACTS_HEADER = "Durable facts the participants stated:"
 DATED_KINDS = frozenset({"decision", "commitment", "question"})
 
 
