@@ -35,7 +35,10 @@ Per budget:
 * ``tokens_mean``: the mean tokens of the contexts.
 
 JSON: ``data``, ``budgets``, ``conversations`` (ids and messages), ``facts`` (the planted
-set: key, statement, question), ``seconds``, and ``results`` ``{budget: report}``.
+set: key, statement, question), ``extraction`` (per conversation, what
+``longtalk.facts.extract_facts`` finds in all its messages: ``facts``, the ``tokens`` they
+take rendered, the ``planted`` keys among them, ``stale`` superseded values still shown),
+``seconds``, and ``results`` ``{budget: report}``.
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ from typing import Any
 
 from longtalk import AsyncMemory, Message, Role
 from longtalk.core.tokens import HeuristicTokenCounter
+from longtalk.facts import extract_facts, render_facts
 from longtalk.tools.datasets.locomo import Conversation, load_locomo
 
 DEFAULT_DATA = Path("/work/shared/data/locomo/locomo_dev.json")
@@ -337,6 +341,23 @@ async def run_conversation(
     return asked
 
 
+def extraction(plan: Plan, facts: Sequence[PlantedFact] = FACTS) -> dict[str, Any]:
+    """What the offline extractor finds in the whole planted conversation (no budget).
+
+    The durable part the engine shows is at most this: ``facts`` found, the ``tokens`` all
+    of them take rendered, which ``planted`` facts they hold (the current car budget, not
+    the superseded one: ``stale``).
+    """
+    found = extract_facts(list(enumerate(plan.messages, start=1)))
+    part = render_facts(found, 10**9, COUNTER)
+    return {
+        "facts": len(found),
+        "tokens": part.tokens,
+        "planted": [f.key for f in facts if holds(part.text, f.keys)],
+        "stale": [f.key for f in facts if f.stale and holds(part.text, [f.stale])],
+    }
+
+
 # -- the report -----------------------------------------------------------------------------
 
 
@@ -375,6 +396,13 @@ def print_report(results: dict[str, Any], out: Any = sys.stdout) -> None:
             f"{row['stale_in_memory']:>6} {row['tokens_mean']:>7}",
             file=out,
         )
+    print("\noffline extraction over each conversation (what a durable part can show):", file=out)
+    for conv, row in results["extraction"].items():
+        print(
+            f"  {conv}: {row['facts']} facts, {row['tokens']} tokens, planted "
+            f"{len(row['planted'])}/{len(FACTS)}, stale {row['stale'] or '-'}",
+            file=out,
+        )
     for budget, row in results["results"].items():
         print(f"\nmissed at {budget}:", file=out)
         print(f"  context: {', '.join(row['missed']['context']) or '-'}", file=out)
@@ -395,12 +423,14 @@ async def evaluate(
         raise ValueError(f"{data}: no conversation has {min_turns} messages or more")
     asked: list[Asked] = []
     plans = []
+    extracted = {}
     for conv in conversations:
         plan = plant(conv)
         for fact in FACTS:
             if shared := shared_words(fact, plan.speaker):
                 raise ValueError(f"the question of {fact.key} repeats {sorted(shared)}")
         plans.append(plan)
+        extracted[plan.sample_id] = extraction(plan)
         log(f"{plan.sample_id}: {len(plan.messages)} messages, facts said by {plan.speaker}")
         asked += await run_conversation(plan, budgets)
     return {
@@ -410,6 +440,7 @@ async def evaluate(
             {"id": p.sample_id, "messages": len(p.messages), "speaker": p.speaker} for p in plans
         ],
         "facts": [asdict(f) for f in FACTS],
+        "extraction": extracted,
         "results": {str(b): report(asked, b) for b in budgets},
     }
 

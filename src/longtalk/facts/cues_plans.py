@@ -89,7 +89,7 @@ def _chose(m: re.Match[str], s: str) -> Found | None:
 
 def _commitment(m: re.Match[str], s: str) -> Found | None:
     what = slot(s, m.end(), words=14, kind="long")
-    if not what or not _DATED.search(what) or _IDLE_PLANS.match(what):
+    if not what or not _DATED.search(what) or _IDLE_PLANS.match(what) or VAGUE.search(what):
         return None
     if re.search(r"\b(?:tonight|today|this (?:morning|afternoon|evening))\b", what, re.I):
         return None
