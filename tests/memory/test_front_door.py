@@ -40,13 +40,15 @@ async def test_the_chat_loop_recalls_an_old_fact_and_gives_openai_messages(
             await chat.append("assistant", f"Day {day} looks sunny.")
         question = "Which food allergy does Ines have?"
         await chat.append("user", question)
+        await memory.settle()  # summaries run in the background: appends never wait for them
         context = await chat.context(question, budget_tokens=600)
 
     assert isinstance(context, Context)
     kinds = [part.kind for part in context.parts]
-    assert kinds[0] == "recalled" and kinds[-1] == "verbatim"
-    assert "summary" in kinds  # the trigger held: append extended the summary inline
-    recalled = context.parts[0]
+    assert kinds == ["facts", "recalled", "summary", "verbatim"]
+    facts = context.parts[0]
+    assert "Ines" in facts.text and facts.sequences == (1,)
+    recalled = context.parts[1]
     assert "allergic to peanuts" in recalled.text and recalled.sequences[0] == 1
     assert recalled.scores and recalled.tokens > 0
     first, *window = context.messages
@@ -54,7 +56,7 @@ async def test_the_chat_loop_recalls_an_old_fact_and_gives_openai_messages(
     assert [m["role"] for m in window[-3:]] == ["user", "assistant", "user"]
     assert window[-1] == {"role": "user", "content": question}
     assert all(set(m) == {"role", "content"} for m in context.messages)
-    assert context.text.startswith(recalled.text)
+    assert context.text.startswith(facts.text)
     assert context.tokens <= 600 == context.budget_tokens
     with_instructions = context.to_messages("You are a travel agent.")
     assert with_instructions[0]["content"].startswith("You are a travel agent.\n\n")

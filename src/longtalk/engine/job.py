@@ -3,11 +3,12 @@
 A run loads the chat once. It does nothing while the chat backs off from a failed run
 (unless forced) or when the trigger does not hold; otherwise the planner extends the
 summary with the messages that left the window (the model's calls). The new rows, the
-chat's durable facts, its title (never over one the user set) and the run's cost land in
-ONE compare-and-swap commit; a lost swap re-plans from fresh state. A failed extension
-keeps the last good summary and commits only its bookkeeping: the failure's kind, the
-error, and when the chat is due again (exponential backoff with jitter, capped, reset by
-a success). Afterwards the chat's user memory is refreshed from what the summary holds.
+chat's durable facts (what the folded messages state, merged into the chat's own), its
+title (never over one the user set) and the run's cost land in ONE compare-and-swap
+commit; a lost swap re-plans from fresh state. A failed extension keeps the last good
+summary and commits only its bookkeeping: the failure's kind, the error, and when the chat
+is due again (exponential backoff with jitter, capped, reset by a success). Afterwards the
+user's memory takes the facts the chat's user stated.
 
 The library (inline or in the background), the CLI and the service's workers on one node
 or on several replicas all run summaries through :meth:`SummaryJob.run`.
@@ -34,11 +35,10 @@ from longtalk.storage.base import (
     SummaryRun,
     TurnCommit,
 )
-from longtalk.storage.user_memory import UserMemoryStore
+from longtalk.storage.user_memory import UserFact, UserMemoryStore
 from longtalk.summary.chain import row_summary
 from longtalk.summary.planner import SummaryPlan, SummaryPlanner
 from longtalk.summary.title import generate_title
-from longtalk.summary.user_facts import user_facts
 
 log = logging.getLogger(__name__)
 CAS_ATTEMPTS = 5
@@ -53,12 +53,22 @@ class JobListener(Protocol):
 
 
 class FactKeeper(Protocol):
-    """Keeps a chat's durable facts up to date as its messages are summarized."""
+    """Keeps a chat's durable facts: found as messages arrive, settled as they are summarized."""
+
+    def of_messages(self, messages: Sequence[Numbered]) -> list[dict[str, Any]]:
+        """The facts new messages state, as storage keeps them."""
+        ...
 
     def update(
         self, current: Sequence[Mapping[str, Any]], plan: SummaryPlan
     ) -> list[dict[str, Any]] | None:
         """The chat's facts after ``plan`` (None: unchanged)."""
+        ...
+
+    def known_about_user(
+        self, chat: ChatRecord, current: Sequence[Mapping[str, Any]], state: ChatState
+    ) -> list[UserFact]:
+        """The facts of the chat's user, as items of their memory across chats."""
         ...
 
 
@@ -114,9 +124,9 @@ class SummaryJob:
         planner: SummaryPlanner,
         users: UserMemoryStore,
         config: MemoryConfig,
+        facts: FactKeeper,
         *,
         title_llm: LLM | None = None,
-        facts: FactKeeper | None = None,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self.storage = storage
@@ -190,7 +200,7 @@ class SummaryJob:
         if not plan.changed and run is None:
             return SummarizeOutcome(plan, state.chat, None, attempt)
         title = await self._title(state, plan)
-        facts = self.facts.update(state.facts, plan) if self.facts and plan.changed else None
+        facts = self.facts.update(state.facts, plan) if plan.changed else None
         commit = TurnCommit(
             chat_id=state.chat.id,
             summaries=plan.rows,
@@ -202,8 +212,8 @@ class SummaryJob:
             run=run,
         )
         result = await self.storage.commit_turn(commit)
-        if plan.changed:
-            await self._refresh_user_memory(result.chat)
+        if facts is not None:
+            await self._refresh_user_memory(result.chat, facts, state)
         return SummarizeOutcome(plan, result.chat, title, attempt)
 
     def _run(self, chat: ChatRecord, plan: SummaryPlan) -> SummaryRun | None:
@@ -237,12 +247,14 @@ class SummaryJob:
             self.title_llm, row_summary(plan.rows[-1]), messages, current=state.chat.title
         )
 
-    async def _refresh_user_memory(self, chat: ChatRecord) -> None:
-        """What the chat's user memory took from this chat, replaced by what it holds now."""
+    async def _refresh_user_memory(
+        self, chat: ChatRecord, facts: Sequence[Mapping[str, Any]], state: ChatState
+    ) -> None:
+        """What the user's memory took from this chat, replaced by the user's facts now."""
         if chat.user is None:
             return
-        rows = await self.storage.list_summaries(chat.id)
-        await self.users.replace_derived(chat.tenant, chat.user, chat.id, user_facts(chat.id, rows))
+        items = self.facts.known_about_user(chat, facts, state)
+        await self.users.replace_derived(chat.tenant, chat.user, chat.id, items)
 
 
 def _numbered(messages: Sequence[StoredMessage]) -> list[Numbered]:

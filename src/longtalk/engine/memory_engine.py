@@ -30,6 +30,7 @@ from longtalk.embed.truncation import TextEmbedder
 from longtalk.engine.job import FactKeeper, JobListener, SummarizeOutcome, SummaryJob
 from longtalk.engine.reading import ContextReader, ReadOptions
 from longtalk.errors import BackendError, NotFoundError
+from longtalk.facts.keeper import DurableFacts
 from longtalk.indexer import INDEX_BATCH_TURNS, IndexRun, RecallIndexer
 from longtalk.llm.base import LLM
 from longtalk.storage.base import ChatRecord, ChatStorage, StoredMessage, TurnCommit
@@ -105,8 +106,9 @@ class MemoryEngine:
                 self.config.truncation_strategy, llm=truncation_llm, embedder=embedder
             ),
         )
+        keeper = facts or DurableFacts(from_summaries=not _is_offline(self.writer))
         self.job = SummaryJob(
-            storage, self.planner, self.users, self.config, title_llm=title_llm, facts=facts
+            storage, self.planner, self.users, self.config, keeper, title_llm=title_llm
         )
         self.reader = ContextReader(
             storage,
@@ -181,12 +183,15 @@ class MemoryEngine:
         """Store messages at the end of the chat: the one write every door makes.
 
         One transaction: the chat must be ``tenant``'s (another tenant's chat is
-        ``NotFoundError`` like a missing one), sequences follow on, and an append whose
-        message ids are all stored already is recognised as a retry and changes nothing.
+        ``NotFoundError`` like a missing one), sequences follow on, an append whose
+        message ids are all stored already is recognised as a retry and changes nothing,
+        and the durable facts the messages state join the chat's.
         The turns wait behind the recall index's watermark for the indexer; nothing here
         waits for a summary. Returns the chat afterwards and the stored messages.
         """
-        commit = TurnCommit(chat_id, new_messages=messages, tenant=tenant)
+        commit = TurnCommit(
+            chat_id, new_messages=messages, tenant=tenant, facts_of=self.job.facts.of_messages
+        )
         result = await self.storage.commit_turn(commit)
         return result.chat, list(result.messages)
 
@@ -358,6 +363,12 @@ class MemoryEngine:
             namespace=self.config.rag_namespace,
             incarnation=chat.incarnation,
         )
+
+
+def _is_offline(writer: SummaryWriter) -> bool:
+    from longtalk.summary.offline import OfflineSummaryWriter
+
+    return isinstance(writer, OfflineSummaryWriter)
 
 
 def _offline_writer() -> SummaryWriter:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
@@ -30,6 +31,8 @@ from longtalk.core.history import Numbered, split_history
 from longtalk.core.messages import Message, format_line
 from longtalk.core.tokens import TokenCounter
 from longtalk.errors import UsageError
+from longtalk.facts.keeper import stored_facts
+from longtalk.facts.render import render_facts
 from longtalk.recall.defaults import auto_k
 from longtalk.storage.base import ChatRecord, ChatState, ChatStorage, StoredMessage
 from longtalk.storage.user_memory import UserFact, UserMemoryStore
@@ -124,7 +127,10 @@ class ContextReader:
             last_summarized=state.chat.last_summarized_sequence,
             recent_turns=recent_turns,
         )
-        durable, shown_facts = await self._durable(state.chat, budget, options)
+        shown_seqs = {sequence for sequence, _ in split.recent}
+        durable, shown_facts, dropped_facts = await self._durable(
+            state, budget, options, shown_seqs
+        )
         room = budget - sum(part.tokens + 1 for part in durable)
         window = await self.show([*split.pending, *split.recent], query)
         pending, recent = window[: len(split.pending)], window[len(split.pending) :]
@@ -154,21 +160,52 @@ class ContextReader:
             counter=self.counter,
             rules=rules,
         )
-        return replace(assembled, user_facts=shown_facts)
+        return replace(assembled, user_facts=shown_facts, dropped_facts=dropped_facts)
 
     async def _durable(
+        self, state: ChatState, budget: int, options: ReadOptions, window: set[int]
+    ) -> tuple[tuple[ContextPart, ...], tuple[UserFact, ...], int]:
+        """The durable parts within their shares, and how many facts were left out.
+
+        The chat's durable facts first, then what is known about its user from earlier chats.
+        """
+        facts, dropped = self._facts(state, budget, window)
+        user, shown = await self._user(state.chat, budget, options)
+        return tuple(part for part in (facts, user) if part is not None), shown, dropped
+
+    def _facts(
+        self, state: ChatState, budget: int, window: set[int]
+    ) -> tuple[ContextPart | None, int]:
+        """The chat's durable facts within ``facts_max_tokens`` and ``facts_share``.
+
+        A fact whose every source is in the recent window is shown there, word for word.
+        """
+        facts = [
+            fact
+            for fact in stored_facts(state.facts)
+            if not (fact.sequences and window.issuperset(fact.sequences))
+        ]
+        cap = min(self.config.facts_max_tokens, math.floor(budget * self.config.facts_share))
+        if not facts:
+            return None, 0
+        rendered = render_facts(facts, cap, self.counter)
+        if not rendered.text:
+            return None, len(rendered.left_out)
+        part = ContextPart("facts", rendered.text, rendered.tokens, sequences=rendered.sequences)
+        return part, len(rendered.left_out)
+
+    async def _user(
         self, chat: ChatRecord, budget: int, options: ReadOptions
-    ) -> tuple[tuple[ContextPart, ...], tuple[UserFact, ...]]:
-        """The durable parts: what is known about the chat's user from earlier chats."""
+    ) -> tuple[ContextPart | None, tuple[UserFact, ...]]:
+        """What is known about the chat's user from earlier chats, within its cap."""
         configured = self.config.user_memory_tokens
         wanted = configured if options.user_memory_tokens is None else options.user_memory_tokens
         cap = min(wanted, budget // USER_MEMORY_SHARE)
         if chat.user is None or cap <= 0:
-            return (), ()
+            return None, ()
         facts = await self.users.items(chat.tenant, chat.user)
         elsewhere = [fact for fact in facts if fact.chat_id != chat.id]
-        part, shown = user_part(chat.user, elsewhere, cap, self.counter)
-        return ((part,) if part is not None else ()), shown
+        return user_part(chat.user, elsewhere, cap, self.counter)
 
     async def _plain(self, state: ChatState) -> AssembledContext:
         """Strategy ``none``: the whole filtered history, as if there were no memory."""

@@ -6,7 +6,7 @@ storage's business and live on these records.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -224,8 +224,9 @@ class TurnCommit:
     ``tenant`` (when set) is whose chat it must be: another tenant's chat is answered as
     one that does not exist, before anything else (a replay included).
     ``title`` is set as ``title_source`` says: a generated title never replaces one the
-    user set. ``facts`` (when not None) replace the chat's durable facts; ``run`` counts a
-    summary job's run in the chat's ``stats``.
+    user set. ``facts`` (when not None) replace the chat's durable facts; ``facts_of``, given
+    the new messages with the sequences they get, returns facts to add to the chat's (in the
+    same transaction); ``run`` counts a summary job's run in the chat's ``stats``.
     """
 
     chat_id: str
@@ -238,12 +239,31 @@ class TurnCommit:
     tenant: str | None = None
     title_source: TitleSource = "generated"
     facts: Sequence[Mapping[str, Any]] | None = None
+    facts_of: FactsOf | None = None
     run: SummaryRun | None = None
+
+    def facts_after(
+        self, current: Sequence[Mapping[str, Any]], stored: Sequence[StoredMessage]
+    ) -> tuple[Mapping[str, Any], ...] | None:
+        """The chat's facts after this commit; None when it leaves them as they are."""
+        base = current if self.facts is None else self.facts
+        added = (
+            self.facts_of([(item.sequence, item.message) for item in stored])
+            if (self.facts_of is not None and stored)
+            else ()
+        )
+        if self.facts is None and not added:
+            return None
+        return (*base, *added)
 
     @property
     def changes_summaries(self) -> bool:
         """True when the commit writes summary rows or summary bookkeeping."""
         return bool(self.summaries) or self.last_summarized_sequence is not None
+
+
+FactsOf = Callable[[Sequence[tuple[int, Message]]], Sequence[Mapping[str, Any]]]
+"""The durable facts numbered messages state (the facts layer's extractor, serialised)."""
 
 
 @dataclass(frozen=True, slots=True)

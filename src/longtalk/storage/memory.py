@@ -146,9 +146,10 @@ class InMemoryStorage(StorageBase):
         stored = [StoredMessage(chat.id, first + i, m) for i, m in enumerate(commit.new_messages)]
         chain = list(self._summaries[chat.id])
         written = [self._write_row(chain, row, now) for row in commit.summaries]
+        facts = commit.facts_after(self._facts.get(chat.id, ()), stored)
         chat = chat_after(chat, commit, added=len(stored), now=now)
-        if commit.facts is not None:
-            self._facts[chat.id] = tuple(dict(fact) for fact in commit.facts)
+        if facts is not None:
+            self._facts[chat.id] = tuple(dict(fact) for fact in facts)
         self._commit(chat, chain, stored)
         return CommitResult(chat, tuple(stored), tuple(written))
 

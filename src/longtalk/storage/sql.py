@@ -435,7 +435,8 @@ class SqlStorage(StorageBase):
 
         def write(conn: Connection, progress: Progress) -> CommitResult:
             progress.doing = "locking the chat"
-            chat = _chat(conn, commit.chat_id, lock=True)
+            row = _chat_row(conn, commit.chat_id, lock=True)
+            chat = _chat_record(row)
             check_tenant(chat, commit)
             found = _messages_by_id(conn, chat.id, ids) if ids else []
             if (replay := replayed(found, commit.new_messages)) is not None:
@@ -447,7 +448,8 @@ class SqlStorage(StorageBase):
             rows = _write_summaries(conn, chat.id, commit.summaries, now)
             progress.doing = "updating the chat"
             after = chat_after(chat, commit, added=len(stored), now=now)
-            chat = _update_chat(conn, after, facts=commit.facts)
+            facts = commit.facts_after(row._mapping["facts"] or (), stored)
+            chat = _update_chat(conn, after, facts=facts)
             return CommitResult(chat, tuple(stored), tuple(rows))
 
         try:
