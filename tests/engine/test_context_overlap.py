@@ -41,6 +41,6 @@ async def test_the_summary_is_cut_while_the_query_embeds(tmp_path: Path) -> None
         ]
         await engine.add_messages("c", turns * 20)
         embedding.clear()
-        context = await engine.get_context("c", "What is the kitten called?")
+        context = await engine.get_context("c", "What is the kitten called?", budget_tokens=200)
         assert seen == [True] and "Miso" in context.text
         await recall.close()

@@ -55,6 +55,7 @@ def engine(llm: ScriptedLLM | FunctionLLM, **settings: object) -> MemoryEngine:
         "summary_recent_turns": 2,
         "summary_trigger_tokens": 60,
         "structured_output": False,
+        "context_max_tokens": 250,  # below what the chats grow to: the layered context
     }
     config = MemoryConfig(**{**defaults, **settings})  # type: ignore[arg-type]
     storage = STORAGE.get()()

@@ -116,6 +116,30 @@ class ContextReader:
         state = await self.storage.load_state(chat_id)
         if self.config.strategy == "none":
             return await self._plain(state)
+        user, known = await self._user(state.chat, budget, options)
+        room = budget - (user.tokens + 1 if user is not None else 0)
+        whole = await self._whole(state, room, query)
+        if whole is not None:  # no cliff where none is needed: the chat itself
+            verbatim = assemble_context(
+                durable=() if user is None else (user,),
+                verbatim=whole,
+                budget_tokens=budget,
+                counter=self.counter,
+                rules=self.rules(0),
+            )
+            return replace(verbatim, user_facts=known)
+        layered = await self._layered(state, query, options, budget, user)
+        return replace(layered, user_facts=known)
+
+    async def _layered(
+        self,
+        state: ChatState,
+        query: str | None,
+        options: ReadOptions,
+        budget: int,
+        user: ContextPart | None,
+    ) -> AssembledContext:
+        """[durable facts] [user] [recalled] [summary] [recent window] for a chat too long."""
         rules = self.rules(options.summary_max_tokens)
         recent_turns = (
             self.config.summary_recent_turns
@@ -127,13 +151,14 @@ class ContextReader:
             last_summarized=state.chat.last_summarized_sequence,
             recent_turns=recent_turns,
         )
-        shown_seqs = {sequence for sequence, _ in split.recent}
-        durable, shown_facts, dropped_facts = await self._durable(
-            state, budget, options, shown_seqs
-        )
+        facts, dropped_facts = self._facts(state, budget, {seq for seq, _ in split.recent})
+        durable = tuple(part for part in (facts, user) if part is not None)
         room = budget - sum(part.tokens + 1 for part in durable)
-        window = await self.show([*split.pending, *split.recent], query)
-        pending, recent = window[: len(split.pending)], window[len(split.pending) :]
+        earlier = [] if query else await self._older(state, split.summarized, room)
+        window = await self.show([*earlier, *split.pending, *split.recent], query)
+        first_recent = split.recent[0][0] if split.recent else math.inf
+        pending = [item for item in window if item[0] < first_recent]
+        recent = [item for item in window if item[0] >= first_recent]
         fit = fit_window(recent, budget_tokens=room, counter=self.counter, rules=rules)
         recall = (
             asyncio.ensure_future(self._recall(state.chat, query, fit.shown, room))
@@ -160,18 +185,51 @@ class ContextReader:
             counter=self.counter,
             rules=rules,
         )
-        return replace(assembled, user_facts=shown_facts, dropped_facts=dropped_facts)
+        return replace(assembled, dropped_facts=dropped_facts)
 
-    async def _durable(
-        self, state: ChatState, budget: int, options: ReadOptions, window: set[int]
-    ) -> tuple[tuple[ContextPart, ...], tuple[UserFact, ...], int]:
-        """The durable parts within their shares, and how many facts were left out.
+    async def _whole(self, state: ChatState, room: int, query: str | None) -> list[Numbered] | None:
+        """The whole filtered chat when it fits ``room``, else None.
 
-        The chat's durable facts first, then what is known about its user from earlier chats.
+        The chat's length (its characters and messages) tells when it cannot fit without
+        loading it; only a chat that may fit is loaded and measured exactly.
         """
-        facts, dropped = self._facts(state, budget, window)
-        user, shown = await self._user(state.chat, budget, options)
-        return tuple(part for part in (facts, user) if part is not None), shown, dropped
+        chat = state.chat
+        if not chat.message_count:
+            return None
+        estimate = chat.content_chars / self.config.chars_per_token + chat.message_count
+        if estimate > room:
+            return None
+        stored = list(state.messages)
+        if not stored or stored[0].sequence > 1:  # the smart load left out older messages
+            stored = await self.storage.list_messages(chat.id)
+        shown = await self.show(_numbered(stored), query)
+        return shown if self._verbatim_cost(shown) <= room else None
+
+    async def _older(
+        self, state: ChatState, loaded: Sequence[Numbered], room: int
+    ) -> list[Numbered]:
+        """Messages older than the pending ones, to show verbatim when nothing is recalled.
+
+        Without a query, the budget recall would have used holds the newest of them before
+        anything is left to the summary alone; enough are loaded to fill ``room``.
+        """
+        chat = state.chat
+        per_message = chat.content_chars / max(1, chat.message_count) / 4 + 4
+        wanted = int(room / per_message) + 2
+        older = list(loaded)
+        first = older[0][0] if older else (state.messages[0].sequence if state.messages else 1)
+        missing = min(wanted - len(older), first - 1)
+        if missing > 0:
+            before = await self.storage.list_messages(
+                chat.id, after_sequence=first - 1 - missing, limit=missing
+            )
+            older = [*_numbered(before), *older]
+        return older
+
+    def _verbatim_cost(self, shown: Sequence[Numbered]) -> int:
+        """What ``shown`` costs as the recent window (its header and one line each)."""
+        lines = sum(self.counter.count(format_line(message)) + 1 for _, message in shown)
+        return self.counter.count(VERBATIM_HEADER) + 2 + lines
 
     def _facts(
         self, state: ChatState, budget: int, window: set[int]
@@ -213,11 +271,9 @@ class ContextReader:
         if stored and stored[0].sequence > 1:  # a smart load left out what the summary holds
             stored = await self.storage.list_messages(state.chat.id)
         shown = await self.show(_numbered(stored))
-        needed = self.counter.count(VERBATIM_HEADER) + 2  # the header line, the part's room
-        needed += sum(self.counter.count(format_line(message)) + 1 for _, message in shown)
         return assemble_context(
             verbatim=shown,
-            budget_tokens=needed,
+            budget_tokens=self._verbatim_cost(shown),
             counter=self.counter,
             rules=replace(self.budget, summary_max_tokens=0),
         )

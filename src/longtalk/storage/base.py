@@ -87,7 +87,8 @@ class ChatRecord:
     is what a commit compares-and-swaps on. ``incarnation`` is random per created chat (empty
     for chats older than it): a chat deleted and created again under the same id is another
     incarnation, and work planned for the old one (jobs, streams, vectors, commits) is dropped.
-    ``title_source`` says who set the title; ``stats`` what summarizing the chat cost.
+    ``title_source`` says who set the title; ``stats`` what summarizing the chat cost;
+    ``content_chars`` how long its messages are in all (what a context read estimates with).
     """
 
     id: str
@@ -103,6 +104,7 @@ class ChatRecord:
     incarnation: str = ""
     title_source: TitleSource | None = None
     stats: SummaryStats = field(default_factory=SummaryStats)
+    content_chars: int = 0
 
     @property
     def index_lag(self) -> int:
@@ -499,6 +501,7 @@ def chat_after(chat: ChatRecord, commit: TurnCommit, *, added: int, now: datetim
         title_source=source,
         updated_at=now,
         message_count=chat.message_count + added,
+        content_chars=chat.content_chars + sum(len(m.content) for m in commit.new_messages[:added]),
         last_summarized_sequence=chat.last_summarized_sequence if last is None else last,
         summary_version=chat.summary_version + int(commit.changes_summaries),
         stats=chat.stats if commit.run is None else chat.stats.after(commit.run),

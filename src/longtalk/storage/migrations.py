@@ -137,7 +137,7 @@ def _backlog_index(connection: Connection) -> None:
 
 
 def _summary_bookkeeping(connection: Connection) -> None:
-    """Chats get who set their title, their summary cost and backoff, and durable facts.
+    """Chats get who set their title, their summary cost and backoff, durable facts, length.
 
     A title an existing chat already has is taken to be the user's: it is never replaced
     by a generated one (a generated title then stays as it is).
@@ -153,8 +153,15 @@ def _summary_bookkeeping(connection: Connection) -> None:
         ("last_error", "TEXT"),
         ("retry_at", timestamp),
         ("facts", "JSON"),
+        ("content_chars", "BIGINT NOT NULL DEFAULT 0"),
     ):
         _add_column(connection, "chats", column, definition)
+    connection.execute(
+        text(
+            "UPDATE chats SET content_chars = (SELECT COALESCE(SUM(LENGTH(content)), 0) "
+            "FROM messages WHERE messages.chat_id = chats.id)"
+        )
+    )
     connection.execute(text("UPDATE chats SET title_source = 'user' WHERE title IS NOT NULL"))
 
 

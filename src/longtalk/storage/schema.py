@@ -107,6 +107,7 @@ chats = Table(
     Column("last_error", Text),
     Column("retry_at", UTCDateTime),
     Column("facts", JSON),
+    Column("content_chars", BigInteger, nullable=False, server_default="0"),
     Index("ix_chats_tenant_updated", "tenant", "updated_at"),
     Index(
         "ix_chats_index_backlog",

@@ -590,6 +590,7 @@ def _changing_values(chat: ChatRecord) -> dict[str, Any]:
         "title_source": chat.title_source,
         "updated_at": chat.updated_at,
         "message_count": chat.message_count,
+        "content_chars": chat.content_chars,
         "last_summarized_sequence": chat.last_summarized_sequence,
         "summary_version": chat.summary_version,
         "summary_calls": stats.calls,
@@ -617,6 +618,7 @@ def _chat_record(row: Row[Any]) -> ChatRecord:
         indexed_sequence=m["indexed_sequence"],
         incarnation=m["incarnation"],
         title_source=m["title_source"],
+        content_chars=m["content_chars"],
         stats=SummaryStats(
             calls=m["summary_calls"],
             input_tokens=m["summary_input_tokens"],
