@@ -325,3 +325,10 @@ def test_an_export_keeps_the_title_and_user(config: Path, tmp_path: Path) -> Non
     assert "bad.json: messages[0]: not a message: content: Input should be a valid string" in (
         " ".join(failed.output.split())
     )
+
+
+def test_a_json_file_is_an_export_or_locomo(config: Path, tmp_path: Path) -> None:
+    path = write(tmp_path / "one.json", '{\n "role": "user",\n "content": "x"\n}\n')
+    result = invoke("ingest", path, "-c", config)
+    assert result.exit_code == 2
+    assert "holds a longtalk export" in result.output and "an object without" in result.output

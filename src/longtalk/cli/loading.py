@@ -140,10 +140,10 @@ async def _embed(memory: MemoryEngine, chat_ids: list[str], progress: Progress) 
     lagging = [await memory.storage.get_chat(chat_id) for chat_id in chat_ids]
     task = progress.add_task("embedding", total=sum(c.index_lag for c in lagging if c))
     total = IndexRun()
-    while (run_ := await memory.index_pending(chat_ids=chat_ids)).turns:
-        total = total + run_
-        progress.advance(task, run_.turns)
-    return total + run_
+    while (done := await memory.index_pending(chat_ids=chat_ids)).turns:
+        total = total + done
+        progress.advance(task, done.turns)
+    return total + done
 
 
 async def _summarize_chats(memory: MemoryEngine, chats: list[ChatFile], progress: Progress) -> int:

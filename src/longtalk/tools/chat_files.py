@@ -53,9 +53,10 @@ def read_chats(path: str | Path, *, chat_id: str | None = None) -> list[ChatFile
     path = Path(path)
     text = _read_text(path)
     data = _whole_document(path, text)
-    if data is None or (isinstance(data, dict) and "messages" not in data):
+    one_message = isinstance(data, dict) and "messages" not in data
+    if data is None or (one_message and path.suffix.lower() != ".json"):
         return _jsonl(path, text, chat_id or path.stem)
-    if isinstance(data, dict):
+    if isinstance(data, dict) and not one_message:
         return [_export(path, data, chat_id)]
     if isinstance(data, list):
         return _locomo(path, data)
@@ -216,7 +217,13 @@ def _has_surrogate(text: str) -> bool:
 
 
 def _kind(value: Any) -> str:
-    names = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+    names = {
+        list: "an array",
+        dict: "an object without 'messages'",
+        str: "a string",
+        bool: "a boolean",
+        type(None): "null",
+    }
     return names.get(type(value), "a number" if isinstance(value, int | float) else "a value")
 
 
