@@ -18,7 +18,10 @@ from longtalk.storage.config import StorageConfig
 
 def settings(tmp_path: Path) -> Settings:
     memory = MemoryConfig(
-        strategy="running_summary", summary_recent_turns=1, summary_trigger_tokens=30
+        strategy="running_summary",
+        summary_recent_turns=1,
+        summary_trigger_tokens=30,
+        context_max_tokens=150,
     )
     return Settings(
         supervisor=SupervisorConfig(memory=memory),

@@ -37,6 +37,7 @@ def config(tmp_path: Path) -> Path:
         "    summary_recent_turns: 1\n"
         "    summary_trigger: pending_tokens\n"
         "    summary_trigger_tokens: 20\n"
+        "    context_max_tokens: 150\n"
         "storage:\n"
         f"  sqlite_path: {tmp_path / 'mcp.db'}\n",
         encoding="utf-8",
@@ -134,3 +135,40 @@ async def test_memory_tools_over_stdio(config: Path) -> None:
         stored = await memory.storage.list_messages("trip", after_sequence=0, limit=100)
         assert len(stored) == 9
         assert stored[0].message.content.startswith("I want a quiet hotel")
+
+
+async def test_the_server_keeps_its_data_where_its_arguments_say(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SDK starts the server with HOME and PATH only: no LONGTALK_* reaches it."""
+    home, data = tmp_path / "home", tmp_path / "data"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("LONGTALK_DATA_DIR", str(tmp_path / "dropped"))  # the SDK drops it
+    settings = tmp_path / "settings.yaml"  # memory settings only: storage follows --data-dir
+    settings.write_text("supervisor:\n  memory:\n    context_max_tokens: 1234\n", encoding="utf-8")
+    server = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "longtalk", "mcp", "--data-dir", str(data), "--config", str(settings)],
+        env={"COLUMNS": "1000"},  # the SDK's log handler wraps at the terminal's width
+    )
+    log = tmp_path / "server.log"
+    with log.open("w", encoding="utf-8") as errlog:
+        async with (
+            stdio_client(server, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            for n in range(3):
+                await call(session, "append_message", chat_id="c", role="user", content=f"q{n}")
+                await call(session, "append_message", chat_id="c", role="assistant", content="a")
+            context = await call(session, "get_context", chat_id="c")
+
+    assert (data / "longtalk.db").is_file() and (data / "longtalk-vectors").is_dir()
+    assert not (tmp_path / "dropped").exists()
+    assert not (home / ".local" / "share" / "longtalk").exists()
+    assert f"chats stored in {data / 'longtalk.db'}" in log.read_text()
+    assert context["budget_tokens"] == 1234  # the settings of --config
+    monkeypatch.setenv("LONGTALK_DATA_DIR", str(data))
+    async with open_memory(load_settings()) as memory:
+        stored = await memory.storage.list_messages("c")
+        assert [m.message.content for m in stored] == ["q0", "a", "q1", "a", "q2", "a"]

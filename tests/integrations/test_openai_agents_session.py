@@ -25,7 +25,10 @@ RUN = RunConfig(tracing_disabled=True)
 
 def settings(tmp_path: Path) -> Settings:
     memory = MemoryConfig(
-        strategy="running_summary", summary_recent_turns=1, summary_trigger_tokens=30
+        strategy="running_summary",
+        summary_recent_turns=1,
+        summary_trigger_tokens=30,
+        context_max_tokens=150,
     )
     return Settings(
         supervisor=SupervisorConfig(memory=memory),
