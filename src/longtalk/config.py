@@ -261,8 +261,14 @@ class Settings(_Strict):
 
     @property
     def memory(self) -> MemoryConfig:
-        """The effective memory settings."""
-        return self.supervisor.effective_memory()
+        """The effective memory settings (``service.summary_retry_*``, when set, included)."""
+        memory = self.supervisor.effective_memory()
+        moved: dict[str, Any] = {
+            name: getattr(self.service, name)
+            for name in ("summary_retry_seconds", "summary_retry_max_seconds")
+            if name in self.service.model_fields_set
+        }
+        return memory.model_copy(update=moved) if moved else memory
 
 
 def load_settings(
