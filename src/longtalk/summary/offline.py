@@ -29,11 +29,13 @@ from longtalk.embed.base import Embedder
 from longtalk.embed.priority import SUMMARIES, in_background
 from longtalk.summary import offline_facts
 from longtalk.summary.model import LIST_FIELDS, ConversationSummary
+from longtalk.summary.offline_details import is_ai_assistant
 from longtalk.summary.offline_questions import answered
 from longtalk.summary.offline_text import (
     Sentence,
     content_words,
     dated,
+    is_acknowledgement,
     is_filler,
     split_sentences,
     third_person,
@@ -51,7 +53,8 @@ class NarrativeConfig:
     A first summary's budget is ``ratio`` of the input's words; an extension's is the old
     narrative plus ``ratio`` of the new words; both are clamped to ``[min_words,
     max_words]``, so the narrative grows with the chat up to ``max_words`` and is then
-    re-selected. ``diversity`` is MMR's weight on novelty (0 = centrality only); the
+    re-selected (the old narrative's sentences, chosen once already, weigh ``story_prior``
+    times a new opening's). ``diversity`` is MMR's weight on novelty (0 = centrality only); the
     length and position priors favour informative sentences and conversation openings;
     beyond ``max_candidates`` sentences only the richest are embedded.
     """
@@ -64,6 +67,7 @@ class NarrativeConfig:
     position_prior: float = 0.8
     max_sentence_words: int = 60
     max_candidates: int = 400
+    story_prior: float = 1.25
 
 
 def default_embedder() -> Embedder:
@@ -81,8 +85,11 @@ def conversation_sentences(messages: Sequence[Message]) -> list[Sentence]:
     for turn, message in enumerate(spoken):
         me = speakers[turn]
         you = _addressee(speakers, turn)
+        previous = spoken[turn - 1].content if turn else ""
         for text in split_sentences(message.content):
-            sentences.append(Sentence(text, me, you, turn, event_day(text, message.timestamp)))
+            echo = is_ai_assistant(me) and is_acknowledgement(text, previous)
+            when = event_day(text, message.timestamp)
+            sentences.append(Sentence(text, me, you, turn, when, echo))
     return sentences
 
 
@@ -102,7 +109,7 @@ def select_sentences(
     budget: int | None = None,
 ) -> list[Sentence]:
     """The most central, non-redundant sentences within the word budget, in original order."""
-    candidates = [s for s in sentences if not is_filler(s.text)]
+    candidates = _participants_first([s for s in sentences if not _filler(s)])
     if not candidates:
         candidates = [s for s in sentences if content_words(s.text)]
     if not candidates:
@@ -122,6 +129,20 @@ def select_sentences(
     return [candidates[i] for i in sorted(chosen)]
 
 
+def _filler(sentence: Sentence) -> bool:
+    return sentence.echo or is_filler(sentence.text)
+
+
+def _participants_first(candidates: list[Sentence]) -> list[Sentence]:
+    """What the participants said; the AI assistant's answers only when they said nothing.
+
+    The narrative is what the people said, asked and decided: an assistant's answers can
+    be asked again, the user's facts and choices cannot.
+    """
+    said = [s for s in candidates if not is_ai_assistant(s.speaker)]
+    return said if said else candidates
+
+
 def _relevance(
     candidates: Sequence[Sentence], vectors: npt.NDArray[np.float32], config: NarrativeConfig
 ) -> npt.NDArray[np.float64]:
@@ -132,14 +153,16 @@ def _relevance(
     centrality = vectors @ centroid
     length_factor = 1.0 - np.exp(-lengths / config.length_prior)
     too_long = np.array([len(words(s.text)) > config.max_sentence_words for s in candidates])
-    position = _position_prior(candidates, config.position_prior)
+    position = _position_prior(candidates, config.position_prior, config.story_prior)
     return np.asarray(centrality * length_factor * position * np.where(too_long, 0.5, 1.0))
 
 
-def _position_prior(candidates: Sequence[Sentence], strength: float) -> npt.NDArray[np.float64]:
-    """Earlier new sentences weigh more (openings set the topic); old narrative gets 1."""
+def _position_prior(
+    candidates: Sequence[Sentence], strength: float, story: float = 1.0
+) -> npt.NDArray[np.float64]:
+    """Earlier new sentences weigh more (openings set the topic); old narrative gets ``story``."""
     fresh = [i for i, s in enumerate(candidates) if s.turn >= 0]
-    prior = np.ones(len(candidates))
+    prior = np.full(len(candidates), story)
     for rank, index in enumerate(fresh):
         prior[index] = 1.0 - strength * rank / max(len(fresh) - 1, 1)
     return prior

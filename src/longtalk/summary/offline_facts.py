@@ -13,10 +13,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from longtalk.core.messages import Message, Role
 from longtalk.summary.model import ConversationSummary, SummaryEntity, merge_entities
+from longtalk.summary.offline_details import detail, is_ai_assistant
 from longtalk.summary.offline_entities import best_kind, mentions
 from longtalk.summary.offline_profiles import profiles
 from longtalk.summary.offline_questions import open_questions
@@ -31,6 +32,7 @@ from longtalk.summary.offline_text import (
 
 __all__ = [
     "entities",
+    "merge_first_names",
     "extract",
     "keyphrases",
     "parse_transcript",
@@ -78,10 +80,6 @@ _CLAUSE_END = re.compile(
 )
 _CLAUSE_START = re.compile(r"[.;!?:]\s|\s[-–—]\s|,\s")
 _ROLE_NAMES = frozenset("user assistant system tool ai bot".split())
-_VACUOUS = frozenset(
-    """agree totally congrats congratulations wow awesome cool amazing glad nice sounds
-    sound love happy hear talk talking chat catch bye cheers care appreciate""".split()
-)
 _SPEAKER_LINE = re.compile(r"^\s*([^:\n]{1,40}?):\s*(.+)$")
 
 
@@ -101,7 +99,7 @@ def extract(
         topics=tuple(t for t in keyphrases(texts, 5 + len(names)) if t not in names)[:5],
         entities=entities(messages, sentences, people),
         decisions=_cued(sentences, _DECISION),
-        actions_taken=_cued(sentences, _ACTION),
+        actions_taken=_cued(sentences, _ACTION, assistant=True),
         open_questions=open_questions(sentences, people, MAX_ITEMS),
         user_preferences=preferences(sentences),
     )
@@ -114,9 +112,14 @@ def participants(messages: Sequence[Message], known: ConversationSummary | None)
     return list(dict.fromkeys(n for n in names if n and not n.startswith("#")))
 
 
-def _cued(sentences: Sequence[Sentence], cue: re.Pattern[str]) -> tuple[str, ...]:
+def _cued(
+    sentences: Sequence[Sentence], cue: re.Pattern[str], *, assistant: bool = False
+) -> tuple[str, ...]:
+    """Sentences matching ``cue`` (the AI assistant's only with ``assistant``), told."""
     found = []
     for sentence in sentences:
+        if is_ai_assistant(sentence.speaker) and not assistant:
+            continue  # the assistant's "let's recount" is not the user's decision
         if cue.search(sentence.text) and not sentence.text.rstrip().endswith("?"):
             found.append(dated(_short(third_person(sentence)), sentence.when))
     return tuple(found[:MAX_ITEMS])
@@ -126,7 +129,7 @@ def preferences(sentences: Sequence[Sentence]) -> tuple[str, ...]:
     """Likes, dislikes and constraints (``I love…``, ``I'm allergic to…``), told of the speaker."""
     found = []
     for sentence in sentences:
-        clause = "" if _is_assistant(sentence.speaker) else preference_clause(sentence.text)
+        clause = "" if is_ai_assistant(sentence.speaker) else preference_clause(sentence.text)
         if clause:
             told = third_person(replace(sentence, text=clause))
             found.append(dated(_short(told), sentence.when))
@@ -154,10 +157,6 @@ def preference_clause(text: str) -> str:
     if not informative:
         return ""
     return clause[:1].upper() + clause[1:] + "."
-
-
-def _is_assistant(speaker: str) -> bool:
-    return speaker.casefold() in ("assistant", "ai", "bot", "system")
 
 
 def keyphrases(texts: Iterable[str], limit: int = 5) -> tuple[str, ...]:
@@ -198,42 +197,88 @@ def _content_runs(text: str) -> list[list[str]]:
     return [r for r in runs if r]
 
 
+MAX_DETAILS = 2
+"""Details one batch gives an entity (the first informative ones)."""
+
+
 def entities(
     messages: Sequence[Message], sentences: Sequence[Sentence], people: Sequence[str] = ()
 ) -> tuple[SummaryEntity, ...]:
-    """People, places, organisations, dates and things mentioned, with an informative detail.
+    """People, places, organisations and things mentioned, each with short clauses about it.
 
-    A participant's details are their profile (:mod:`longtalk.summary.offline_profiles`),
-    or ``participant`` when they said nothing of themselves.
+    Dates and amounts are never entities (they belong to what they date or cost); what the
+    participants name ranks before what only the AI assistant suggested. A participant's
+    details are their profile (:mod:`longtalk.summary.offline_profiles`), or
+    ``participant`` when they said nothing of themselves.
     """
     profile = {e.name: e.details for e in profiles(sentences, people)}
+    speakers = {m.speaker() for m in messages}
     first = [
         SummaryEntity(name=n, type="person", details=profile.get(n) or "participant")
         for n in people
+        if n in speakers and n.casefold() not in _ROLE_NAMES
     ]
-    speakers = {m.speaker() for m in messages}
-    first = [e for e in first if e.name in speakers and e.name.casefold() not in _ROLE_NAMES]
-    names: dict[str, str] = {}
-    kinds: dict[str, list[str]] = {}
-    details: dict[str, str] = {}
+    speaking = {e.name.casefold() for e in first}  # their profile says what they said
+    found = _mentioned(sentences, people)
+    ranked = sorted(found, key=lambda key: -found[key].weight)[:MAX_ENTITIES]
+    named = [
+        SummaryEntity(
+            name=found[key].name,
+            type=best_kind(found[key].kinds),
+            details="" if key in speaking else "; ".join(found[key].details),
+        )
+        for key in sorted(ranked, key=list(found).index)
+    ]
+    return merge_first_names(merge_entities([*first, *named]))
+
+
+@dataclass(slots=True)
+class _Named:
+    """What a batch says of one name: its spelling, types, weight and details."""
+
+    name: str
+    kinds: list[str] = field(default_factory=list)
+    weight: int = 0
+    details: list[str] = field(default_factory=list)
+
+
+def _mentioned(sentences: Sequence[Sentence], people: Sequence[str]) -> dict[str, _Named]:
+    found: dict[str, _Named] = {}
     for sentence in sentences:
         for mention in mentions(normalize_spacing(sentence.text), people):
-            if nickname_of(mention.name, people):
+            if mention.kind in ("date", "amount") or nickname_of(mention.name, people):
                 continue  # "Mel" is Melanie: her profile says what she said
-            key = mention.name.casefold()
-            names.setdefault(key, mention.name)
-            kinds.setdefault(key, []).append(mention.kind)
-            if not details.get(key):  # the first informative mention tells what it is
-                details[key] = _detail(sentence, mention.name, people)
-    ranked = sorted(names, key=lambda key: -len(kinds[key]))[:MAX_ENTITIES]
-    speaking = {e.name.casefold() for e in first}  # their profile says what they said
-    found = [
-        SummaryEntity(
-            name=names[k], type=best_kind(kinds[k]), details="" if k in speaking else details[k]
-        )
-        for k in sorted(ranked, key=list(names).index)
+            named = found.setdefault(mention.name.casefold(), _Named(mention.name))
+            named.kinds.append(mention.kind)
+            named.weight += 1 if is_ai_assistant(sentence.speaker) else 2
+            if len(named.details) < MAX_DETAILS:
+                said = detail(sentence, mention.name, people)
+                if said and said not in named.details:
+                    named.details.append(said)
+    return found
+
+
+def merge_first_names(entities: Sequence[SummaryEntity]) -> tuple[SummaryEntity, ...]:
+    """``Ana`` and ``Ana Lima`` are one person when only one full name starts with ``Ana``."""
+    people = [e for e in entities if e.type == "person"]
+    full: dict[str, list[SummaryEntity]] = {}
+    for entity in people:
+        if " " in entity.name:
+            full.setdefault(entity.name.split()[0].casefold(), []).append(entity)
+    into = {
+        e.name: full[e.name.casefold()][0]
+        for e in people
+        if " " not in e.name and len(full.get(e.name.casefold(), [])) == 1
+    }
+    if not into:
+        return tuple(entities)
+    merged = [
+        SummaryEntity(name=into[e.name].name, type="person", details=e.details)
+        if e.name in into
+        else e
+        for e in entities
     ]
-    return merge_entities([*first, *found])
+    return merge_entities(merged)
 
 
 def nickname_of(name: str, people: Sequence[str]) -> str | None:
@@ -247,14 +292,6 @@ def nickname_of(name: str, people: Sequence[str]) -> str | None:
         if first != short and any(len(stem) >= 3 and first.startswith(stem) for stem in stems):
             return person
     return None
-
-
-def _detail(sentence: Sentence, name: str, people: Sequence[str]) -> str:
-    """The sentence told in the third person, or ``""`` when it says nothing beyond names."""
-    told = _short(third_person(sentence))
-    names = {w.casefold() for n in (name, *people) for w in n.split()}
-    rest = [w for w in content_words(told) if w not in names and w not in _VACUOUS]
-    return dated(told, sentence.when) if len(rest) >= 2 else ""
 
 
 def _short(text: str) -> str:

@@ -19,9 +19,13 @@ __all__ = [
     "content_words",
     "dated",
     "day_label",
+    "is_acknowledgement",
     "is_filler",
+    "clause_at",
     "normalize_spacing",
+    "resolve_pronouns",
     "split_sentences",
+    "strip_interjections",
     "third_person",
     "words",
 ]
@@ -64,6 +68,8 @@ class Sentence:
     addressee: str = ""
     turn: int = 0
     when: str = ""
+    echo: bool = False
+    """An acknowledgement that repeats what the other person said (``Noted: vegetarian``)."""
 
 
 def day_label(moment: datetime | None) -> str:
@@ -120,6 +126,31 @@ def is_filler(text: str) -> bool:
     return len(content_words(rest)) < 2
 
 
+_ACKNOWLEDGE = re.compile(
+    r"^(?:noted|got it|understood|great choice|good (?:choice|decision|idea|call|split|plan)"
+    r"|done|added|perfect|exactly|all set|decision noted|sounds (?:good|great)|will do"
+    r"|no problem|of course|certainly|absolutely|great|good|nice|excellent|wonderful|okay|ok"
+    r"|sure|right|yes|that works|that's (?:right|correct|fine|comfortable|great)|well within)\b",
+    re.IGNORECASE,
+)
+
+
+def is_acknowledgement(text: str, previous: str) -> bool:
+    """True for ``Noted: vegetarian, and a peanut allergy for Tom`` after the user said so.
+
+    An acknowledgement opens with a cue (``noted``, ``done``, ``great choice``...) and then
+    says little, or mostly repeats the ``previous`` message.
+    """
+    match = _ACKNOWLEDGE.match(text.strip())
+    if not match:
+        return False
+    said = {w[:5] for w in content_words(text[match.end() :])}
+    if len(said) < 3:
+        return True
+    heard = {w[:5] for w in content_words(previous)}
+    return len(said & heard) >= len(said) / 2
+
+
 def strip_interjections(text: str) -> str:
     """Drop leading acknowledgements (``Well, yes, ...``) from a sentence."""
     rest = _FILLER.sub("", text.strip())
@@ -173,6 +204,28 @@ def third_person(sentence: Sentence) -> str:
     if text.rstrip().endswith("?"):
         return f"{me} asks: {body}"
     return f"{me}: {body}"
+
+
+def resolve_pronouns(sentence: Sentence) -> str:
+    """The sentence with ``I`` / ``you`` resolved to the speakers, without attribution."""
+    text = strip_interjections(sentence.text)
+    if not sentence.speaker:
+        return text
+    return _resolve_pronouns(text, sentence.speaker, sentence.addressee or "the other person")
+
+
+_CLAUSE_BREAK = re.compile(
+    r"[;:!?]\s|\.\s|\s[-–—]\s|[()]|,\s(?=(?:but|so|and then|which|because|while|though)\b)"
+)
+
+
+def clause_at(text: str, start: int, end: int) -> str:
+    """The clause of ``text`` around ``text[start:end]`` (split at ``;:!?.``, dashes, and a
+    comma before ``but`` / ``so`` / ``which``...), stripped of outer punctuation."""
+    cuts = [0, *(m.end() for m in _CLAUSE_BREAK.finditer(text)), len(text) + 1]
+    begin = max(c for c in cuts if c <= start)
+    stop = min((m.start() for m in _CLAUSE_BREAK.finditer(text, end)), default=len(text))
+    return text[begin:stop].strip(" ,.;:!?\"'“”‘’")
 
 
 def _resolve_pronouns(text: str, me: str, you: str) -> str:
