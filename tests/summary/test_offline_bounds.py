@@ -2,12 +2,8 @@ from datetime import datetime, timedelta
 
 from longtalk.core.messages import Message, assistant, user
 from longtalk.embed.hashing import HashingEmbedder
-from longtalk.summary.offline import (
-    MAX_ENTITY_DETAILS,
-    MAX_SUMMARY_ENTITIES,
-    MAX_SUMMARY_ITEMS,
-    OfflineSummaryWriter,
-)
+from longtalk.summary.consolidate import MAX_ENTITY_DETAILS, MAX_THING_DETAILS
+from longtalk.summary.offline import MAX_SUMMARY_ENTITIES, MAX_SUMMARY_ITEMS, OfflineSummaryWriter
 
 CITIES = ["Lisbon", "Porto", "Madrid", "Seville", "Bilbao", "Valencia", "Granada", "Toledo"]
 
@@ -41,6 +37,8 @@ async def test_structured_offline_summaries_stay_bounded_across_many_extensions(
     assert summary is not None
     assert len(summary.entities) <= MAX_SUMMARY_ENTITIES
     assert all(len(e.details) <= MAX_ENTITY_DETAILS for e in summary.entities)
+    things = [e for e in summary.entities if e.type != "person"]
+    assert things and all(len(e.details.split("; ")) <= MAX_THING_DETAILS for e in things)
     lists = ("decisions", "topics", "user_preferences", "actions_taken", "open_questions")
     assert all(len(getattr(summary, f)) <= MAX_SUMMARY_ITEMS for f in lists)
     assert summary.user_preferences and summary.decisions[-1].endswith("(12 May 2023).")

@@ -37,7 +37,7 @@ def test_a_speakers_own_facts_become_their_dated_profile() -> None:
     assert first.endswith("(8 May 2023)") and "pottery class" in first and "kids" in first
     assert second.endswith("(2 June 2023)") and "camping" in second and "beach" in second
     caroline = next(e for e in summary.entities if e.name == "Caroline")
-    assert caroline.details == "participant"  # said nothing of herself in the first person
+    assert caroline.details == ""  # said nothing of herself in the first person
 
 
 def test_phrases_rank_by_repetition_and_leave_out_names_and_filler() -> None:

@@ -174,6 +174,7 @@ async def _digest(
             log.warning("consolidation by the model failed, merging instead: %s", exc)
     digest = merged(inputs)
     update = {
+        "entities": tuple(capped_details(entity) for entity in digest.entities),
         "narrative": newest_sentences(digest.narrative, max_tokens // 2, counter),
         # what is not promised to survive keeps only its newest items
         "topics": digest.topics[-DIGEST_LIST_ITEMS:],
@@ -194,6 +195,32 @@ def newest_sentences(text: str, max_tokens: int, counter: TokenCounter) -> str:
         kept.append(sentence)
         used += cost
     return " ".join(reversed(kept))
+
+
+MAX_ENTITY_DETAILS = 200
+"""Characters of details an entity keeps, cut at a ``;`` boundary."""
+MAX_THING_DETAILS = 2
+"""Details a place, organisation or thing keeps: what it is, not every time it came up."""
+
+
+def capped_details(entity: SummaryEntity) -> SummaryEntity:
+    """``entity`` with its details bounded: a thing keeps its first details (what it is), a
+    person the newest (their profile goes on), within :data:`MAX_ENTITY_DETAILS`."""
+    parts = [p.strip() for p in entity.details.split(";") if p.strip()]
+    if not parts:
+        return entity
+    person = entity.type == "person"
+    if not person:
+        parts = parts[:MAX_THING_DETAILS]
+    kept: list[str] = []
+    for part in reversed(parts) if person else parts:
+        if len("; ".join([*kept, part])) > MAX_ENTITY_DETAILS:
+            break
+        kept.append(part)
+    if person:
+        kept.reverse()
+    details = "; ".join(kept) or entity.details[: MAX_ENTITY_DETAILS - 1] + "…"
+    return entity if details == entity.details else entity.model_copy(update={"details": details})
 
 
 def _key(text: str) -> str:

@@ -28,8 +28,10 @@ from longtalk.core.relative_dates import event_day
 from longtalk.embed.base import Embedder
 from longtalk.embed.priority import SUMMARIES, in_background
 from longtalk.summary import offline_facts
-from longtalk.summary.model import LIST_FIELDS, ConversationSummary
+from longtalk.summary.consolidate import capped_details
+from longtalk.summary.model import LIST_FIELDS, ConversationSummary, SummaryEntity
 from longtalk.summary.offline_details import is_ai_assistant
+from longtalk.summary.offline_facts import merge_first_names
 from longtalk.summary.offline_questions import answered
 from longtalk.summary.offline_text import (
     Sentence,
@@ -286,7 +288,8 @@ def merge_update(
 ) -> ConversationSummary:
     """Merge ``update`` into ``existing``; drop old questions the new sentences answer.
 
-    A name first typed ``thing`` (or ``other``) takes the specific type it gets later.
+    A name first typed ``thing`` (or ``other``) takes the specific type it gets later; a
+    first name joins the one full name it starts (``Ana``, ``Ana Lima``).
     """
     people = [e.name for e in (*existing.entities, *update.entities) if e.type == "person"]
     closed = answered(existing.open_questions, fresh, people)
@@ -296,7 +299,7 @@ def merge_update(
         e.model_copy(update={"type": newer.get(e.name.casefold(), e.type)})
         if e.type in ("thing", "other")
         else e
-        for e in merged.entities
+        for e in merge_first_names(merged.entities)
     )
     questions = tuple(q for q in merged.open_questions if q not in closed)
     return merged.model_copy(update={"entities": entities, "open_questions": questions})
@@ -304,39 +307,18 @@ def merge_update(
 
 MAX_SUMMARY_ITEMS = 20
 MAX_SUMMARY_ENTITIES = 30
-MAX_ENTITY_DETAILS = 200
 
 
 def bounded(summary: ConversationSummary) -> ConversationSummary:
     """Keep a merged summary's size bounded across extensions.
 
     Lists keep their newest ``MAX_SUMMARY_ITEMS``; entities the first
-    ``MAX_SUMMARY_ENTITIES`` (participants and the earliest, most established ones) with
-    details cut to ``MAX_ENTITY_DETAILS`` characters at a ``;`` boundary: a thing keeps its
-    first details (what it is), a person the newest (their profile goes on).
+    ``MAX_SUMMARY_ENTITIES`` (participants and the earliest, most established ones), each
+    with its details capped (:func:`~longtalk.summary.consolidate.capped_details`).
     """
     lists = {name: getattr(summary, name)[-MAX_SUMMARY_ITEMS:] for name in LIST_FIELDS}
-    entities = tuple(
-        entity.model_copy(
-            update={"details": _cut_details(entity.details, newest=entity.type == "person")}
-        )
-        for entity in summary.entities[:MAX_SUMMARY_ENTITIES]
-    )
+    entities = tuple(capped_details(e) for e in summary.entities[:MAX_SUMMARY_ENTITIES])
     return summary.model_copy(update={**lists, "entities": entities})
-
-
-def _cut_details(details: str, *, newest: bool = False) -> str:
-    if len(details) <= MAX_ENTITY_DETAILS:
-        return details
-    parts = details.split("; ")
-    kept: list[str] = []
-    for part in reversed(parts) if newest else parts:
-        if len("; ".join([*kept, part])) > MAX_ENTITY_DETAILS:
-            break
-        kept.append(part)
-    if newest:
-        kept.reverse()
-    return "; ".join(kept) or details[: MAX_ENTITY_DETAILS - 1] + "…"
 
 
 class OfflineSummarizer:

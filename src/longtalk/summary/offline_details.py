@@ -8,7 +8,10 @@ nothing. So a detail is, in this order:
 2. a predicate: the rest of the clause when the name is its subject (``Tom is allergic to
    peanuts`` -> ``allergic to peanuts``; ``Tom's birthday is on May 28th`` -> ``birthday is on
    May 28th``);
-3. the clause the name is in, when it says more than names (``booked surf lessons for Tom``).
+3. the clause a participant says the name in, when it says more than names (``booked surf
+   lessons for Tom``) and is neither a question nor a list of names (``Lisbon 4, Ericeira 3,
+   Coimbra 2``). The AI assistant's clauses count only as predicates (``Pena Palace opens at
+   9:30``): what it says about a person is hearsay.
 
 The AI assistant's acknowledgements and clauses about itself (``I'll remember…``), and
 clauses made of names and filler, give no detail. Clauses are cut to :data:`MAX_DETAIL_WORDS` words.
@@ -19,8 +22,10 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
+from longtalk.summary.offline_entities import mentions
 from longtalk.summary.offline_text import (
     Sentence,
+    asks,
     clause_at,
     content_words,
     dated,
@@ -86,10 +91,19 @@ def detail(sentence: Sentence, name: str, people: Collection[str] = ()) -> str:
     if is_ai_assistant(sentence.speaker) and _SELF.search(clause):
         return ""  # the assistant speaking of itself
     told = _LEADING.sub("", resolve_pronouns(Sentence(clause, sentence.speaker, sentence.addressee)))
-    said = _predicate(told, name) or told
+    said = _predicate(told, name)
+    named = [m.name for m in mentions(clause, people) if m.kind not in ("date", "amount")]
+    if not said:
+        if is_ai_assistant(sentence.speaker) or asks(text, clause) or len(named) > 2:
+            return ""  # hearsay, a question, or a list of names is not about one name
+        said = told
     said = _cut(said)
-    names = {w.casefold() for n in (name, *people) for w in n.split()}
-    rest = [w for w in content_words(said) if w not in names and w not in _VACUOUS]
+    names = {w.casefold() for n in (name, *named, *people) for w in n.split()}
+    rest = [
+        w
+        for w in content_words(said)
+        if w not in names and w not in _VACUOUS and not any(c.isdigit() for c in w)
+    ]
     if len(rest) < 2 or said.casefold() == name.casefold():
         return ""
     return dated(said, sentence.when)

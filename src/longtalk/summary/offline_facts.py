@@ -71,12 +71,17 @@ _PREFERENCE = re.compile(
     r"|when|the way|the idea|hearing|seeing|to hear|to see)\b)"
     r"|i (?:don't|do not|didn't) (?:like|enjoy|eat|drink)|i'd rather|i would rather"
     r"|i (?:can't|cannot|can not) (?:eat|drink|have|stand)|i'm (?:a |an )?(?:allergic|vegetarian"
-    r"|vegan|lactose|big fan|huge fan|into)|i am (?:a |an )?(?:allergic|vegetarian|vegan))",
+    r"|vegan|lactose|big fan|huge fan|into)|i am (?:a |an )?(?:allergic|vegetarian|vegan)"
+    r"|i get (?:seasick|carsick|airsick|migraines)"
+    r"|(?:\b[A-Z][\w'’]+|\bwe|\bmy \w+) (?:is|are|'re)(?: both| all| also)? (?:a |an )?(?:allergic"
+    r"|vegetarian|vegan|lactose|gluten|diabetic|pescatarian))",
     re.IGNORECASE,
 )
 _FAVOURITE = re.compile(r"\bmy (?:all-time )?favou?rites?\b", re.IGNORECASE)
 _CLAUSE_END = re.compile(
-    r"[.;!?]|\s[-–—]\s|,\s(?:but|so|and i|which|because|do|did|what|how|have)\b", re.I
+    r"[.;!?]|\s[-–—]\s|,\s(?:but|so|and i|which|because|do|did|what|how|have|is|are|should"
+    r"|can|will|by the way)\b",
+    re.I,
 )
 _CLAUSE_START = re.compile(r"[.;!?:]\s|\s[-–—]\s|,\s")
 _ROLE_NAMES = frozenset("user assistant system tool ai bot".split())
@@ -92,7 +97,8 @@ def extract(
 
     ``known`` is the summary so far: its people help type names in the new messages.
     """
-    texts = [s.text for s in sentences]
+    said = [s for s in sentences if not s.echo and not is_ai_assistant(s.speaker)]
+    texts = [s.text for s in said or sentences]  # what the people talk about
     people = participants(messages, known)
     names = {w.casefold() for n in people for w in n.split()}
     return ConversationSummary(
@@ -121,8 +127,23 @@ def _cued(
         if is_ai_assistant(sentence.speaker) and not assistant:
             continue  # the assistant's "let's recount" is not the user's decision
         if cue.search(sentence.text) and not sentence.text.rstrip().endswith("?"):
-            found.append(dated(_short(third_person(sentence)), sentence.when))
+            told = _decided(third_person(sentence), sentence.speaker)
+            if len(content_words(cue.sub("", told))) >= MIN_ITEM_WORDS:
+                found.append(dated(_short(told), sentence.when))
     return tuple(found[:MAX_ITEMS])
+
+
+MIN_ITEM_WORDS = 3
+"""Content words (the speaker's name counts) a decision or action needs: not ``Agreed!``."""
+_LETS = re.compile(r"^let's (?:do that:? |say |do |go with |book |take |have |get )", re.I)
+
+
+def _decided(told: str, speaker: str) -> str:
+    """``Maya: let's do a birthday lunch`` -> ``Maya decided on a birthday lunch``."""
+    prefix = f"{speaker}: "
+    if speaker and told.startswith(prefix) and _LETS.match(told[len(prefix) :]):
+        return f"{speaker} decided on {_LETS.sub('', told[len(prefix) :])}"
+    return told
 
 
 def preferences(sentences: Sequence[Sentence]) -> tuple[str, ...]:
@@ -160,15 +181,18 @@ def preference_clause(text: str) -> str:
 
 
 def keyphrases(texts: Iterable[str], limit: int = 5) -> tuple[str, ...]:
-    """Recurring phrases (runs of up to three content words), most salient first.
+    """Recurring noun phrases (up to three words), most salient first.
 
-    A phrase counts once per sentence; phrases that recur, and longer ones, rank higher;
-    common verbs are not topics. A phrase inside a better-ranked one is skipped.
+    A topic is what a person would name: the words after a determiner or a possessive
+    (``the library tickets``, ``our budget``, ``a birthday lunch``), never a verb or an
+    adjective on its own (``add``, ``fits``, ``late``) nor a name (names are entities). A
+    phrase and its parts count once per sentence; phrases that recur, and longer ones, rank
+    higher. A phrase inside a better-ranked one is skipped.
     """
     counts: Counter[tuple[str, ...]] = Counter()
     for text in texts:
         seen: set[tuple[str, ...]] = set()
-        for run in _content_runs(text):
+        for run in _noun_runs(text):
             for size in (1, 2, 3):
                 for start in range(len(run) - size + 1):
                     seen.add(tuple(run[start : start + size]))
@@ -186,15 +210,37 @@ def keyphrases(texts: Iterable[str], limit: int = 5) -> tuple[str, ...]:
     return tuple(chosen)
 
 
-def _content_runs(text: str) -> list[list[str]]:
-    runs: list[list[str]] = [[]]
+_DETERMINERS = frozenset(
+    """a an the my our your his her their its this that these those some any each every
+    another no about for of with""".split()
+)
+
+
+def _noun_runs(text: str) -> list[list[str]]:
+    """The content words after each determiner, up to three, stopping at a name."""
+    runs: list[list[str]] = []
+    run: list[str] | None = None
     for token in re.findall(r"[^\W\d_][\w'\-]*|[^\w\s]|\d+", normalize_spacing(text)):
         word = token.lower()
-        if word.isalpha() and len(word) > 2 and word not in STOPWORDS and word not in _NOT_TOPICS:
-            runs[-1].append(word)
-        elif runs[-1]:
-            runs.append([])
-    return [r for r in runs if r]
+        if word in _DETERMINERS:
+            run = []
+            runs.append(run)
+        elif run is not None and _topic_word(token, word):
+            run.append(word)
+        else:
+            run = None
+    return [r[:3] for r in runs if r and len(r) <= 3]
+
+
+def _topic_word(token: str, word: str) -> bool:
+    return (
+        word.isalpha()
+        and len(word) > 2
+        and not token[:1].isupper()
+        and word not in STOPWORDS
+        and word not in _NOT_TOPICS
+        and not word.endswith("ly")
+    )
 
 
 MAX_DETAILS = 2
@@ -208,13 +254,13 @@ def entities(
 
     Dates and amounts are never entities (they belong to what they date or cost); what the
     participants name ranks before what only the AI assistant suggested. A participant's
-    details are their profile (:mod:`longtalk.summary.offline_profiles`), or
-    ``participant`` when they said nothing of themselves.
+    details are their profile (:mod:`longtalk.summary.offline_profiles`): none while they
+    said nothing of themselves.
     """
     profile = {e.name: e.details for e in profiles(sentences, people)}
     speakers = {m.speaker() for m in messages}
     first = [
-        SummaryEntity(name=n, type="person", details=profile.get(n) or "participant")
+        SummaryEntity(name=n, type="person", details=profile.get(n, ""))
         for n in people
         if n in speakers and n.casefold() not in _ROLE_NAMES
     ]

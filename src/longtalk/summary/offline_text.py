@@ -21,6 +21,7 @@ __all__ = [
     "day_label",
     "is_acknowledgement",
     "is_filler",
+    "asks",
     "clause_at",
     "normalize_spacing",
     "resolve_pronouns",
@@ -214,9 +215,16 @@ def resolve_pronouns(sentence: Sentence) -> str:
     return _resolve_pronouns(text, sentence.speaker, sentence.addressee or "the other person")
 
 
+_SUBJECT_VERB = (
+    r"(?:[A-Z][\w'’]+|I|he|she|they|we|it)\s+(?:is|are|was|were|has|have|had|will|would|can"
+    r"|does|doesn't|don't|isn't|loves?|likes?|wants?|needs?|hates?|prefers?|lives?|works?)\b"
+)
 _CLAUSE_BREAK = re.compile(
     r"[;:!?]\s|\.\s|\s[-–—]\s|[()]|,\s(?=(?:but|so|and then|which|because|while|though)\b)"
+    rf"|,\s(?:and\s)?(?={_SUBJECT_VERB})"
+    r"|,\s(?=(?:is|are|do|does|did|can|could|should|would|will|what|how|where|when|why|who)\s)"
 )
+_ASIDE = re.compile(r",?\s(?:by the way|to be honest|of course|I think|I guess)\b,?", re.I)
 
 
 def clause_at(text: str, start: int, end: int) -> str:
@@ -225,7 +233,13 @@ def clause_at(text: str, start: int, end: int) -> str:
     cuts = [0, *(m.end() for m in _CLAUSE_BREAK.finditer(text)), len(text) + 1]
     begin = max(c for c in cuts if c <= start)
     stop = min((m.start() for m in _CLAUSE_BREAK.finditer(text, end)), default=len(text))
-    return text[begin:stop].strip(" ,.;:!?\"'“”‘’")
+    return _ASIDE.sub("", text[begin:stop]).strip(" ,.;:!?\"'“”‘’")
+
+
+def asks(text: str, clause: str) -> bool:
+    """True when ``clause`` (a clause of ``text``) ends in a question mark there."""
+    at = text.find(clause)
+    return at >= 0 and text[at + len(clause) :].lstrip(" \"'”’")[:1] == "?"
 
 
 def _resolve_pronouns(text: str, me: str, you: str) -> str:
