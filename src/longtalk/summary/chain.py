@@ -124,15 +124,17 @@ stands for every name listed without details, in every row at once.
 
 _MENTIONS: _Unit = (-1, "mentions", -1, -1)
 
-CUT_ORDER = ("mentions", "topics", "things", "narrative", "durable", "persons")
+CUT_ORDER = ("mentions", "topics", "things", "narrative", "questions", "durable", "persons")
 """What a summary over its cap loses first, by salience: the names merely mentioned (all at
 once: the line goes whole) and the topics, then what is said of things (places, objects:
 each whole), then the story (the recent window retells the newest of it), and last the
-durable items: open questions, actions, decisions, preferences and what each person is
-(their profile's parts), and at the very end the people's names. Within a tier, older rows
-first and, in a row, older items first."""
+durable items: open questions first (the recent window or recall brings a live one back),
+then actions, decisions, preferences and what each person is (their profile's parts), and
+at the very end the people's names. Within a tier, older rows first and, in a row, older
+items first."""
 
 _DURABLE_LISTS = LIST_FIELDS[1:]  # every list but the topics
+_TIER_OF_LIST = {"topics": "topics", "open_questions": "questions"}
 
 
 def _detail_units(
@@ -155,7 +157,7 @@ def _detail_units(
         ]
         for name in ("topics", *_DURABLE_LISTS):
             count = len(getattr(summary, name))
-            rank = tier["topics" if name == "topics" else "durable"]
+            rank = tier[_TIER_OF_LIST.get(name, "durable")]
             ranked += [(rank, index, pos / count, (index, name, pos, -1)) for pos in range(count)]
         ranked += _entity_units(index, summary.entities, tier)
     ranked.sort(key=lambda item: item[:3])

@@ -135,7 +135,7 @@ def _cued(
 
 MIN_ITEM_WORDS = 3
 """Content words (the speaker's name counts) a decision or action needs: not ``Agreed!``."""
-_LETS = re.compile(r"^let's (?:do that:? |say |do |go with |book |take |have |get )", re.I)
+_LETS = re.compile(r"^let's (?:do that:? |say |do (?=an? |the )|go with |book |take |have )", re.I)
 
 
 def _decided(told: str, speaker: str) -> str:

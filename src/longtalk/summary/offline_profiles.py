@@ -41,7 +41,7 @@ PHRASES_PER_DAY = 2
 """Phrases a profile clause is chosen by, per clause kept."""
 CLAUSES_PER_DAY = 1
 """Clauses kept per person and day."""
-MAX_CLAUSE_WORDS = 9
+MAX_CLAUSE_WORDS = 8
 MAX_PHRASE_WORDS = 3
 _LEADING = re.compile(
     r"^(?:(?:but|so|and|then|also|because|while|though|or|actually|just|like|plus)\b[\s,]*)+",
@@ -126,9 +126,11 @@ def self_clauses(sentence: Sentence) -> list[str]:
     clauses: list[str] = []
     for match in _SELF_SUBJECT.finditer(text):
         clause = clause_at(text, match.start(), match.end())
-        if not clause or clause in clauses or asks(text, clause):
+        if not clause or asks(text, clause):
             continue
-        clauses.append(clause)
+        said = clause[clause.find(match.group(0)) :]  # from the speaker on: "got hurt"
+        if said and said not in clauses:
+            clauses.append(said)
     told = [_of_speaker(c, sentence) for c in clauses]
     return [t for t in told if len(t.split()) >= 2]
 

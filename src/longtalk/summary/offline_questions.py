@@ -43,7 +43,7 @@ _OPEN_WH = re.compile(r"^(?:\w+, )?(?:what|which|how)\b(?! (?:much|many|long|old
 _SOCIAL = re.compile(
     r"(?:,\s*|\s)(?:huh|right|eh|isn't it|aren't they|don't you think|no|yeah)\?$"
     r"|^(?:\w+,\s*)?(?:care to|want to|wanna|guess what|any (?:fun|special|cool|new|exciting)"
-    r"|got any|what about you|how about you|how are you|how's it going|how have you been"
+    r"|got any|need any|what about you|how about you|how are you|how's it going|how have you been"
     r"|can you tell me more|tell me more)\b",
     re.IGNORECASE,
 )
