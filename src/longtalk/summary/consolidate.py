@@ -174,7 +174,10 @@ async def _digest(
             log.warning("consolidation by the model failed, merging instead: %s", exc)
     digest = merged(inputs)
     update = {
-        "entities": tuple(capped_details(entity) for entity in digest.entities),
+        # a thing keeps what it is; a person's profile is kept whole (the shown cut trims it)
+        "entities": tuple(
+            e if e.type == "person" else capped_details(e) for e in digest.entities
+        ),
         "narrative": newest_sentences(digest.narrative, max_tokens // 2, counter),
         # what is not promised to survive keeps only its newest items
         "topics": digest.topics[-DIGEST_LIST_ITEMS:],

@@ -54,8 +54,10 @@ _NOT_TOPICS = frozenset(
     glad shares share photo pic picture congrats totally super pretty making""".split()
 )
 _DECISION = re.compile(
-    r"\b(?:let's|let us|we'll|we will|i'll take|i will take|we've decided|we decided"
-    r"|i've decided|i decided|decided to|agreed|go with|settle on|we're going to"
+    r"\b(?:(?:let's|let us|we'll|we will) (?:say|do|go|book|buy|take|have|meet|try|order"
+    r"|visit|rent|stay|add|skip|move|change|cancel|use|pick|choose)\b"
+    r"|i'll take|i will take|we've decided|we decided"
+    r"|i've decided|i decided|decided to|agreed to|go with|settle on|we're going to"
     r"|i'm going to|i am going to|deal\b|i'll (?:book|buy|take|go|do|call|send|pay|meet))",
     re.IGNORECASE,
 )
@@ -133,7 +135,7 @@ def _cued(
     return tuple(found[:MAX_ITEMS])
 
 
-MIN_ITEM_WORDS = 3
+MIN_ITEM_WORDS = 2
 """Content words (the speaker's name counts) a decision or action needs: not ``Agreed!``."""
 _LETS = re.compile(r"^let's (?:do that:? |say |do (?=an? |the )|go with |book |take |have )", re.I)
 
