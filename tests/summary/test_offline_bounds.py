@@ -2,7 +2,8 @@ from datetime import datetime, timedelta
 
 from longtalk.core.messages import Message, assistant, user
 from longtalk.embed.hashing import HashingEmbedder
-from longtalk.summary.consolidate import MAX_ENTITY_DETAILS, MAX_THING_DETAILS
+from longtalk.summary.consolidate import MAX_ENTITY_DETAILS, MAX_THING_DETAILS, capped_details
+from longtalk.summary.model import SummaryEntity
 from longtalk.summary.offline import MAX_SUMMARY_ENTITIES, MAX_SUMMARY_ITEMS, OfflineSummaryWriter
 
 CITIES = ["Lisbon", "Porto", "Madrid", "Seville", "Bilbao", "Valencia", "Granada", "Toledo"]
@@ -45,3 +46,15 @@ async def test_structured_offline_summaries_stay_bounded_across_many_extensions(
     assert summary.entities[0].name == "Ann"  # established entities are kept, newest dropped
     assert max(sizes[6:]) < 2 * sizes[5]  # growth levels off instead of adding per batch
     assert summary.covered_turns == 12 * len(CITIES)
+
+
+def test_capped_details_keep_what_a_thing_is_and_who_a_person_is_now() -> None:
+    bare = SummaryEntity(name="Berlin", type="place")
+    assert capped_details(bare) == bare
+    place = SummaryEntity(name="Lisbon", type="place", details="a; b; c")
+    assert capped_details(place).details == "a; b"
+    days = "; ".join(f"hobby {n} (day {n})" for n in range(40))
+    who = "Ann's brother; allergic to latex (day 0)"
+    person = capped_details(SummaryEntity(name="Tim", type="person", details=f"{who}; {days}"))
+    assert len(person.details) <= MAX_ENTITY_DETAILS and person.details.endswith("(day 39)")
+    assert person.details.startswith(who)  # who he is stays; the oldest days go

@@ -85,15 +85,3 @@ def test_the_memo_gives_the_same_salience_cut() -> None:
     assert memo(rows, max_tokens=30) == shown_summary(rows, max_tokens=30, counter=COUNTER)
     assert "allergic to latex" in memo(rows, max_tokens=30).text
     assert "topic0" not in memo(rows, max_tokens=30).text
-
-
-def test_capped_details_keep_what_a_thing_is_and_who_a_person_is_now() -> None:
-    from longtalk.summary.consolidate import MAX_ENTITY_DETAILS, capped_details
-
-    bare = SummaryEntity(name="Berlin", type="place")
-    assert capped_details(bare) == bare
-    place = SummaryEntity(name="Lisbon", type="place", details="a; b; c")
-    assert capped_details(place).details == "a; b"
-    days = "; ".join(f"hobby {n} (day {n})" for n in range(40))
-    person = capped_details(SummaryEntity(name="Tim", type="person", details=days))
-    assert len(person.details) <= MAX_ENTITY_DETAILS and person.details.endswith("(day 39)")

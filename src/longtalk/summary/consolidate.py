@@ -13,6 +13,7 @@ the inputs that the digest lost is put back, so consolidation has no information
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import reduce
@@ -175,9 +176,7 @@ async def _digest(
     digest = merged(inputs)
     update = {
         # a thing keeps what it is; a person's profile is kept whole (the shown cut trims it)
-        "entities": tuple(
-            e if e.type == "person" else capped_details(e) for e in digest.entities
-        ),
+        "entities": tuple(e if e.type == "person" else capped_details(e) for e in digest.entities),
         "narrative": newest_sentences(digest.narrative, max_tokens // 2, counter),
         # what is not promised to survive keeps only its newest items
         "topics": digest.topics[-DIGEST_LIST_ITEMS:],
@@ -206,24 +205,40 @@ MAX_THING_DETAILS = 2
 """Details a place, organisation or thing keeps: what it is, not every time it came up."""
 
 
+_LASTING = re.compile(
+    r"^[^()]*'s \w+$|\b(?:allergic|vegetarian|vegan|intolerant|diabetic|pescatarian|kosher"
+    r"|halal|gluten|pregnant|wheelchair)\b",
+    re.IGNORECASE,
+)
+"""A relation (``Maya's partner``) or a constraint (``allergic to peanuts``): who a person is."""
+
+
 def capped_details(entity: SummaryEntity) -> SummaryEntity:
-    """``entity`` with its details bounded: a thing keeps its first details (what it is), a
-    person the newest (their profile goes on), within :data:`MAX_ENTITY_DETAILS`."""
+    """``entity`` with its details bounded within :data:`MAX_ENTITY_DETAILS` characters.
+
+    A thing keeps its first :data:`MAX_THING_DETAILS` details (what it is); a person keeps
+    who they are (relations, constraints) and then the newest (their profile goes on).
+    """
     parts = [p.strip() for p in entity.details.split(";") if p.strip()]
     if not parts:
         return entity
-    person = entity.type == "person"
-    if not person:
-        parts = parts[:MAX_THING_DETAILS]
+    if entity.type == "person":
+        lasting = [p for p in parts if _LASTING.search(p)]
+        kept = _within([*lasting, *reversed([p for p in parts if p not in lasting])])
+        kept = [p for p in parts if p in kept]  # in their order
+    else:
+        kept = _within(parts[:MAX_THING_DETAILS])
+    details = "; ".join(kept) or entity.details[: MAX_ENTITY_DETAILS - 1] + "…"
+    return entity if details == entity.details else entity.model_copy(update={"details": details})
+
+
+def _within(parts: Sequence[str]) -> list[str]:
     kept: list[str] = []
-    for part in reversed(parts) if person else parts:
+    for part in parts:
         if len("; ".join([*kept, part])) > MAX_ENTITY_DETAILS:
             break
         kept.append(part)
-    if person:
-        kept.reverse()
-    details = "; ".join(kept) or entity.details[: MAX_ENTITY_DETAILS - 1] + "…"
-    return entity if details == entity.details else entity.model_copy(update={"details": details})
+    return kept
 
 
 def _key(text: str) -> str:

@@ -29,7 +29,7 @@ from longtalk.embed.base import Embedder
 from longtalk.embed.priority import SUMMARIES, in_background
 from longtalk.summary import offline_facts
 from longtalk.summary.consolidate import capped_details
-from longtalk.summary.model import LIST_FIELDS, ConversationSummary, SummaryEntity
+from longtalk.summary.model import LIST_FIELDS, ConversationSummary
 from longtalk.summary.offline_details import is_ai_assistant
 from longtalk.summary.offline_facts import merge_first_names
 from longtalk.summary.offline_questions import answered

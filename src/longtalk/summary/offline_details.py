@@ -90,7 +90,9 @@ def detail(sentence: Sentence, name: str, people: Collection[str] = ()) -> str:
     clause = clause_at(text, start, start + len(name))
     if is_ai_assistant(sentence.speaker) and _SELF.search(clause):
         return ""  # the assistant speaking of itself
-    told = _LEADING.sub("", resolve_pronouns(Sentence(clause, sentence.speaker, sentence.addressee)))
+    told = _LEADING.sub(
+        "", resolve_pronouns(Sentence(clause, sentence.speaker, sentence.addressee))
+    )
     said = _predicate(told, name)
     named = [m.name for m in mentions(clause, people) if m.kind not in ("date", "amount")]
     if not said:

@@ -138,8 +138,11 @@ _TALLY = re.compile(r"\b[A-Z][\w'’\-]* \d+\s*[,:;–-]")
 
 
 def _without_count(text: str, start: int, end: int, people: Collection[str]) -> int:
-    """``Lisbon 4`` (four nights in Lisbon) is Lisbon: a name loses a trailing count when it
-    is a known name or one entry of a tally (``Lisbon 4, Ericeira 3, Coimbra 2``)."""
+    """``Lisbon 4`` (four nights in Lisbon) is Lisbon: the end of the name without the count.
+
+    A name loses a trailing count when it is a known name or one entry of a tally
+    (``Lisbon 4, Ericeira 3, Coimbra 2``).
+    """
     base, _, last = text[start:end].rpartition(" ")
     if not (base and last.isdigit()):
         return end

@@ -245,7 +245,7 @@ def _topic_word(token: str, word: str) -> bool:
     )
 
 
-MAX_DETAILS = 2
+MAX_DETAILS = 3
 """Details one batch gives an entity (the first informative ones)."""
 
 

@@ -104,8 +104,11 @@ def profiles(
 
 
 def profile_clauses(said: Sequence[Sentence], names: Collection[str], limit: int) -> list[str]:
-    """The ``limit`` clauses a speaker says of themselves that hold their most repeated
-    phrases (:func:`profile_phrases`), told without the speaker (``allergic to latex``)."""
+    """The ``limit`` clauses a speaker says of themselves that best hold their key phrases.
+
+    The phrases are the ones they repeat most (:func:`profile_phrases`); a clause scores by
+    the phrases it holds per word and is told without the speaker (``allergic to latex``).
+    """
     phrases = profile_phrases([s.text for s in said], names, limit * 3)
     weight = {p.casefold(): len(phrases) - rank for rank, p in enumerate(phrases)}
     scored: dict[str, tuple[float, int]] = {}
@@ -119,9 +122,11 @@ def profile_clauses(said: Sequence[Sentence], names: Collection[str], limit: int
 
 
 def self_clauses(sentence: Sentence) -> list[str]:
-    """The clauses of ``sentence`` in the first person, told of the speaker without naming
-    them: ``I'm allergic to latex`` -> ``allergic to latex``, ``my sister lives in Porto`` ->
-    ``sister lives in Porto``. Questions are not facts about the speaker."""
+    """The clauses of ``sentence`` in the first person, told without naming the speaker.
+
+    ``I'm allergic to latex`` -> ``allergic to latex``, ``my sister lives in Porto`` ->
+    ``sister lives in Porto``. Questions are not facts about the speaker.
+    """
     text = normalize_spacing(sentence.text)
     clauses: list[str] = []
     for match in _SELF_SUBJECT.finditer(text):

@@ -228,8 +228,11 @@ _ASIDE = re.compile(r",?\s(?:by the way|to be honest|of course|I think|I guess)\
 
 
 def clause_at(text: str, start: int, end: int) -> str:
-    """The clause of ``text`` around ``text[start:end]`` (split at ``;:!?.``, dashes, and a
-    comma before ``but`` / ``so`` / ``which``...), stripped of outer punctuation."""
+    """The clause of ``text`` around ``text[start:end]``, stripped of outer punctuation.
+
+    Clauses end at ``;:!?.``, dashes and brackets, at a comma before ``but`` / ``so`` /
+    ``which``..., before a new subject and verb (``, Tom loves``) or a question (``, is``).
+    """
     cuts = [0, *(m.end() for m in _CLAUSE_BREAK.finditer(text)), len(text) + 1]
     begin = max(c for c in cuts if c <= start)
     stop = min((m.start() for m in _CLAUSE_BREAK.finditer(text, end)), default=len(text))
