@@ -85,3 +85,25 @@ def test_the_memo_gives_the_same_salience_cut() -> None:
     assert memo(rows, max_tokens=30) == shown_summary(rows, max_tokens=30, counter=COUNTER)
     assert "allergic to latex" in memo(rows, max_tokens=30).text
     assert "topic0" not in memo(rows, max_tokens=30).text
+
+
+def test_what_lasts_is_cut_last_among_the_durable_items() -> None:
+    summary = ConversationSummary(
+        narrative="Maya booked the trip.",
+        open_questions=tuple(f"Maya asks: which hotel {n}?" for n in range(5)),
+        decisions=tuple(f"Maya decided on stop {n}" for n in range(5)),
+        user_preferences=("Maya prefers quiet neighbourhoods",),
+        entities=(
+            SummaryEntity(
+                name="Tom",
+                type="person",
+                details="Maya's partner; allergic to peanuts (2 March 2026); "
+                + "; ".join(f"surf lesson {n} (2 April 2026)" for n in range(6)),
+            ),
+        ),
+    )
+    shown = shown_summary([row(summary, 1, 5)], max_tokens=45, counter=COUNTER)
+    assert shown.truncated and COUNTER.count(shown.text) <= 45
+    for lasting in ("prefers quiet", "Maya's partner", "allergic to peanuts"):
+        assert lasting in shown.text
+    assert "which hotel" not in shown.text and "surf lesson 0" not in shown.text

@@ -9,6 +9,7 @@ sentence; the rows it reports are exactly those still shown.
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -124,17 +125,41 @@ stands for every name listed without details, in every row at once.
 
 _MENTIONS: _Unit = (-1, "mentions", -1, -1)
 
-CUT_ORDER = ("mentions", "topics", "things", "narrative", "questions", "durable", "persons")
+CUT_ORDER = (
+    "mentions",
+    "topics",
+    "things",
+    "narrative",
+    "questions",
+    "plans",
+    "profiles",
+    "lasting",
+    "persons",
+)
 """What a summary over its cap loses first, by salience: the names merely mentioned (all at
 once: the line goes whole) and the topics, then what is said of things (places, objects:
 each whole), then the story (the recent window retells the newest of it), and last the
-durable items: open questions first (the recent window or recall brings a live one back),
-then actions, decisions, preferences and what each person is (their profile's parts), and
-at the very end the people's names. Within a tier, older rows first and, in a row, older
-items first."""
+durable items: open questions (the recent window or recall brings a live one back), actions
+and decisions, the parts of each person's profile, then what lasts (preferences and
+constraints, a person's relations and constraints), and at the very end the people's names.
+Within a tier, older rows first and, in a row, older items first."""
+
+LASTING = re.compile(
+    r"^[^()]*'s \w+$|\b(?:allergic|vegetarian|vegan|intolerant|diabetic|pescatarian|kosher"
+    r"|halal|gluten|pregnant|wheelchair)\b",
+    re.IGNORECASE,
+)
+"""A detail that says who a person is: a relation (``Maya's partner``) or a constraint
+(``allergic to peanuts``)."""
 
 _DURABLE_LISTS = LIST_FIELDS[1:]  # every list but the topics
-_TIER_OF_LIST = {"topics": "topics", "open_questions": "questions"}
+_TIER_OF_LIST = {
+    "topics": "topics",
+    "open_questions": "questions",
+    "actions_taken": "plans",
+    "decisions": "plans",
+    "user_preferences": "lasting",
+}
 
 
 def _detail_units(
@@ -157,7 +182,7 @@ def _detail_units(
         ]
         for name in ("topics", *_DURABLE_LISTS):
             count = len(getattr(summary, name))
-            rank = tier[_TIER_OF_LIST.get(name, "durable")]
+            rank = tier[_TIER_OF_LIST[name]]
             ranked += [(rank, index, pos / count, (index, name, pos, -1)) for pos in range(count)]
         ranked += _entity_units(index, summary.entities, tier)
     ranked.sort(key=lambda item: item[:3])
@@ -178,11 +203,15 @@ def _entity_units(
             continue
         parts = _parts(entity.details)
         units += [
-            (tier["durable"], index, part / len(parts), (index, "entities", pos, part))
-            for part in range(len(parts))
+            (tier[_person_tier(said)], index, part / len(parts), (index, "entities", pos, part))
+            for part, said in enumerate(parts)
         ]
         units.append((tier["persons"], index, pos / count, whole))
     return units
+
+
+def _person_tier(part: str) -> str:
+    return "lasting" if LASTING.search(part) else "profiles"
 
 
 def _parts(details: str) -> list[str]:

@@ -13,7 +13,6 @@ the inputs that the digest lost is put back, so consolidation has no information
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import reduce
@@ -23,7 +22,7 @@ from longtalk.core.tokens import TokenCounter, TokenUsage
 from longtalk.core.truncation import split_sentences
 from longtalk.errors import LLMError
 from longtalk.storage.base import SummaryRow
-from longtalk.summary.chain import row_summary, stored_form
+from longtalk.summary.chain import LASTING, row_summary, stored_form
 from longtalk.summary.model import ConversationSummary, SummaryEntity, dedupe, merge_entities
 from longtalk.summary.writer import SummaryDraft
 
@@ -205,14 +204,6 @@ MAX_THING_DETAILS = 2
 """Details a place, organisation or thing keeps: what it is, not every time it came up."""
 
 
-_LASTING = re.compile(
-    r"^[^()]*'s \w+$|\b(?:allergic|vegetarian|vegan|intolerant|diabetic|pescatarian|kosher"
-    r"|halal|gluten|pregnant|wheelchair)\b",
-    re.IGNORECASE,
-)
-"""A relation (``Maya's partner``) or a constraint (``allergic to peanuts``): who a person is."""
-
-
 def capped_details(entity: SummaryEntity) -> SummaryEntity:
     """``entity`` with its details bounded within :data:`MAX_ENTITY_DETAILS` characters.
 
@@ -223,7 +214,7 @@ def capped_details(entity: SummaryEntity) -> SummaryEntity:
     if not parts:
         return entity
     if entity.type == "person":
-        lasting = [p for p in parts if _LASTING.search(p)]
+        lasting = [p for p in parts if LASTING.search(p)]
         kept = _within([*lasting, *reversed([p for p in parts if p not in lasting])])
         kept = [p for p in parts if p in kept]  # in their order
     else:
