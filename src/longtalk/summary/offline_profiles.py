@@ -131,9 +131,10 @@ def self_clauses(sentence: Sentence) -> list[str]:
     clauses: list[str] = []
     for match in _SELF_SUBJECT.finditer(text):
         clause = clause_at(text, match.start(), match.end())
-        if not clause or asks(text, clause):
+        begin = text.rfind(clause, 0, match.start() + len(clause))
+        if not clause or begin < 0 or asks(text, clause):
             continue
-        said = clause[clause.find(match.group(0)) :]  # from the speaker on: "got hurt"
+        said = text[match.start() : begin + len(clause)]  # from the speaker on: "got hurt"
         if said and said not in clauses:
             clauses.append(said)
     told = [_of_speaker(c, sentence) for c in clauses]
@@ -144,7 +145,8 @@ def _of_speaker(clause: str, sentence: Sentence) -> str:
     me = sentence.speaker
     text = resolve_pronouns(Sentence(clause, me, sentence.addressee))
     text = _LEADING.sub("", text)
-    text = re.sub(rf"^(?:{re.escape(me)}'s|{re.escape(me)}|we|our)\s+", "", text, flags=re.I)
+    subject = rf"{re.escape(me)}'s|{re.escape(me)}|we're|we've|we'll|we'd|we|our"
+    text = re.sub(rf"^(?:{subject})\s+", "", text, flags=re.I)
     text = re.sub(rf"\b{re.escape(me)}'s\s+", "", text)  # own: "with my kids" -> "with kids"
     text = _COPULA.sub("", _LEADING.sub("", text))
     words = text.split()
