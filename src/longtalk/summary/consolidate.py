@@ -5,7 +5,8 @@ hold more than ``summary_consolidate_tokens`` (default: four times ``summary_max
 they are folded, with the old digest, into one new *digest* row covering their episodes; the
 folded rows stay in storage as ``archived`` (provenance, web view). A writer that can
 consolidate (an LLM: merge, drop what later messages contradicted, keep dates) is asked;
-otherwise the rows are merged structurally (entities deduplicated, every kept list kept).
+otherwise the rows are merged structurally (entities deduplicated, every kept list kept, a
+thing's details capped to what it is, a person's profile kept whole).
 Either way the digest is checked: every entity, preference, decision and open question of
 the inputs that the digest lost is put back, so consolidation has no information cliff.
 """
