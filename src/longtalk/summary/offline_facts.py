@@ -82,7 +82,7 @@ _PREFERENCE = re.compile(
 _FAVOURITE = re.compile(r"\bmy (?:all-time )?favou?rites?\b", re.IGNORECASE)
 _CLAUSE_END = re.compile(
     r"[.;!?]|\s[-–—]\s|,\s(?:but|so|and i|which|because|do|did|what|how|have|is|are|should"
-    r"|can|will|by the way)\b",
+    r"|can|will|by the way|it|that|this|they|plus|especially)\b",
     re.I,
 )
 _CLAUSE_START = re.compile(r"[.;!?:]\s|\s[-–—]\s|,\s")
