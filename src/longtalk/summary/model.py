@@ -136,8 +136,8 @@ class ConversationSummary(BaseModel):
         """Render for injection into an LLM prompt: compact labelled sections.
 
         Entities with details are listed with their type; the others by name only, under
-        ``Also mentioned`` (a date with no number in it, such as ``last week``, is left out:
-        it says nothing without its turn).
+        ``Also mentioned``, when that is a list a person would read (see
+        :func:`also_mentioned`).
         """
         lines: list[str] = []
         if self.narrative:
@@ -155,7 +155,7 @@ class ConversationSummary(BaseModel):
         described = [e for e in self.entities if e.details]
         if described:
             lines.append("Entities: " + "; ".join(_render_entity(e) for e in described))
-        named = [e.name for e in self.entities if not e.details and not _relative_date(e)]
+        named = also_mentioned(self.entities)
         if named:
             lines.append("Also mentioned: " + ", ".join(named))
         return "\n".join(lines)
@@ -223,9 +223,23 @@ def _entity_from_any(item: Any) -> SummaryEntity:
     raise ValueError(f"an entity must be an object or a name, got {type(item).__name__}")
 
 
-def _relative_date(entity: SummaryEntity) -> bool:
-    """A date with no number in it (``last week``, ``Friday``): meaningless out of its turn."""
-    return entity.type == "date" and not any(char.isdigit() for char in entity.name)
+MAX_MENTIONED = 8
+"""The longest ``Also mentioned`` list shown: past it, the names are a dump, not a list."""
+
+
+def also_mentioned(entities: Iterable[SummaryEntity]) -> tuple[str, ...]:
+    """The names an ``Also mentioned`` line shows: none when they would not read as a list.
+
+    Only entities without details count, and dates and amounts are never listed (a date
+    says nothing without its turn, an amount nothing without what it pays for). More than
+    :data:`MAX_MENTIONED` names is an index, not a sentence a person reads: nothing is shown.
+    """
+    names = tuple(e.name for e in entities if not e.details and not _date_or_amount(e))
+    return names if len(names) <= MAX_MENTIONED else ()
+
+
+def _date_or_amount(entity: SummaryEntity) -> bool:
+    return entity.type in ("date", "amount") or any(char.isdigit() for char in entity.name)
 
 
 def _render_entity(entity: SummaryEntity) -> str:
