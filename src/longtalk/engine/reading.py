@@ -19,6 +19,7 @@ from typing import Protocol
 
 from longtalk.config import MemoryConfig
 from longtalk.core.context import (
+    SUMMARY_HEADER,
     VERBATIM_HEADER,
     AssembledContext,
     ContextBudget,
@@ -169,7 +170,10 @@ class ContextReader:
             if recall is not None:
                 await asyncio.sleep(0)  # recall hands the query to the embedder, then...
             # ...the summary is cut to size while it embeds
-            shown = self.shown_summaries(state.summaries, max_tokens=fit.summary_room)
+            room_for_text = fit.summary_room - (
+                self.counter.count(SUMMARY_HEADER) + 1 if rules.headers else 0
+            )
+            shown = self.shown_summaries(state.summaries, max_tokens=max(0, room_for_text))
             recalled = await recall if recall is not None else []
         finally:
             if recall is not None and not recall.done():
