@@ -124,6 +124,19 @@ class ConversationSummary(BaseModel):
             until=_latest(self.until, newer.until),
         )
 
+    def extended_by(self, prose: str) -> ConversationSummary:
+        """The summary with a prose reply folded into its narrative (Orchid's fallback).
+
+        Lists and entities stay as they are. The prose extends the narrative; when it already
+        restates the whole narrative (the model rewrote the story, as asked), it replaces it.
+        """
+        prose = prose.strip()
+        if not prose:
+            return self
+        old = self.narrative
+        narrative = prose if not old or _normal(old) in _normal(prose) else f"{old} {prose}"
+        return self.model_copy(update={"narrative": narrative})
+
     @property
     def period(self) -> str:
         """The dates the summary covers, e.g. ``8 May 2023 – 12 June 2023`` ('' if unknown)."""

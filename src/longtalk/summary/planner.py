@@ -1,4 +1,4 @@
-"""Planning a summary update: computation only, no storage writes (seed 003).
+"""Planning a summary update: computation only, no storage writes.
 
 The planner reads a chat's loaded state, decides whether the running summary must be
 extended, extends it with ONLY the messages that left the verbatim window since the last
@@ -27,10 +27,12 @@ from longtalk.core.history import (
 from longtalk.core.messages import Message
 from longtalk.core.tokens import TokenCounter, TokenUsage
 from longtalk.errors import LLMError
+from longtalk.llm.base import LLMResponse
 from longtalk.storage.base import SummaryRow
 from longtalk.summary.chain import row_summary, stored_form
 from longtalk.summary.consolidate import Consolidation, consolidate, due
 from longtalk.summary.model import earliest
+from longtalk.summary.replies import FailureKind, failure_kind
 from longtalk.summary.triggers import (
     CountOrTokensTrigger,
     TokensAndEpisodesTrigger,
@@ -49,7 +51,8 @@ class SummaryPlan:
     ``rows`` are the rows to write (new rows have ``id`` None) and ``chain`` the whole
     chain afterwards (empty when nothing changed); ``last_summarized`` is the
     new bookkeeping sequence, or None when nothing was folded. ``error`` is the writer
-    failure that stopped the run early, if any.
+    failure that stopped the run early, if any, and ``failure`` its kind (for a chat's
+    last error and a metric label). ``usage`` counts every call, the failed one included.
     """
 
     rows: tuple[SummaryRow, ...] = ()
@@ -61,6 +64,11 @@ class SummaryPlan:
     decision: TriggerResult = TriggerResult(False, "nothing pending", 0, 0)
     error: LLMError | None = None
     consolidations: int = 0
+
+    @property
+    def failure(self) -> FailureKind | None:
+        """Why the run stopped early (``cut_off``, ``broken_json``, ``unavailable``...)."""
+        return None if self.error is None else failure_kind(self.error)
 
     @property
     def changed(self) -> bool:
@@ -118,7 +126,13 @@ class SummaryPlanner:
             try:
                 usage += await self._extend(state, batch, chat_id)
             except LLMError as exc:
-                log.warning("summary extension failed for chat %s: %s", chat_id, exc)
+                log.warning(
+                    "summary extension failed for chat %s (%s): %s",
+                    chat_id,
+                    failure_kind(exc),
+                    exc,
+                )
+                usage += spent(exc)
                 error = exc
                 break
             extensions += 1
@@ -197,6 +211,12 @@ class SummaryPlanner:
             )
         state.last_summarized = batch[-1][0]
         return draft.usage
+
+
+def spent(error: LLMError) -> TokenUsage:
+    """What a failed call cost: a reply that came back unusable still used tokens."""
+    response = getattr(error, "response", None)
+    return response.usage if isinstance(response, LLMResponse) else TokenUsage()
 
 
 def _dates(messages: Sequence[Message]) -> tuple[date | None, date | None]:
