@@ -1,7 +1,7 @@
 """Token cost of the running summary vs naive re-summarization, per model behaviour.
 
     python bench/token_cost.py --data PATH [--behaviour json|prose|broken|mixed|all]
-                               [--json OUT]
+                               [--conversations N] [--json OUT]
 
 Every conversation of a LoCoMo-format file is replayed message by message through the
 running-summary engine in its default configuration (structured output on), with an LLM
@@ -297,11 +297,12 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--behaviour", choices=[*BEHAVIOURS, "all"], default="all", help="the model's replies"
     )
+    parser.add_argument("--conversations", type=int, help="only the first N conversations")
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args(argv)
     logging.getLogger("longtalk").setLevel(logging.ERROR)  # failed extensions are counted
     config = MemoryConfig(strategy="running_summary")
-    conversations = load_locomo(args.data)
+    conversations = load_locomo(args.data)[: args.conversations]
     behaviours = BEHAVIOURS if args.behaviour == "all" else (args.behaviour,)
     results: dict[str, dict[str, dict[str, float]]] = {}
     tables: dict[tuple[str, str], list[ConversationCost]] = {}

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 __all__ = ["RepetitionGuard", "looping"]
 
-MIN_REPEATS = 3
-MIN_CHARS = 200
+MIN_REPEATS = 6
+MIN_CHARS = 400
 MAX_PERIOD = 800
 PROBE_CHARS = 16
 _DIGITS = re.compile(r"\d+")
