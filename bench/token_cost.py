@@ -16,8 +16,9 @@ double that counts every input token (instructions included) and answers every c
 
 Each behaviour is replayed twice: through the engine's ``run_turn`` as every door calls it
 today (``engine``), and with the one failure policy (``summary.backoff``) holding a failing
-chat's next try back, one message arriving every ``--seconds-per-message`` of a simulated
-clock (``backoff``): the numbers the engine gets once its job path backs off.
+chat's next try back (``backoff``): one message arriving every 30 seconds of a simulated
+clock, and a failed call's input tokens to be matched by new messages before the next try.
+These are the numbers the engine gets once its job path backs off.
 
 In the same run a naive baseline re-summarizes everything older than the verbatim window,
 from scratch, at the same moments. Printed: summarization input tokens / transcript tokens
@@ -160,16 +161,19 @@ async def replay_longtalk(
     engine = MemoryEngine(storage, config=config, writer=LLMSummaryWriter(llm), counter=COUNTER)
     chat = await engine.create_chat(conversation.sample_id)
     policy = Backoff(BackoffPolicy(), clock=lambda: 0.0)
+    volume = 0
     for number, message in enumerate(conversation.messages):
         now = number * SECONDS_PER_MESSAGE
-        if path == "backoff" and not policy.due(chat.id, now):
+        volume += COUNTER.count(message.content)
+        if path == "backoff" and not policy.due(chat.id, now, volume=volume):
             await engine.add_messages(chat.id, [message])
             continue
         result = await engine.run_turn(chat.id, [message])
-        failure = result.summary.plan.failure
-        if failure is not None:
-            policy.failed(chat.id, failure, now)
-        elif result.summary.plan.extensions:
+        plan = result.summary.plan
+        if plan.failure is not None:
+            cost = plan.usage.input_tokens
+            policy.failed(chat.id, plan.failure, now, cost=cost, volume=volume)
+        elif plan.extensions:
             policy.succeeded(chat.id)
     state = await storage.load_state(chat.id)
     verbatim = [

@@ -16,10 +16,6 @@ def long_chat(messages: int = 200) -> list[Message]:
         place = PLACES[number % len(PLACES)]
         thing = THINGS[number % len(THINGS)]
         person = PEOPLE[number % len(PEOPLE)]
-        chat.append(
-            user(f"Day {number + 1}: I want to visit {place} with {person}. Is {thing} worth it?")
-        )
-        chat.append(
-            assistant(f"Yes, {thing} in {place} is worth an hour; go in the morning with {person}.")
-        )
+        chat.append(user(f"Day {number + 1}: {place} with {person}?"))
+        chat.append(assistant(f"Yes, and see {thing}."))
     return chat

@@ -61,3 +61,18 @@ def test_a_bad_policy_is_refused_with_the_reason() -> None:
         BackoffPolicy(base=10, ceiling=5)
     with pytest.raises(ValueError, match="jitter"):
         BackoffPolicy(jitter=1.5)
+
+
+def test_failing_again_waits_for_the_chat_to_grow_by_the_failed_calls_cost() -> None:
+    policy = Backoff(BackoffPolicy(base=5, ceiling=60, jitter=0))
+    policy.failed("a", "broken_json", now=0, cost=3000, volume=7_000)
+    assert policy.state("a").retry_volume == 0  # one failure: retried on time alone
+    assert policy.due("a", now=5, volume=7_000)
+    policy.failed("a", "broken_json", now=0, cost=3000, volume=10_000)
+    assert policy.state("a").retry_volume == 13_000
+    assert not policy.due("a", now=100, volume=12_999)  # time passed, the chat has not grown
+    assert policy.due("a", now=100, volume=13_000)
+    assert not policy.due("a", now=9, volume=20_000)  # grown, but still backing off
+    assert policy.due("a", now=100)  # a door that does not count tokens: time only
+    policy.succeeded("a")
+    assert policy.due("a", now=0, volume=0)

@@ -6,6 +6,13 @@ before the next try: ``base`` seconds, doubling with each failure in a row up to
 retry together. A success resets the chat. While a chat waits, appends and contexts work
 as before; only the summary call is held back, so no door retries on every append.
 
+Time alone does not bound what a model that always fails costs: every retry re-reads the
+backlog. So a failure may also name its ``cost`` (the input tokens the failed call read) and
+the chat's ``volume`` (tokens appended so far, any monotone count): from the second failure
+in a row on, the next try then also waits until the chat has grown by that cost, so the
+failed calls of a model that keeps failing never read much more than the chat itself has
+(``bench/token_cost.py --behaviour broken``); a single failure is retried on time alone.
+
 Pure and synchronous: the clock and the random source are injected, and the state is a
 plain dictionary, so the library, ``run_turn``, the CLI and the service share one
 implementation, and tests and benchmarks drive it with a fake clock.
@@ -75,13 +82,15 @@ class BackoffPolicy:
 class BackoffState:
     """One chat's failures: in a row (reset by a success), by kind (all time), next retry.
 
-    ``retry_at`` is on the policy's clock; None when the chat may try now.
+    ``retry_at`` is on the policy's clock, None when the chat may try now; ``retry_volume``
+    the size the chat must reach first (0: none).
     """
 
     failures: int = 0
     kinds: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     retry_at: float | None = None
     last_kind: str | None = None
+    retry_volume: int = 0
 
 
 @dataclass
@@ -90,6 +99,7 @@ class _Chat:
     kinds: Counter[str] = field(default_factory=Counter)
     retry_at: float | None = None
     last_kind: str | None = None
+    retry_volume: int = 0
 
 
 class Backoff:
@@ -112,28 +122,47 @@ class Backoff:
         self.rng = rng or random.Random()
         self._chats: dict[str, _Chat] = {}
 
-    def failed(self, chat_id: str, kind: str, now: float | None = None) -> float:
-        """Record a failed extension of ``kind``; the time the chat may try again."""
+    def failed(
+        self,
+        chat_id: str,
+        kind: str,
+        now: float | None = None,
+        *,
+        cost: int = 0,
+        volume: int = 0,
+    ) -> float:
+        """Record a failed extension of ``kind``; the time the chat may try again.
+
+        With ``cost`` (input tokens the failed call read) and ``volume`` (the chat's size
+        now), a second failure in a row or later also makes the next try wait for the chat
+        to reach ``volume + cost``.
+        """
         chat = self._chats.setdefault(chat_id, _Chat())
         chat.failures += 1
         chat.kinds[kind] += 1
         chat.last_kind = kind
+        chat.retry_volume = volume + cost if chat.failures > 1 else 0
         start = self.clock() if now is None else now
         chat.retry_at = start + self.policy.delay(chat.failures, self.rng)
         return chat.retry_at
 
-    def due(self, chat_id: str, now: float | None = None) -> bool:
-        """True when the chat may try an extension now (it is not backing off)."""
+    def due(self, chat_id: str, now: float | None = None, *, volume: int | None = None) -> bool:
+        """True when the chat may try an extension now (it is not backing off).
+
+        ``volume`` is the chat's size on the scale :meth:`failed` was given; without it only
+        the time counts.
+        """
         chat = self._chats.get(chat_id)
         if chat is None or chat.retry_at is None:
             return True
-        return (self.clock() if now is None else now) >= chat.retry_at
+        grown = volume is None or volume >= chat.retry_volume
+        return grown and (self.clock() if now is None else now) >= chat.retry_at
 
     def succeeded(self, chat_id: str) -> None:
         """An extension succeeded: the chat tries freely again."""
         chat = self._chats.get(chat_id)
         if chat is not None:
-            chat.failures, chat.retry_at = 0, None
+            chat.failures, chat.retry_at, chat.retry_volume = 0, None, 0
 
     def state(self, chat_id: str) -> BackoffState:
         """The chat's failures in a row, its failures by kind, and its next retry."""
@@ -141,7 +170,7 @@ class Backoff:
         if chat is None:
             return BackoffState()
         kinds = MappingProxyType(dict(chat.kinds))
-        return BackoffState(chat.failures, kinds, chat.retry_at, chat.last_kind)
+        return BackoffState(chat.failures, kinds, chat.retry_at, chat.last_kind, chat.retry_volume)
 
     def forget(self, chat_id: str) -> None:
         """Drop a chat's state (a deleted chat)."""
