@@ -19,6 +19,7 @@ import asyncio
 import json
 import logging
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -30,12 +31,14 @@ from longtalk.tools.datasets.locomo import load_locomo
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared/data/locomo/locomo_dev.json"
 
 
-def settings(model: str | None, base_url: str) -> Settings:
-    memory: dict[str, Any] = {"strategy": "running_summary", "persist_summary": False}
+def settings(model: str | None, base_url: str, database: Path) -> Settings:
+    """The library's defaults (SQLite storage), the running summary, the model if any."""
+    memory: dict[str, Any] = {"strategy": "running_summary"}
     if model:
         memory["summary_model"] = model
     return Settings.model_validate(
         {
+            "storage": {"sqlite_path": str(database)},
             "supervisor": {"memory": memory},
             "llm": {"base_url": base_url, "timeout_seconds": 300, "max_retries": 0},
         }
@@ -44,7 +47,12 @@ def settings(model: str | None, base_url: str) -> Settings:
 
 async def run(model: str | None, base_url: str, mode: str, messages: list[Any]) -> dict[str, float]:
     """Seconds for the appends, and until the summaries they left had finished."""
-    memory = AsyncMemory(settings(model, base_url), summarize=mode)  # type: ignore[arg-type]
+    with tempfile.TemporaryDirectory() as folder:
+        source = settings(model, base_url, Path(folder) / "chats.db")
+        return await _appends(AsyncMemory(source, summarize=mode), messages)  # type: ignore[arg-type]
+
+
+async def _appends(memory: AsyncMemory, messages: list[Any]) -> dict[str, float]:
     chat = await memory.chat("bench")
     started = time.perf_counter()
     for message in messages:
