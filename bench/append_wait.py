@@ -72,7 +72,7 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="LoCoMo-format JSON")
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args(argv)
-    logging.getLogger("longtalk").setLevel(logging.ERROR)
+    logging.getLogger("longtalk").setLevel(logging.ERROR)  # a script: nothing to restore
     messages = load_locomo(args.data)[0].messages[: args.messages]
     none = await run(None, args.base_url, args.summarize, messages)
     real = await run(args.model, args.base_url, args.summarize, messages)

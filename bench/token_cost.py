@@ -304,7 +304,17 @@ async def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--conversations", type=int, help="only the first N conversations")
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args(argv)
-    logging.getLogger("longtalk").setLevel(logging.ERROR)  # failed extensions are counted
+    quiet = logging.getLogger("longtalk")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)  # failed extensions are counted, not logged one by one
+    try:
+        return await run(args)
+    finally:
+        quiet.setLevel(level)
+
+
+async def run(args: argparse.Namespace) -> int:
+    """Replay every behaviour, print the tables, write the JSON; 1 when a message was lost."""
     config = MemoryConfig(strategy="running_summary")
     conversations = load_locomo(args.data)[: args.conversations]
     behaviours = BEHAVIOURS if args.behaviour == "all" else (args.behaviour,)
