@@ -110,7 +110,7 @@ async def summarized_once(engine: MemoryEngine, server: ScriptedServer, model: M
     await exchanges(engine, chat.id, 1, 2)
     model.summaries.append(json.dumps(GOOD))
     outcome = await engine.summarize(chat.id, force=True)
-    assert outcome.changed and outcome.plan.error is None
+    assert outcome.changed and outcome.plan.error is None and outcome.plan.replies == ("json",)
     assert outcome.chat is not None and outcome.chat.title == "Trip to Lyon"
     return chat.id
 
@@ -149,6 +149,7 @@ async def test_a_prose_reply_extends_the_narrative_and_keeps_lists_and_entities(
     model.summaries.append("Sure! Later the user booked Hotel Bellecour for two nights.")
     outcome = await engine.summarize(chat_id, force=True)
     assert outcome.changed and outcome.plan.error is None
+    assert outcome.plan.replies == ("prose",)
     latest = json.loads((await engine.storage.load_state(chat_id)).summaries[-1].summary_text)
     assert latest["narrative"] == (
         "The user plans a trip to Lyon with Marie. "

@@ -39,7 +39,7 @@ from longtalk.summary.triggers import (
     TriggerPolicy,
     TriggerResult,
 )
-from longtalk.summary.writer import SummaryWriter
+from longtalk.summary.writer import SummaryDraft, SummaryWriter
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,9 @@ class SummaryPlan:
     chain afterwards (empty when nothing changed); ``last_summarized`` is the
     new bookkeeping sequence, or None when nothing was folded. ``error`` is the writer
     failure that stopped the run early, if any, and ``failure`` its kind (for a chat's
-    last error and a metric label). ``usage`` counts every call, the failed one included.
+    last error and a metric label). ``usage`` counts every call, the failed one included;
+    ``replies`` are the kinds of the extensions' replies (``json``, ``prose``; empty for
+    the offline writer), one per extension.
     """
 
     rows: tuple[SummaryRow, ...] = ()
@@ -64,6 +66,7 @@ class SummaryPlan:
     decision: TriggerResult = TriggerResult(False, "nothing pending", 0, 0)
     error: LLMError | None = None
     consolidations: int = 0
+    replies: tuple[str, ...] = ()
 
     @property
     def failure(self) -> FailureKind | None:
@@ -119,12 +122,13 @@ class SummaryPlanner:
         state = _ChainState(list(chain), last_summarized)
         pending = split.pending
         usage, extensions = TokenUsage(), 0
+        replies: list[str] = []
         folded: list[Numbered] = []
         error: LLMError | None = None
         while pending and extensions < self.config.max_extensions_per_run:
             batch, rest = next_batch(pending, max_chars=self.config.summary_input_max_chars)
             try:
-                usage += await self._extend(state, batch, chat_id)
+                draft = await self._extend(state, batch, chat_id)
             except LLMError as exc:
                 log.warning(
                     "summary extension failed for chat %s (%s): %s",
@@ -135,6 +139,8 @@ class SummaryPlanner:
                 usage += spent(exc)
                 error = exc
                 break
+            usage += draft.usage
+            replies.append(draft.kind)
             extensions += 1
             folded.extend(batch)
             pending = rest
@@ -163,11 +169,12 @@ class SummaryPlanner:
             decision=decision,
             error=error,
             consolidations=consolidations,
+            replies=tuple(replies),
         )
 
     async def _extend(
         self, state: _ChainState, batch: Sequence[Numbered], chat_id: str
-    ) -> TokenUsage:
+    ) -> SummaryDraft:
         latest = state.latest()
         rollover = latest is None or latest.token_count > self.config.max_summary_tokens
         existing = None if rollover or latest is None else row_summary(latest)
@@ -210,7 +217,7 @@ class SummaryPlanner:
                 )
             )
         state.last_summarized = batch[-1][0]
-        return draft.usage
+        return draft
 
 
 def spent(error: LLMError) -> TokenUsage:
