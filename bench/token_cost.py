@@ -14,11 +14,10 @@ double that counts every input token (instructions included) and answers every c
 - ``mixed``: a reply of each kind in turn (JSON, prose, fenced JSON, broken): one in four
   broken.
 
-Each behaviour is replayed twice: through the engine's ``run_turn`` as every door calls it
-today (``engine``), and with the one failure policy (``summary.backoff``) holding a failing
-chat's next try back (``backoff``): one message arriving every 30 seconds of a simulated
-clock, and a failed call's input tokens to be matched by new messages before the next try.
-These are the numbers the engine gets once its job path backs off.
+Each message is its own turn through the engine's ``run_turn``, one arriving every 30
+seconds of a simulated clock: the job path every door shares applies its failure policy,
+so a failing chat waits out its backoff (and, failing again, for the chat to grow by what
+the failed call read) while its messages are stored as usual.
 
 In the same run a naive baseline re-summarizes everything older than the verbatim window,
 from scratch, at the same moments. Printed: summarization input tokens / transcript tokens
@@ -38,6 +37,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from longtalk.config import MemoryConfig
@@ -46,7 +46,6 @@ from longtalk.core.tokens import HeuristicTokenCounter, TokenUsage
 from longtalk.engine import MemoryEngine
 from longtalk.llm.base import LLMRequest, LLMResponse
 from longtalk.storage.memory import InMemoryStorage
-from longtalk.summary.backoff import Backoff, BackoffPolicy
 from longtalk.summary.llm_writer import LLMSummaryWriter
 from longtalk.summary.planner import SummaryPlanner
 from longtalk.testing import CountingLLM
@@ -59,7 +58,6 @@ COUNTER = HeuristicTokenCounter(4.0)
 ANSWER_TOKENS = 300
 BEHAVIOURS = ("json", "prose", "broken", "mixed")
 MIXED = ("json", "prose", "fenced", "broken")
-PATHS = ("engine", "backoff")
 SECONDS_PER_MESSAGE = 30.0
 
 
@@ -148,33 +146,18 @@ ANSWERS: dict[str, Callable[[int], str]] = {
 
 
 async def replay_longtalk(
-    conversation: Conversation, config: MemoryConfig, behaviour: str, path: str
+    conversation: Conversation, config: MemoryConfig, behaviour: str
 ) -> tuple[BehaviourLLM, list[Message]]:
-    """Feed every message as its own turn; return the LLM double and the final verbatim.
-
-    ``engine``: every message through ``run_turn``. ``backoff``: a message that arrives
-    while the chat backs off is appended without a summary run (as the engine's job path
-    will do), and each run's outcome feeds the failure policy.
-    """
+    """Feed every message as its own turn; return the LLM double and the final verbatim."""
     llm = BehaviourLLM(behaviour)
     storage = InMemoryStorage()
     engine = MemoryEngine(storage, config=config, writer=LLMSummaryWriter(llm), counter=COUNTER)
+    clock = SimulatedClock()
+    engine.job.clock = clock
     chat = await engine.create_chat(conversation.sample_id)
-    policy = Backoff(BackoffPolicy(), clock=lambda: 0.0)
-    volume = 0
-    for number, message in enumerate(conversation.messages):
-        now = number * SECONDS_PER_MESSAGE
-        volume += COUNTER.count(message.content)
-        if path == "backoff" and not policy.due(chat.id, now, volume=volume):
-            await engine.add_messages(chat.id, [message])
-            continue
-        result = await engine.run_turn(chat.id, [message])
-        plan = result.summary.plan
-        if plan.failure is not None:
-            cost = plan.usage.input_tokens
-            policy.failed(chat.id, plan.failure, now, cost=cost, volume=volume)
-        elif plan.extensions:
-            policy.succeeded(chat.id)
+    for message in conversation.messages:
+        clock.now += timedelta(seconds=SECONDS_PER_MESSAGE)
+        await engine.run_turn(chat.id, [message])
     state = await storage.load_state(chat.id)
     verbatim = [
         item.message
@@ -182,6 +165,16 @@ async def replay_longtalk(
         if item.sequence > state.chat.last_summarized_sequence
     ]
     return llm, verbatim
+
+
+@dataclass
+class SimulatedClock:
+    """The engine's clock, moved on by the replay (one message every 30 seconds)."""
+
+    now: datetime = field(default_factory=lambda: datetime(2023, 5, 8, tzinfo=UTC))
+
+    def __call__(self) -> datetime:
+        return self.now
 
 
 async def replay_naive(conversation: Conversation, config: MemoryConfig) -> tuple[int, int]:
@@ -228,10 +221,10 @@ def check_loss(
 
 
 async def measure(
-    conversation: Conversation, config: MemoryConfig, behaviour: str, path: str
+    conversation: Conversation, config: MemoryConfig, behaviour: str
 ) -> ConversationCost:
     transcript_tokens = COUNTER.count(format_transcript(conversation.messages))
-    llm, verbatim = await replay_longtalk(conversation, config, behaviour, path)
+    llm, verbatim = await replay_longtalk(conversation, config, behaviour)
     naive_tokens, naive_calls = await replay_naive(conversation, config)
     lost, twice = check_loss(conversation, llm, verbatim)
     return ConversationCost(
@@ -281,18 +274,15 @@ def print_table(title: str, rows: list[ConversationCost], total: dict[str, float
     )
 
 
-def print_summary(results: dict[str, dict[str, dict[str, float]]]) -> None:
+def print_summary(results: dict[str, dict[str, float]]) -> None:
     print("\nsummarization input / transcript tokens (naive baseline in the same run):")
-    print(
-        f"{'behaviour':<10}{'path':<9}{'ratio':>8}{'naive':>8}{'calls':>7}{'failed':>8}{'lost':>6}"
-    )
-    for behaviour, paths in results.items():
-        for path, total in paths.items():
-            print(
-                f"{behaviour:<10}{path:<9}{total['longtalk_ratio']:>8.3f}"
-                f"{total['naive_ratio']:>8.2f}{int(total['calls']):>7}"
-                f"{int(total['failed_calls']):>8}{int(total['lost_messages']):>6}"
-            )
+    print(f"{'behaviour':<10}{'ratio':>8}{'naive':>8}{'calls':>7}{'failed':>8}{'lost':>6}")
+    for behaviour, total in results.items():
+        print(
+            f"{behaviour:<10}{total['longtalk_ratio']:>8.3f}"
+            f"{total['naive_ratio']:>8.2f}{int(total['calls']):>7}"
+            f"{int(total['failed_calls']):>8}{int(total['lost_messages']):>6}"
+        )
 
 
 async def main(argv: list[str] | None = None) -> int:
@@ -318,35 +308,27 @@ async def run(args: argparse.Namespace) -> int:
     config = MemoryConfig(strategy="running_summary")
     conversations = load_locomo(args.data)[: args.conversations]
     behaviours = BEHAVIOURS if args.behaviour == "all" else (args.behaviour,)
-    results: dict[str, dict[str, dict[str, float]]] = {}
-    tables: dict[tuple[str, str], list[ConversationCost]] = {}
+    results: dict[str, dict[str, float]] = {}
+    tables: dict[str, list[ConversationCost]] = {}
     for behaviour in behaviours:
-        results[behaviour] = {}
-        for path in PATHS:
-            rows = [await measure(c, config, behaviour, path) for c in conversations]
-            tables[behaviour, path] = rows
-            results[behaviour][path] = overall(rows)
-            print_table(f"{behaviour} replies, {path}", rows, results[behaviour][path])
+        rows = [await measure(c, config, behaviour) for c in conversations]
+        tables[behaviour] = rows
+        results[behaviour] = overall(rows)
+        print_table(f"{behaviour} replies", rows, results[behaviour])
     print_summary(results)
     headline = "json" if "json" in results else behaviours[0]
-    main_rows = tables[headline, "engine"]
     payload = {
-        **{k: v for k, v in results[headline]["engine"].items() if k not in ("calls",)},
-        "conversations": [asdict(r) for r in main_rows],
-        "ratios": {b: results[b]["engine"]["longtalk_ratio"] for b in results},
-        "calls": {b: int(results[b]["engine"]["calls"]) for b in results},
-        "lost": {b: int(results[b]["engine"]["lost_messages"]) for b in results},
-        "with_backoff": {
-            "seconds_per_message": SECONDS_PER_MESSAGE,
-            "ratios": {b: results[b]["backoff"]["longtalk_ratio"] for b in results},
-            "calls": {b: int(results[b]["backoff"]["calls"]) for b in results},
-            "lost": {b: int(results[b]["backoff"]["lost_messages"]) for b in results},
-        },
+        **{k: v for k, v in results[headline].items() if k not in ("calls",)},
+        "conversations": [asdict(r) for r in tables[headline]],
+        "ratios": {b: results[b]["longtalk_ratio"] for b in results},
+        "calls": {b: int(results[b]["calls"]) for b in results},
+        "lost": {b: int(results[b]["lost_messages"]) for b in results},
+        "seconds_per_message": SECONDS_PER_MESSAGE,
     }
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(with_former_keys(payload), indent=2), encoding="utf-8")
-    lost = sum(int(paths[p]["lost_messages"]) for paths in results.values() for p in paths)
+    lost = sum(int(total["lost_messages"]) for total in results.values())
     return 0 if lost == 0 else 1
 
 

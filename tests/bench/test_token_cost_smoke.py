@@ -26,5 +26,6 @@ def test_token_cost_smoke(tmp_path: Path) -> None:
     assert results["memstrata_ratio"] == results["longtalk_ratio"]  # the former name
     assert results["lost"] == {"json": 0, "prose": 0, "broken": 0, "mixed": 0}
     assert results["ratios"]["json"] <= 1.3 and results["ratios"]["prose"] <= 1.3
-    backoff = results["with_backoff"]
-    assert backoff["calls"]["broken"] < results["calls"]["broken"] / 4  # no retry per append
+    # a model that always fails backs off: no retry on every append, no runaway cost
+    assert results["ratios"]["broken"] <= 1.3
+    assert results["calls"]["broken"] <= results["calls"]["json"]

@@ -183,6 +183,7 @@ class ContextReader:
             recalled=recalled,
             summary=shown.text or None,
             summary_rows=shown.rows,
+            summary_cut=shown.truncated,
             verbatim=recent,
             pending=pending,
             budget_tokens=budget,

@@ -13,23 +13,18 @@ in a row on, the next try then also waits until the chat has grown by that cost,
 failed calls of a model that keeps failing never read much more than the chat itself has
 (``bench/token_cost.py --behaviour broken``); a single failure is retried on time alone.
 
-Pure and synchronous: the clock and the random source are injected, and the state is a
-plain dictionary, so the library, ``run_turn``, the CLI and the service share one
-implementation, and tests and benchmarks drive it with a fake clock.
+Pure and synchronous. The state lives on the chat (``ChatRecord.stats``: failures in a row,
+by kind, ``retry_at``, ``retry_volume``) and the engine's job path applies the policy, so
+the library, ``run_turn``, the CLI and the service on every replica share one
+implementation and one state.
 """
 
 from __future__ import annotations
 
 import random
-import time
-from collections import Counter
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from types import MappingProxyType
+from dataclasses import dataclass
 
-__all__ = ["Backoff", "BackoffPolicy", "BackoffState", "backoff"]
-
-Clock = Callable[[], float]
+__all__ = ["BackoffPolicy", "backoff"]
 
 
 def backoff(
@@ -76,102 +71,3 @@ class BackoffPolicy:
     def delay(self, failures: int, rng: random.Random) -> float:
         """Seconds to wait after ``failures`` failures in a row."""
         return backoff(failures, base=self.base, ceiling=self.ceiling, jitter=self.jitter, rng=rng)
-
-
-@dataclass(frozen=True, slots=True)
-class BackoffState:
-    """One chat's failures: in a row (reset by a success), by kind (all time), next retry.
-
-    ``retry_at`` is on the policy's clock, None when the chat may try now; ``retry_volume``
-    the size the chat must reach first (0: none).
-    """
-
-    failures: int = 0
-    kinds: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
-    retry_at: float | None = None
-    last_kind: str | None = None
-    retry_volume: int = 0
-
-
-@dataclass
-class _Chat:
-    failures: int = 0
-    kinds: Counter[str] = field(default_factory=Counter)
-    retry_at: float | None = None
-    last_kind: str | None = None
-    retry_volume: int = 0
-
-
-class Backoff:
-    """The backoff state of every chat under one :class:`BackoffPolicy`.
-
-    ``failed`` records a failure and answers when the chat may try again; ``due`` tells
-    whether it may try now; ``succeeded`` resets the chat (its counts by kind are kept, for
-    cost visibility); ``forget`` drops a deleted chat. ``now`` defaults to ``clock()``.
-    """
-
-    def __init__(
-        self,
-        policy: BackoffPolicy | None = None,
-        *,
-        clock: Clock = time.monotonic,
-        rng: random.Random | None = None,
-    ) -> None:
-        self.policy = policy or BackoffPolicy()
-        self.clock = clock
-        self.rng = rng or random.Random()
-        self._chats: dict[str, _Chat] = {}
-
-    def failed(
-        self,
-        chat_id: str,
-        kind: str,
-        now: float | None = None,
-        *,
-        cost: int = 0,
-        volume: int = 0,
-    ) -> float:
-        """Record a failed extension of ``kind``; the time the chat may try again.
-
-        With ``cost`` (input tokens the failed call read) and ``volume`` (the chat's size
-        now), a second failure in a row or later also makes the next try wait for the chat
-        to reach ``volume + cost``.
-        """
-        chat = self._chats.setdefault(chat_id, _Chat())
-        chat.failures += 1
-        chat.kinds[kind] += 1
-        chat.last_kind = kind
-        chat.retry_volume = volume + cost if chat.failures > 1 else 0
-        start = self.clock() if now is None else now
-        chat.retry_at = start + self.policy.delay(chat.failures, self.rng)
-        return chat.retry_at
-
-    def due(self, chat_id: str, now: float | None = None, *, volume: int | None = None) -> bool:
-        """True when the chat may try an extension now (it is not backing off).
-
-        ``volume`` is the chat's size on the scale :meth:`failed` was given; without it only
-        the time counts.
-        """
-        chat = self._chats.get(chat_id)
-        if chat is None or chat.retry_at is None:
-            return True
-        grown = volume is None or volume >= chat.retry_volume
-        return grown and (self.clock() if now is None else now) >= chat.retry_at
-
-    def succeeded(self, chat_id: str) -> None:
-        """An extension succeeded: the chat tries freely again."""
-        chat = self._chats.get(chat_id)
-        if chat is not None:
-            chat.failures, chat.retry_at, chat.retry_volume = 0, None, 0
-
-    def state(self, chat_id: str) -> BackoffState:
-        """The chat's failures in a row, its failures by kind, and its next retry."""
-        chat = self._chats.get(chat_id)
-        if chat is None:
-            return BackoffState()
-        kinds = MappingProxyType(dict(chat.kinds))
-        return BackoffState(chat.failures, kinds, chat.retry_at, chat.last_kind, chat.retry_volume)
-
-    def forget(self, chat_id: str) -> None:
-        """Drop a chat's state (a deleted chat)."""
-        self._chats.pop(chat_id, None)
