@@ -31,6 +31,7 @@ from longtalk.core.filters import MessageFilterPipeline, context_for
 from longtalk.core.history import Numbered, split_history
 from longtalk.core.messages import Message, format_line
 from longtalk.core.tokens import TokenCounter
+from longtalk.engine.pipeline import apply_pipeline
 from longtalk.errors import UsageError
 from longtalk.facts.keeper import stored_facts
 from longtalk.facts.render import render_facts
@@ -39,7 +40,6 @@ from longtalk.storage.base import ChatRecord, ChatState, ChatStorage, StoredMess
 from longtalk.storage.user_memory import UserFact, UserMemoryStore
 from longtalk.summary.chain import ShownSummaries
 from longtalk.summary.user_facts import user_part
-from longtalk.truncation import apply_pipeline
 from longtalk.vectors.base import RecalledTurn, RecallScope, VectorReader
 
 log = logging.getLogger(__name__)
