@@ -138,7 +138,7 @@ def sentence_statements(sentence: str, speaker: str) -> Iterator[Found]:
     text = spoken(sentence)
     question = _question(text)
     found = [] if question else list(subjects(text, speaker))
-    groups = [(subject.start, subject.end) for subject in found if subject.group]
+    groups = [(s.start, s.end) for s in found if text[s.start : s.end].endswith(" I")]
     taken: list[tuple[int, int]] = []
     yield from _read(text, CUES, question=question, taken=taken, blocked=groups)
     for subject in found:
