@@ -30,16 +30,8 @@ def facts(*lines: str | tuple[str, str]) -> list[tuple[str, str, str]]:
 
 
 def test_a_named_relative_holds_their_fact_beside_the_relation() -> None:
-    (relation, allergy) = extract_facts(
-        [
-            (
-                1,
-                Message(
-                    role=Role.USER, content="My sister Ines is allergic to peanuts, so no satay."
-                ),
-            )
-        ]
-    )
+    said = [(1, Message(role=Role.USER, content="My sister Ines is allergic to peanuts."))]
+    (relation, allergy) = statements(said)
     assert (relation.holder, relation.subject, relation.text) == (
         "user",
         "person:ines",
@@ -51,6 +43,15 @@ def test_a_named_relative_holds_their_fact_beside_the_relation() -> None:
         "The user's sister Ines is allergic to peanuts.",
     )
     assert (allergy.kind, allergy.said_by, allergy.hearsay) == ("constraint", "user", True)
+    assert extract_facts(said) == [allergy]  # its words name the relation: shown once
+
+
+def test_the_relation_is_shown_when_no_fact_of_that_person_names_it() -> None:
+    found = facts("My sister Ines is coming.", "Ines is allergic to peanuts.")
+    assert found == [
+        ("Maya", "person:ines", "Maya's sister is called Ines."),
+        ("Ines", "allergy:peanut", "Ines is allergic to peanuts."),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -229,12 +230,12 @@ def test_a_later_statement_about_a_person_supersedes_the_earlier() -> None:
 
 
 def test_what_a_person_says_of_themselves_unites_with_what_was_said_of_them() -> None:
-    (relation, allergy) = extract_facts(
+    (allergy,) = extract_facts(
         chat("My partner Tom is allergic to peanuts.", ("Tom", "I'm allergic to peanuts."))
     )
+    assert allergy.text == "Maya's partner Tom is allergic to peanuts."
     assert allergy.holder == "Tom" and allergy.sequences == (1, 2)
     assert allergy.said_by == "" and not allergy.hearsay  # Tom said it himself too
-    assert relation.subject == "person:tom"
 
 
 def test_the_speakers_own_diet_supersedes_what_we_said() -> None:

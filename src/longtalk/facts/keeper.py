@@ -85,8 +85,8 @@ class DurableFacts:
             for item in state.messages
             if item.message.role == Role.USER
         }
-        facts = stored_facts(current)
-        holders |= related_to(facts, holders)
+        said = said_facts(current)
+        holders |= related_to(said, holders)
         return [
             UserFact(
                 USER_KINDS[fact.kind],
@@ -95,7 +95,7 @@ class DurableFacts:
                 chat.id,
                 (min(fact.sequences), max(fact.sequences)) if fact.sequences else (0, 0),
             )
-            for fact in facts
+            for fact in resolve(said)
             if fact.holder.casefold() in holders
         ]
 

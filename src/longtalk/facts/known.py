@@ -9,7 +9,9 @@ chat knows is not.
 "We" is told of the speaker and family until the chat knows the speaker's partner by name:
 then what a household shares (a diet, an allergy, a home, a budget) is told of the two of
 them (``Maya and Tom are vegetarian``). Both are decided when facts are read, from all of
-the chat's facts, since a message appended alone does not know who came before it.
+the chat's facts, since a message appended alone does not know who came before it; and a
+relation another fact already names (``Ana's sister Lena moved to Rotterdam``) is not shown
+twice.
 """
 
 from __future__ import annotations
@@ -38,12 +40,12 @@ def resolve(facts: Sequence[DurableFact], *, speakers: Iterable[str] = ()) -> li
     ``speakers`` are people known besides those the facts name (the messages' speakers).
     """
     known = known_people(facts) | {name.casefold() for name in speakers}
-    shown = []
-    for fact in facts:
-        if fact.hearsay and fact.holder.casefold() not in known:
-            continue
-        shown.append(_with_partner(fact, facts))
-    return shown
+    shown = [
+        _with_partner(fact, facts)
+        for fact in facts
+        if not (fact.hearsay and fact.holder.casefold() not in known)
+    ]
+    return [fact for fact in shown if not _said_again(fact, shown)]
 
 
 def known_people(facts: Iterable[DurableFact]) -> set[str]:
@@ -93,6 +95,20 @@ def _pet(fact: DurableFact) -> bool:
 
 def _named(fact: DurableFact) -> str:
     return fact.subject.casefold().partition(":")[2]
+
+
+def _said_again(fact: DurableFact, shown: Sequence[DurableFact]) -> bool:
+    """True for a relation another shown fact already names.
+
+    ``Ana's sister is called Lena`` beside ``Ana's sister Lena moved to Rotterdam``.
+    """
+    if not _names(fact):
+        return False
+    name = _named(fact)
+    naming = f"{holder_name(fact.holder)}'s {fact.value} {name}".casefold()
+    return any(
+        other.holder.casefold() == name and naming in other.text.casefold() for other in shown
+    )
 
 
 def _with_partner(fact: DurableFact, facts: Sequence[DurableFact]) -> DurableFact:
