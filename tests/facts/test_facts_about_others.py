@@ -169,6 +169,10 @@ def test_we_is_the_speaker_and_their_partner_once_known() -> None:
             ("diet:no-meat", "Maya and their husband do not eat meat."),
         ),
         ("We have two kids.", ("family:kid", "Maya and family have two kids.")),
+        (
+            "My girlfriend and I love sushi.",
+            ("taste:sushi", "Maya and their girlfriend love sushi."),
+        ),
     ],
 )
 def test_we_is_told_of_the_speaker_and_those_they_live_with(
@@ -180,7 +184,8 @@ def test_we_is_told_of_the_speaker_and_those_they_live_with(
 @pytest.mark.parametrize(
     "said",
     [
-        "We love that!",  # a taste of "we" may be the two people talking
+        "We love that!",
+        "We love sushi.",  # who "we" is is not said: maybe the two people talking
         "We are going to the beach.",
         "We all have our different paths.",
         "Should we rent a car?",

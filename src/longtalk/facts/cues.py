@@ -7,7 +7,9 @@ lives, not also her name; ``I have a cat allergy`` an allergy, not a pet).
 A clause about someone else, retold in the first person (see :mod:`longtalk.facts.subjects`),
 is read by fewer cues: :data:`OTHER_CUES` for a relative or a named person (what they are,
 have and like, not their plans or how to call the listener), :data:`GROUP_CUES` for "we"
-(what a household shares: diets, allergies, home, budget, children and pets).
+(what a household shares: diets, allergies, home, budget, children and pets), and
+:data:`PAIR_CUES` for a "we" whose others are named (``my girlfriend and I love sushi``:
+their tastes too, since who "we" is is said).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from longtalk.facts.cues_people import PEOPLE_CUES
 from longtalk.facts.cues_plans import PLAN_CUES
 from longtalk.facts.cues_tastes import TASTE_CUES
 
-__all__ = ["CUES", "GROUP_CUES", "OTHER_CUES", "Cue", "Found"]
+__all__ = ["CUES", "GROUP_CUES", "OTHER_CUES", "PAIR_CUES", "Cue", "Found"]
 
 CUES: tuple[Cue, ...] = (*CONSTRAINT_CUES, *PEOPLE_CUES, *TASTE_CUES, *PLAN_CUES)
 
@@ -32,5 +34,8 @@ _PERSON = frozenset(
     pet-name pet-owned drives favourite dislikes likes fan""".split()
 )
 
+_TASTES = frozenset("dislikes likes fan".split())
+
 GROUP_CUES: tuple[Cue, ...] = tuple(cue for cue in CUES if cue.name in _HOUSEHOLD)
+PAIR_CUES: tuple[Cue, ...] = tuple(cue for cue in CUES if cue.name in _HOUSEHOLD | _TASTES)
 OTHER_CUES: tuple[Cue, ...] = tuple(cue for cue in CUES if cue.name in _PERSON)

@@ -227,7 +227,14 @@ PEOPLE_CUES: tuple[Cue, ...] = (
         _origin,
     ),
     Cue("works-at", re.compile(r"\bI (?:work|am working) (?:at|for) " + PLACE), _works_at),
-    Cue("works-as", pattern(r"\bI (?:work|am working) as (?:an? )?"), _works_as),
+    Cue(
+        "works-as",
+        pattern(
+            r"\bI (?:work|am working|(?:have )?(?:just |recently )?(?:started|got|landed|took"
+            r"|accepted) (?:a |my |the )?(?:new )?(?:job|position|role)) as (?:an? )?"
+        ),
+        _works_as,
+    ),
     Cue(
         "occupation",
         pattern(

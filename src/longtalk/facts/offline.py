@@ -26,7 +26,7 @@ from collections.abc import Collection, Iterator, Sequence
 from dataclasses import replace
 
 from longtalk.core.messages import Message
-from longtalk.facts.cues import CUES, GROUP_CUES, OTHER_CUES, Cue, Found
+from longtalk.facts.cues import CUES, GROUP_CUES, OTHER_CUES, PAIR_CUES, Cue, Found
 from longtalk.facts.guard import is_human, is_suspicious
 from longtalk.facts.known import resolve
 from longtalk.facts.merge import merge_facts
@@ -138,11 +138,13 @@ def sentence_statements(sentence: str, speaker: str) -> Iterator[Found]:
     text = spoken(sentence)
     question = _question(text)
     found = [] if question else list(subjects(text, speaker))
-    groups = [(s.start, s.end) for s in found if text[s.start : s.end].endswith(" I")]
+    groups = [(subject.start, subject.end) for subject in found if subject.named_company]
     taken: list[tuple[int, int]] = []
     yield from _read(text, CUES, question=question, taken=taken, blocked=groups)
     for subject in found:
-        cues = GROUP_CUES if subject.group else OTHER_CUES
+        cues = (
+            OTHER_CUES if not subject.group else PAIR_CUES if subject.named_company else GROUP_CUES
+        )
         shift = len(subject.first) - len(text)
         for hit in _read(subject.first, cues, question=False, taken=[], at=subject.start):
             end = max(subject.end, hit.span[1] - shift)

@@ -66,7 +66,9 @@ _MORE_ADJECTIVES = re.compile(
 _TRAILING = re.compile(
     r"(?:\s+(?:too|as well|a lot|so much|very much|anymore|any more|at all|now|these days"
     r"|lately|already|though|really|either|honestly|tbh|right now|for sure|haha|lol|ever"
-    r"|for years|for a while|for ages|for now|again|please|thanks|thank you))+$",
+    r"|for years|for a while|for ages|for now|again|please|thanks|thank you|recently"
+    r"|last (?:week|month|year|weekend|summer|winter|spring|fall|autumn)|a while ago"
+    r"|(?:a few|a couple of|some|\d+|two|three|four|five) (?:days|weeks|months|years) ago))+$",
     re.IGNORECASE,
 )
 _FIRST_PERSON = (

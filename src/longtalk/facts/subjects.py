@@ -75,6 +75,11 @@ class Subject:
     end: int
     first: str
 
+    @property
+    def named_company(self) -> bool:
+        """True for ``Tom and I``, ``my husband and I``: a "we" whose others are named."""
+        return self.group and self.who != "{h} and family"
+
 
 def subjects(text: str, speaker: str) -> Iterator[Subject]:
     """The subjects of ``text``'s clauses other than ``I``, each with its clause retold."""
