@@ -7,7 +7,8 @@ lives, not also her name; ``I have a cat allergy`` an allergy, not a pet).
 A clause about someone else, retold in the first person (see :mod:`longtalk.facts.subjects`),
 is read by fewer cues: :data:`OTHER_CUES` for a relative or a named person (what they are,
 have and like, not their plans or how to call the listener), :data:`GROUP_CUES` for "we"
-(what a household shares: diets, allergies, home, budget, children and pets), and
+(what a household shares: diets, allergies, home, a budget named as such, children and pets;
+not ``we can pay $80 per unit``, a business's offer as often as a household's), and
 :data:`PAIR_CUES` for a "we" whose others are named (``my girlfriend and I love sushi``:
 their tastes too, since who "we" is is said).
 """
@@ -26,7 +27,7 @@ CUES: tuple[Cue, ...] = (*CONSTRAINT_CUES, *PEOPLE_CUES, *TASTE_CUES, *PLAN_CUES
 
 _HOUSEHOLD = frozenset(
     """allergy allergy-noun intolerant cannot-eat diet diet-on no-eat home home-of budget
-    can-spend cannot-spend family pet-name pet-adopted pet-owned""".split()
+    family pet-name pet-adopted pet-owned""".split()
 )
 _PERSON = frozenset(
     """allergy allergy-noun intolerant condition sickness cannot-eat diet diet-on no-eat quit

@@ -167,8 +167,8 @@ def _shift(m: re.Match[str], s: str) -> Found | None:
 
 def _budget(m: re.Match[str], s: str) -> Found | None:
     amount = m.group("a").strip()
-    if not re.search(r"\d", amount):
-        return None
+    if not re.search(r"\d", amount) or _PRICE.match(s, m.end()):
+        return None  # "$80 per unit" is a price, not a budget
     thing = (m.groupdict().get("z") or "").strip()
     if not thing:  # "for the car", said after the amount, or a purchase the sentence names
         after = _FOR_PURCHASE.match(s, m.end())
@@ -198,6 +198,10 @@ def _excluding(after: str) -> str:
     return f", excluding {third_person_slot(said.group('e') or said.group('e2'))}"
 
 
+_PRICE = re.compile(
+    r" (?:per|a|an|each) (?:unit|item|piece|kilo|kg|pound|litre|liter|share|copy|ticket)\b",
+    re.IGNORECASE,
+)
 _BOUND = re.compile(
     r"\b(?:about|around|roughly|(?<!went )(?<!gone )(?<!goes )(?<!go )up to|at most|max"
     r"|maximum|a maximum of|no more than|more than|over|above|beyond) $",
