@@ -422,8 +422,14 @@ async def run_longtalk(
         config = MemoryConfig(context_max_tokens=max(budgets), **setup.config)
         rules = {"budget": setup.rules} if setup.rules is not None else {}
         writer = OfflineSummaryWriter(embedder)  # the default writer, sharing the one MiniLM
-        engine = MemoryEngine(
-            storage, config=config, writer=writer, recall=retriever, counter=COUNTER, **rules
+        engine = MemoryEngine(  # as open_memory builds it: the one MiniLM everywhere
+            storage,
+            config=config,
+            writer=writer,
+            recall=retriever,
+            counter=COUNTER,
+            embedder=embedder,
+            **rules,
         )
         chat = await engine.create_chat(conv.sample_id)
         await engine.add_messages(chat.id, [t.message for t in conv.turns])

@@ -112,13 +112,13 @@ class MemoryConfig(_Strict):
     max_extensions_per_run: int = Field(8, ge=1)
     context_max_tokens: int = Field(4000, ge=50)
     facts_max_tokens: int = Field(
-        300,
+        150,
         ge=0,
         description="Most tokens of a context the chat's durable facts may take (what people "
         "said about themselves that outlives the moment); recall never takes their room.",
     )
     facts_share: float = Field(
-        0.25,
+        0.15,
         ge=0.0,
         le=1.0,
         description="The durable facts take at most this share of the budget; past it the "

@@ -86,6 +86,7 @@ class MemoryEngine:
         facts: FactKeeper | None = None,
     ) -> None:
         self.storage = storage
+        self.embedder = embedder
         self.config = config or MemoryConfig()
         self.counter = counter or resolve_counter(
             self.config.token_counter, chars_per_token=self.config.chars_per_token
@@ -119,6 +120,7 @@ class MemoryEngine:
             recall=self.recall,
             budget=self.budget,
             scope=self.scope,
+            embedder=embedder,
         )
 
     def with_config(self, config: MemoryConfig) -> MemoryEngine:
@@ -134,6 +136,7 @@ class MemoryEngine:
             pipeline=self.pipeline,
             users=self.users,
             facts=self.job.facts,
+            embedder=self.embedder,
         )
 
     @property

@@ -31,10 +31,10 @@ from longtalk.core.filters import MessageFilterPipeline, context_for
 from longtalk.core.history import Numbered, split_history
 from longtalk.core.messages import Message, format_line
 from longtalk.core.tokens import TokenCounter
+from longtalk.embed.truncation import TextEmbedder
+from longtalk.engine.durable import DurablePart
 from longtalk.engine.pipeline import apply_pipeline
 from longtalk.errors import UsageError
-from longtalk.facts.keeper import stored_facts
-from longtalk.facts.render import render_facts
 from longtalk.recall.defaults import auto_k
 from longtalk.storage.base import ChatRecord, ChatState, ChatStorage, StoredMessage
 from longtalk.storage.user_memory import UserFact, UserMemoryStore
@@ -71,6 +71,7 @@ class ContextReader:
         recall: VectorReader,
         budget: ContextBudget,
         scope: ScopeOf,
+        embedder: TextEmbedder | None = None,
     ) -> None:
         self.storage = storage
         self.users = users
@@ -81,6 +82,7 @@ class ContextReader:
         self.budget = budget
         self.scope = scope
         self.shown_summaries = ShownSummaries(counter)
+        self.durable = DurablePart(config, counter, embedder)
 
     @property
     def uses_recall(self) -> bool:
@@ -152,9 +154,8 @@ class ContextReader:
             last_summarized=state.chat.last_summarized_sequence,
             recent_turns=recent_turns,
         )
-        facts, dropped_facts = self._facts(state, budget, {seq for seq, _ in split.recent})
-        durable = tuple(part for part in (facts, user) if part is not None)
-        room = budget - sum(part.tokens + 1 for part in durable)
+        draft = self.durable.draft(state, budget, {seq for seq, _ in split.recent})
+        room = budget - draft.reserve - (user.tokens + 1 if user is not None else 0)
         earlier = [] if query else await self._older(state, split.summarized, room)
         window = await self.show([*earlier, *split.pending, *split.recent], query)
         first_recent = split.recent[0][0] if split.recent else math.inf
@@ -169,17 +170,20 @@ class ContextReader:
         try:
             if recall is not None:
                 await asyncio.sleep(0)  # recall hands the query to the embedder, then...
-            # ...the summary is cut to size while it embeds
+            # ...the facts the question needs are found and the summary cut while it embeds
+            facts, dropped_facts = await self.durable.part(draft, query)
             room_for_text = fit.summary_room - (
                 self.counter.count(SUMMARY_HEADER) + 1 if rules.headers else 0
             )
+            if facts is not None:  # what people said of themselves is shown there already
+                room_for_text -= facts.tokens
             shown = self.shown_summaries(state.summaries, max_tokens=max(0, room_for_text))
             recalled = await recall if recall is not None else []
         finally:
             if recall is not None and not recall.done():
                 recall.cancel()
         assembled = assemble_context(
-            durable=durable,
+            durable=tuple(part for part in (facts, user) if part is not None),
             recalled=recalled,
             summary=shown.text or None,
             summary_rows=shown.rows,
@@ -235,27 +239,6 @@ class ContextReader:
         """What ``shown`` costs as the recent window (its header and one line each)."""
         lines = sum(self.counter.count(format_line(message)) + 1 for _, message in shown)
         return self.counter.count(VERBATIM_HEADER) + 2 + lines
-
-    def _facts(
-        self, state: ChatState, budget: int, window: set[int]
-    ) -> tuple[ContextPart | None, int]:
-        """The chat's durable facts within ``facts_max_tokens`` and ``facts_share``.
-
-        A fact whose every source is in the recent window is shown there, word for word.
-        """
-        facts = [
-            fact
-            for fact in stored_facts(state.facts)
-            if not (fact.sequences and window.issuperset(fact.sequences))
-        ]
-        cap = min(self.config.facts_max_tokens, math.floor(budget * self.config.facts_share))
-        if not facts:
-            return None, 0
-        rendered = render_facts(facts, cap, self.counter)
-        if not rendered.text:
-            return None, len(rendered.left_out)
-        part = ContextPart("facts", rendered.text, rendered.tokens, sequences=rendered.sequences)
-        return part, len(rendered.left_out)
 
     async def _user(
         self, chat: ChatRecord, budget: int, options: ReadOptions

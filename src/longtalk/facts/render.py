@@ -95,26 +95,28 @@ def render_facts(
     counter: TokenCounter,
     *,
     header: str = FACTS_HEADER,
+    order: Sequence[DurableFact] | None = None,
 ) -> RenderedFacts:
     """The part within ``max_tokens``: header, lines, and a note when facts were left out.
 
-    Facts are left out in :func:`cut_order` until the part fits; the note's own tokens are
-    counted. When not even the header and one line fit, nothing is shown and every fact is
-    left out (the caller may still print :func:`left_out_note` elsewhere).
+    Facts are left out in ``order`` (default :func:`cut_order`: least durable first) until
+    the part fits; the note's own tokens are counted. When not even the header and one
+    line fit, nothing is shown and every fact is left out (the caller may still print
+    :func:`left_out_note` elsewhere).
     """
     costs = {id(fact): counter.count(fact_line(fact)) + 1 for fact in facts}
     base = counter.count(header) if header else 0
     shown = list(facts)
     dropped: list[DurableFact] = []
-    order = iter(cut_order(facts))
+    victims = iter(cut_order(facts) if order is None else order)
     while shown and _cost(shown, dropped, costs, base, counter) > max_tokens:
-        _drop(next(order), shown, dropped)
+        _drop(next(victims), shown, dropped)
     while shown:  # the estimate summed the lines; the joined text decides
         text = _text(header, shown, dropped)
         tokens = counter.count(text)
         if tokens <= max_tokens:
             return RenderedFacts(text, tokens, tuple(display_order(shown)), tuple(dropped))
-        _drop(next(order), shown, dropped)
+        _drop(next(victims), shown, dropped)
     return RenderedFacts("", 0, (), tuple(dropped))
 
 

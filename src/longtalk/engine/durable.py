@@ -1,0 +1,133 @@
+"""The context's durable-facts part: within its share, the facts the question needs kept.
+
+The chat's facts (merged and resolved, :func:`longtalk.facts.keeper.stored_facts`) that the
+recent window does not already show word for word are rendered within
+``min(facts_max_tokens, facts_share * budget)``. When they all fit, that is the part. When
+they do not, the facts furthest in meaning from the question are left out first (and
+counted), durability breaking near ties; without a question (or an embedder), the least
+durable first. The embedder compares the question with each fact; facts' vectors are cached
+by text, so a chat's facts are embedded once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from longtalk.config import MemoryConfig
+from longtalk.core.context import ContextPart
+from longtalk.core.tokens import TokenCounter
+from longtalk.embed.truncation import TextEmbedder
+from longtalk.facts.keeper import stored_facts
+from longtalk.facts.model import DurableFact
+from longtalk.facts.render import RenderedFacts, render_facts
+from longtalk.storage.base import ChatState
+
+log = logging.getLogger(__name__)
+DURABILITY_WEIGHT = 0.02
+"""What a step of durability (0 to 5) weighs against the question's cosine."""
+"""Facts closest to the question, kept when the part must be cut."""
+VECTOR_CACHE = 4096
+"""Fact vectors kept in memory (by text)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FactsDraft:
+    """The part's facts and cap, and how they render without a question to rank them by."""
+
+    facts: tuple[DurableFact, ...]
+    cap: int
+    plain: RenderedFacts | None
+
+    @property
+    def needs_question(self) -> bool:
+        """True when facts are left out, so the question decides which stay."""
+        return self.plain is not None and bool(self.plain.left_out)
+
+    @property
+    def reserve(self) -> int:
+        """The most tokens the part can take (with its separator); 0 without facts."""
+        if self.plain is None:
+            return 0
+        return self.cap + 1 if self.needs_question else _cost(self.plain)
+
+
+class DurablePart:
+    """Builds the durable-facts part of a context (see the module docstring)."""
+
+    def __init__(
+        self, config: MemoryConfig, counter: TokenCounter, embedder: TextEmbedder | None
+    ) -> None:
+        self.config = config
+        self.counter = counter
+        self.embedder = embedder
+        self._vectors: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
+
+    def draft(self, state: ChatState, budget: int, window: set[int]) -> FactsDraft:
+        """The facts the part may show, its cap, and their rendering by durability alone."""
+        facts = tuple(
+            fact
+            for fact in stored_facts(state.facts)
+            if not (fact.sequences and window.issuperset(fact.sequences))
+        )
+        cap = min(self.config.facts_max_tokens, math.floor(budget * self.config.facts_share))
+        plain = render_facts(facts, cap, self.counter) if facts else None
+        return FactsDraft(facts, cap, plain)
+
+    async def part(self, draft: FactsDraft, query: str | None) -> tuple[ContextPart | None, int]:
+        """The part and how many facts it leaves out (see the module docstring)."""
+        rendered = draft.plain
+        if rendered is not None and draft.needs_question and query and self.embedder is not None:
+            try:
+                order = await self._least_needed_first(query, draft.facts)
+            except Exception as exc:  # noqa: BLE001 - any embedder's failure: durability alone
+                log.warning("ranking durable facts for the question failed: %r", exc)
+            else:
+                rendered = render_facts(draft.facts, draft.cap, self.counter, order=order)
+        if rendered is None:
+            return None, 0
+        if not rendered.text:
+            return None, len(rendered.left_out)
+        part = ContextPart("facts", rendered.text, rendered.tokens, sequences=rendered.sequences)
+        return part, len(rendered.left_out)
+
+    async def _least_needed_first(
+        self, query: str, facts: Sequence[DurableFact]
+    ) -> list[DurableFact]:
+        """The facts in the order to leave them out: furthest from ``query`` first.
+
+        Closeness in meaning decides, durability a little: a constraint edges out a taste
+        that is about as close.
+        """
+        scores = await asyncio.to_thread(self._scores, query, [fact.text for fact in facts])
+        need = [
+            float(score) + DURABILITY_WEIGHT * fact.durability
+            for score, fact in zip(scores, facts, strict=True)
+        ]
+        return [facts[index] for index in np.argsort(need, kind="stable")]
+
+    def _scores(self, query: str, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """Cosine of each text to ``query`` (texts embedded once, then cached)."""
+        assert self.embedder is not None
+        missing = [text for text in dict.fromkeys(texts) if text not in self._vectors]
+        vectors = np.asarray(self.embedder.embed([query, *missing]), dtype=np.float32)
+        for text, vector in zip(missing, vectors[1:], strict=True):
+            self._vectors[text] = vector
+            if len(self._vectors) > VECTOR_CACHE:
+                self._vectors.popitem(last=False)
+        for text in texts:
+            self._vectors.move_to_end(text)
+        matrix = np.stack([self._vectors[text] for text in texts])
+        scores: npt.NDArray[np.float32] = matrix @ vectors[0]
+        return scores
+
+
+def _cost(rendered: RenderedFacts) -> int:
+    return rendered.tokens + 1 if rendered.text else 0

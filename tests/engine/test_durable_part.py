@@ -1,0 +1,78 @@
+"""The durable-facts part: within its share, least durable left out first, the question's kept."""
+
+from __future__ import annotations
+
+from longtalk.config import MemoryConfig
+from longtalk.core.messages import Message, assistant, user
+from longtalk.embed.minilm import MiniLMEmbedder
+from longtalk.engine import MemoryEngine
+from longtalk.storage.memory import InMemoryStorage
+
+SAID = [
+    "I'm allergic to shellfish, so no shrimp please.",
+    "I went vegetarian last spring.",
+    "My sister Lena moved to Rotterdam over the winter.",
+    "We adopted a tabby cat, we named him Biscuit.",
+    "My birthday is on the 29th of February.",
+    "I can't stand cilantro, it tastes like soap.",
+    "Please never ring me before 10 am.",
+    "I love hiking in the mountains.",
+    "I love jazz, especially live.",
+    "I love old maps and atlases.",
+    "I've decided to sell my motorbike and take the train.",
+    "Whenever I fly I book an aisle seat.",
+]
+FILLER = "We talked about the weather and the plans for the week, nothing else of note. " * 2
+
+
+def chat_messages() -> list[Message]:
+    messages: list[Message] = []
+    for sentence in SAID:
+        messages += [user(sentence, name="Ana"), assistant("Noted, thanks!")]
+    for day in range(12):
+        messages += [user(f"Day {day}: {FILLER}", name="Ana"), assistant(f"Day {day}. {FILLER}")]
+    return messages
+
+
+async def make_engine(**config: object) -> MemoryEngine:
+    memory = MemoryEngine(
+        InMemoryStorage(),
+        config=MemoryConfig(strategy="running_summary", **config),  # type: ignore[arg-type]
+        embedder=MiniLMEmbedder(),
+    )
+    await memory.create_chat("c")
+    await memory.add_messages("c", chat_messages())
+    return memory
+
+
+async def test_the_facts_the_question_needs_stay_when_the_share_is_too_small() -> None:
+    memory = await make_engine(facts_max_tokens=70, facts_share=1.0)
+    for question, needed in [
+        ("Where does Ana like to sit on a plane?", "aisle seat"),
+        ("What vehicle is Ana getting rid of?", "motorbike"),
+        ("Which herb does Ana hate?", "cilantro"),
+    ]:
+        context = await memory.get_context("c", question, budget_tokens=600)
+        facts = context.part("facts")
+        assert facts is not None and needed in facts.text, (question, facts)
+        assert facts.tokens <= 70 and context.dropped_facts > 0
+        assert f"[{context.dropped_facts} durable facts left out]" in facts.text
+
+
+async def test_without_a_question_the_least_durable_go_first() -> None:
+    memory = await make_engine(facts_max_tokens=70, facts_share=1.0)
+    context = await memory.get_context("c", budget_tokens=600)
+    facts = context.part("facts")
+    assert facts is not None and context.dropped_facts > 0
+    assert "allergic to shellfish" in facts.text  # a constraint outlives a taste
+    assert "jazz" not in facts.text and "hiking" not in facts.text
+
+
+async def test_the_share_bounds_the_part_and_recall_never_takes_it() -> None:
+    memory = await make_engine()
+    for budget in (300, 600, 1000):  # less than the chat: the layered context
+        context = await memory.get_context("c", "What does Ana eat?", budget_tokens=budget)
+        facts = context.part("facts")
+        assert facts is not None and context.parts[0] is facts
+        cap = min(memory.config.facts_max_tokens, int(budget * memory.config.facts_share))
+        assert facts.tokens <= cap and context.tokens_used <= budget
