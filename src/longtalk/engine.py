@@ -28,6 +28,7 @@ from longtalk.core.context import (
 )
 from longtalk.core.filters import MessageFilterPipeline, agent_pipeline, context_for
 from longtalk.core.history import Numbered, split_history
+from longtalk.core.limits import DEFAULT_LIMITS, InputLimits
 from longtalk.core.messages import Message
 from longtalk.core.tokens import TokenCounter, resolve_counter
 from longtalk.core.truncation import TruncationStrategy
@@ -93,7 +94,8 @@ class TurnResult:
 class MemoryEngine:
     """Conversation memory over a ``ChatStorage``, a ``SummaryWriter`` and optional recall.
 
-    ``writer`` defaults to the offline summarizer; ``recall`` to ``NullVectorReader``.
+    ``writer`` defaults to the offline summarizer; ``recall`` to ``NullVectorReader``;
+    ``limits`` (the input gate's) to every door's defaults.
     """
 
     def __init__(
@@ -109,9 +111,12 @@ class MemoryEngine:
         embedder: TextEmbedder | None = None,
         budget: ContextBudget | None = None,
         pipeline: MessageFilterPipeline | None = None,
+        limits: InputLimits | None = None,
     ) -> None:
         self.storage = storage
         self.config = config or MemoryConfig()
+        self.limits = limits or DEFAULT_LIMITS
+        """The input gate's limits every append of this engine is checked against."""
         self.counter = counter or resolve_counter(
             self.config.token_counter, chars_per_token=self.config.chars_per_token
         )

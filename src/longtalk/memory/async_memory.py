@@ -10,6 +10,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from longtalk.core.context import ContextPart
+from longtalk.core.limits import check_messages
 from longtalk.core.messages import Message, Role
 from longtalk.engine import MemoryEngine, SummarizeOutcome
 from longtalk.errors import StorageError, UsageError
@@ -256,6 +257,7 @@ class AsyncChat(ChatHandle):
         if not batch:
             return []
         engine = await self.memory.open()
+        check_messages(batch, engine.limits)  # the input gate: nothing stored past a limit
         stored = await engine.add_messages(self.id, batch)
         pending = self.memory._after_append(self.record)
         if pending is not None:

@@ -80,7 +80,7 @@ def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None 
     )
     install_error_handlers(app)
     document(app)
-    app.state.limits = Limits(settings.service)
+    app.state.limits = Limits.of(settings)
     # the last added runs first: the edge gate, the summary relabelling, the body gate, metrics
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     app.add_middleware(BodyGate, limits=app.state.limits)

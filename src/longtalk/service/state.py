@@ -19,7 +19,6 @@ from longtalk.errors import ConflictError, NotFoundError, UsageError
 from longtalk.memory import Context
 from longtalk.service import replicas
 from longtalk.service.auth import Authenticator
-from longtalk.service.errors import PayloadTooLarge
 from longtalk.service.events import ChatEvent, EventHub
 from longtalk.service.indexing import IndexWorker
 from longtalk.service.jobs import SummaryJobs, SummaryQueue
@@ -126,22 +125,6 @@ class Service:
 
     # -- messages -----------------------------------------------------------------------------
 
-    def check_limits(self, messages: Sequence[Message]) -> None:
-        """Refuse an empty batch, a batch or a message over the limits (nothing is stored)."""
-        if not messages:
-            raise UsageError("the batch is empty: send at least one message")
-        if len(messages) > self.config.max_batch_size:
-            raise PayloadTooLarge(
-                f"{len(messages)} messages in one batch; the limit is "
-                f"{self.config.max_batch_size} (service.max_batch_size): split the batch"
-            )
-        for index, message in enumerate(messages):
-            if len(message.content) > self.config.max_message_chars:
-                raise PayloadTooLarge(
-                    f"message {index} has {len(message.content)} characters; the limit is "
-                    f"{self.config.max_message_chars} (service.max_message_chars)"
-                )
-
     async def append_to(
         self, chat_id: str, tenant: str, messages: Sequence[Message]
     ) -> tuple[ChatRecord, list[StoredMessage]]:
@@ -149,9 +132,9 @@ class Service:
 
         Returns the chat afterwards and what was stored; never waits for a summary. The
         tenant is checked inside the write (one transaction, no read before it); another
-        tenant's chat is ``NotFoundError`` like a missing one.
+        tenant's chat is ``NotFoundError`` like a missing one. The route has passed the
+        batch through the input gate (``Limits``).
         """
-        self.check_limits(messages)
         commit = TurnCommit(chat_id, new_messages=messages, tenant=tenant)
         try:
             result = await self.engine.storage.commit_turn(commit)
@@ -182,6 +165,7 @@ class Service:
                 budget=base.budget,
                 title_llm=base.title_llm,
                 pipeline=base.pipeline,  # semantic and llm truncation keep their backends
+                limits=base.limits,
             )
         return self._views[name]
 
