@@ -27,7 +27,7 @@ from longtalk.service.compat_routes import SummaryJSONBodies
 from longtalk.service.edge import EdgeGate
 from longtalk.service.errors import install_error_handlers
 from longtalk.service.limits import Limits
-from longtalk.service.logs import redact_access_log
+from longtalk.service.logs import redact_logs
 from longtalk.service.metrics import MetricsMiddleware, ServiceMetrics
 from longtalk.service.openapi import document
 from longtalk.service.state import Service
@@ -48,6 +48,7 @@ def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None 
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        redact_logs()  # the server configured its logging after the app was made
         async with AsyncExitStack() as stack:
             memory = engine
             if memory is None:
@@ -88,7 +89,7 @@ def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None 
     # after the edge gate has refused cross-site requests, before the body gate's 415
     app.add_middleware(SummaryJSONBodies)
     app.add_middleware(EdgeGate, config=settings.service)
-    redact_access_log()
+    redact_logs()
     app.include_router(routes.router)
     app.include_router(deletion_routes.router)
     app.include_router(health.router)
