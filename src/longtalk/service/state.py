@@ -22,6 +22,7 @@ from longtalk.service.auth import Authenticator
 from longtalk.service.events import ChatEvent, EventHub
 from longtalk.service.indexing import IndexWorker
 from longtalk.service.jobs import SummaryJobs, SummaryQueue
+from longtalk.service.llm_watch import watch_llm
 from longtalk.service.metrics import ServiceMetrics
 from longtalk.service.schemas import (
     ChatOut,
@@ -60,6 +61,8 @@ class Service:
         self.recovery: asyncio.Task[None] | None = None
         self.llm_probe: tuple[float, dict[str, Any]] | None = None
         """When the LLM was last probed, and what /healthz said."""
+        self.llm_watch = watch_llm(engine)
+        """What the summary model's last calls did (None without a model)."""
         self.replicas = replicas.shared(engine, config, self.hub, self.metrics)
         self.jobs: SummaryQueue = (
             self.replicas.jobs
