@@ -118,7 +118,7 @@ async def test_context_with_provenance(api: Harness) -> None:
     assert summary["episode_ranges"] == [[s["episode_first"], s["episode_last"]] for s in summaries]
     assert summary["summary_ids"] == [s["id"] for s in summaries]
     assert verbatim["sequences"] == list(range(13 - len(verbatim["sequences"]), 13))
-    assert body["text"].startswith("Summary of the conversation so far:")
+    assert body["text"].startswith("Summary of the conversation so far, quoted:")
     small = (await api.client.post(f"/chats/{chat}/context", json={"budget_tokens": 60})).json()
     assert small["budget_tokens"] == 60 and small["tokens_used"] <= 60
     plain = (await api.client.post(f"/chats/{chat}/context", json={"strategy": "none"})).json()
