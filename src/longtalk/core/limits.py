@@ -99,6 +99,12 @@ class InputLimits:
     def message(self, message: Message, index: int | None = None) -> None:
         """One message: content, id, name, tool-call ids and metadata."""
         self.text("content", message.content, "max_message_chars", index=index)
+        if message.id == "":
+            raise InputError(
+                f"{_where(index, 'id')} is empty: give at least one character, or none",
+                field="id",
+                index=index,
+            )
         self.text("id", message.id, "max_id_chars", index=index)
         self.text("name", message.name, "max_name_chars", index=index)
         calls = message.tool_call_ids

@@ -80,8 +80,8 @@ def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None 
         lifespan=lifespan,
     )
     install_error_handlers(app)
-    document(app)
     app.state.limits = Limits.of(settings)
+    document(app, settings.input_limits)
     # the last added runs first: the edge gate, the summary relabelling, the body gate, metrics
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     app.add_middleware(BodyGate, limits=app.state.limits)

@@ -149,7 +149,7 @@ async def append_messages(
     The chat's tenant is checked in the write itself (no read before it).
     """
     limits.text("chat_id", chat_id, "max_id_chars")
-    messages = body.messages if isinstance(body, MessageBatch) else [body]
+    messages = body.plain() if isinstance(body, MessageBatch) else [body.plain()]
     try:
         limits.messages(messages)
         if idempotency_key is not None:

@@ -15,7 +15,7 @@ from longtalk.config import ServiceConfig
 from longtalk.core.context import AssembledContext
 from longtalk.core.messages import Message
 from longtalk.engine import MemoryEngine
-from longtalk.errors import ConflictError, NotFoundError, UsageError
+from longtalk.errors import ConflictError, NotFoundError
 from longtalk.memory import Context
 from longtalk.service import replicas
 from longtalk.service.auth import Authenticator
@@ -199,8 +199,6 @@ class Service:
     async def create_summary(self, body: SummaryCreate, tenant: str) -> SummaryRow:
         """Insert a summary row into a chat of the tenant."""
         chat = await self.chat(body.chat_id, tenant)
-        if body.summary_text is None:
-            raise UsageError("summary_text (or content) is required")
         first, last = body.episodes()
         row = SummaryRow(
             chat_id=chat.id,
@@ -219,7 +217,7 @@ class Service:
         self, summary_id: int, body: SummaryPatchIn, tenant: str
     ) -> SummaryRow:
         """Patch a summary row of one of the tenant's chats."""
-        await self._owner(summary_id, body.chat_id, tenant)
+        chat_id = await self._owner(summary_id, body.chat_id, tenant)
         first, last = body.episodes()
         patch = SummaryPatch(
             summary_text=body.summary_text,
@@ -229,8 +227,9 @@ class Service:
             format=body.format,
             turn_number=body.turn_number,
         )
-        if not patch.values():
-            raise UsageError("nothing to update: send summary_text, token_count or episodes")
+        if not patch.values():  # nothing to change: the row as it is
+            rows = await self.engine.storage.list_summaries(chat_id)
+            return next(row for row in rows if row.id == summary_id)
         return await self.engine.storage.update_summary(summary_id, patch)
 
     async def _owner(self, summary_id: int, chat_id: str | None, tenant: str) -> str:

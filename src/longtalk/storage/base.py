@@ -344,7 +344,7 @@ def message_ids(new: Sequence[Message]) -> list[str]:
     an ``Idempotency-Key`` request (``idem:<key>:<n>`` for n messages): found stored, it
     shows that the key named a longer request, of which this one is only a prefix.
     """
-    ids = [message.id for message in new if message.id]
+    ids = [message.id for message in new if message.id is not None]
     if len(set(ids)) != len(ids):
         repeated = sorted({i for i in ids if ids.count(i) > 1})
         raise UsageError(f"message ids must be unique within an append, repeated: {repeated}")
