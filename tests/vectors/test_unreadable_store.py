@@ -8,6 +8,7 @@ emptied and indexed again from the messages, which storage always holds.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 from typing import Any
@@ -95,3 +96,39 @@ async def test_an_unreadable_store_is_rebuilt_from_storage_and_recalls_again(
             )
     assert "rebuilt from storage" in caplog.text
     assert [turn.message.content for turn in turns] == [FACT]
+
+
+async def test_searches_during_a_compaction_wait_for_the_swap_instead_of_failing(
+    tmp_path: Path,
+) -> None:
+    store = QdrantEdgeStore(tmp_path / "edge")
+    await store.setup(dimension=4, model_id="m")
+    scopes = [RecallScope(chat_id=f"c{n}") for n in range(3)]
+    points = [
+        VectorPoint(
+            f"{scope.chat_id}-{sequence}",
+            [0.1 * sequence, 0.2, 0.3, 0.4],
+            {
+                "namespace": scope.namespace,
+                "tenant": scope.tenant,
+                "chat_id": scope.chat_id,
+                "sequence": sequence,
+            },
+        )  # fmt: skip
+        for scope in scopes
+        for sequence in range(1, 40)
+    ]
+    await store.upsert(points)
+    await store.delete(scopes[0])
+    compaction = asyncio.ensure_future(store.compact())
+    found: list[int] = []
+    try:
+        while not compaction.done():  # every search lands before, during or after the swap
+            found.append(len(await store.search(scopes[1], dense=[0.1, 0.2, 0.3, 0.4])))
+            found.append(len(await store.fetch(scopes[2], [1, 2])))
+            await asyncio.sleep(0)
+        await compaction
+        assert await store.count() == 78
+    finally:
+        await store.close()
+    assert len(found) > 10 and set(found) == {10, 2}

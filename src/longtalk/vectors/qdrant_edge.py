@@ -115,6 +115,9 @@ class QdrantEdgeStore:
         self._writing = asyncio.Lock()
         self._littered = True
         """Whether points may have been deleted since the last compaction."""
+        self._swapped = asyncio.Event()
+        """Clear while a compaction swaps the shard (reads and writes wait for it)."""
+        self._swapped.set()
 
     def __repr__(self) -> str:
         return f"QdrantEdgeStore({str(self.path)!r})"
@@ -232,7 +235,7 @@ class QdrantEdgeStore:
         """Insert or replace points by id."""
         if not points:
             return
-        shard = self._require()
+        shard = await self._ready()
         self._check_space(len(points))
         operation = qe.UpdateOperation.upsert_points([_point(p) for p in points])
         if len(points) <= _INLINE_UPSERT and not self._writing.locked():
@@ -271,7 +274,7 @@ class QdrantEdgeStore:
     ) -> list[ScoredPoint]:
         """The ``limit`` nearest points of the scope, by cosine (dense) or sparse dot."""
         one_query(dense, sparse)
-        shard = self._require()
+        shard = await self._ready()
         if sparse is not None:
             vector: Any = qe.SparseVector(list(sparse.indices), list(sparse.values))
             query = qe.Query.Nearest(vector, using=SPARSE)
@@ -288,7 +291,7 @@ class QdrantEdgeStore:
         wanted = sorted({int(s) for s in sequences})
         if not wanted:
             return []
-        shard = self._require()
+        shard = await self._ready()
         where = _filter(scope, qe.FieldCondition("sequence", match=qe.MatchAny(wanted)))
         records: list[Any] = []
         offset: Any = None
@@ -318,10 +321,10 @@ class QdrantEdgeStore:
 
         Qdrant keeps a deleted point's payload in its segment pages and write-ahead log, and
         its vacuum does not reliably rewrite every segment: the live points are copied into
-        a new shard, which then replaces the old one (whose files are removed). Writes wait
-        meanwhile; searches go on until the swap, during which they fail as
-        ``VectorStoreError`` (recall degrades to nothing). The cost grows with the store:
-        see ``bench/delete_compaction.py``.
+        a new shard, which then replaces the old one (whose files are removed before this
+        returns). Writes wait meanwhile; searches go on until the swap, and during the swap
+        (closing the old shard, opening the copy) they wait for it rather than fail. The cost
+        grows with the store: see ``bench/delete_compaction.py``.
         """
         async with self._writing:
             shard = self._require()
@@ -332,18 +335,26 @@ class QdrantEdgeStore:
             await asyncio.to_thread(
                 self._guard, "compact", lambda: _copy_shard(shard, config, self.path)
             )
+            self._swapped.clear()
             self._shard = None
-            await asyncio.to_thread(self._guard, "compact", lambda: self._swap(shard, config))
+            try:
+                await asyncio.to_thread(self._guard, "compact", lambda: self._swap(shard, config))
+            finally:
+                self._swapped.set()
+            old_dir = self.path / _REBUILD_DIRS[2]
+            await asyncio.to_thread(self._guard, "compact", lambda: shutil.rmtree(old_dir))
             self._littered = False
 
     def _swap(self, shard: Any, config: Any) -> None:
-        """Replace the shard by the compacted copy and open it (the old one again on error)."""
+        """Replace the shard by the compacted copy and open it (the old one again on error).
+
+        The old shard's files stay in ``shard.old`` for :meth:`compact` to remove.
+        """
         shard_dir, fresh_dir, old_dir = (self.path / name for name in _REBUILD_DIRS)
         try:
             _flush_close(shard)
             shard_dir.rename(old_dir)
             fresh_dir.rename(shard_dir)
-            shutil.rmtree(old_dir)
         finally:
             if not shard_dir.exists() and old_dir.exists():
                 old_dir.rename(shard_dir)
@@ -360,8 +371,14 @@ class QdrantEdgeStore:
 
     async def count(self) -> int:
         """How many points the shard holds, over every scope."""
-        shard = self._require()
+        shard = await self._ready()
         return int(self._guard("count", lambda: shard.count(qe.CountRequest(exact=True))))
+
+    async def _ready(self) -> Any:
+        """The open shard, once a compaction's swap (if one is under way) has ended."""
+        if self._shard is None and not self._swapped.is_set():
+            await self._swapped.wait()
+        return self._require()
 
     def _require(self) -> Any:
         if self._shard is None:
