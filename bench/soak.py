@@ -19,11 +19,13 @@ ratio of the end to the warm-up (the run's own baseline).
     .venv/bin/python bench/soak.py --minutes 30 --json soak.json
 
 JSON keys: ``rss_start_mb``, ``rss_warm_mb``, ``rss_end_mb``, ``rss_max_mb``,
-``slope_last_half_mb_per_min``, ``end_over_warm``, ``fds_start``, ``fds_end``,
+``slope_last_half_mb_per_min`` (and of its parts, ``slope_last_half_anon_mb_per_min``: the
+heap, ``slope_last_half_file_mb_per_min``: memory-mapped files; ``anon_end_mb``,
+``file_end_mb``), ``end_over_warm``, ``fds_start``, ``fds_end``,
 ``requests`` (by kind), ``errors`` (count and the first few), ``chats_rotated``,
-``samples`` (seconds, RSS MB, fds), ``target`` (the slope's goal and whether it is met),
-``config`` (the arguments), ``loadavg`` (start and end), ``cpus``. Exit status 1 when any
-request failed, else 0; the slope target is reported, not enforced.
+``samples`` (seconds, RSS MB, fds, heap MB, mapped-file MB), ``target`` (the slope's goal
+and whether it is met), ``config`` (the arguments), ``loadavg`` (start and end), ``cpus``.
+Exit status 1 when any request failed, else 0; the slope target is reported, not enforced.
 """
 
 from __future__ import annotations
@@ -85,12 +87,15 @@ class Load:
 # -- the server's memory ----------------------------------------------------------------------
 
 
-def rss_mb(pid: int) -> float:
-    """Resident memory of ``pid`` in MB (``VmRSS`` of ``/proc/<pid>/status``)."""
+def memory_mb(pid: int) -> dict[str, float]:
+    """``VmRSS`` of ``pid`` in MB, and its parts: ``RssAnon`` (the heap) and ``RssFile``
+    (memory-mapped files, such as the vector store's segments)."""
+    found: dict[str, float] = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError(f"no VmRSS for pid {pid}")
+        key, _, value = line.partition(":")
+        if key in ("VmRSS", "RssAnon", "RssFile"):
+            found[key] = int(value.split()[0]) / 1024
+    return found
 
 
 def open_fds(pid: int) -> int:
@@ -112,10 +117,25 @@ def slope_per_minute(samples: list[tuple[float, float]]) -> float | None:
     return slope * 60
 
 
-async def sample(pid: int, every: float, into: list[tuple[float, float, int]], t0: float) -> None:
-    """Append (seconds since ``t0``, RSS MB, fds) every ``every`` seconds until cancelled."""
+Sample = tuple[float, float, int, float, float]
+"""Seconds since the start, RSS MB, open fds, anonymous MB, file-backed MB."""
+
+
+def take(pid: int, t0: float) -> Sample:
+    memory = memory_mb(pid)
+    return (
+        time.perf_counter() - t0,
+        memory["VmRSS"],
+        open_fds(pid),
+        memory.get("RssAnon", 0.0),
+        memory.get("RssFile", 0.0),
+    )
+
+
+async def sample(pid: int, every: float, into: list[Sample], t0: float) -> None:
+    """Append a :data:`Sample` every ``every`` seconds until cancelled."""
     while True:
-        into.append((time.perf_counter() - t0, rss_mb(pid), open_fds(pid)))
+        into.append(take(pid, t0))
         await asyncio.sleep(every)
 
 
@@ -236,7 +256,7 @@ async def soak(args: argparse.Namespace, directory: Path) -> dict[str, Any]:
         assert server.process is not None
         await server.wait_ready()
         pid = server.process.pid
-        samples: list[tuple[float, float, int]] = []
+        samples: list[Sample] = []
         t0 = time.perf_counter()
         sampler = asyncio.create_task(sample(pid, args.sample_seconds, samples, t0))
         limits = httpx.Limits(max_connections=args.clients * 2)
@@ -260,18 +280,18 @@ async def soak(args: argparse.Namespace, directory: Path) -> dict[str, Any]:
             await asyncio.gather(*clients, return_exceptions=True)
         sampler.cancel()
         await asyncio.gather(sampler, return_exceptions=True)
-        samples.append((time.perf_counter() - t0, rss_mb(pid), open_fds(pid)))
+        samples.append(take(pid, t0))
     return report(args, samples, load)
 
 
-def report(
-    args: argparse.Namespace, samples: list[tuple[float, float, int]], load: Load
-) -> dict[str, Any]:
+def report(args: argparse.Namespace, samples: list[Sample], load: Load) -> dict[str, Any]:
     warm_at = args.warmup_minutes * 60
     warm = next((s for s in samples if s[0] >= warm_at), samples[-1])
     end = samples[-1]
     half = end[0] / 2
-    slope = slope_per_minute([(t, rss) for t, rss, _ in samples if t >= half])
+    slope = slope_per_minute([(s[0], s[1]) for s in samples if s[0] >= half])
+    anon = slope_per_minute([(s[0], s[3]) for s in samples if s[0] >= half])
+    mapped = slope_per_minute([(s[0], s[4]) for s in samples if s[0] >= half])
     met = slope is not None and slope <= SLOPE_TARGET
     return {
         "rss_start_mb": round(samples[0][1], 1),
@@ -279,6 +299,10 @@ def report(
         "rss_end_mb": round(end[1], 1),
         "rss_max_mb": round(max(s[1] for s in samples), 1),
         "slope_last_half_mb_per_min": None if slope is None else round(slope, 3),
+        "slope_last_half_anon_mb_per_min": None if anon is None else round(anon, 3),
+        "slope_last_half_file_mb_per_min": None if mapped is None else round(mapped, 3),
+        "anon_end_mb": round(end[3], 1),
+        "file_end_mb": round(end[4], 1),
         "end_over_warm": round(end[1] / warm[1], 3),
         "fds_start": samples[0][2],
         "fds_end": end[2],
@@ -287,7 +311,10 @@ def report(
         "errors": len(load.errors),
         "first_errors": load.errors[:10],
         "chats_rotated": load.rotated,
-        "samples": [(round(t, 1), round(rss, 1), fds) for t, rss, fds in samples],
+        "samples": [
+            (round(t, 1), round(rss, 1), fds, round(anon, 1), round(mapped, 1))
+            for t, rss, fds, anon, mapped in samples
+        ],
         "target": {"slope_mb_per_min": SLOPE_TARGET, "met": met},
     }
 
@@ -316,6 +343,11 @@ def print_report(out: dict[str, Any]) -> None:
         f"RSS start {out['rss_start_mb']} MB, after warm-up {out['rss_warm_mb']} MB, "
         f"end {out['rss_end_mb']} MB (max {out['rss_max_mb']}); end / warm-up "
         f"{out['end_over_warm']}"
+    )
+    print(
+        f"at the end: {out['anon_end_mb']} MB heap, {out['file_end_mb']} MB mapped files; "
+        f"slopes: heap {out['slope_last_half_anon_mb_per_min']}, "
+        f"files {out['slope_last_half_file_mb_per_min']} MB/min"
     )
     print(
         f"slope over the last half: {out['slope_last_half_mb_per_min']} MB/min "

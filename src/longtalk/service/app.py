@@ -21,7 +21,8 @@ from fastapi.staticfiles import StaticFiles
 from longtalk.config import Settings
 from longtalk.engine import MemoryEngine
 from longtalk.errors import LongtalkError
-from longtalk.service import deletion_routes, health, routes
+from longtalk.service import allocator, deletion_routes, health, routes
+from longtalk.service.background import stop_tasks
 from longtalk.service.body import BodyGate
 from longtalk.service.compat_routes import SummaryJSONBodies
 from longtalk.service.edge import EdgeGate
@@ -45,6 +46,7 @@ def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None 
     """
     settings = settings or Settings()
     metrics = ServiceMetrics()
+    allocator.limit_arenas()  # before the worker threads start: see service.allocator
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -66,6 +68,8 @@ def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None 
             service.indexer.start()
             stack.push_async_callback(service.indexer.stop)
             stack.callback(service.hub.close)
+            trimming = asyncio.create_task(allocator.trim_periodically(), name="longtalk-trim")
+            stack.push_async_callback(stop_tasks, [trimming])
             recovery = asyncio.create_task(_recover(service))
             service.recovery = recovery
             yield
