@@ -72,7 +72,7 @@ def test_an_existing_former_data_directory_is_used(
 def _as_former_database(path: Path) -> None:
     """Give a current SQLite database the tables and history the former name wrote."""
     with sqlite3.connect(path) as db:
-        db.execute(f"DELETE FROM longtalk_schema WHERE version > {LATEST_VERSION - 1}")
+        db.execute("DELETE FROM longtalk_schema WHERE version >= 11")  # before the rename
         db.execute("ALTER TABLE longtalk_schema RENAME TO memstrata_schema")
         db.execute("ALTER TABLE longtalk_jobs RENAME TO memstrata_jobs")
 

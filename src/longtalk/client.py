@@ -112,7 +112,7 @@ class _Api:
             f"{_chat_path(chat_id)}/context",
             {k: v for k, v in body.items() if v is not None},
         )
-        return Context(_assembled(ContextOut.model_validate(_ok(answer))))
+        return _assembled(ContextOut.model_validate(_ok(answer)))
 
     def messages(self, chat_id: str) -> Step[list[StoredMessage]]:
         found: list[StoredMessage] = []

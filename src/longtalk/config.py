@@ -111,6 +111,42 @@ class MemoryConfig(_Strict):
     summary_input_max_chars: int = Field(12000, ge=200)
     max_extensions_per_run: int = Field(8, ge=1)
     context_max_tokens: int = Field(4000, ge=50)
+    facts_max_tokens: int = Field(
+        300,
+        ge=0,
+        description="Most tokens of a context the chat's durable facts may take (what people "
+        "said about themselves that outlives the moment); recall never takes their room.",
+    )
+    facts_share: float = Field(
+        0.25,
+        ge=0.0,
+        le=1.0,
+        description="The durable facts take at most this share of the budget; past it the "
+        "least durable are left out first, and the context says how many.",
+    )
+    user_memory_tokens: int = Field(
+        200,
+        ge=0,
+        description="Most tokens of a context that what is known about the chat's user from "
+        "earlier chats may take (at most a quarter of the budget); 0 leaves it out.",
+    )
+    summary_retry_seconds: float = Field(
+        5.0, gt=0, description="First backoff after a failed summary run; doubles per failure."
+    )
+    summary_retry_max_seconds: float = Field(
+        300.0, gt=0, description="Most seconds a failing chat waits before its next try."
+    )
+
+    @model_validator(mode="after")
+    def _backoff_in_order(self) -> MemoryConfig:
+        if self.summary_retry_max_seconds < self.summary_retry_seconds:
+            raise ValueError(
+                f"summary_retry_max_seconds ({self.summary_retry_max_seconds}) is below "
+                f"summary_retry_seconds ({self.summary_retry_seconds}): the backoff's ceiling "
+                "must be at least its first wait"
+            )
+        return self
+
     token_counter: str = Field("heuristic", description="heuristic or an encoding name.")
     chars_per_token: float = Field(4.0, gt=0)
 
@@ -276,8 +312,14 @@ class Settings(_Strict):
 
     @property
     def memory(self) -> MemoryConfig:
-        """The effective memory settings."""
-        return self.supervisor.effective_memory()
+        """The effective memory settings (``service.summary_retry_*``, when set, included)."""
+        memory = self.supervisor.effective_memory()
+        moved: dict[str, Any] = {
+            name: getattr(self.service, name)
+            for name in ("summary_retry_seconds", "summary_retry_max_seconds")
+            if name in self.service.model_fields_set
+        }
+        return memory.model_copy(update=moved) if moved else memory
 
     @property
     def input_limits(self) -> InputLimits:

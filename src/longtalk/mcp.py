@@ -2,12 +2,16 @@
 
 ``longtalk mcp`` serves it over stdio: an MCP client (Claude Desktop, an IDE, an agent
 framework) gets tools to append to a chat, assemble its context, read its messages, list,
-summarize and delete chats. The memory opens from the usual settings (``LONGTALK_*``
-environment, ``longtalk.yaml``) when the client connects and closes when it leaves.
+summarize and delete chats. The memory opens from the settings the server is started with
+when the client connects, and closes when it leaves. MCP clients start stdio servers with a
+bare environment (the SDK passes ``HOME``, ``PATH`` and a few others, no ``LONGTALK_*``), so
+``longtalk mcp`` takes ``--data-dir`` and ``--config`` as arguments; the server logs where
+its chats are stored on stderr, which the client shows in its server log.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any, Literal
@@ -30,6 +34,7 @@ except ModuleNotFoundError as exc:  # pragma: no cover - depends on the installe
         "longtalk.mcp needs the MCP SDK: pip install 'longtalk[mcp]'", name=exc.name
     ) from exc
 
+log = logging.getLogger(__name__)
 SERVER_NAME = "longtalk"
 INSTRUCTIONS = (
     "Conversation memory. Append each turn with append_message, then call get_context with "
@@ -185,6 +190,9 @@ def create_server(
     @asynccontextmanager
     async def lifespan(_: MCPServer[MemoryTools]) -> AsyncIterator[MemoryTools]:
         async with AsyncMemory(settings, engine=engine) as memory:
+            storage = memory.engine.storage
+            where = getattr(storage, "location", None) or type(storage).__name__
+            log.info("longtalk MCP server: chats stored in %s", where)
             yield MemoryTools(memory)
 
     server: MCPServer[MemoryTools] = MCPServer(

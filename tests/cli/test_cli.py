@@ -28,6 +28,7 @@ def config(tmp_path: Path) -> Path:
         "  memory:\n"
         "    strategy: running_summary\n"
         "    summary_recent_turns: 2\n"
+        "    context_max_tokens: 150\n"
         "storage:\n"
         f"  sqlite_path: {tmp_path / 'cli.db'}\n",
         encoding="utf-8",
@@ -175,7 +176,7 @@ def test_demo_chat_is_valid_package_data(config: Path) -> None:
 
 
 def test_summaries_context_export(config: Path, tmp_path: Path) -> None:
-    path = write_jsonl(tmp_path / "talk.jsonl", 8)
+    path = write_jsonl(tmp_path / "talk.jsonl", 24)  # more than the 150-token budget holds
     invoke("ingest", path, "--config", config, "--chat", "talk", "--no-summarize")
     assert "No summary yet" in invoke("summaries", "talk", "--config", config).stdout
     add_summary(config, "talk")
@@ -189,12 +190,12 @@ def test_summaries_context_export(config: Path, tmp_path: Path) -> None:
     body = json.loads(context.stdout)
     assert [p["kind"] for p in body["parts"]] == ["summary", "verbatim"]
     assert body["parts"][0]["episode_ranges"] == [[1, 2]]
-    shown = invoke("context", "talk", "--config", config, "--budget", "200")
+    shown = invoke("context", "talk", "--config", config, "--budget", "150")
     assert shown.exit_code == 0 and "episodes 1-2" in shown.stdout
     target = tmp_path / "export.json"
     assert invoke("export", "talk", "--config", config, "-o", target).exit_code == 0
     exported = json.loads(target.read_text(encoding="utf-8"))
-    assert len(exported["messages"]) == 8 and exported["summaries"][0]["episode_range"] == "1-2"
+    assert len(exported["messages"]) == 24 and exported["summaries"][0]["episode_range"] == "1-2"
 
 
 def test_unknown_chat_and_bad_options(config: Path) -> None:

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 from test_cli import invoke, stored, write_jsonl
 
-from longtalk import cli
-from longtalk.cli import main
+from longtalk.cli import loading, main
 
 BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 9)}]\n" for i in range(8)
@@ -148,7 +147,7 @@ def test_an_unexpected_failure_is_one_line_and_exit_1(
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("disk on fire\nsecond line")
 
-    monkeypatch.setattr(cli, "read_chats", broken)
+    monkeypatch.setattr(loading, "read_chats", broken)
     data = write_jsonl(tmp_path / "a.jsonl", 2)
     code, err = run_main(monkeypatch, capsys, "ingest", data, "-c", config)
     assert code == 1
@@ -158,7 +157,7 @@ def test_an_unexpected_failure_is_one_line_and_exit_1(
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "read_chats", interrupted)
+    monkeypatch.setattr(loading, "read_chats", interrupted)
     code, err = run_main(monkeypatch, capsys, "ingest", data, "-c", config)
     assert code == 130 and "Traceback" not in err
 

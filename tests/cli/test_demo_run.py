@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from longtalk.cli import _load_demo
+from longtalk.cli.serving import load_demo
 from longtalk.config import load_settings
 from longtalk.factory import open_memory
 from longtalk.tools.ingest import DEMO_CHAT_ID, ChatFile, demo_path, ingest_chats, read_chats
@@ -21,10 +21,10 @@ async def test_loading_the_demo_again_adds_nothing_and_does_not_fail(
     async with open_memory(load_settings()) as memory:
         # an earlier run stopped after the first 10 messages
         await ingest_chats(memory, [ChatFile(DEMO_CHAT_ID, whole.messages[:10], "Trip")])
-        await _load_demo(memory)
+        await load_demo(memory)
         first = capsys.readouterr().out
         rows = await memory.storage.list_summaries(DEMO_CHAT_ID)
-        await _load_demo(memory)
+        await load_demo(memory)
         second = capsys.readouterr().out
         chat = await memory.storage.get_chat(DEMO_CHAT_ID)
         assert chat is not None and chat.message_count == len(whole.messages)

@@ -5,9 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from longtalk import SUPERVISOR_PIPELINE, compress_conversation_history
+from longtalk.compat.compression import compress_conversation_history
 from longtalk.config import MemoryConfig
-from longtalk.core.filters import ExcludeLastUserFilter, extract_conversation_history
+from longtalk.core.filters import (
+    SUPERVISOR_PIPELINE,
+    ExcludeLastUserFilter,
+    extract_conversation_history,
+)
 from longtalk.core.messages import Message, assistant, tool_call, tool_result, user
 from longtalk.core.tokens import HeuristicTokenCounter
 from longtalk.engine import MemoryEngine
@@ -301,7 +305,7 @@ async def test_recalled_turns_keep_their_metadata(tmp_path: Path) -> None:
 
 async def test_orbiter_generate_summary_with_longtalks_llm_summarizer() -> None:
     from longtalk.compat.orbiter import AIMemory, HumanMemory, SummaryConfig, generate_summary
-    from longtalk.summary.templates import LLMSummarizer
+    from longtalk.compat.templates import LLMSummarizer
 
     llm = ScriptedLLM(default="Ann adopted a kitten called Miso.")
     items = [HumanMemory(content="I adopted a kitten."), AIMemory(content="What is her name?")]

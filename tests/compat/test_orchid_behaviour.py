@@ -28,6 +28,7 @@ from longtalk.compat.orchid import (
     OrchidSummaryEntity,
     OrchidTruncationStrategy,
     agent_pipeline,
+    filter_summary_messages,
     truncate_content,
     truncate_content_async,
 )
@@ -589,3 +590,133 @@ async def test_custom_prompts_are_used_with_their_placeholders_filled() -> None:
     assert extending.calls[0][0][-1]["content"] == (
         "Extend: OLD with User: question-0\nAssistant: answer-0"
     )
+
+
+# --- history extraction: where the shim fixes Orchid -------------------------------------------
+
+
+def test_a_skip_prefix_never_drops_a_user_message() -> None:
+    graph = state(
+        HumanMessage("[Supervisor] is a word I use for my boss"),
+        AIMessage("[Supervisor] routing to planner"),
+        AIMessage("Noted."),
+        HumanMessage("now"),
+    )
+    assert OrchidAgent.extract_conversation_history(graph) == [
+        {"role": "user", "content": "[Supervisor] is a word I use for my boss"},
+        {"role": "assistant", "content": "Noted."},
+    ]
+
+
+def test_a_user_message_with_a_skip_prefix_can_still_be_the_current_query() -> None:
+    graph = state(HumanMessage("q"), AIMessage("a"), HumanMessage("[Supervisor] who?"))
+    assert [m["content"] for m in OrchidAgent.extract_conversation_history(graph)] == ["q", "a"]
+
+
+@pytest.mark.parametrize(
+    ("label", "content"),
+    [
+        ("[Planner]", "[Planner] Day 1: Alfama"),
+        ("[Planner]\n", "[Planner]\n  Day 1: Alfama"),
+        ("[Planner] ", "[Planner] \n Day 1: Alfama"),
+    ],
+)
+def test_the_text_after_a_stripped_label_has_no_leading_space(label: str, content: str) -> None:
+    graph = state(HumanMessage("q"), AIMessage(content), HumanMessage("now"))
+    history = OrchidAgent.extract_conversation_history(graph, strip_prefixes=(label,))
+    assert history[1] == {"role": "assistant", "content": "Day 1: Alfama"}
+
+
+# --- the agent base class -----------------------------------------------------------------------
+
+
+class Planner(OrchidAgent):
+    """A deployment's agent, written against Orchid's base class."""
+
+    @property
+    def name(self) -> str:
+        return "planner"
+
+    @property
+    def description(self) -> str:
+        return "Plans trips."
+
+    async def run(self, state: dict[str, Any]) -> dict[str, Any]:
+        history = self.extract_conversation_history(state, strip_prefixes=("[Planner]\n",))
+        history = await self.compress_conversation_history(
+            history, chat_model=self._chat_model, recent_turns=1
+        )
+        answer = await self.summarise(
+            self.extract_user_query(state),
+            {"weather": "sunny"},
+            [],
+            system_prompt="You plan trips.",
+            conversation_history=history,
+        )
+        return {"messages": [AIMessage(f"[Planner]\n{answer}")]}
+
+
+def test_the_base_class_needs_a_name_a_description_and_run() -> None:
+    class Nameless(OrchidAgent):
+        async def run(self, state: dict[str, Any]) -> dict[str, Any]:
+            return {}
+
+    with pytest.raises(TypeError, match="abstract"):
+        Nameless()  # type: ignore[abstract]
+
+
+def test_the_constructor_takes_orchids_keywords_and_absorbs_the_builders_extras() -> None:
+    reader = object()
+    agent = Planner(
+        reader=reader, chat_model=None, model_id="m", config={"x": 1}, summary_config={}
+    )
+    assert (agent.reader, agent.model_id, agent.mcp_clients, agent.rag_namespace) == (
+        reader,
+        "m",
+        [],
+        "",
+    )
+
+
+async def test_an_agent_answers_with_its_compressed_history() -> None:
+    model = ScriptedChatModel(["They planned day 1.", "Day 3: Belém."])
+    graph = state(
+        HumanMessage("Plan Lisbon"),
+        AIMessage("[Planner]\nDay 1: Alfama"),
+        HumanMessage("And day 2?"),
+        AIMessage("[Planner]\nDay 2: Sintra"),
+        HumanMessage("And day 3?"),
+    )
+    result = await Planner(chat_model=model).run(graph)
+    assert result["messages"][0].content == "[Planner]\nDay 3: Belém."
+    sent = model.calls[1][0]
+    assert sent[0]["role"] == "system" and sent[0]["content"].startswith("You plan trips.")
+    assert "LATEST message" in sent[0]["content"]  # the reminder, since there is history
+    assert sent[1] == {"role": "assistant", "content": SUMMARY_LABEL + "They planned day 1."}
+    assert sent[2:4] == [
+        {"role": "user", "content": "And day 2?"},
+        {"role": "assistant", "content": "Day 2: Sintra"},
+    ]
+    assert sent[-1]["content"].startswith("User query: And day 3?\n\nLive data (from API):")
+    assert '"weather": "sunny"' in sent[-1]["content"]
+
+
+async def test_summarise_without_history_sends_no_reminder_and_needs_a_chat_model() -> None:
+    model = ScriptedChatModel(["ok"])
+    rag = [{"content": "Lisbon has trams."}]
+    answer = await Planner(chat_model=model).summarise("q", {}, rag, system_prompt="SYS")
+    assert answer == "ok"
+    system, user_message = model.calls[0][0]
+    assert system == {"role": "system", "content": "SYS"}
+    assert user_message["content"].startswith("User query: q\n\nBackground knowledge (from RAG):")
+    assert model.calls[0][1]["temperature"] == 0.2
+    with pytest.raises(RuntimeError, match="no chat model"):
+        await Planner().summarise("q", {}, [], system_prompt="SYS")
+
+
+def test_summary_messages_are_filtered_before_they_are_fed_back() -> None:
+    history = [
+        {"role": "assistant", "content": SUMMARY_LABEL + "Earlier."},
+        {"role": "user", "content": "q"},
+    ]
+    assert filter_summary_messages(history) == [{"role": "user", "content": "q"}]

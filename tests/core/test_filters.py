@@ -36,10 +36,10 @@ from longtalk.core.messages import (
 )
 from longtalk.core.truncation import ELLIPSIS, MIDDLE_MARKER, TruncationStrategy
 from longtalk.embed.truncation import SemanticShortener
+from longtalk.engine.pipeline import apply_pipeline
 from longtalk.errors import LLMTransientError
 from longtalk.llm.base import LLMRequest, LLMResponse
 from longtalk.llm.truncation import LLMShortener
-from longtalk.truncation import apply_pipeline
 
 
 class ScriptedLLM:

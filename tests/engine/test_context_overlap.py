@@ -33,7 +33,7 @@ async def test_the_summary_is_cut_while_the_query_embeds(tmp_path: Path) -> None
     async with from_url(f"sqlite:///{tmp_path / 'chats.db'}") as storage:
         recall = HybridRetriever(QdrantEdgeStore(tmp_path / "vectors"), Watched(MiniLMEmbedder()))
         engine = MemoryEngine(storage, recall=recall)
-        engine.shown_summaries = Overlapping(engine.counter)
+        engine.reader.shown_summaries = Overlapping(engine.counter)
         await engine.create_chat("c")
         turns = [
             user("I adopted a grey kitten named Miso."),
@@ -41,6 +41,6 @@ async def test_the_summary_is_cut_while_the_query_embeds(tmp_path: Path) -> None
         ]
         await engine.add_messages("c", turns * 20)
         embedding.clear()
-        context = await engine.get_context("c", "What is the kitten called?")
+        context = await engine.get_context("c", "What is the kitten called?", budget_tokens=200)
         assert seen == [True] and "Miso" in context.text
         await recall.close()

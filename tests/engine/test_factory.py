@@ -21,6 +21,9 @@ def settings(tmp_path: Path, vectors: str | None = None, **memory: object) -> Se
     )
 
 
+SUNNY = "Sunny all day, 24 degrees, with a light breeze from the sea in the afternoon."
+
+
 async def test_embedded_defaults_recall_an_old_turn_end_to_end(tmp_path: Path) -> None:
     config = settings(tmp_path, summary_recent_turns=2, summary_trigger_tokens=20)
     async with open_memory(config) as memory:
@@ -31,8 +34,10 @@ async def test_embedded_defaults_recall_an_old_turn_end_to_end(tmp_path: Path) -
             chat.id, [user("My sister Ines is allergic to peanuts."), assistant("Noted.")]
         )
         for i in range(6):
-            await memory.run_turn(chat.id, [user(f"Weather on day {i}?"), assistant("Sunny.")])
-        context = await memory.get_context(chat.id, "Which food allergy does Ines have?")
+            weather = [user(f"What is the weather on day {i} in Lisbon?"), assistant(SUNNY)]
+            await memory.run_turn(chat.id, weather)
+        question = "Which food allergy does Ines have?"
+        context = await memory.get_context(chat.id, question, budget_tokens=200)
     recalled = context.part("recalled")
     assert recalled is not None
     assert "allergic to peanuts" in recalled.text and recalled.sequences[0] == 1

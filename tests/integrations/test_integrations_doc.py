@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -72,19 +70,21 @@ def test_langgraph_store_example(capsys: pytest.CaptureFixture[str]) -> None:
 def test_otel_example(capsys: pytest.CaptureFixture[str]) -> None:
     run(block("instrument("))
     out = capsys.readouterr().out
-    assert "'longtalk.add_messages'" in out and "'longtalk.get_context'" in out
+    assert "'longtalk.append'" in out and "'longtalk.get_context'" in out
 
 
 def test_mcp_example(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    # the SDK passes only a few variables (HOME, PATH, ...) to the server it starts
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    # the SDK passes only a few variables (HOME, PATH, ...) to the server it starts: the
+    # data directory given as an argument is where the chats land, not HOME's
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
     run(block("stdio_client"))  # capfd: the server's stderr needs a real file descriptor
     out = capfd.readouterr().out
     assert "'role': 'user', 'content': 'Find me a quiet hotel in Alfama.'" in out
-    assert list((tmp_path / ".local" / "share" / "longtalk").glob("*.db"))
+    assert (tmp_path / "memory-data" / "longtalk.db").is_file()
+    assert not (tmp_path / "home" / ".local" / "share" / "longtalk").exists()
 
 
 def responses_api(seen: Seen) -> Reply:

@@ -20,7 +20,10 @@ from longtalk.storage.config import StorageConfig
 
 def settings(tmp_path: Path) -> Settings:
     memory = MemoryConfig(
-        strategy="running_summary", summary_recent_turns=1, summary_trigger_tokens=30
+        strategy="running_summary",
+        summary_recent_turns=1,
+        summary_trigger_tokens=30,
+        context_max_tokens=150,
     )
     return Settings(
         supervisor=SupervisorConfig(memory=memory),
@@ -40,7 +43,7 @@ def test_messages_round_trip_and_clear(tmp_path: Path) -> None:
         ToolMessage("22 °C, sunny", tool_call_id="call-1", id="m3"),
         AIMessage("Sunny, 22 °C.", id="m4"),
     ]
-    with Memory(settings(tmp_path)) as memory:
+    with Memory(settings(tmp_path), summarize="inline") as memory:
         history = LongtalkChatMessageHistory(memory, "weather", user="priya", view="all")
         history.add_messages(sent)
         history.add_messages(sent[:1])  # same id: stored once
@@ -57,7 +60,7 @@ def test_messages_round_trip_and_clear(tmp_path: Path) -> None:
 
 
 def test_the_context_view_is_bounded(tmp_path: Path) -> None:
-    with Memory(settings(tmp_path)) as memory:
+    with Memory(settings(tmp_path), summarize="inline") as memory:
         history = LongtalkChatMessageHistory(memory, "long")
         for day in range(8):
             history.add_user_message(f"Plan day {day} of the Lisbon trip, please.")
@@ -83,7 +86,7 @@ async def test_runnable_with_message_history(tmp_path: Path) -> None:
     prompt = ChatPromptTemplate.from_messages(
         [("system", "You plan trips."), MessagesPlaceholder("history"), ("human", "{question}")]
     )
-    async with AsyncMemory(settings(tmp_path)) as memory:
+    async with AsyncMemory(settings(tmp_path), summarize="inline") as memory:
 
         def history_for(session_id: str) -> LongtalkChatMessageHistory:
             return LongtalkChatMessageHistory(memory, session_id, view="all")

@@ -18,7 +18,10 @@ from longtalk.storage.config import StorageConfig
 
 def settings(tmp_path: Path) -> Settings:
     memory = MemoryConfig(
-        strategy="running_summary", summary_recent_turns=1, summary_trigger_tokens=30
+        strategy="running_summary",
+        summary_recent_turns=1,
+        summary_trigger_tokens=30,
+        context_max_tokens=150,
     )
     return Settings(
         supervisor=SupervisorConfig(memory=memory),
@@ -37,7 +40,7 @@ async def test_the_node_stores_each_message_once_and_bounds_the_model_input(
         question = state["messages"][-1].text
         return {"messages": [AIMessage(f"Answer {len(seen)}: about {question}")]}
 
-    async with AsyncMemory(settings(tmp_path)) as memory:
+    async with AsyncMemory(settings(tmp_path), summarize="inline") as memory:
         builder = StateGraph(ContextState)
         builder.add_node("remember", MemoryNode(memory))
         builder.add_node("model", model)
@@ -70,7 +73,7 @@ async def test_the_node_stores_each_message_once_and_bounds_the_model_input(
 
 
 async def test_a_thread_id_is_required(tmp_path: Path) -> None:
-    async with AsyncMemory(settings(tmp_path)) as memory:
+    async with AsyncMemory(settings(tmp_path), summarize="inline") as memory:
         node = MemoryNode(memory)
         with pytest.raises(UsageError, match="thread_id"):
             await node({"messages": [HumanMessage("hi")]}, {"configurable": {}})

@@ -41,7 +41,7 @@ async def fill(store: BaseStore) -> None:
 
 
 async def test_chats_messages_and_summaries(tmp_path: Path) -> None:
-    async with AsyncMemory(settings(tmp_path)) as memory:
+    async with AsyncMemory(settings(tmp_path), summarize="inline") as memory:
         store = LongtalkStore(memory)
         await fill(store)
         await store.aput(("chats", "trip"), "m0", {"role": "user", "content": TRIP[0][1]})  # no-op
@@ -106,7 +106,7 @@ async def test_a_graph_node_reads_another_chat(tmp_path: Path) -> None:
         found = await store.asearch(("chats", "trip"), query=state["question"], limit=1)
         return {"notes": [item.value["content"] for item in found]}
 
-    async with AsyncMemory(settings(tmp_path)) as memory:
+    async with AsyncMemory(settings(tmp_path), summarize="inline") as memory:
         store = LongtalkStore(memory)
         await fill(store)
         builder = StateGraph(LookupState)

@@ -25,7 +25,10 @@ RUN = RunConfig(tracing_disabled=True)
 
 def settings(tmp_path: Path) -> Settings:
     memory = MemoryConfig(
-        strategy="running_summary", summary_recent_turns=1, summary_trigger_tokens=30
+        strategy="running_summary",
+        summary_recent_turns=1,
+        summary_trigger_tokens=30,
+        context_max_tokens=150,
     )
     return Settings(
         supervisor=SupervisorConfig(memory=memory),
@@ -65,7 +68,7 @@ def weather(city: str) -> str:
 
 async def test_the_runner_keeps_history_in_longtalk(tmp_path: Path, server: ScriptedServer) -> None:
     server.enqueue(text("Stay in Alfama."), text("Try the seafood in Cais do Sodré."))
-    async with AsyncMemory(settings(tmp_path)) as memory:
+    async with AsyncMemory(settings(tmp_path), summarize="inline") as memory:
         session = LongtalkSession("trip", memory, user="priya", view="all")
         await Runner.run(agent(server), "Where should I stay?", session=session, run_config=RUN)
         await Runner.run(agent(server), "And for dinner?", session=session, run_config=RUN)
@@ -101,7 +104,7 @@ async def test_function_calls_round_trip(tmp_path: Path, server: ScriptedServer)
         text("Sunny, 22 °C."),
         text("Pack sunscreen."),
     )
-    async with AsyncMemory(settings(tmp_path)) as memory:
+    async with AsyncMemory(settings(tmp_path), summarize="inline") as memory:
         session = LongtalkSession("weather", memory)
         run = agent(server, tools=[weather])
         await Runner.run(run, "Weather in Lisbon?", session=session, run_config=RUN)
@@ -124,7 +127,7 @@ async def test_function_calls_round_trip(tmp_path: Path, server: ScriptedServer)
 
 
 async def test_the_context_view_is_bounded(tmp_path: Path, server: ScriptedServer) -> None:
-    async with AsyncMemory(settings(tmp_path)) as memory:
+    async with AsyncMemory(settings(tmp_path), summarize="inline") as memory:
         session = LongtalkSession("long", memory)
         for day in range(8):
             await session.add_items(

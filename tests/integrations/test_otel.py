@@ -94,7 +94,9 @@ def backend(server: ScriptedServer) -> OpenAICompatibleLLM:
 
 @pytest.fixture
 async def engine(tmp_path: Path, server: ScriptedServer) -> AsyncIterator[MemoryEngine]:
-    config = MemoryConfig(strategy="running_summary", summary_recent_turns=1)
+    config = MemoryConfig(
+        strategy="running_summary", summary_recent_turns=1, context_max_tokens=100
+    )
     async with from_url(f"sqlite:///{tmp_path / 'otel.db'}") as storage, backend(server) as llm:
         writer = LLMSummaryWriter(llm, use_json_schema=False)
         yield MemoryEngine(storage, config=config, writer=writer)
@@ -112,10 +114,12 @@ async def test_memory_operations_and_model_calls_are_traced(
     assert instrument(engine) is engine  # a second call changes nothing
     await engine.create_chat("trip")
     turns = [
-        user("A hotel in Alfama?"),
-        assistant("Yes, near the castle."),
-        user("And Belém?"),
-        assistant("Take tram 15."),
+        user("Can you find us a quiet hotel in Alfama for the first three nights?"),
+        assistant("Yes: two small guesthouses near the castle have rooms, both with views."),
+        user("And how do we get from there to Belém and the monastery?"),
+        assistant("Take tram 15 from Praça da Figueira; it stops right at the monastery."),
+        user("Is the Gulbenkian museum worth half a day, or should we skip it?"),
+        assistant("Worth it: the collection is small but superb, and the garden is lovely."),
     ]
     await engine.add_messages("trip", turns)
     await engine.summarize("trip", force=True)
@@ -123,7 +127,7 @@ async def test_memory_operations_and_model_calls_are_traced(
 
     spans = {span.name: span for span in telemetry.finished()}
     assert {
-        "longtalk.add_messages",
+        "longtalk.append",
         "longtalk.summarize",
         "chat gpt-test",
         "longtalk.get_context",

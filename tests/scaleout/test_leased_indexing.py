@@ -120,6 +120,8 @@ async def test_replicas_embed_every_turn_once(database: str) -> None:
 
         await asyncio.gather(*(write(number, chat) for number, chat in enumerate(chats)))
         await wait_indexed(database, timeout=120)
+        for app, _ in services:  # every run has ended and been counted (none is cut short)
+            await asyncio.wait_for(app.state.service.indexer.drain(), 60)
         for app, _ in services:  # nothing is left for anyone: no run embeds anything more
             await app.state.service.indexer.stop()
         indexed = [

@@ -74,6 +74,7 @@ def make_settings(
                     "summary_trigger": "pending_tokens",
                     "summary_trigger_tokens": 20,
                     "summary_recent_turns": 1,
+                    "context_max_tokens": 250,  # below what the chats grow to: layered
                 }
             },
             "service": {

@@ -109,16 +109,18 @@ async def test_context_with_provenance(api: Harness) -> None:
         await api.client.post(f"/chats/{chat}/messages", json={"messages": exchange(number)})
     await api.settle()
     summaries = (await api.client.get(f"/chats/{chat}/summaries")).json()["items"]
-    response = await api.client.post(f"/chats/{chat}/context", json={"query": "Lisbon"})
+    asked = {"query": "Lisbon", "budget_tokens": 150}  # less than the chat: layered
+    response = await api.client.post(f"/chats/{chat}/context", json=asked)
     body = response.json()
     assert response.status_code == 200 and body["strategy"] == "running_summary"
     kinds = [part["kind"] for part in body["parts"]]
-    assert kinds == ["summary", "verbatim"]
-    summary, verbatim = body["parts"]
+    assert kinds == ["facts", "summary", "verbatim"]  # the summary's preference, decision
+    facts, summary, verbatim = body["parts"]
+    assert "quiet neighbourhoods" in facts["text"].lower() and facts["sequences"]
     assert summary["episode_ranges"] == [[s["episode_first"], s["episode_last"]] for s in summaries]
     assert summary["summary_ids"] == [s["id"] for s in summaries]
     assert verbatim["sequences"] == list(range(13 - len(verbatim["sequences"]), 13))
-    assert body["text"].startswith("Summary of the conversation so far, quoted:")
+    assert body["text"].startswith("Durable facts the participants stated:")
     small = (await api.client.post(f"/chats/{chat}/context", json={"budget_tokens": 60})).json()
     assert small["budget_tokens"] == 60 and small["tokens_used"] <= 60
     plain = (await api.client.post(f"/chats/{chat}/context", json={"strategy": "none"})).json()

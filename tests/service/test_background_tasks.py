@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from longtalk.service.background import stop_tasks, wait_event
+from longtalk.jobs.background import stop_tasks, wait_event
 
 
 async def waiting_loop(event: asyncio.Event, rounds: list[int]) -> None:

@@ -23,13 +23,14 @@ async def test_window_and_summary_cap_are_settable_per_request(
         for number in range(8):
             await api.client.post(f"/chats/{chat}/messages", json={"messages": exchange(number)})
         await api.settle()
-        default = (await api.client.post(f"/chats/{chat}/context", json={})).json()
+        wide = {"budget_tokens": 400}
+        default = (await api.client.post(f"/chats/{chat}/context", json=wide)).json()
         assert default["window_intact"] and default["dropped_pending"] == 0
-        body = {"summary_max_tokens": 25, "recent_turns": 1, "budget_tokens": 400}
+        body = {"summary_max_tokens": 25, "recent_turns": 1, "budget_tokens": 200}
         capped = (await api.client.post(f"/chats/{chat}/context", json=body)).json()
         summary = next(p for p in capped["parts"] if p["kind"] == "summary")
         assert summary["tokens"] <= 25 and summary["truncated"]
-        assert capped["tokens_used"] <= 400 and capped["window_intact"]
+        assert capped["tokens_used"] <= 200 and capped["window_intact"]
         bad = {"summary_max_tokens": -1}
         assert (await api.client.post(f"/chats/{chat}/context", json=bad)).status_code == 422
 

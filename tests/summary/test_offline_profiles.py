@@ -37,7 +37,7 @@ def test_a_speakers_own_facts_become_their_dated_profile() -> None:
     assert first.endswith("(8 May 2023)") and "pottery class" in first and "kids" in first
     assert second.endswith("(2 June 2023)") and "camping" in second and "beach" in second
     caroline = next(e for e in summary.entities if e.name == "Caroline")
-    assert caroline.details == "participant"  # said nothing of herself in the first person
+    assert caroline.details == ""  # said nothing of herself in the first person
 
 
 def test_phrases_rank_by_repetition_and_leave_out_names_and_filler() -> None:
@@ -80,17 +80,26 @@ def test_a_cut_summary_keeps_profiles_before_story_and_loses_their_oldest_days_f
     assert kept and kept == list(range(kept[0], 12)) and kept[0] > 0  # the newest days stay
 
 
-def test_names_without_details_are_listed_once_and_relative_dates_left_out() -> None:
+def test_names_without_details_are_listed_once_without_dates_or_amounts() -> None:
     summary = ConversationSummary(
         entities=(
             SummaryEntity(name="Tim", type="person", details="fantasy novels (8 May 2023)"),
             SummaryEntity(name="Charlotte's Web", type="thing"),
             SummaryEntity(name="last week", type="date"),
             SummaryEntity(name="8 May 2023", type="date"),
+            SummaryEntity(name="42,000 euro", type="thing"),
         )
     )
     lines = summary.to_context_string().splitlines()
     assert lines == [
         "Entities: Tim (person): fantasy novels (8 May 2023)",
-        "Also mentioned: Charlotte's Web, 8 May 2023",
+        "Also mentioned: Charlotte's Web",
     ]
+
+
+def test_a_dump_of_names_is_not_shown_as_also_mentioned() -> None:
+    names = ["Portugal", "Lisbon", "Porto", "Ericeira", "Sintra", "Belém", "Nazaré", "Douro"]
+    listed = ConversationSummary(entities=tuple(SummaryEntity(name=n) for n in names))
+    assert listed.to_context_string() == "Also mentioned: " + ", ".join(names)
+    dumped = ConversationSummary(entities=(*listed.entities, SummaryEntity(name="Coimbra")))
+    assert dumped.to_context_string() == ""

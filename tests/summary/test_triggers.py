@@ -6,9 +6,9 @@ import dataclasses
 
 import pytest
 
+from longtalk.compat.templates import SummaryConfig
 from longtalk.core.messages import Message, assistant, user
 from longtalk.core.tokens import HeuristicTokenCounter, TiktokenCounter
-from longtalk.summary.templates import SummaryConfig
 from longtalk.summary.triggers import (
     AllOf,
     AnyOf,

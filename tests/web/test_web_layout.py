@@ -100,10 +100,10 @@ async def test_layout_at_phone_and_desktop_widths(
         await page.wait_for_selector("body[data-events='open']")
         await page.locator(".context-part").first.wait_for()
         assert await page.locator("#list-view").is_hidden()
-        widths = await page.locator(".context-part .fill").evaluate_all(
-            "fills => fills.map(fill => fill.getBoundingClientRect().width)"
+        widths = await page.locator("#context-bar .segment").evaluate_all(
+            "segments => segments.map(segment => segment.getBoundingClientRect().width)"
         )
-        assert widths and all(width > 0 for width in widths)  # the meters are drawn
+        assert widths and all(width > 0 for width in widths)  # the layers are drawn
 
         chain = (await api.client.get("/chats/long/summaries")).json()["items"]
         live_rows = sum(row["kind"] != "archived" for row in chain)

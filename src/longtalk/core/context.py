@@ -1,7 +1,10 @@
-"""Context assembly under the context contract: [recalled turns] [summary] [recent window].
+"""Context assembly under the context contract: [durable] [recalled] [summary] [recent window].
 
 Pure logic. The contract, in order of claim on the budget:
 
+0. the **durable** parts (the chat's durable facts, what is known about its user from
+   earlier chats) come first, already rendered within their own bounded share; recall
+   never takes their room;
 1. the **recent window** (the last ``summary_recent_turns`` exchanges) is shown whole, in
    order; only when it alone exceeds the budget are its oldest messages cut, and the context
    says so (``window_intact`` False, a note line);
@@ -18,15 +21,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
 
-from longtalk.core.messages import Message, Role, format_line
+from longtalk.core.messages import Message, MessageType, Role, format_line
 from longtalk.core.quoting import neutralize, quoted_line
 from longtalk.core.relative_dates import annotate_relative_dates
 from longtalk.core.tokens import DEFAULT_COUNTER, TokenCounter
 
-PartKind = Literal["recalled", "summary", "verbatim", "user"]
+PartKind = Literal["facts", "user", "recalled", "summary", "verbatim"]
+DURABLE_KINDS: tuple[PartKind, ...] = ("facts", "user")
 
 RECALL_HEADER = "Relevant earlier conversation, quoted:"
 SUMMARY_HEADER = "Summary of the conversation so far, quoted:"
@@ -133,13 +137,36 @@ class ContextPart:
         return tuple(message.id for message in self.messages)
 
 
-@dataclass(frozen=True, slots=True)
-class AssembledContext:
-    """The context, as ordered parts with provenance; ``render()`` gives the final string.
+class KnownFactLike(Protocol):
+    """An item of the user part (``longtalk.storage.user_memory.UserFact`` fits)."""
 
-    ``dropped_verbatim`` counts window messages cut because the window alone exceeded the
-    budget (``window_intact`` is then False); ``dropped_pending`` counts pending messages
-    left out; ``dropped_recalled`` recalled turns that did not fit.
+    @property
+    def text(self) -> str:
+        """What is known."""
+        ...
+
+    @property
+    def chat_id(self) -> str | None:
+        """The chat it was taken from (None when the application stored it)."""
+        ...
+
+    @property
+    def episodes(self) -> tuple[int, int]:
+        """The episodes of that chat it was taken from."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """The context for one turn, as ordered parts with provenance.
+
+    ``messages`` is what to send the model (OpenAI-style dicts); ``render()`` (or ``text``)
+    the whole context as one string; ``parts`` the parts in contract order, each with its
+    kind, text, tokens and provenance. ``dropped_verbatim`` counts window messages cut
+    because the window alone exceeded the budget (``window_intact`` is then False);
+    ``dropped_pending`` counts pending messages left out, ``dropped_recalled`` recalled
+    turns that did not fit and ``dropped_facts`` durable facts the facts share could not
+    hold. ``user_facts`` are the items of the user part, each with the chat it came from.
     """
 
     parts: tuple[ContextPart, ...]
@@ -148,6 +175,8 @@ class AssembledContext:
     dropped_recalled: int = 0
     dropped_verbatim: int = 0
     dropped_pending: int = 0
+    dropped_facts: int = 0
+    user_facts: tuple[KnownFactLike, ...] = ()
 
     def part(self, kind: PartKind) -> ContextPart | None:
         """The part of that kind, if present."""
@@ -177,12 +206,27 @@ class AssembledContext:
         return found.text if found else None
 
     @property
+    def user(self) -> ContextPart | None:
+        """The user part: what is known about the chat's user from earlier chats."""
+        return self.part("user")
+
+    @property
+    def facts(self) -> ContextPart | None:
+        """The durable facts part."""
+        return self.part("facts")
+
+    @property
     def tokens_used(self) -> int:
         """Sum of the parts' token counts (an upper bound of the rendered string's count)."""
         return sum(part.tokens for part in self.parts) + max(0, len(self.parts) - 1)
 
+    @property
+    def tokens(self) -> int:
+        """Same as :attr:`tokens_used`."""
+        return self.tokens_used
+
     def preamble(self) -> str:
-        """Recalled turns and summary only: the text to place before the chat messages."""
+        """Every part but the recent window: the text to place before the chat messages."""
         return "\n\n".join(part.text for part in self.parts if part.kind != "verbatim")
 
     def render(self) -> str:
@@ -194,6 +238,40 @@ class AssembledContext:
         """Same as :meth:`render`."""
         return self.render()
 
+    @property
+    def messages(self) -> list[dict[str, str]]:
+        """The messages to send: see :meth:`to_messages`."""
+        return self.to_messages()
+
+    def to_messages(self, system: str | None = None) -> list[dict[str, str]]:
+        """The context as chat messages, ``system`` (your instructions) leading the preamble.
+
+        Every part but the recent window goes into one system message; the window follows
+        with its real roles. Tool calls and tool results become assistant messages marked
+        ``[tool call]`` / ``[tool result]``: a bare ``{"role", "content"}`` message cannot
+        carry call ids. When the window was cut, its note leads the window.
+        """
+        preamble = [text for text in (system, self.preamble()) if text]
+        window = self.part("verbatim")
+        if window is not None and window.truncated:
+            preamble.append(OMITTED_NOTE.format(count=self.dropped_verbatim))
+        shown: list[dict[str, str]] = []
+        if preamble:
+            shown.append({"role": "system", "content": "\n\n".join(preamble)})
+        shown += [_as_chat_message(message) for message in self.verbatim]
+        return shown
+
+
+AssembledContext = Context
+"""The name the engine and the benchmarks use for :class:`Context`."""
+
+
+def _as_chat_message(message: Message) -> dict[str, str]:
+    if message.type == MessageType.TOOL or message.role == Role.TOOL:
+        mark = "[tool result]" if message.role == Role.TOOL else "[tool call]"
+        return {"role": "assistant", "content": f"{mark} {message.content}"}
+    return {"role": message.role.value, "content": message.content}
+
 
 Shown = Message | tuple[int, Message]
 """A verbatim message, bare or numbered with its stored sequence (for provenance)."""
@@ -201,29 +279,35 @@ Shown = Message | tuple[int, Message]
 
 def assemble_context(
     *,
+    durable: Sequence[ContextPart] = (),
     recalled: Sequence[RecalledLike] = (),
     summary: str | None = None,
     summary_rows: Sequence[SummaryRowLike] = (),
+    summary_cut: bool = False,
     verbatim: Sequence[Shown] = (),
     pending: Sequence[Shown] = (),
     budget_tokens: int,
     counter: TokenCounter = DEFAULT_COUNTER,
     rules: ContextBudget = DEFAULT_BUDGET,
 ) -> AssembledContext:
-    """Assemble [recalled turns] [summary] [recent window] within ``budget_tokens``.
+    """Assemble [durable] [recalled turns] [summary] [recent window] within ``budget_tokens``.
 
     Args:
+        durable: the durable parts (facts, user), already rendered within their share: they
+            lead the context and the rest is assembled in what they leave.
         recalled: recalled turns, best first (as the retriever returns them).
         summary: the summary text; when None, the rows' texts joined (oldest first).
         summary_rows: the rows the summary shows (their episode ranges are the provenance;
             when the text is built from them and too long, the oldest rows go first).
+        summary_cut: the summary text was already cut to fit (the part says it is truncated).
         verbatim: the recent window, oldest first (bare or ``(sequence, message)``).
         pending: messages older than the window not summarized yet, oldest first.
         budget_tokens: the ceiling for the whole rendered context.
         counter: counts tokens.
         rules: the contract's numbers.
     """
-    budget = max(0, budget_tokens)
+    total = max(0, budget_tokens)
+    budget = total - sum(_cost(part) for part in durable)
     window, later = _numbered(verbatim), _numbered(pending)
     recent = _window(window, budget - 1, counter, rules)
     summary_part = _summary_part(
@@ -233,6 +317,8 @@ def assemble_context(
         counter,
         rules,
     )
+    if summary_part is not None and summary_cut:
+        summary_part = replace(summary_part, truncated=True)
     left = budget - _cost(summary_part)
     verbatim_part, cut, skipped = _verbatim_part(recent, later, left - 1, counter, rules)
     left -= _cost(verbatim_part)
@@ -240,10 +326,11 @@ def assemble_context(
     shown_sequences = set(verbatim_part.sequences) if verbatim_part else set()
     entries = _entries(_dedup_recalled(recalled, shown, shown_sequences), counter, rules)
     recall_part, dropped_recalled = _recall_part(entries, left - 1, counter, rules)
-    parts = tuple(p for p in (recall_part, summary_part, verbatim_part) if p is not None)
-    return AssembledContext(
+    rest = (recall_part, summary_part, verbatim_part)
+    parts = (*durable, *(p for p in rest if p is not None))
+    return Context(
         parts=parts,
-        budget_tokens=budget,
+        budget_tokens=total,
         allocation={part.kind: part.tokens for part in parts},
         dropped_recalled=dropped_recalled,
         dropped_verbatim=cut,

@@ -80,9 +80,9 @@ class LongtalkSession:
             items = [to_item(stored.message) for stored in await chat.messages()]
         else:
             context = await chat.context(self.query, budget_tokens=self.budget_tokens)
-            preamble = context.assembled.preamble()
+            preamble = context.preamble()
             items = [_system_item(preamble)] if preamble else []
-            items += [to_item(message) for message in context.assembled.verbatim]
+            items += [to_item(message) for message in context.verbatim]
         return items if limit is None else items[-limit:] if limit > 0 else []
 
     async def add_items(self, items: list[TResponseInputItem]) -> None:

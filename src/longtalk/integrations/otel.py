@@ -1,6 +1,6 @@
 """OpenTelemetry spans and GenAI metrics (``pip install longtalk[otel]``).
 
-``instrument(engine)`` traces the memory operations (``longtalk.add_messages``,
+``instrument(engine)`` traces the memory operations (``longtalk.append``,
 ``longtalk.get_context``, ``longtalk.summarize``, ``longtalk.delete_chat``) and wraps the
 engine's summary and title models in :class:`TracedLLM`, which follows the OpenTelemetry
 GenAI semantic conventions: a ``chat {model}`` client span per call with the
@@ -143,7 +143,7 @@ def instrument(
         engine.writer.llm = TracedLLM(writer_llm, instruments=tools)  # type: ignore[attr-defined]
     if engine.title_llm is not None:
         engine.title_llm = TracedLLM(engine.title_llm, instruments=tools)
-    for method in ("add_messages", "summarize", "delete_chat"):
+    for method in ("append", "summarize", "delete_chat"):
         setattr(engine, method, _traced(tools, method, getattr(engine, method)))
     setattr(engine, "get_context", _traced_context(tools, engine.get_context))  # noqa: B010
     engine._longtalk_otel = True  # type: ignore[attr-defined]

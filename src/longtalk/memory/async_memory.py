@@ -3,36 +3,23 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from datetime import datetime
 from types import TracebackType
 from typing import Any, Self
 
-from longtalk.core.context import ContextPart
+from longtalk.core.context import Context
 from longtalk.core.limits import check_messages
 from longtalk.core.messages import Message, Role
 from longtalk.engine import MemoryEngine, SummarizeOutcome
 from longtalk.errors import StorageError, UsageError
 from longtalk.factory import open_memory
-from longtalk.memory.context import Context
+from longtalk.jobs import LocalJobs
 from longtalk.memory.handle import ChatHandle
-from longtalk.memory.sources import (
-    USER_MEMORY_SHARE,
-    USER_MEMORY_TOKENS,
-    Source,
-    SummarizeMode,
-    resolve_settings,
-)
+from longtalk.memory.sources import Source, SummarizeMode, resolve_settings
 from longtalk.storage.base import ChatRecord, StoredMessage
-from longtalk.storage.user_memory import (
-    UserFact,
-    UserFactKind,
-    UserMemoryStore,
-    check_kind,
-    user_memory_for,
-)
-from longtalk.summary.user_facts import user_facts, user_part
+from longtalk.storage.user_memory import UserFact, UserFactKind, UserMemoryStore, check_kind
 
 
 class AsyncMemory:
@@ -44,9 +31,10 @@ class AsyncMemory:
             (``sqlite:///chats.db``, ``postgresql://...``, ``memory:``).
         tenant: The tenant every chat of this memory belongs to.
         agent: The ``agents[]`` entry whose prompts the summary model uses.
-        summarize: When ``append`` extends the running summary (see ``SummarizeMode``).
+        summarize: When the running summary is extended (see ``SummarizeMode``): in the
+            background by default, so an append never waits for the model.
         user_memory_tokens: The most tokens of a context that what is known about the user
-            from earlier chats may take (at most a quarter of the budget); 0 leaves it out.
+            from earlier chats may take (default: the configuration's); 0 leaves it out.
         engine: An engine you built yourself; it is used as is and not closed here.
     """
 
@@ -56,11 +44,11 @@ class AsyncMemory:
         *,
         tenant: str = "default",
         agent: str | None = None,
-        summarize: SummarizeMode = "inline",
-        user_memory_tokens: int = USER_MEMORY_TOKENS,
+        summarize: SummarizeMode = "background",
+        user_memory_tokens: int | None = None,
         engine: MemoryEngine | None = None,
     ) -> None:
-        if user_memory_tokens < 0:
+        if user_memory_tokens is not None and user_memory_tokens < 0:
             raise UsageError(f"user_memory_tokens must be 0 or more, not {user_memory_tokens}")
         if summarize not in ("inline", "background", "off"):
             raise UsageError(f"summarize must be inline, background or off, not {summarize!r}")
@@ -69,14 +57,13 @@ class AsyncMemory:
         self.settings = None if engine is not None else resolve_settings(source)
         self.tenant = tenant
         self.summarize_mode: SummarizeMode = summarize
+        self.user_memory_tokens = user_memory_tokens
         self._agent = agent
         self._engine = engine
+        self._jobs: LocalJobs | None = None
         self._stack: AsyncExitStack | None = None
         self._lock = asyncio.Lock()
-        self._tasks: dict[str, asyncio.Task[SummarizeOutcome]] = {}
         self._closed = False
-        self.user_memory_tokens = user_memory_tokens
-        self._users: UserMemoryStore | None = None
 
     async def open(self) -> MemoryEngine:
         """Open the storage and vector store (idempotent); called on first use."""
@@ -89,16 +76,15 @@ class AsyncMemory:
                 memory = open_memory(self.settings, agent=self._agent)
                 self._engine = await stack.enter_async_context(memory)
                 self._stack = stack
-            if self._users is None:
-                self._users = user_memory_for(self._engine.storage)
+            if self._jobs is None and self.summarize_mode == "background":
+                self._jobs = LocalJobs(self._engine)
+                self._jobs.start()
             return self._engine
 
     @property
     def users(self) -> UserMemoryStore:
         """The store of what is kept about users across chats (after ``open()``)."""
-        if self._users is None:
-            raise UsageError("the memory is not open yet: await memory.open() or use it first")
-        return self._users
+        return self.engine.users
 
     @property
     def engine(self) -> MemoryEngine:
@@ -107,13 +93,19 @@ class AsyncMemory:
             raise UsageError("the memory is not open yet: await memory.open() or use it first")
         return self._engine
 
+    async def settle(self) -> None:
+        """Wait until every background summary queued so far has run."""
+        if self._jobs is not None:
+            await self._jobs.drain()
+
     async def aclose(self) -> None:
         """Wait for background summaries, then close what this memory opened."""
         if self._closed:
             return
         self._closed = True
-        if self._tasks:
-            await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+        if self._jobs is not None:
+            await self._jobs.drain()
+            await self._jobs.stop()
         if self._stack is not None:
             await self._stack.aclose()
 
@@ -131,7 +123,8 @@ class AsyncMemory:
     ) -> AsyncChat:
         """The chat ``chat_id``, created if it does not exist (a new id when None).
 
-        ``user`` and ``title`` are set when the chat is created; an existing chat keeps its own.
+        ``user`` and ``title`` are set when the chat is created (a title given here is the
+        user's, never replaced by a generated one); an existing chat keeps its own.
         """
         engine = await self.open()
         record = await engine.storage.get_chat(chat_id, tenant=self.tenant) if chat_id else None
@@ -160,12 +153,14 @@ class AsyncMemory:
     async def delete(self, chat_id: str) -> bool:
         """Delete a chat with everything stored for it; False if there was none.
 
-        Its messages, summaries and recall vectors go, and what its user's memory took from it.
+        Its messages, summaries, facts and recall vectors go, and what its user's memory
+        took from it.
         """
         engine = await self.open()
-        record = await engine.storage.get_chat(chat_id, tenant=self.tenant)
-        if record is not None and record.user is not None:
-            await self.users.forget(self.tenant, record.user, chat_id=chat_id)
+        if self._jobs is not None:
+            record = await engine.storage.get_chat(chat_id, tenant=self.tenant)
+            if record is not None:
+                self._jobs.forget(chat_id, incarnation=record.incarnation)
         return await engine.delete_chat(chat_id, tenant=self.tenant)
 
     # -- user memory across chats ---------------------------------------------------------
@@ -194,33 +189,31 @@ class AsyncMemory:
         await self.open()
         return await self.users.forget(self.tenant, user, ids=ids, chat_id=chat_id)
 
+    # -- summaries --------------------------------------------------------------------------
+
     async def summarize(self, record: ChatRecord, *, force: bool = False) -> SummarizeOutcome:
-        """Extend a chat's summary; when it changed, refresh what its user's memory took."""
-        outcome = await self.engine.summarize(record.id, force=force)
-        if outcome.changed and record.user is not None:
-            rows = await self.engine.storage.list_summaries(record.id)
-            await self.users.replace_derived(
-                self.tenant, record.user, record.id, user_facts(record.id, rows)
+        """Run a chat's summary job now and wait for it.
+
+        When summaries run in the background it goes through the chat's queue, so one job
+        per chat runs at a time.
+        """
+        engine = await self.open()
+        if self._jobs is None:
+            return await engine.summarize(record.id, force=force, incarnation=record.incarnation)
+        if force:
+            result = await self._jobs.run_now(record.id, incarnation=record.incarnation)
+        else:
+            result = await self._jobs.runner.run(
+                record.id, force=False, incarnation=record.incarnation
             )
-        return outcome
+        return result.summary or SummarizeOutcome(skipped=result.outcome)
 
-    def _after_append(self, record: ChatRecord) -> Awaitable[SummarizeOutcome] | None:
+    async def _after_append(self, record: ChatRecord) -> None:
         """The summary work an append leaves, per the summarize mode."""
-        chat_id = record.id
-        if self.summarize_mode == "off":
-            return None
         if self.summarize_mode == "inline":
-            return self.summarize(record)
-        running = self._tasks.get(chat_id)
-        if running is None or running.done():
-            task = asyncio.get_running_loop().create_task(self.summarize(record))
-            self._tasks[chat_id] = task
-            task.add_done_callback(lambda done: self._forget(chat_id, done))
-        return None
-
-    def _forget(self, chat_id: str, task: asyncio.Task[SummarizeOutcome]) -> None:
-        if self._tasks.get(chat_id) is task:
-            del self._tasks[chat_id]
+            await self.engine.summarize(record.id, incarnation=record.incarnation)
+        elif self._jobs is not None:
+            await self._jobs.notify(record.id, incarnation=record.incarnation)
 
 
 class AsyncChat(ChatHandle):
@@ -243,7 +236,8 @@ class AsyncChat(ChatHandle):
         """Store one message; ``metadata`` is kept with it.
 
         ``message_id`` makes a retried append a no-op. The running summary is then extended
-        when its trigger holds, as the memory's ``summarize`` mode says.
+        when its trigger holds, as the memory's ``summarize`` mode says (in the background
+        by default: the append never waits for the model).
         """
         message = build_message(role, content, name, timestamp, message_id, metadata)
         (stored,) = await self.extend([message])
@@ -258,10 +252,10 @@ class AsyncChat(ChatHandle):
             return []
         engine = await self.memory.open()
         check_messages(batch, engine.limits)  # the input gate: nothing stored past a limit
-        stored = await engine.add_messages(self.id, batch)
-        pending = self.memory._after_append(self.record)
-        if pending is not None:
-            await pending  # a failing summary model leaves the last good summary (logged)
+        self.record, stored = await engine.append(self.id, batch, tenant=self.memory.tenant)
+        if stored:
+            await engine.index_chat(self.id)
+        await self.memory._after_append(self.record)  # a failing model backs off (logged)
         return stored
 
     async def context(
@@ -272,32 +266,25 @@ class AsyncChat(ChatHandle):
         recent_turns: int | None = None,
         summary_max_tokens: int | None = None,
     ) -> Context:
-        """The context for ``query``: [recalled turns] [summary] [recent window].
+        """The context for ``query``: [durable facts] [recalled turns] [summary] [recent window].
 
         Without a query nothing is recalled. The numbers default to the configuration.
         """
         engine = await self.memory.open()
-        budget = budget_tokens or engine.config.context_max_tokens
-        part, shown = await self._known_about_user(budget, engine)
-        assembled = await engine.get_context(
+        return await engine.get_context(
             self.id,
             query,
-            budget_tokens=budget - (part.tokens + 1 if part else 0),
+            budget_tokens=budget_tokens,
             recent_turns=recent_turns,
             summary_max_tokens=summary_max_tokens,
+            user_memory_tokens=self.memory.user_memory_tokens,
         )
-        return Context(assembled, part, shown)
 
-    async def _known_about_user(
-        self, budget: int, engine: MemoryEngine
-    ) -> tuple[ContextPart | None, tuple[UserFact, ...]]:
-        """The user part: what earlier chats of this chat's user left, within its cap."""
-        cap = min(self.memory.user_memory_tokens, budget // USER_MEMORY_SHARE)
-        if self.user is None or cap <= 0:
-            return None, ()
-        facts = await self.memory.users.items(self.memory.tenant, self.user)
-        elsewhere = [fact for fact in facts if fact.chat_id != self.id]
-        return user_part(self.user, elsewhere, cap, engine.counter)
+    async def refresh(self) -> ChatRecord:
+        """Read the chat's record again (its title, summary cost and backoff change)."""
+        engine = await self.memory.open()
+        self.record = await engine.load_chat(self.id, tenant=self.memory.tenant)
+        return self.record
 
     async def messages(self) -> list[StoredMessage]:
         """Every stored message, oldest first."""
@@ -305,9 +292,11 @@ class AsyncChat(ChatHandle):
         return await engine.storage.list_messages(self.id)
 
     async def summarize(self, *, force: bool = False) -> SummarizeOutcome:
-        """Extend the running summary now if its trigger holds (or ``force``)."""
-        await self.memory.open()
-        return await self.memory.summarize(self.record, force=force)
+        """Extend the running summary now if its trigger holds (or ``force``); wait for it."""
+        outcome = await self.memory.summarize(self.record, force=force)
+        if outcome.chat is not None:
+            self.record = outcome.chat
+        return outcome
 
     async def delete(self) -> bool:
         """Delete this chat with its messages, summaries and recall vectors."""

@@ -12,11 +12,10 @@ from longtalk.errors import UsageError
 
 Source = Settings | MemoryConfig | Mapping[str, Any] | str | Path | None
 SummarizeMode = Literal["inline", "background", "off"]
-"""When ``append`` extends the running summary: ``inline`` (before it returns, when the
-trigger holds), ``background`` (in a task; ``aclose`` waits for it), ``off`` (only
+"""When the running summary is extended after an append: ``background`` (the default: a
+queue of the memory's own runs the job, one per chat at a time; ``settle()`` and ``aclose``
+wait for it), ``inline`` (before ``append`` returns, when the trigger holds), ``off`` (only
 ``chat.summarize()``)."""
-USER_MEMORY_TOKENS = 200
-USER_MEMORY_SHARE = 4  # the user part takes at most a quarter of the budget
 URL_PREFIXES = ("sqlite:", "postgresql:", "postgresql+", "postgres:", "memory:", "none:")
 
 

@@ -10,12 +10,12 @@ from types import TracebackType
 from typing import Any, Self, TypeVar
 
 from longtalk.config import Settings
+from longtalk.core.context import Context
 from longtalk.core.messages import Message, Role
 from longtalk.engine import MemoryEngine, SummarizeOutcome
 from longtalk.errors import UsageError
 from longtalk.memory.async_memory import AsyncChat, AsyncMemory
-from longtalk.memory.context import Context
-from longtalk.memory.sources import USER_MEMORY_TOKENS, Source, SummarizeMode
+from longtalk.memory.sources import Source, SummarizeMode
 from longtalk.storage.base import ChatRecord, StoredMessage
 from longtalk.storage.user_memory import UserFact, UserFactKind
 
@@ -61,8 +61,8 @@ class Memory:
         *,
         tenant: str = "default",
         agent: str | None = None,
-        summarize: SummarizeMode = "inline",
-        user_memory_tokens: int = USER_MEMORY_TOKENS,
+        summarize: SummarizeMode = "background",
+        user_memory_tokens: int | None = None,
         engine: MemoryEngine | None = None,
     ) -> None:
         self._async = AsyncMemory(
@@ -94,6 +94,10 @@ class Memory:
         """Open the storage and vector store now instead of on first use."""
         self._runner.run(self._async.open())
         return self
+
+    def settle(self) -> None:
+        """Wait until every background summary queued so far has run."""
+        self._runner.run(self._async.settle())
 
     def close(self) -> None:
         """Wait for background summaries, close what was opened, stop the loop."""
@@ -167,8 +171,8 @@ class Chat:
 
     @property
     def record(self) -> ChatRecord:
-        """The chat's record as it was when opened."""
-        return self.aio.record
+        """The chat's record, read now: title, message count, summary cost and backoff."""
+        return self._runner.run(self.aio.refresh())
 
     def __repr__(self) -> str:
         return f"Chat(id={self.id!r}, user={self.user!r})"

@@ -21,7 +21,7 @@ from fastapi.staticfiles import StaticFiles
 from longtalk.config import Settings
 from longtalk.engine import MemoryEngine
 from longtalk.errors import LongtalkError
-from longtalk.service import allocator, deletion_routes, health, routes
+from longtalk.service import allocator, deletion_routes, health, memory_routes, routes
 from longtalk.service.background import stop_tasks
 from longtalk.service.body import BodyGate
 from longtalk.service.compat_routes import SummaryJSONBodies
@@ -96,6 +96,7 @@ def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None 
     redact_logs()
     app.include_router(routes.router)
     app.include_router(deletion_routes.router)
+    app.include_router(memory_routes.router)
     app.include_router(health.router)
     app.mount("/ui", StaticFiles(directory=STATIC, html=True), name="ui")
 

@@ -18,7 +18,7 @@ import logging
 from typing import Any
 
 from longtalk.errors import LongtalkError
-from longtalk.service.background import stop_tasks
+from longtalk.jobs.background import stop_tasks
 from longtalk.service.events import ChatEvent, EventHub
 from longtalk.storage.pg_channel import NotifyChannel
 from longtalk.storage.pg_jobs import JobTable

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from longtalk.engine import MemoryEngine
 from longtalk.errors import LongtalkError
 from longtalk.indexer import BACKLOG_CHATS, IndexRun
-from longtalk.service.background import stop_tasks
+from longtalk.jobs.background import stop_tasks
 from longtalk.storage.pg_index_leases import IndexLeases
 from longtalk.storage.postgres import PostgresStorage
 

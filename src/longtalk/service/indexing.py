@@ -16,7 +16,7 @@ import logging
 import time
 
 from longtalk.engine import MemoryEngine
-from longtalk.service.background import stop_tasks, wait_event
+from longtalk.jobs.background import stop_tasks, wait_event
 from longtalk.service.index_passes import IndexPass, WholeBacklog
 from longtalk.service.metrics import ServiceMetrics
 

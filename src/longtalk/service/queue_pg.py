@@ -20,12 +20,14 @@ import logging
 import time
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
+from datetime import datetime
 
 from longtalk.engine import MemoryEngine
 from longtalk.errors import LongtalkError
-from longtalk.service.background import stop_tasks, wait_event
+from longtalk.jobs import JobResult, JobRunner
+from longtalk.jobs.background import stop_tasks, wait_event
 from longtalk.service.events import ChatEvent, EventHub, SummaryState, SummaryStates
-from longtalk.service.job_runner import JobResult, SummaryRunner
+from longtalk.service.job_reports import ServiceReporter
 from longtalk.service.metrics import ServiceMetrics
 from longtalk.storage.pg_jobs import JobStatus, JobTable, Lease
 from longtalk.storage.postgres import PostgresStorage
@@ -47,17 +49,13 @@ class LeasedSummaryJobs:
         metrics: ServiceMetrics,
         owner: str,
         workers: int = 2,
-        retry_seconds: float = 5.0,
-        max_retry_seconds: float = 300.0,
         lease_seconds: float = 30.0,
         poll_seconds: float = 2.0,
     ) -> None:
         self.workers = workers
-        self.retry_seconds = retry_seconds
-        self.max_retry_seconds = max_retry_seconds
         self.poll_seconds = poll_seconds
         self.table = JobTable(storage, kind=SUMMARY_KIND, owner=owner, lease=lease_seconds)
-        self.runner = SummaryRunner(engine, hub=hub, metrics=metrics)
+        self.runner = JobRunner(engine, ServiceReporter(hub, metrics))
         self.states = SummaryStates()
         hub.watch(self.states.observe)
         self._wake = asyncio.Event()
@@ -172,10 +170,8 @@ class LeasedSummaryJobs:
                 log.warning("settling the job of chat %s failed: %s", lease.chat_id, exc)
 
     async def _take(self, lease: Lease, *, force: bool, incarnation: str = "") -> JobResult:
-        async def record(error: str) -> None:
-            failure = await self.table.fail(
-                lease, error, base=self.retry_seconds, ceiling=self.max_retry_seconds
-            )
+        async def record(error: str, retry_at: datetime | None) -> None:
+            failure = await self.table.fail(lease, error, retry_at=retry_at)
             log.warning(
                 "summarizing chat %s failed %d time(s) (retry in %.1fs): %s",
                 lease.chat_id,
@@ -186,9 +182,11 @@ class LeasedSummaryJobs:
 
         async with self._holding(lease):
             result = await self.runner.run(
-                lease.chat_id, lease.tenant, force=force, record=record, incarnation=incarnation
+                lease.chat_id, force=force, record=record, incarnation=incarnation
             )
-        if result.outcome not in ("failed", "gone"):
+        if result.outcome == "skipped" and result.retry_at is not None:
+            await self.table.defer(lease, result.retry_at)
+        elif result.outcome not in ("failed", "gone"):
             if result.outcome == "skipped" and self.states.get(lease.chat_id)[0] == "failed":
                 self.states.clear(lease.chat_id)
             await self.table.finish(lease, again=result.again)

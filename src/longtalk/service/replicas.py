@@ -49,8 +49,6 @@ class SharedState:
             metrics=metrics,
             owner=self.name,
             workers=config.summary_workers,
-            retry_seconds=config.summary_retry_seconds,
-            max_retry_seconds=config.summary_retry_max_seconds,
             lease_seconds=config.job_lease_seconds,
             poll_seconds=config.job_poll_seconds,
         )

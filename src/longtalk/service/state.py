@@ -16,7 +16,6 @@ from longtalk.core.context import AssembledContext
 from longtalk.core.messages import Message
 from longtalk.engine import MemoryEngine
 from longtalk.errors import ConflictError, NotFoundError
-from longtalk.memory import Context
 from longtalk.service import replicas
 from longtalk.service.auth import Authenticator
 from longtalk.service.events import ChatEvent, EventHub
@@ -32,13 +31,7 @@ from longtalk.service.schemas import (
     SummaryCreate,
     SummaryPatchIn,
 )
-from longtalk.storage.base import (
-    ChatRecord,
-    StoredMessage,
-    SummaryPatch,
-    SummaryRow,
-    TurnCommit,
-)
+from longtalk.storage.base import ChatRecord, StoredMessage, SummaryPatch, SummaryRow
 
 SCAN_PAGE = 200
 
@@ -68,12 +61,7 @@ class Service:
             self.replicas.jobs
             if self.replicas is not None
             else SummaryJobs(
-                engine,
-                hub=self.hub,
-                metrics=self.metrics,
-                workers=config.summary_workers,
-                retry_seconds=config.summary_retry_seconds,
-                max_retry_seconds=config.summary_retry_max_seconds,
+                engine, hub=self.hub, metrics=self.metrics, workers=config.summary_workers
             )
         )
         self.indexer = IndexWorker(
@@ -138,12 +126,10 @@ class Service:
         tenant's chat is ``NotFoundError`` like a missing one. The route has passed the
         batch through the input gate (``Limits``).
         """
-        commit = TurnCommit(chat_id, new_messages=messages, tenant=tenant)
         try:
-            result = await self.engine.storage.commit_turn(commit)
+            chat, stored = await self.engine.append(chat_id, messages, tenant=tenant)
         except NotFoundError:
             raise NotFoundError(f"no chat {chat_id!r}") from None
-        chat, stored = result.chat, list(result.messages)
         self.indexer.notify()
         await self.jobs.notify(chat.id, chat.tenant, incarnation=chat.incarnation)
         if stored:
@@ -158,18 +144,8 @@ class Service:
         """The engine for a strategy (same storage, writer and recall; other config)."""
         name = strategy or self.engine.config.strategy
         if name not in self._views:
-            base = self.engine
-            self._views[name] = MemoryEngine(
-                base.storage,
-                config=base.config.model_copy(update={"strategy": name}),
-                writer=base.writer,
-                recall=base.recall,
-                counter=base.counter,
-                budget=base.budget,
-                title_llm=base.title_llm,
-                pipeline=base.pipeline,  # semantic and llm truncation keep their backends
-                limits=base.limits,
-            )
+            config = self.engine.config.model_copy(update={"strategy": name})
+            self._views[name] = self.engine.with_config(config)
         return self._views[name]
 
     async def context(
@@ -290,5 +266,5 @@ def _context_out(
         window_intact=assembled.window_intact,
         parts=parts,
         text=assembled.render(),
-        messages=Context(assembled).messages,
+        messages=assembled.messages,
     )

@@ -7,8 +7,8 @@ storage's business and live on these records.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -20,6 +20,68 @@ SummaryKind = Literal["row", "digest", "archived"]
 """``row``: a chain row; ``digest``: older rows consolidated into one; ``archived``: a row a
 digest covers (kept for provenance and the web view, no longer shown)."""
 DEFAULT_SMART_LOAD_TAIL = 4
+TitleSource = Literal["user", "generated"]
+"""Who set a chat's title: the user (never replaced) or the summary job (regenerated)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryStats:
+    """What summarizing a chat has cost, and whether it is failing.
+
+    ``calls`` and the token counts add up every summary call ever made for the chat;
+    ``failures`` counts the failed runs since the last success (0 after one), and
+    ``failure_kinds`` every failure by its kind (``cut_off``, ``broken_json``...).
+    ``retry_at`` is when a failing chat is tried again (``None`` when not backing off), and
+    ``retry_volume`` the length (``ChatRecord.content_chars``) it must reach first (0: none).
+    """
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    failures: int = 0
+    failure_kinds: tuple[tuple[str, int], ...] = ()
+    last_error: str | None = None
+    retry_at: datetime | None = None
+    retry_volume: int = 0
+
+    @property
+    def by_kind(self) -> dict[str, int]:
+        """``failure_kinds`` as a mapping."""
+        return dict(self.failure_kinds)
+
+    def after(self, run: SummaryRun) -> SummaryStats:
+        """These stats with one more run counted."""
+        kinds = self.by_kind
+        if run.failure is not None:
+            kinds[run.failure] = kinds.get(run.failure, 0) + 1
+        return SummaryStats(
+            calls=self.calls + run.calls,
+            input_tokens=self.input_tokens + run.input_tokens,
+            output_tokens=self.output_tokens + run.output_tokens,
+            failures=self.failures + 1 if run.failure is not None else 0,
+            failure_kinds=tuple(sorted(kinds.items())),
+            last_error=run.error if run.failure is not None else None,
+            retry_at=run.retry_at if run.failure is not None else None,
+            retry_volume=run.retry_volume if run.failure is not None else 0,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryRun:
+    """One run of a chat's summary job, as its commit records it.
+
+    ``failure`` is the failure's kind (None when the run succeeded), ``error`` what to tell
+    a person, ``retry_at`` when the chat is due again and ``retry_volume`` the length it
+    must have grown to first.
+    """
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    failure: str | None = None
+    error: str | None = None
+    retry_at: datetime | None = None
+    retry_volume: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +93,8 @@ class ChatRecord:
     is what a commit compares-and-swaps on. ``incarnation`` is random per created chat (empty
     for chats older than it): a chat deleted and created again under the same id is another
     incarnation, and work planned for the old one (jobs, streams, vectors, commits) is dropped.
+    ``title_source`` says who set the title; ``stats`` what summarizing the chat cost;
+    ``content_chars`` how long its messages are in all (what a context read estimates with).
     """
 
     id: str
@@ -44,6 +108,9 @@ class ChatRecord:
     summary_version: int = 0
     indexed_sequence: int = 0
     incarnation: str = ""
+    title_source: TitleSource | None = None
+    stats: SummaryStats = field(default_factory=SummaryStats)
+    content_chars: int = 0
 
     @property
     def index_lag(self) -> int:
@@ -136,12 +203,14 @@ class ChatState:
     """What a turn starts from: the chat, its summary chain, and the loaded messages.
 
     With a summary, ``messages`` holds the unsummarized messages plus at least the last
-    ``tail`` (seed 003's smart loading); without one, every message.
+    ``tail`` (smart loading); without one, every message. ``facts`` are the chat's durable
+    facts as the facts layer serialised them (storage keeps them opaque).
     """
 
     chat: ChatRecord
     summaries: tuple[SummaryRow, ...] = ()
     messages: tuple[StoredMessage, ...] = ()
+    facts: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def latest_summary(self) -> SummaryRow | None:
@@ -162,6 +231,10 @@ class TurnCommit:
     deleted and created again since, nothing is written and ``NotFoundError`` is raised.
     ``tenant`` (when set) is whose chat it must be: another tenant's chat is answered as
     one that does not exist, before anything else (a replay included).
+    ``title`` is set as ``title_source`` says: a generated title never replaces one the
+    user set. ``facts`` (when not None) replace the chat's durable facts; ``facts_of``, given
+    the new messages with the sequences they get, returns facts to add to the chat's (in the
+    same transaction); ``run`` counts a summary job's run in the chat's ``stats``.
     """
 
     chat_id: str
@@ -172,11 +245,33 @@ class TurnCommit:
     expected_summary_version: int | None = None
     incarnation: str | None = None
     tenant: str | None = None
+    title_source: TitleSource = "generated"
+    facts: Sequence[Mapping[str, Any]] | None = None
+    facts_of: FactsOf | None = None
+    run: SummaryRun | None = None
+
+    def facts_after(
+        self, current: Sequence[Mapping[str, Any]], stored: Sequence[StoredMessage]
+    ) -> tuple[Mapping[str, Any], ...] | None:
+        """The chat's facts after this commit; None when it leaves them as they are."""
+        base = current if self.facts is None else self.facts
+        added = (
+            self.facts_of([(item.sequence, item.message) for item in stored])
+            if (self.facts_of is not None and stored)
+            else ()
+        )
+        if self.facts is None and not added:
+            return None
+        return (*base, *added)
 
     @property
     def changes_summaries(self) -> bool:
         """True when the commit writes summary rows or summary bookkeeping."""
         return bool(self.summaries) or self.last_summarized_sequence is not None
+
+
+FactsOf = Callable[[Sequence[tuple[int, Message]]], Sequence[Mapping[str, Any]]]
+"""The durable facts numbered messages state (the facts layer's extractor, serialised)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -471,6 +566,25 @@ def check_commit(chat: ChatRecord, commit: TurnCommit) -> None:
             f"chat {chat.id!r}: last_summarized_sequence {last} is past the last message "
             f"({chat.message_count + len(commit.new_messages)} after this turn)"
         )
+
+
+def chat_after(chat: ChatRecord, commit: TurnCommit, *, added: int, now: datetime) -> ChatRecord:
+    """The chat as ``commit`` leaves it (every backend writes exactly this)."""
+    title, source = chat.title, chat.title_source
+    if commit.title is not None and (commit.title_source == "user" or source != "user"):
+        title, source = commit.title, commit.title_source
+    last = commit.last_summarized_sequence
+    return replace(
+        chat,
+        title=title,
+        title_source=source,
+        updated_at=now,
+        message_count=chat.message_count + added,
+        content_chars=chat.content_chars + sum(len(m.content) for m in commit.new_messages[:added]),
+        last_summarized_sequence=chat.last_summarized_sequence if last is None else last,
+        summary_version=chat.summary_version + int(commit.changes_summaries),
+        stats=chat.stats if commit.run is None else chat.stats.after(commit.run),
+    )
 
 
 class StorageBase:

@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from typing import Any
 
 from longtalk.errors import NotFoundError, StorageError
 from longtalk.storage.base import (
@@ -24,6 +25,7 @@ from longtalk.storage.base import (
     SummaryRow,
     TurnCommit,
     active_chain,
+    chat_after,
     check_commit,
     check_tenant,
     message_ids,
@@ -40,6 +42,7 @@ class InMemoryStorage(StorageBase):
         self._chats: dict[str, ChatRecord] = {}
         self._messages: dict[str, list[StoredMessage]] = {}
         self._summaries: dict[str, list[SummaryRow]] = {}
+        self._facts: dict[str, tuple[Mapping[str, Any], ...]] = {}
         self._next_summary_id = 1
 
     def __repr__(self) -> str:
@@ -72,6 +75,7 @@ class InMemoryStorage(StorageBase):
             created_at=now,
             updated_at=now,
             incarnation=uuid.uuid4().hex,
+            title_source="user" if title is not None else None,
         )
         self._chats[chat_id] = chat
         self._messages[chat_id] = []
@@ -98,7 +102,7 @@ class InMemoryStorage(StorageBase):
         """Delete a chat with its messages and summary rows."""
         if await self.get_chat(chat_id, tenant=tenant) is None:
             return False
-        del self._chats[chat_id], self._messages[chat_id], self._summaries[chat_id]
+        self._drop(chat_id)
         return True
 
     async def delete_chats(self, *, tenant: str, user: str | None = None) -> list[ChatRecord]:
@@ -109,7 +113,7 @@ class InMemoryStorage(StorageBase):
             if chat.tenant == tenant and (user is None or chat.user == user)
         ]
         for chat in doomed:
-            del self._chats[chat.id], self._messages[chat.id], self._summaries[chat.id]
+            self._drop(chat.id)
         return sorted(doomed, key=lambda chat: chat.id)
 
     async def list_messages(
@@ -125,7 +129,8 @@ class InMemoryStorage(StorageBase):
         summaries = active_chain(self._summaries[chat_id])
         tail = self.smart_load_tail if tail is None else tail
         after = smart_load_after(chat, has_summary=bool(summaries), tail=tail)
-        return ChatState(chat, summaries, tuple(self._messages[chat_id][after:]))
+        messages = tuple(self._messages[chat_id][after:])
+        return ChatState(chat, summaries, messages, self._facts.get(chat_id, ()))
 
     async def commit_turn(self, commit: TurnCommit) -> CommitResult:
         """Apply the turn all at once, or raise and change nothing."""
@@ -141,18 +146,10 @@ class InMemoryStorage(StorageBase):
         stored = [StoredMessage(chat.id, first + i, m) for i, m in enumerate(commit.new_messages)]
         chain = list(self._summaries[chat.id])
         written = [self._write_row(chain, row, now) for row in commit.summaries]
-        chat = replace(
-            chat,
-            title=chat.title if commit.title is None else commit.title,
-            updated_at=now,
-            message_count=chat.message_count + len(stored),
-            last_summarized_sequence=(
-                chat.last_summarized_sequence
-                if commit.last_summarized_sequence is None
-                else commit.last_summarized_sequence
-            ),
-            summary_version=chat.summary_version + int(commit.changes_summaries),
-        )
+        facts = commit.facts_after(self._facts.get(chat.id, ()), stored)
+        chat = chat_after(chat, commit, added=len(stored), now=now)
+        if facts is not None:
+            self._facts[chat.id] = tuple(dict(fact) for fact in facts)
         self._commit(chat, chain, stored)
         return CommitResult(chat, tuple(stored), tuple(written))
 
@@ -218,6 +215,10 @@ class InMemoryStorage(StorageBase):
                 self._commit(replace(chat, updated_at=row.updated_at), chain, [])
                 return row
         raise NotFoundError(f"update_summary: no summary row with id {summary_id}")
+
+    def _drop(self, chat_id: str) -> None:
+        del self._chats[chat_id], self._messages[chat_id], self._summaries[chat_id]
+        self._facts.pop(chat_id, None)
 
     def _chat(self, chat_id: str) -> ChatRecord:
         chat = self._chats.get(chat_id)

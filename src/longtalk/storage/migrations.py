@@ -136,6 +136,36 @@ def _backlog_index(connection: Connection) -> None:
     )
 
 
+def _summary_bookkeeping(connection: Connection) -> None:
+    """Chats get who set their title, their summary cost and backoff, durable facts, length.
+
+    A title an existing chat already has is taken to be the user's: it is never replaced
+    by a generated one (a generated title then stays as it is).
+    """
+    timestamp = "DATETIME" if connection.dialect.name == "sqlite" else "TIMESTAMP WITH TIME ZONE"
+    for column, definition in (
+        ("title_source", "VARCHAR(16)"),
+        ("summary_calls", "INTEGER NOT NULL DEFAULT 0"),
+        ("summary_input_tokens", "BIGINT NOT NULL DEFAULT 0"),
+        ("summary_output_tokens", "BIGINT NOT NULL DEFAULT 0"),
+        ("summary_failures", "INTEGER NOT NULL DEFAULT 0"),
+        ("failure_kinds", "JSON"),
+        ("last_error", "TEXT"),
+        ("retry_at", timestamp),
+        ("retry_volume", "BIGINT NOT NULL DEFAULT 0"),
+        ("facts", "JSON"),
+        ("content_chars", "BIGINT NOT NULL DEFAULT 0"),
+    ):
+        _add_column(connection, "chats", column, definition)
+    connection.execute(
+        text(
+            "UPDATE chats SET content_chars = (SELECT COALESCE(SUM(LENGTH(content)), 0) "
+            "FROM messages WHERE messages.chat_id = chats.id)"
+        )
+    )
+    connection.execute(text("UPDATE chats SET title_source = 'user' WHERE title IS NOT NULL"))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "chats, messages, summary chains", _initial),
     Migration(2, "summary row kinds: row, digest, archived", _digests),
@@ -147,6 +177,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(9, "indexing leases per chat (several replicas)", _index_leases),
     Migration(10, "a partial index of the chats whose recall index lags", _backlog_index),
     Migration(11, "the job table under the project's name", _former_jobs_table),
+    Migration(12, "title source, summary cost and backoff, durable facts", _summary_bookkeeping),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

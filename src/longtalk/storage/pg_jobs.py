@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import TextClause, text
@@ -93,10 +94,16 @@ _FAIL = text(
     """
     UPDATE longtalk_jobs
     SET lease_owner = NULL, lease_until = NULL, attempts = attempts + 1, last_error = :error,
-        due_at = now() + make_interval(
-            secs => least(CAST(:ceiling AS float8), :base * power(2, attempts)))
+        due_at = COALESCE(CAST(:due_at AS timestamptz), now())
     WHERE kind = :kind AND chat_id = :chat_id AND lease_owner = :owner
     RETURNING attempts, EXTRACT(EPOCH FROM due_at - now()) AS delay
+    """
+)
+_DEFER = text(
+    """
+    UPDATE longtalk_jobs
+    SET lease_owner = NULL, lease_until = NULL, due_at = :due_at
+    WHERE kind = :kind AND chat_id = :chat_id AND lease_owner = :owner
     """
 )
 _ERROR = text("SELECT last_error FROM longtalk_jobs WHERE kind = :kind AND chat_id = :chat_id")
@@ -197,20 +204,25 @@ class JobTable:
                     return
             await conn.execute(_RELEASE, {**key, "channel": JOBS_CHANNEL})
 
-    async def fail(self, lease: Lease, error: str, *, base: float, ceiling: float) -> Failure:
-        """The job failed: release it with a retry time that doubles per failure."""
+    async def fail(self, lease: Lease, error: str, *, retry_at: datetime | None) -> Failure:
+        """The job failed: release it, due again at ``retry_at`` (the job path's backoff)."""
         row = await self._first(
             _FAIL,
             kind=self.kind,
             chat_id=lease.chat_id,
             owner=self.owner,
             error=error[:2000],
-            base=base,
-            ceiling=ceiling,
+            due_at=retry_at,
         )
         if row is None:  # the lease was lost meanwhile: the new holder decides
             return Failure(lease.attempts + 1, 0.0)
         return Failure(int(row[0]), float(row[1]))
+
+    async def defer(self, lease: Lease, retry_at: datetime) -> None:
+        """Release the job, due again at ``retry_at`` (the chat is backing off)."""
+        key = {"kind": self.kind, "chat_id": lease.chat_id, "owner": self.owner}
+        async with self.storage.job_transaction("deferring a job") as conn:
+            await conn.execute(_DEFER, {**key, "due_at": retry_at})
 
     async def last_error(self, chat_id: str) -> str | None:
         """The chat's last recorded job error, if its job is failing."""

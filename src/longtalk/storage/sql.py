@@ -17,6 +17,7 @@ import contextlib
 import logging
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, ClassVar, TypeVar
 
@@ -41,7 +42,9 @@ from longtalk.storage.base import (
     StoredMessage,
     SummaryPatch,
     SummaryRow,
+    SummaryStats,
     TurnCommit,
+    chat_after,
     check_commit,
     check_tenant,
     message_ids,
@@ -246,6 +249,7 @@ class SqlStorage(StorageBase):
             created_at=now,
             updated_at=now,
             incarnation=uuid.uuid4().hex,
+            title_source="user" if title is not None else None,
         )
 
         def create(conn: Connection, _: Progress) -> None:
@@ -408,11 +412,13 @@ class SqlStorage(StorageBase):
         tail = self.smart_load_tail if tail is None else tail
 
         def load(conn: Connection, _: Progress) -> ChatState:
-            chat = _chat(conn, chat_id, lock=False)
+            row = _chat_row(conn, chat_id, lock=False)
+            chat = _chat_record(row)
             summaries = _select_summaries(conn, chat_id, active=True)
             after = smart_load_after(chat, has_summary=bool(summaries), tail=tail)
             stored = _select_messages(conn, chat_id, after, None)
-            return ChatState(chat, tuple(summaries), tuple(stored))
+            facts = tuple(row._mapping["facts"] or ())
+            return ChatState(chat, tuple(summaries), tuple(stored), facts)
 
         return await self._run(f"load_state({chat_id!r})", load, write=False)
 
@@ -429,7 +435,8 @@ class SqlStorage(StorageBase):
 
         def write(conn: Connection, progress: Progress) -> CommitResult:
             progress.doing = "locking the chat"
-            chat = _chat(conn, commit.chat_id, lock=True)
+            row = _chat_row(conn, commit.chat_id, lock=True)
+            chat = _chat_record(row)
             check_tenant(chat, commit)
             found = _messages_by_id(conn, chat.id, ids) if ids else []
             if (replay := replayed(found, commit.new_messages)) is not None:
@@ -440,15 +447,9 @@ class SqlStorage(StorageBase):
             progress.doing = f"writing {len(commit.summaries)} summary rows"
             rows = _write_summaries(conn, chat.id, commit.summaries, now)
             progress.doing = "updating the chat"
-            chat = _update_chat(
-                conn,
-                chat,
-                now,
-                added=len(stored),
-                title=commit.title,
-                last_summarized_sequence=commit.last_summarized_sequence,
-                summaries_changed=commit.changes_summaries,
-            )
+            after = chat_after(chat, commit, added=len(stored), now=now)
+            facts = commit.facts_after(row._mapping["facts"] or (), stored)
+            chat = _update_chat(conn, after, facts=facts)
             return CommitResult(chat, tuple(stored), tuple(rows))
 
         try:
@@ -497,7 +498,8 @@ class SqlStorage(StorageBase):
                 raise NotFoundError(f"update_summary: no summary row with id {summary_id}")
             chat = _chat(conn, chat_id, lock=True)
             row = _patch_summary(conn, chat_id, summary_id, patch, now)
-            _update_chat(conn, chat, now, summaries_changed=True)
+            bumped = replace(chat, summary_version=chat.summary_version + 1, updated_at=now)
+            _update_chat(conn, bumped)
             return row
 
         return await self._run(f"update_summary({summary_id})", write, write=True)
@@ -574,13 +576,31 @@ def _chat_values(chat: ChatRecord) -> dict[str, Any]:
         "id": chat.id,
         "tenant": chat.tenant,
         "user_id": chat.user,
-        "title": chat.title,
         "created_at": chat.created_at,
+        "incarnation": chat.incarnation,
+        **_changing_values(chat),
+    }
+
+
+def _changing_values(chat: ChatRecord) -> dict[str, Any]:
+    """The columns a commit can change."""
+    stats = chat.stats
+    return {
+        "title": chat.title,
+        "title_source": chat.title_source,
         "updated_at": chat.updated_at,
         "message_count": chat.message_count,
+        "content_chars": chat.content_chars,
         "last_summarized_sequence": chat.last_summarized_sequence,
         "summary_version": chat.summary_version,
-        "incarnation": chat.incarnation,
+        "summary_calls": stats.calls,
+        "summary_input_tokens": stats.input_tokens,
+        "summary_output_tokens": stats.output_tokens,
+        "summary_failures": stats.failures,
+        "failure_kinds": stats.by_kind,
+        "last_error": stats.last_error,
+        "retry_at": stats.retry_at,
+        "retry_volume": stats.retry_volume,
     }
 
 
@@ -598,6 +618,18 @@ def _chat_record(row: Row[Any]) -> ChatRecord:
         summary_version=m["summary_version"],
         indexed_sequence=m["indexed_sequence"],
         incarnation=m["incarnation"],
+        title_source=m["title_source"],
+        content_chars=m["content_chars"],
+        stats=SummaryStats(
+            calls=m["summary_calls"],
+            input_tokens=m["summary_input_tokens"],
+            output_tokens=m["summary_output_tokens"],
+            failures=m["summary_failures"],
+            failure_kinds=tuple(sorted((m["failure_kinds"] or {}).items())),
+            last_error=m["last_error"],
+            retry_at=m["retry_at"],
+            retry_volume=m["retry_volume"],
+        ),
     )
 
 
@@ -652,11 +684,15 @@ def _summary_row(row: Row[Any]) -> SummaryRow:
 
 
 def _chat(conn: Connection, chat_id: str, *, lock: bool) -> ChatRecord:
+    return _chat_record(_chat_row(conn, chat_id, lock=lock))
+
+
+def _chat_row(conn: Connection, chat_id: str, *, lock: bool) -> Row[Any]:
     query = select(chats).where(chats.c.id == chat_id)
     row = (conn.execute(query.with_for_update() if lock else query)).first()
     if row is None:
         raise NotFoundError(f"no chat with id {chat_id!r}; create it first with create_chat()")
-    return _chat_record(row)
+    return row
 
 
 def _messages_by_id(conn: Connection, chat_id: str, ids: Sequence[str]) -> list[StoredMessage]:
@@ -755,21 +791,11 @@ def _patch_summary(
 
 
 def _update_chat(
-    conn: Connection,
-    chat: ChatRecord,
-    now: datetime,
-    *,
-    added: int = 0,
-    title: str | None = None,
-    last_summarized_sequence: int | None = None,
-    summaries_changed: bool = False,
+    conn: Connection, chat: ChatRecord, *, facts: Sequence[Mapping[str, Any]] | None = None
 ) -> ChatRecord:
-    values: dict[str, Any] = {"updated_at": now, "message_count": chat.message_count + added}
-    if title is not None:
-        values["title"] = title
-    if last_summarized_sequence is not None:
-        values["last_summarized_sequence"] = last_summarized_sequence
-    if summaries_changed:
-        values["summary_version"] = chat.summary_version + 1
+    """Write what a commit changed of ``chat`` (and its facts, when given)."""
+    values = _changing_values(chat)
+    if facts is not None:
+        values["facts"] = [dict(fact) for fact in facts]
     statement = update(chats).where(chats.c.id == chat.id).values(values).returning(*chats.c)
     return _chat_record((conn.execute(statement)).one())

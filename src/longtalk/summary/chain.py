@@ -1,13 +1,15 @@
 """Summary chains: rows read as summaries, and the chain rendered within a token cap.
 
 A chain is shown oldest first: the digest (older rows consolidated) and the rows after it.
-:func:`shown_summary` renders it within ``max_tokens``; when it must be cut, the story goes
-before the facts and, within each, the oldest detail first (:data:`CUT_ORDER`), never the
-newest row's last sentence, and the rows it reports are exactly those still shown.
+:func:`shown_summary` renders it within ``max_tokens``; when it must be cut, the least salient
+detail goes first (:data:`CUT_ORDER`: mentions and topics, then things, then the story, and
+the durable items last) and, within each, the oldest first, never the newest row's last
+sentence; the rows it reports are exactly those still shown.
 """
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,9 +18,7 @@ from functools import reduce
 from longtalk.core.tokens import TokenCounter
 from longtalk.core.truncation import split_sentences
 from longtalk.storage.base import SummaryFormat, SummaryRow
-from longtalk.summary.model import LIST_FIELDS, ConversationSummary
-
-_LISTS = ("topics", *LIST_FIELDS[1:])
+from longtalk.summary.model import LIST_FIELDS, ConversationSummary, SummaryEntity
 
 
 def row_summary(row: SummaryRow) -> ConversationSummary:
@@ -70,7 +70,7 @@ class ShownSummary:
 def shown_summary(
     rows: Sequence[SummaryRow], *, max_tokens: int, counter: TokenCounter
 ) -> ShownSummary:
-    """The chain within ``max_tokens``: the oldest detail is cut first, never the newest row."""
+    """The chain within ``max_tokens``: the least salient and oldest detail is cut first."""
     summaries = [row_summary(row) for row in rows]
     text = render_summaries(rows, summaries)
     if counter.count(text) <= max_tokens:
@@ -119,14 +119,47 @@ _Unit = tuple[int, str, int, int]
 """A piece of detail: (row index, field, position in the field, part of an entity's details).
 
 A narrative's positions are its sentences; an entity's details split on ``;`` into parts
-(the last number; -1 for the whole entity or any other field's item).
+(the last number; -1 for the whole entity or any other field's item). :data:`_MENTIONS`
+stands for every name listed without details, in every row at once.
 """
 
-CUT_ORDER = ("narrative", "lists", "thing_details", "person_details", "things", "persons")
-"""What a summary over its cap loses first: the story (the recent window retells the newest
-of it), then the listed items, what is said of things and their names, then the people's
-profiles and last their names. Within each, older rows first and, in a row, older items
-first."""
+_MENTIONS: _Unit = (-1, "mentions", -1, -1)
+
+CUT_ORDER = (
+    "mentions",
+    "topics",
+    "things",
+    "narrative",
+    "questions",
+    "plans",
+    "profiles",
+    "lasting",
+    "persons",
+)
+"""What a summary over its cap loses first, by salience: the names merely mentioned (all at
+once: the line goes whole) and the topics, then what is said of things (places, objects:
+each whole), then the story (the recent window retells the newest of it), and last the
+durable items: open questions (the recent window or recall brings a live one back), actions
+and decisions, the parts of each person's profile, then what lasts (preferences and
+constraints, a person's relations and constraints), and at the very end the people's names.
+Within a tier, older rows first and, in a row, older items first."""
+
+LASTING = re.compile(
+    r"^[^()]*'s \w+$|\b(?:allergic|vegetarian|vegan|intolerant|diabetic|pescatarian|kosher"
+    r"|halal|gluten|pregnant|wheelchair)\b",
+    re.IGNORECASE,
+)
+"""A detail that says who a person is: a relation (``Maya's partner``) or a constraint
+(``allergic to peanuts``)."""
+
+_DURABLE_LISTS = LIST_FIELDS[1:]  # every list but the topics
+_TIER_OF_LIST = {
+    "topics": "topics",
+    "open_questions": "questions",
+    "actions_taken": "plans",
+    "decisions": "plans",
+    "user_preferences": "lasting",
+}
 
 
 def _detail_units(
@@ -137,9 +170,9 @@ def _detail_units(
     The newest row's last narrative sentence is never listed: the newest thing the summary
     says stays.
     """
-    ranked: list[tuple[int, int, float, _Unit]] = []
-    last = len(summaries) - 1
     tier = {name: rank for rank, name in enumerate(CUT_ORDER)}
+    ranked: list[tuple[int, int, float, _Unit]] = [(tier["mentions"], -1, 0.0, _MENTIONS)]
+    last = len(summaries) - 1
     for index, summary in enumerate(summaries):
         told = len(sentences[index])
         size = told - 1 if index == last else told
@@ -147,24 +180,38 @@ def _detail_units(
             (tier["narrative"], index, pos / max(1, told), (index, "narrative", pos, -1))
             for pos in range(size)
         ]
-        for name in _LISTS:
+        for name in ("topics", *_DURABLE_LISTS):
             count = len(getattr(summary, name))
-            ranked += [
-                (tier["lists"], index, pos / count, (index, name, pos, -1)) for pos in range(count)
-            ]
-        count = len(summary.entities)
-        for pos, entity in enumerate(summary.entities):
-            parts = _parts(entity.details)
-            person = entity.type == "person"
-            details = tier["person_details" if person else "thing_details"]
-            ranked += [
-                (details, index, part / len(parts), (index, "entities", pos, part))
-                for part in range(len(parts))
-            ]
-            named = tier["persons" if person else "things"]
-            ranked.append((named, index, pos / count, (index, "entities", pos, -1)))
+            rank = tier[_TIER_OF_LIST[name]]
+            ranked += [(rank, index, pos / count, (index, name, pos, -1)) for pos in range(count)]
+        ranked += _entity_units(index, summary.entities, tier)
     ranked.sort(key=lambda item: item[:3])
     return [unit for *_, unit in ranked]
+
+
+def _entity_units(
+    index: int, entities: Sequence[SummaryEntity], tier: dict[str, int]
+) -> list[tuple[int, int, float, _Unit]]:
+    """A thing goes whole; a person's details go part by part (oldest first), then the name."""
+    units: list[tuple[int, int, float, _Unit]] = []
+    count = len(entities)
+    for pos, entity in enumerate(entities):
+        whole = (index, "entities", pos, -1)
+        if entity.type != "person":
+            if entity.details:
+                units.append((tier["things"], index, pos / count, whole))
+            continue
+        parts = _parts(entity.details)
+        units += [
+            (tier[_person_tier(said)], index, part / len(parts), (index, "entities", pos, part))
+            for part, said in enumerate(parts)
+        ]
+        units.append((tier["persons"], index, pos / count, whole))
+    return units
+
+
+def _person_tier(part: str) -> str:
+    return "lasting" if LASTING.search(part) else "profiles"
 
 
 def _parts(details: str) -> list[str]:
@@ -180,10 +227,14 @@ def _without(
     drop: dict[int, dict[str, dict[int, set[int]]]] = {}
     for index, name, pos, part in cut:
         drop.setdefault(index, {}).setdefault(name, {}).setdefault(pos, set()).add(part)
+    mentions = _MENTIONS in cut
     kept_rows: list[SummaryRow] = []
     kept: list[ConversationSummary] = []
     for index, (row, summary) in enumerate(zip(rows, summaries, strict=True)):
         trimmed = _trim(summary, sentences[index], drop.get(index, {}))
+        if mentions:
+            described = tuple(e for e in trimmed.entities if e.details)
+            trimmed = trimmed.model_copy(update={"entities": described})
         if not trimmed.is_empty or index == len(rows) - 1:
             kept_rows.append(row)
             kept.append(trimmed)

@@ -5,7 +5,8 @@ hold more than ``summary_consolidate_tokens`` (default: four times ``summary_max
 they are folded, with the old digest, into one new *digest* row covering their episodes; the
 folded rows stay in storage as ``archived`` (provenance, web view). A writer that can
 consolidate (an LLM: merge, drop what later messages contradicted, keep dates) is asked;
-otherwise the rows are merged structurally (entities deduplicated, every kept list kept).
+otherwise the rows are merged structurally (entities deduplicated, every kept list kept, a
+thing's details capped to what it is, a person's profile kept whole).
 Either way the digest is checked: every entity, preference, decision and open question of
 the inputs that the digest lost is put back, so consolidation has no information cliff.
 """
@@ -22,7 +23,7 @@ from longtalk.core.tokens import TokenCounter, TokenUsage
 from longtalk.core.truncation import split_sentences
 from longtalk.errors import LLMError
 from longtalk.storage.base import SummaryRow
-from longtalk.summary.chain import row_summary, stored_form
+from longtalk.summary.chain import LASTING, row_summary, stored_form
 from longtalk.summary.model import ConversationSummary, SummaryEntity, dedupe, merge_entities
 from longtalk.summary.writer import SummaryDraft
 
@@ -174,6 +175,8 @@ async def _digest(
             log.warning("consolidation by the model failed, merging instead: %s", exc)
     digest = merged(inputs)
     update = {
+        # a thing keeps what it is; a person's profile is kept whole (the shown cut trims it)
+        "entities": tuple(e if e.type == "person" else capped_details(e) for e in digest.entities),
         "narrative": newest_sentences(digest.narrative, max_tokens // 2, counter),
         # what is not promised to survive keeps only its newest items
         "topics": digest.topics[-DIGEST_LIST_ITEMS:],
@@ -194,6 +197,40 @@ def newest_sentences(text: str, max_tokens: int, counter: TokenCounter) -> str:
         kept.append(sentence)
         used += cost
     return " ".join(reversed(kept))
+
+
+MAX_ENTITY_DETAILS = 200
+"""Characters of details an entity keeps, cut at a ``;`` boundary."""
+MAX_THING_DETAILS = 2
+"""Details a place, organisation or thing keeps: what it is, not every time it came up."""
+
+
+def capped_details(entity: SummaryEntity) -> SummaryEntity:
+    """``entity`` with its details bounded within :data:`MAX_ENTITY_DETAILS` characters.
+
+    A thing keeps its first :data:`MAX_THING_DETAILS` details (what it is); a person keeps
+    who they are (relations, constraints) and then the newest (their profile goes on).
+    """
+    parts = [p.strip() for p in entity.details.split(";") if p.strip()]
+    if not parts:
+        return entity
+    if entity.type == "person":
+        lasting = [p for p in parts if LASTING.search(p)]
+        kept = _within([*lasting, *reversed([p for p in parts if p not in lasting])])
+        kept = [p for p in parts if p in kept]  # in their order
+    else:
+        kept = _within(parts[:MAX_THING_DETAILS])
+    details = "; ".join(kept) or entity.details[: MAX_ENTITY_DETAILS - 1] + "…"
+    return entity if details == entity.details else entity.model_copy(update={"details": details})
+
+
+def _within(parts: Sequence[str]) -> list[str]:
+    kept: list[str] = []
+    for part in parts:
+        if len("; ".join([*kept, part])) > MAX_ENTITY_DETAILS:
+            break
+        kept.append(part)
+    return kept
 
 
 def _key(text: str) -> str:

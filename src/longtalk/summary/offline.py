@@ -28,12 +28,16 @@ from longtalk.core.relative_dates import event_day
 from longtalk.embed.base import Embedder
 from longtalk.embed.priority import SUMMARIES, in_background
 from longtalk.summary import offline_facts
+from longtalk.summary.consolidate import capped_details
 from longtalk.summary.model import LIST_FIELDS, ConversationSummary
+from longtalk.summary.offline_details import is_ai_assistant
+from longtalk.summary.offline_facts import merge_first_names
 from longtalk.summary.offline_questions import answered
 from longtalk.summary.offline_text import (
     Sentence,
     content_words,
     dated,
+    is_acknowledgement,
     is_filler,
     split_sentences,
     third_person,
@@ -51,7 +55,8 @@ class NarrativeConfig:
     A first summary's budget is ``ratio`` of the input's words; an extension's is the old
     narrative plus ``ratio`` of the new words; both are clamped to ``[min_words,
     max_words]``, so the narrative grows with the chat up to ``max_words`` and is then
-    re-selected. ``diversity`` is MMR's weight on novelty (0 = centrality only); the
+    re-selected (the old narrative's sentences, chosen once already, weigh ``story_prior``
+    times a new opening's). ``diversity`` is MMR's weight on novelty (0 = centrality only); the
     length and position priors favour informative sentences and conversation openings;
     beyond ``max_candidates`` sentences only the richest are embedded.
     """
@@ -64,6 +69,7 @@ class NarrativeConfig:
     position_prior: float = 0.8
     max_sentence_words: int = 60
     max_candidates: int = 400
+    story_prior: float = 1.25
 
 
 def default_embedder() -> Embedder:
@@ -81,8 +87,11 @@ def conversation_sentences(messages: Sequence[Message]) -> list[Sentence]:
     for turn, message in enumerate(spoken):
         me = speakers[turn]
         you = _addressee(speakers, turn)
+        previous = spoken[turn - 1].content if turn else ""
         for text in split_sentences(message.content):
-            sentences.append(Sentence(text, me, you, turn, event_day(text, message.timestamp)))
+            echo = is_ai_assistant(me) and is_acknowledgement(text, previous)
+            when = event_day(text, message.timestamp)
+            sentences.append(Sentence(text, me, you, turn, when, echo))
     return sentences
 
 
@@ -102,7 +111,7 @@ def select_sentences(
     budget: int | None = None,
 ) -> list[Sentence]:
     """The most central, non-redundant sentences within the word budget, in original order."""
-    candidates = [s for s in sentences if not is_filler(s.text)]
+    candidates = _participants_first([s for s in sentences if not _filler(s)])
     if not candidates:
         candidates = [s for s in sentences if content_words(s.text)]
     if not candidates:
@@ -122,6 +131,20 @@ def select_sentences(
     return [candidates[i] for i in sorted(chosen)]
 
 
+def _filler(sentence: Sentence) -> bool:
+    return sentence.echo or is_filler(sentence.text)
+
+
+def _participants_first(candidates: list[Sentence]) -> list[Sentence]:
+    """What the participants said; the AI assistant's answers only when they said nothing.
+
+    The narrative is what the people said, asked and decided: an assistant's answers can
+    be asked again, the user's facts and choices cannot.
+    """
+    said = [s for s in candidates if not is_ai_assistant(s.speaker)]
+    return said if said else candidates
+
+
 def _relevance(
     candidates: Sequence[Sentence], vectors: npt.NDArray[np.float32], config: NarrativeConfig
 ) -> npt.NDArray[np.float64]:
@@ -132,14 +155,16 @@ def _relevance(
     centrality = vectors @ centroid
     length_factor = 1.0 - np.exp(-lengths / config.length_prior)
     too_long = np.array([len(words(s.text)) > config.max_sentence_words for s in candidates])
-    position = _position_prior(candidates, config.position_prior)
+    position = _position_prior(candidates, config.position_prior, config.story_prior)
     return np.asarray(centrality * length_factor * position * np.where(too_long, 0.5, 1.0))
 
 
-def _position_prior(candidates: Sequence[Sentence], strength: float) -> npt.NDArray[np.float64]:
-    """Earlier new sentences weigh more (openings set the topic); old narrative gets 1."""
+def _position_prior(
+    candidates: Sequence[Sentence], strength: float, story: float = 1.0
+) -> npt.NDArray[np.float64]:
+    """Earlier new sentences weigh more (openings set the topic); old narrative gets ``story``."""
     fresh = [i for i, s in enumerate(candidates) if s.turn >= 0]
-    prior = np.ones(len(candidates))
+    prior = np.full(len(candidates), story)
     for rank, index in enumerate(fresh):
         prior[index] = 1.0 - strength * rank / max(len(fresh) - 1, 1)
     return prior
@@ -263,7 +288,8 @@ def merge_update(
 ) -> ConversationSummary:
     """Merge ``update`` into ``existing``; drop old questions the new sentences answer.
 
-    A name first typed ``thing`` (or ``other``) takes the specific type it gets later.
+    A name first typed ``thing`` (or ``other``) takes the specific type it gets later; a
+    first name joins the one full name it starts (``Ana``, ``Ana Lima``).
     """
     people = [e.name for e in (*existing.entities, *update.entities) if e.type == "person"]
     closed = answered(existing.open_questions, fresh, people)
@@ -273,7 +299,7 @@ def merge_update(
         e.model_copy(update={"type": newer.get(e.name.casefold(), e.type)})
         if e.type in ("thing", "other")
         else e
-        for e in merged.entities
+        for e in merge_first_names(merged.entities)
     )
     questions = tuple(q for q in merged.open_questions if q not in closed)
     return merged.model_copy(update={"entities": entities, "open_questions": questions})
@@ -281,39 +307,18 @@ def merge_update(
 
 MAX_SUMMARY_ITEMS = 20
 MAX_SUMMARY_ENTITIES = 30
-MAX_ENTITY_DETAILS = 200
 
 
 def bounded(summary: ConversationSummary) -> ConversationSummary:
     """Keep a merged summary's size bounded across extensions.
 
     Lists keep their newest ``MAX_SUMMARY_ITEMS``; entities the first
-    ``MAX_SUMMARY_ENTITIES`` (participants and the earliest, most established ones) with
-    details cut to ``MAX_ENTITY_DETAILS`` characters at a ``;`` boundary: a thing keeps its
-    first details (what it is), a person the newest (their profile goes on).
+    ``MAX_SUMMARY_ENTITIES`` (participants and the earliest, most established ones), each
+    with its details capped (:func:`~longtalk.summary.consolidate.capped_details`).
     """
     lists = {name: getattr(summary, name)[-MAX_SUMMARY_ITEMS:] for name in LIST_FIELDS}
-    entities = tuple(
-        entity.model_copy(
-            update={"details": _cut_details(entity.details, newest=entity.type == "person")}
-        )
-        for entity in summary.entities[:MAX_SUMMARY_ENTITIES]
-    )
+    entities = tuple(capped_details(e) for e in summary.entities[:MAX_SUMMARY_ENTITIES])
     return summary.model_copy(update={**lists, "entities": entities})
-
-
-def _cut_details(details: str, *, newest: bool = False) -> str:
-    if len(details) <= MAX_ENTITY_DETAILS:
-        return details
-    parts = details.split("; ")
-    kept: list[str] = []
-    for part in reversed(parts) if newest else parts:
-        if len("; ".join([*kept, part])) > MAX_ENTITY_DETAILS:
-            break
-        kept.append(part)
-    if newest:
-        kept.reverse()
-    return "; ".join(kept) or details[: MAX_ENTITY_DETAILS - 1] + "…"
 
 
 class OfflineSummarizer:

@@ -2,8 +2,9 @@
 
 A name is a run of capitalised words (any script: ``Belém``, ``Łódź``, ``São Paulo``),
 optionally joined by particles (``Cliffs of Moher``). Its type is one of ``person``,
-``place``, ``organisation``, ``date`` or ``thing``, decided by cues in this order: months,
-weekdays and date phrases are dates (never a place or a person); an organisation suffix
+``place``, ``organisation``, ``date``, ``amount`` or ``thing``, decided by cues in this
+order: months, weekdays and date phrases are dates (never a place or a person), numbers with
+a unit or currency amounts; an organisation suffix
 (``Inc``, ``University``, ``Bank``...) makes an organisation; a place suffix or a known
 place makes a place; a participant, a known first name, a title or a kinship word before,
 ``said`` / ``told`` after, or a greeting around it makes a person; a preposition before
@@ -30,6 +31,7 @@ DATE = re.compile(
     rf"\b(?:\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?"
     rf"|(?:{_MONTHS})\.? \d{{1,2}}(?:st|nd|rd|th)?(?:,? \d{{4}})?"
     rf"|\d{{1,2}}(?:st|nd|rd|th)? (?:of )?(?:{_MONTHS})(?:,? \d{{4}})?"
+    rf"|(?:early|mid|late|the end of|the start of) (?:{_MONTHS}|the (?:week|month|year))"
     rf"|(?:next |last |this )?(?:{_DAYS})|(?:next|last|this) (?:week|month|year|weekend"
     rf"|summer|winter|spring|fall|autumn|{_MONTHS})"
     rf"|tomorrow|tonight|yesterday|\d{{1,2}}(?::\d{{2}})? ?(?:[ap]\.?m\.?|o'clock)"
@@ -95,7 +97,7 @@ _PLACE_BEFORE = re.compile(
 _MODAL_NEXT = re.compile(r"^\s(?:I|we|you|he|she|they|it|be)\b", re.IGNORECASE)
 _PRONOUNS = frozenset("I I'm I'll I've I'd".split())
 _SEPARATOR = re.compile(r"(?:,|\sand|\sor|\s&)\s$")
-_PRIORITY = ("date", "organisation", "person", "place", "thing")
+_PRIORITY = ("date", "amount", "organisation", "person", "place", "thing")
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,20 +110,54 @@ class Mention:
 
 
 def mentions(text: str, people: Collection[str] = ()) -> list[Mention]:
-    """Dates, amounts and names in ``text``; ``people`` are names known to be persons."""
+    """Dates, amounts and names in ``text``; ``people`` are names known to be persons.
+
+    A nationality before a noun (``Asian restaurants``) is not a name; a known name with a
+    count after it (``Lisbon 4``) is the name alone; an owner is its own name
+    (``Lisbon's Bairro Alto``: ``Lisbon`` and ``Bairro Alto``).
+    """
     found = [Mention(m.group(0), "date", m.start()) for m in DATE.finditer(text)]
-    found += [Mention(m.group(0).strip(), "thing", m.start()) for m in _NUMBER.finditer(text)]
+    found += [Mention(m.group(0).strip(), "amount", m.start()) for m in _NUMBER.finditer(text)]
     spans = [(m.start, m.start + len(m.name)) for m in found]
     known = {p.casefold() for p in people}
     for start, end in _name_spans(text):
         if any(start < e and s < end for s, e in spans):
             continue
+        end = _without_count(text, start, end, known)
         name = text[start:end]
         kind = _kind(text[:start], name, text[end:], known)
         if kind == "thing" and _sentence_initial(text, start) and " " not in name:
             continue
+        if kind in ("thing", "place") and _adjective(name, text[end:]):
+            continue
         found.append(Mention(name, kind, start))
     return sorted(found, key=lambda m: m.start)
+
+
+_TALLY = re.compile(r"\b[A-Z][\w'’\-]* \d+\s*[,:;–-]")
+
+
+def _without_count(text: str, start: int, end: int, people: Collection[str]) -> int:
+    """``Lisbon 4`` (four nights in Lisbon) is Lisbon: the end of the name without the count.
+
+    A name loses a trailing count when it is a known name or one entry of a tally
+    (``Lisbon 4, Ericeira 3, Coimbra 2``).
+    """
+    base, _, last = text[start:end].rpartition(" ")
+    if not (base and last.isdigit()):
+        return end
+    known = base in PLACES or base in FIRST_NAMES or base.casefold() in people
+    return start + len(base) if known or len(_TALLY.findall(text)) >= 2 else end
+
+
+_DEMONYM = re.compile(r"(?:ian|ean|can|ese|ish|ic)$")
+
+
+def _adjective(name: str, after: str) -> bool:
+    """``Asian restaurants``, ``Portuguese food``: a nationality before a noun, not a name."""
+    if " " in name or name in FIRST_NAMES or name in PLACES:
+        return False
+    return bool(_DEMONYM.search(name)) and bool(re.match(r"\s[a-z]", after))
 
 
 def _name_spans(text: str) -> Iterable[tuple[int, int]]:
@@ -132,7 +168,9 @@ def _name_spans(text: str) -> Iterable[tuple[int, int]]:
         name_like = _capitalised(word) and word not in _PRONOUNS
         if token and (name_like or (run and _joins(word, text, token.end()))):
             run.append(token)
-            continue
+            if not word.endswith(("'s", "’s")):
+                continue
+            token = None  # "Lisbon's Bairro Alto": the owner is a name, the rest another
         span = _trim(run, text)
         if span:
             yield span
@@ -230,6 +268,7 @@ def best_kind(kinds: Iterable[str]) -> str:
     counts = Counter(k for k in kinds if k != "thing")
     if not counts:
         return "thing"
-    if "date" in counts:
-        return "date"
+    for never_a_name in ("date", "amount"):
+        if never_a_name in counts:
+            return never_a_name
     return max(counts, key=lambda k: (counts[k], -_PRIORITY.index(k)))

@@ -13,10 +13,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from longtalk.core.messages import Message, Role
 from longtalk.summary.model import ConversationSummary, SummaryEntity, merge_entities
+from longtalk.summary.offline_details import detail, is_ai_assistant
 from longtalk.summary.offline_entities import best_kind, mentions
 from longtalk.summary.offline_profiles import profiles
 from longtalk.summary.offline_questions import open_questions
@@ -31,6 +32,7 @@ from longtalk.summary.offline_text import (
 
 __all__ = [
     "entities",
+    "merge_first_names",
     "extract",
     "keyphrases",
     "parse_transcript",
@@ -52,8 +54,10 @@ _NOT_TOPICS = frozenset(
     glad shares share photo pic picture congrats totally super pretty making""".split()
 )
 _DECISION = re.compile(
-    r"\b(?:let's|let us|we'll|we will|i'll take|i will take|we've decided|we decided"
-    r"|i've decided|i decided|decided to|agreed|go with|settle on|we're going to"
+    r"\b(?:(?:let's|let us|we'll|we will) (?:say|do|go|book|buy|take|have|meet|try|order"
+    r"|visit|rent|stay|add|skip|move|change|cancel|use|pick|choose)\b"
+    r"|i'll take|i will take|we've decided|we decided"
+    r"|i've decided|i decided|decided to|agreed to|go with|settle on|we're going to"
     r"|i'm going to|i am going to|deal\b|i'll (?:book|buy|take|go|do|call|send|pay|meet))",
     re.IGNORECASE,
 )
@@ -69,19 +73,20 @@ _PREFERENCE = re.compile(
     r"|when|the way|the idea|hearing|seeing|to hear|to see)\b)"
     r"|i (?:don't|do not|didn't) (?:like|enjoy|eat|drink)|i'd rather|i would rather"
     r"|i (?:can't|cannot|can not) (?:eat|drink|have|stand)|i'm (?:a |an )?(?:allergic|vegetarian"
-    r"|vegan|lactose|big fan|huge fan|into)|i am (?:a |an )?(?:allergic|vegetarian|vegan))",
+    r"|vegan|lactose|big fan|huge fan|into)|i am (?:a |an )?(?:allergic|vegetarian|vegan)"
+    r"|i get (?:seasick|carsick|airsick|migraines)"
+    r"|(?:\b[A-Z][\w'’]+|\bwe|\bmy \w+) (?:is|are|'re)(?: both| all| also)? (?:a |an )?(?:allergic"
+    r"|vegetarian|vegan|lactose|gluten|diabetic|pescatarian))",
     re.IGNORECASE,
 )
 _FAVOURITE = re.compile(r"\bmy (?:all-time )?favou?rites?\b", re.IGNORECASE)
 _CLAUSE_END = re.compile(
-    r"[.;!?]|\s[-–—]\s|,\s(?:but|so|and i|which|because|do|did|what|how|have)\b", re.I
+    r"[.;!?]|\s[-–—]\s|,\s(?:but|so|and i|which|because|do|did|what|how|have|is|are|should"
+    r"|can|will|by the way|it|that|this|they|plus|especially)\b",
+    re.I,
 )
 _CLAUSE_START = re.compile(r"[.;!?:]\s|\s[-–—]\s|,\s")
 _ROLE_NAMES = frozenset("user assistant system tool ai bot".split())
-_VACUOUS = frozenset(
-    """agree totally congrats congratulations wow awesome cool amazing glad nice sounds
-    sound love happy hear talk talking chat catch bye cheers care appreciate""".split()
-)
 _SPEAKER_LINE = re.compile(r"^\s*([^:\n]{1,40}?):\s*(.+)$")
 
 
@@ -94,14 +99,15 @@ def extract(
 
     ``known`` is the summary so far: its people help type names in the new messages.
     """
-    texts = [s.text for s in sentences]
+    said = [s for s in sentences if not s.echo and not is_ai_assistant(s.speaker)]
+    texts = [s.text for s in said or sentences]  # what the people talk about
     people = participants(messages, known)
     names = {w.casefold() for n in people for w in n.split()}
     return ConversationSummary(
         topics=tuple(t for t in keyphrases(texts, 5 + len(names)) if t not in names)[:5],
         entities=entities(messages, sentences, people),
         decisions=_cued(sentences, _DECISION),
-        actions_taken=_cued(sentences, _ACTION),
+        actions_taken=_cued(sentences, _ACTION, assistant=True),
         open_questions=open_questions(sentences, people, MAX_ITEMS),
         user_preferences=preferences(sentences),
     )
@@ -114,19 +120,39 @@ def participants(messages: Sequence[Message], known: ConversationSummary | None)
     return list(dict.fromkeys(n for n in names if n and not n.startswith("#")))
 
 
-def _cued(sentences: Sequence[Sentence], cue: re.Pattern[str]) -> tuple[str, ...]:
+def _cued(
+    sentences: Sequence[Sentence], cue: re.Pattern[str], *, assistant: bool = False
+) -> tuple[str, ...]:
+    """Sentences matching ``cue`` (the AI assistant's only with ``assistant``), told."""
     found = []
     for sentence in sentences:
+        if is_ai_assistant(sentence.speaker) and not assistant:
+            continue  # the assistant's "let's recount" is not the user's decision
         if cue.search(sentence.text) and not sentence.text.rstrip().endswith("?"):
-            found.append(dated(_short(third_person(sentence)), sentence.when))
+            told = _decided(third_person(sentence), sentence.speaker)
+            if len(content_words(cue.sub("", told))) >= MIN_ITEM_WORDS:
+                found.append(dated(_short(told), sentence.when))
     return tuple(found[:MAX_ITEMS])
+
+
+MIN_ITEM_WORDS = 2
+"""Content words (the speaker's name counts) a decision or action needs: not ``Agreed!``."""
+_LETS = re.compile(r"^let's (?:do that:? |say |do (?=an? |the )|go with |book |take |have )", re.I)
+
+
+def _decided(told: str, speaker: str) -> str:
+    """``Maya: let's do a birthday lunch`` -> ``Maya decided on a birthday lunch``."""
+    prefix = f"{speaker}: "
+    if speaker and told.startswith(prefix) and _LETS.match(told[len(prefix) :]):
+        return f"{speaker} decided on {_LETS.sub('', told[len(prefix) :])}"
+    return told
 
 
 def preferences(sentences: Sequence[Sentence]) -> tuple[str, ...]:
     """Likes, dislikes and constraints (``I love…``, ``I'm allergic to…``), told of the speaker."""
     found = []
     for sentence in sentences:
-        clause = "" if _is_assistant(sentence.speaker) else preference_clause(sentence.text)
+        clause = "" if is_ai_assistant(sentence.speaker) else preference_clause(sentence.text)
         if clause:
             told = third_person(replace(sentence, text=clause))
             found.append(dated(_short(told), sentence.when))
@@ -156,20 +182,19 @@ def preference_clause(text: str) -> str:
     return clause[:1].upper() + clause[1:] + "."
 
 
-def _is_assistant(speaker: str) -> bool:
-    return speaker.casefold() in ("assistant", "ai", "bot", "system")
-
-
 def keyphrases(texts: Iterable[str], limit: int = 5) -> tuple[str, ...]:
-    """Recurring phrases (runs of up to three content words), most salient first.
+    """Recurring noun phrases (up to three words), most salient first.
 
-    A phrase counts once per sentence; phrases that recur, and longer ones, rank higher;
-    common verbs are not topics. A phrase inside a better-ranked one is skipped.
+    A topic is what a person would name: the words after a determiner or a possessive
+    (``the library tickets``, ``our budget``, ``a birthday lunch``), never a verb or an
+    adjective on its own (``add``, ``fits``, ``late``) nor a name (names are entities). A
+    phrase and its parts count once per sentence; phrases that recur, and longer ones, rank
+    higher. A phrase inside a better-ranked one is skipped.
     """
     counts: Counter[tuple[str, ...]] = Counter()
     for text in texts:
         seen: set[tuple[str, ...]] = set()
-        for run in _content_runs(text):
+        for run in _noun_runs(text):
             for size in (1, 2, 3):
                 for start in range(len(run) - size + 1):
                     seen.add(tuple(run[start : start + size]))
@@ -187,53 +212,121 @@ def keyphrases(texts: Iterable[str], limit: int = 5) -> tuple[str, ...]:
     return tuple(chosen)
 
 
-def _content_runs(text: str) -> list[list[str]]:
-    runs: list[list[str]] = [[]]
+_DETERMINERS = frozenset(
+    """a an the my our your his her their its this that these those some any each every
+    another no about for of with""".split()
+)
+
+
+def _noun_runs(text: str) -> list[list[str]]:
+    """The content words after each determiner, up to three, stopping at a name."""
+    runs: list[list[str]] = []
+    run: list[str] | None = None
     for token in re.findall(r"[^\W\d_][\w'\-]*|[^\w\s]|\d+", normalize_spacing(text)):
         word = token.lower()
-        if word.isalpha() and len(word) > 2 and word not in STOPWORDS and word not in _NOT_TOPICS:
-            runs[-1].append(word)
-        elif runs[-1]:
-            runs.append([])
-    return [r for r in runs if r]
+        if word in _DETERMINERS:
+            run = []
+            runs.append(run)
+        elif run is not None and _topic_word(token, word):
+            run.append(word)
+        else:
+            run = None
+    return [r[:3] for r in runs if r and len(r) <= 3]
+
+
+def _topic_word(token: str, word: str) -> bool:
+    return (
+        word.isalpha()
+        and len(word) > 2
+        and not token[:1].isupper()
+        and word not in STOPWORDS
+        and word not in _NOT_TOPICS
+        and not word.endswith("ly")
+    )
+
+
+MAX_DETAILS = 3
+"""Details one batch gives an entity (the first informative ones)."""
 
 
 def entities(
     messages: Sequence[Message], sentences: Sequence[Sentence], people: Sequence[str] = ()
 ) -> tuple[SummaryEntity, ...]:
-    """People, places, organisations, dates and things mentioned, with an informative detail.
+    """People, places, organisations and things mentioned, each with short clauses about it.
 
-    A participant's details are their profile (:mod:`longtalk.summary.offline_profiles`),
-    or ``participant`` when they said nothing of themselves.
+    Dates and amounts are never entities (they belong to what they date or cost); what the
+    participants name ranks before what only the AI assistant suggested. A participant's
+    details are their profile (:mod:`longtalk.summary.offline_profiles`): none while they
+    said nothing of themselves.
     """
     profile = {e.name: e.details for e in profiles(sentences, people)}
-    first = [
-        SummaryEntity(name=n, type="person", details=profile.get(n) or "participant")
-        for n in people
-    ]
     speakers = {m.speaker() for m in messages}
-    first = [e for e in first if e.name in speakers and e.name.casefold() not in _ROLE_NAMES]
-    names: dict[str, str] = {}
-    kinds: dict[str, list[str]] = {}
-    details: dict[str, str] = {}
+    first = [
+        SummaryEntity(name=n, type="person", details=profile.get(n, ""))
+        for n in people
+        if n in speakers and n.casefold() not in _ROLE_NAMES
+    ]
+    speaking = {e.name.casefold() for e in first}  # their profile says what they said
+    found = _mentioned(sentences, people)
+    ranked = sorted(found, key=lambda key: -found[key].weight)[:MAX_ENTITIES]
+    named = [
+        SummaryEntity(
+            name=found[key].name,
+            type=best_kind(found[key].kinds),
+            details="" if key in speaking else "; ".join(found[key].details),
+        )
+        for key in sorted(ranked, key=list(found).index)
+    ]
+    return merge_first_names(merge_entities([*first, *named]))
+
+
+@dataclass(slots=True)
+class _Named:
+    """What a batch says of one name: its spelling, types, weight and details."""
+
+    name: str
+    kinds: list[str] = field(default_factory=list)
+    weight: int = 0
+    details: list[str] = field(default_factory=list)
+
+
+def _mentioned(sentences: Sequence[Sentence], people: Sequence[str]) -> dict[str, _Named]:
+    found: dict[str, _Named] = {}
     for sentence in sentences:
         for mention in mentions(normalize_spacing(sentence.text), people):
-            if nickname_of(mention.name, people):
+            if mention.kind in ("date", "amount") or nickname_of(mention.name, people):
                 continue  # "Mel" is Melanie: her profile says what she said
-            key = mention.name.casefold()
-            names.setdefault(key, mention.name)
-            kinds.setdefault(key, []).append(mention.kind)
-            if not details.get(key):  # the first informative mention tells what it is
-                details[key] = _detail(sentence, mention.name, people)
-    ranked = sorted(names, key=lambda key: -len(kinds[key]))[:MAX_ENTITIES]
-    speaking = {e.name.casefold() for e in first}  # their profile says what they said
-    found = [
-        SummaryEntity(
-            name=names[k], type=best_kind(kinds[k]), details="" if k in speaking else details[k]
-        )
-        for k in sorted(ranked, key=list(names).index)
+            named = found.setdefault(mention.name.casefold(), _Named(mention.name))
+            named.kinds.append(mention.kind)
+            named.weight += 1 if is_ai_assistant(sentence.speaker) else 2
+            if len(named.details) < MAX_DETAILS:
+                said = detail(sentence, mention.name, people)
+                if said and said not in named.details:
+                    named.details.append(said)
+    return found
+
+
+def merge_first_names(entities: Sequence[SummaryEntity]) -> tuple[SummaryEntity, ...]:
+    """``Ana`` and ``Ana Lima`` are one person when only one full name starts with ``Ana``."""
+    people = [e for e in entities if e.type == "person"]
+    full: dict[str, list[SummaryEntity]] = {}
+    for entity in people:
+        if " " in entity.name:
+            full.setdefault(entity.name.split()[0].casefold(), []).append(entity)
+    into = {
+        e.name: full[e.name.casefold()][0]
+        for e in people
+        if " " not in e.name and len(full.get(e.name.casefold(), [])) == 1
+    }
+    if not into:
+        return tuple(entities)
+    merged = [
+        SummaryEntity(name=into[e.name].name, type="person", details=e.details)
+        if e.name in into
+        else e
+        for e in entities
     ]
-    return merge_entities([*first, *found])
+    return merge_entities(merged)
 
 
 def nickname_of(name: str, people: Sequence[str]) -> str | None:
@@ -247,14 +340,6 @@ def nickname_of(name: str, people: Sequence[str]) -> str | None:
         if first != short and any(len(stem) >= 3 and first.startswith(stem) for stem in stems):
             return person
     return None
-
-
-def _detail(sentence: Sentence, name: str, people: Sequence[str]) -> str:
-    """The sentence told in the third person, or ``""`` when it says nothing beyond names."""
-    told = _short(third_person(sentence))
-    names = {w.casefold() for n in (name, *people) for w in n.split()}
-    rest = [w for w in content_words(told) if w not in names and w not in _VACUOUS]
-    return dated(told, sentence.when) if len(rest) >= 2 else ""
 
 
 def _short(text: str) -> str:

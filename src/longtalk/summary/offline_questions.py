@@ -5,8 +5,10 @@ sure whether``...). It is answered when the next message from someone else is no
 only questions and either shares a content word with it or answers it explicitly: a
 yes / no reply to a yes / no question, a date to ``when``, a number to ``how much``, a
 place to ``where``, a name to ``who``, a reason to ``why``, and any statement of some
-length to an open ``what`` / ``which`` / ``how``. The same test closes questions
-left open by an earlier summary, the new messages being the replies.
+length to an open ``what`` / ``which`` / ``how``; an AI assistant's reply of some length
+answers the question before it. The same test closes questions left open by an earlier
+summary, the new messages being the replies. The AI assistant's own questions and small talk
+(``Time flies, huh?``, ``Care to share?``) are never open questions.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from longtalk.summary.offline_details import is_ai_assistant
 from longtalk.summary.offline_entities import DATE, mentions
 from longtalk.summary.offline_text import Sentence, content_words, third_person
 
@@ -37,6 +40,15 @@ _YES_NO_REPLY = re.compile(
 )
 _NUMBER = re.compile(r"\d|\b(?:one|two|three|four|five|six|ten|twenty|hundred|few)\b", re.I)
 _OPEN_WH = re.compile(r"^(?:\w+, )?(?:what|which|how)\b(?! (?:much|many|long|old)\b)", re.I)
+_SOCIAL = re.compile(
+    r"(?:,\s*|\s)(?:huh|right|eh|isn't it|aren't they|don't you think|no|yeah)\?$"
+    r"|^(?:\w+,\s*)?(?:care to|want to|wanna|guess what|any (?:fun|special|cool|new|exciting)"
+    r"|got any|need any|what about you|how about you|how are you|how's it going|how have you been"
+    r"|can you tell me more|tell me more)\b",
+    re.IGNORECASE,
+)
+ASSISTANT_ANSWER_WORDS = 5
+"""Content words of an AI assistant's reply that make it an answer to the question before."""
 _REASON = re.compile(r"\b(?:because|since|'cause|cause|so that|due to)\b", re.IGNORECASE)
 
 
@@ -74,6 +86,8 @@ def answered(
 def _questions(sentences: Sequence[Sentence], people: Collection[str]) -> list[Question]:
     found = []
     for sentence in sentences:
+        if is_ai_assistant(sentence.speaker) or _SOCIAL.search(sentence.text.strip()):
+            continue  # the assistant's clarifications, and small talk, are not open matters
         asked = sentence.text.rstrip().endswith("?")
         stems = _stems(sentence.text, people)
         if (asked and len(stems) >= 2) or OPEN_CUE.search(sentence.text):
@@ -98,6 +112,8 @@ def _answered_in(
     if not reply:
         return False
     text = " ".join(s.text for s in reply)
+    if is_ai_assistant(reply[0].speaker) and len(content_words(text)) >= ASSISTANT_ANSWER_WORDS:
+        return True  # an assistant's reply of some length is its answer
     return bool(question.words & _stems(text, people)) or _explicit(question, text, people)
 
 

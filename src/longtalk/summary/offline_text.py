@@ -19,9 +19,14 @@ __all__ = [
     "content_words",
     "dated",
     "day_label",
+    "is_acknowledgement",
     "is_filler",
+    "asks",
+    "clause_at",
     "normalize_spacing",
+    "resolve_pronouns",
     "split_sentences",
+    "strip_interjections",
     "third_person",
     "words",
 ]
@@ -64,6 +69,8 @@ class Sentence:
     addressee: str = ""
     turn: int = 0
     when: str = ""
+    echo: bool = False
+    """An acknowledgement that repeats what the other person said (``Noted: vegetarian``)."""
 
 
 def day_label(moment: datetime | None) -> str:
@@ -120,6 +127,31 @@ def is_filler(text: str) -> bool:
     return len(content_words(rest)) < 2
 
 
+_ACKNOWLEDGE = re.compile(
+    r"^(?:noted|got it|understood|great choice|good (?:choice|decision|idea|call|split|plan)"
+    r"|done|added|perfect|exactly|all set|decision noted|sounds (?:good|great)|will do"
+    r"|no problem|of course|certainly|absolutely|great|good|nice|excellent|wonderful|okay|ok"
+    r"|sure|right|yes|that works|that's (?:right|correct|fine|comfortable|great)|well within)\b",
+    re.IGNORECASE,
+)
+
+
+def is_acknowledgement(text: str, previous: str) -> bool:
+    """True for ``Noted: vegetarian, and a peanut allergy for Tom`` after the user said so.
+
+    An acknowledgement opens with a cue (``noted``, ``done``, ``great choice``...) and then
+    says little, or mostly repeats the ``previous`` message.
+    """
+    match = _ACKNOWLEDGE.match(text.strip())
+    if not match:
+        return False
+    said = {w[:5] for w in content_words(text[match.end() :])}
+    if len(said) < 3:
+        return True
+    heard = {w[:5] for w in content_words(previous)}
+    return len(said & heard) >= len(said) / 2
+
+
 def strip_interjections(text: str) -> str:
     """Drop leading acknowledgements (``Well, yes, ...``) from a sentence."""
     rest = _FILLER.sub("", text.strip())
@@ -173,6 +205,44 @@ def third_person(sentence: Sentence) -> str:
     if text.rstrip().endswith("?"):
         return f"{me} asks: {body}"
     return f"{me}: {body}"
+
+
+def resolve_pronouns(sentence: Sentence) -> str:
+    """The sentence with ``I`` / ``you`` resolved to the speakers, without attribution."""
+    text = strip_interjections(sentence.text)
+    if not sentence.speaker:
+        return text
+    return _resolve_pronouns(text, sentence.speaker, sentence.addressee or "the other person")
+
+
+_SUBJECT_VERB = (
+    r"(?:[A-Z][\w'’]+|I|he|she|they|we|it)\s+(?:is|are|was|were|has|have|had|will|would|can"
+    r"|does|doesn't|don't|isn't|loves?|likes?|wants?|needs?|hates?|prefers?|lives?|works?)\b"
+)
+_CLAUSE_BREAK = re.compile(
+    r"[;:!?]\s|\.\s|\s[-–—]\s|[()]|,\s(?=(?:but|so|and then|which|because|while|though)\b)"
+    rf"|,\s(?:and\s)?(?={_SUBJECT_VERB})"
+    r"|,\s(?=(?:is|are|do|does|did|can|could|should|would|will|what|how|where|when|why|who)\s)"
+)
+_ASIDE = re.compile(r",?\s(?:by the way|to be honest|of course|I think|I guess)\b,?", re.I)
+
+
+def clause_at(text: str, start: int, end: int) -> str:
+    """The clause of ``text`` around ``text[start:end]``, stripped of outer punctuation.
+
+    Clauses end at ``;:!?.``, dashes and brackets, at a comma before ``but`` / ``so`` /
+    ``which``..., before a new subject and verb (``, Tom loves``) or a question (``, is``).
+    """
+    cuts = [0, *(m.end() for m in _CLAUSE_BREAK.finditer(text)), len(text) + 1]
+    begin = max(c for c in cuts if c <= start)
+    stop = min((m.start() for m in _CLAUSE_BREAK.finditer(text, end)), default=len(text))
+    return _ASIDE.sub("", text[begin:stop]).strip(" ,.;:!?\"'“”‘’")
+
+
+def asks(text: str, clause: str) -> bool:
+    """True when ``clause`` (a clause of ``text``) ends in a question mark there."""
+    at = text.find(clause)
+    return at >= 0 and text[at + len(clause) :].lstrip(" \"'”’")[:1] == "?"
 
 
 def _resolve_pronouns(text: str, me: str, you: str) -> str:

@@ -14,12 +14,12 @@ from typing import ClassVar, Protocol, runtime_checkable
 
 from longtalk.core.messages import Message, group_episodes
 from longtalk.core.tokens import HeuristicTokenCounter, TokenCounter, count_messages
-from longtalk.summary.templates import SummaryConfig
 
 __all__ = [
     "AllOf",
     "AnyOf",
     "CountOrTokensTrigger",
+    "CountThresholds",
     "TokensAndEpisodesTrigger",
     "TriggerPolicy",
     "TriggerResult",
@@ -35,6 +35,25 @@ class TriggerResult:
     reason: str
     message_count: int
     estimated_tokens: int
+
+
+class CountThresholds(Protocol):
+    """The figures a count-or-tokens check reads (an Orbiter-style ``SummaryConfig`` has them)."""
+
+    @property
+    def message_threshold(self) -> int:
+        """Summarize past this many messages."""
+        ...
+
+    @property
+    def token_threshold(self) -> int:
+        """Summarize past this many estimated tokens."""
+        ...
+
+    @property
+    def token_estimate_ratio(self) -> float:
+        """Characters per token for the estimate."""
+        ...
 
 
 @runtime_checkable
@@ -77,8 +96,8 @@ class CountOrTokensTrigger(_Composable):
     token_estimate_ratio: float = 4.0
 
     @classmethod
-    def from_config(cls, config: SummaryConfig) -> CountOrTokensTrigger:
-        """The policy of a :class:`SummaryConfig`."""
+    def from_config(cls, config: CountThresholds) -> CountOrTokensTrigger:
+        """The policy of a configuration with these three figures."""
         return cls(config.message_threshold, config.token_threshold, config.token_estimate_ratio)
 
     def evaluate(
@@ -191,7 +210,7 @@ def _combine(
 
 def check_trigger(
     items: Sequence[Message],
-    config: SummaryConfig | None = None,
+    config: CountThresholds | None = None,
     *,
     counter: TokenCounter | None = None,
 ) -> TriggerResult:
@@ -200,5 +219,5 @@ def check_trigger(
     Tokens are estimated at ``config.token_estimate_ratio`` chars per token unless a
     ``counter`` (for example a real tokenizer) is passed.
     """
-    policy = CountOrTokensTrigger.from_config(config or SummaryConfig())
+    policy = CountOrTokensTrigger() if config is None else CountOrTokensTrigger.from_config(config)
     return policy.evaluate(items, counter=counter)

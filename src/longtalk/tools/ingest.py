@@ -1,32 +1,23 @@
-"""Load conversations from files into a memory: JSONL messages or LoCoMo JSON.
+"""Load conversations from files into a memory (the formats: ``longtalk.tools.chat_files``).
 
 Resumable and idempotent: every batch is appended in one transaction, and a chat that
 already holds the first N messages of a file gets only the rest (checked by comparing all N,
 so a different conversation is refused rather than mixed in, even when some of its messages
-are the same). Re-running an
-ingest after it finished, or after it stopped half-way, ends in the same state.
-
-JSONL: one message per line (``Message`` fields: ``role``, ``content``, optional ``name``,
-``timestamp``, ``id``, ...), with an optional ``chat_id`` per line; without one the chat id
-is the ``chat_id`` argument, else the file's stem. LoCoMo: a JSON list of samples, one chat
-per sample (``locomo-<sample_id>``), speaker A as the user and speaker B as the assistant.
+are the same). Re-running an ingest after it finished, or after it stopped half-way, ends in
+the same state.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from longtalk.core.limits import InputLimits
-from longtalk.core.messages import Message, Role
 from longtalk.engine import MemoryEngine
 from longtalk.errors import InputError, InputTooLarge, UsageError
-from longtalk.tools.datasets.locomo import Conversation, iter_conversations
+from longtalk.tools.chat_files import ChatFile, read_chats
 
 __all__ = [
     "DEMO_CHAT_ID",
@@ -46,15 +37,6 @@ PREFIX_PAGE = 500
 Progress = Callable[[int], None]
 
 
-@dataclass(frozen=True, slots=True)
-class ChatFile:
-    """One conversation read from a file."""
-
-    chat_id: str
-    messages: list[Message]
-    title: str | None = None
-
-
 @dataclass(slots=True)
 class IngestReport:
     """What an ingest did."""
@@ -68,63 +50,6 @@ class IngestReport:
 def demo_path() -> Path:
     """The bundled demo conversation (JSONL)."""
     return Path(str(files("longtalk") / "data" / "demo_chat.jsonl"))
-
-
-def read_chats(path: str | Path, *, chat_id: str | None = None) -> list[ChatFile]:
-    """The conversations in ``path`` (JSONL messages or a LoCoMo JSON file)."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from exc
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"cannot read {path}: not UTF-8 text ({exc.reason})") from None
-    if path.suffix == ".json" or text.lstrip().startswith("["):
-        return _locomo(path, text)
-    return _jsonl(path, text, chat_id or path.stem)
-
-
-def _jsonl(path: Path, text: str, default_chat: str) -> list[ChatFile]:
-    chats: dict[str, list[Message]] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-            if not isinstance(data, dict):
-                raise ValueError("a line must be a JSON object")
-            chat = str(data.pop("chat_id", None) or default_chat)
-            message = Message.model_validate(data)
-        except (ValueError, ValidationError) as exc:
-            raise UsageError(f"{path}:{number}: not a message: {_first_line(exc)}") from exc
-        chats.setdefault(chat, []).append(message)
-    return [ChatFile(chat, messages) for chat, messages in chats.items()]
-
-
-def _locomo(path: Path, text: str) -> list[ChatFile]:
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise UsageError(f"{path}: not valid JSON: {exc}") from exc
-    if not isinstance(data, list) or not all(isinstance(s, dict) for s in data):
-        raise UsageError(f"{path}: a LoCoMo file is a JSON list of samples")
-    try:
-        return [_locomo_sample(conversation) for conversation in iter_conversations(data)]
-    except (KeyError, TypeError, ValidationError) as exc:
-        raise UsageError(f"{path}: not a LoCoMo sample: {_first_line(exc)}") from exc
-
-
-def _locomo_sample(conversation: Conversation) -> ChatFile:
-    names = [
-        next((m.name for m in conversation.messages if m.role == role and m.name), None)
-        for role in (Role.USER, Role.ASSISTANT)
-    ]
-    title = " & ".join(name for name in names if name) or None
-    return ChatFile(f"locomo-{conversation.sample_id}", conversation.messages, title)
-
-
-def _first_line(exc: Exception) -> str:
-    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
 async def ingest_chats(
@@ -152,7 +77,9 @@ async def ingest_chats(
             progress(stored)
         for start in range(stored, len(chat.messages), batch):
             chunk = chat.messages[start : start + batch]
-            await engine.add_messages(chat.chat_id, chunk, index=index)
+            await engine.append(chat.chat_id, chunk)
+            if index:
+                await engine.index_chat(chat.chat_id)
             report.added += len(chunk)
             if progress is not None:
                 progress(len(chunk))
@@ -201,7 +128,7 @@ async def _prepare(engine: MemoryEngine, chat: ChatFile, tenant: str, report: In
     """Create the chat if needed; how many of its messages are already stored."""
     record = await engine.storage.get_chat(chat.chat_id)
     if record is None:
-        await engine.create_chat(chat.chat_id, tenant=tenant, title=chat.title)
+        await engine.create_chat(chat.chat_id, tenant=tenant, user=chat.user, title=chat.title)
         report.created += 1
         return 0
     if record.tenant != tenant:

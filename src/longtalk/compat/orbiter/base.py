@@ -1,5 +1,7 @@
-"""Orbiter's typed memory items (``orbiter.memory.base``), with their longtalk form.
+"""Orbiter's typed memory items and store protocol (``orbiter.memory.base``).
 
+Items move through ``DRAFT -> ACCEPTED -> DISCARD``; a ``MemoryStore`` is any object with
+async ``add``, ``get``, ``search`` and ``clear`` (``ShortTermMemory`` is the in-memory one).
 ``to_message`` / ``from_message`` convert an item to and from a longtalk ``Message``
 (``human`` is ``user``, ``ai`` is ``assistant``).
 """
@@ -9,11 +11,24 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from longtalk.core.messages import Message, Role
+
+__all__ = [
+    "AIMemory",
+    "HumanMemory",
+    "MemoryError",
+    "MemoryItem",
+    "MemoryMetadata",
+    "MemoryStatus",
+    "MemoryStore",
+    "SystemMemory",
+    "ToolMemory",
+    "from_message",
+]
 
 
 class MemoryError(Exception):  # noqa: A001 - Orbiter's name
@@ -101,6 +116,35 @@ class ToolMemory(MemoryItem):
     tool_call_id: str = ""
     tool_name: str = ""
     is_error: bool = False
+
+
+@runtime_checkable
+class MemoryStore(Protocol):
+    """A pluggable memory backend: every method is async, local or remote alike."""
+
+    async def add(self, item: MemoryItem) -> None:
+        """Keep ``item``."""
+        ...
+
+    async def get(self, item_id: str) -> MemoryItem | None:
+        """The item with this id, or None."""
+        ...
+
+    async def search(
+        self,
+        *,
+        query: str = "",
+        metadata: MemoryMetadata | None = None,
+        memory_type: str | None = None,
+        status: MemoryStatus | None = None,
+        limit: int = 10,
+    ) -> list[MemoryItem]:
+        """At most ``limit`` items matching every filter given."""
+        ...
+
+    async def clear(self, *, metadata: MemoryMetadata | None = None) -> int:
+        """Remove the items matching ``metadata`` (all without it); how many went."""
+        ...
 
 
 _ROLE_OF_TYPE = {

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from longtalk.compat import templates as native
 from longtalk.compat.orbiter.base import MemoryItem
-from longtalk.summary import templates as native
-from longtalk.summary.templates import Summarizer, SummaryTemplate
+from longtalk.compat.templates import Summarizer, SummaryTemplate
 
 __all__ = [
     "Summarizer",

@@ -1,18 +1,21 @@
 """Orchid's conversation-memory API on longtalk.
 
-Import the names from here (or from the submodule named like Orchid's module): the
-structured summary types (``memory_types``), truncation (``truncation``), the agent's history
-helpers (``agent``) and filter pipelines (``message_filter``), the running-summary and RAG
-memories (``memory``, ``memory_rag``), the vector data types (``repository``), the supervisor
-settings (``config``), and ``LongtalkChatStorage`` and ``LongtalkTurnStore``: Orchid's
-summary storage and vector reader/writer over longtalk's storage and recall (``storage``,
-``recall``).
+Import the names from here (or from the submodule named like Orchid's module; docs/compat.md
+maps every Orchid module): the structured summary types (``memory_types``), truncation
+(``truncation``), the agent base class (``agent``) and its history helpers (``helpers``), the
+filter pipelines (``message_filter``), the memory base classes (``memory_base``), the
+running-summary and RAG memories (``memory``, ``memory_rag``), the vector data types and the
+null reader (``repository``), the supervisor settings (``config``), and
+``LongtalkChatStorage`` and ``LongtalkTurnStore``: Orchid's summary storage and vector
+reader/writer over longtalk's storage and recall (``storage``, ``recall``).
 """
 
 from longtalk.compat.orchid.agent import OrchidAgent
 from longtalk.compat.orchid.chat_model import ChatModelLLM
-from longtalk.compat.orchid.config import OrchidSupervisorConfig
+from longtalk.compat.orchid.config import OrchidMemoryConfig, OrchidSupervisorConfig
+from longtalk.compat.orchid.helpers import filter_summary_messages
 from longtalk.compat.orchid.memory import OrchidInMemoryConversationMemory
+from longtalk.compat.orchid.memory_base import NullConversationMemory, OrchidConversationMemory
 from longtalk.compat.orchid.memory_rag import OrchidRAGConversationMemory
 from longtalk.compat.orchid.memory_types import (
     DEFAULT_NARRATIVE_FALLBACK_PROMPT,
@@ -32,6 +35,7 @@ from longtalk.compat.orchid.message_filter import (
 )
 from longtalk.compat.orchid.recall import LongtalkTurnStore
 from longtalk.compat.orchid.repository import (
+    NullVectorReader,
     OrchidDocument,
     OrchidRAGScope,
     OrchidSearchResult,
@@ -56,10 +60,14 @@ __all__ = [
     "LongtalkTurnStore",
     "MessageFilter",
     "MessageFilterPipeline",
+    "NullConversationMemory",
+    "NullVectorReader",
     "OrchidAgent",
+    "OrchidConversationMemory",
     "OrchidConversationSummary",
     "OrchidDocument",
     "OrchidInMemoryConversationMemory",
+    "OrchidMemoryConfig",
     "OrchidRAGConversationMemory",
     "OrchidRAGScope",
     "OrchidSearchResult",
@@ -67,6 +75,7 @@ __all__ = [
     "OrchidSupervisorConfig",
     "OrchidTruncationStrategy",
     "agent_pipeline",
+    "filter_summary_messages",
     "truncate_content",
     "truncate_content_async",
 ]

@@ -1,51 +1,66 @@
-"""Orchid's ``OrchidAgent`` history helpers over longtalk's filter pipeline and writer.
+"""Orchid's agent base class (``orchid_ai.core.agent.OrchidAgent``), as far as memory goes.
 
-``extract_conversation_history`` runs longtalk's filters (skip blanks, skip routing noise,
-exclude the unanswered query) and truncation, then strips agent labels from assistant
-messages and caps to ``max_turns * 2`` messages, returning Orchid's ``{"role", "content"}``
-dicts. ``compress_conversation_history`` summarizes everything before the last
-``recent_turns * 2`` messages with longtalk's ``LLMSummaryWriter`` and puts the summary
-first as an ``assistant`` message labelled ``[Conversation summary]``.
+A deployment subclasses it (``name``, ``description``, ``run``) and builds its context with
+the history helpers: ``extract_conversation_history`` and ``compress_conversation_history``
+(static, as in Orchid), then ``summarise`` to answer with that history. The constructor
+takes Orchid's keywords (``reader``, ``chat_model``, ``mcp_clients``, ``model_id``) and
+absorbs the extras Orchid's graph builder passes (``config``, ``summary_config``, ...).
+Tool calling, document RAG and signals are Orchid's agent runtime, not memory: they are
+not here.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Mapping, Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from typing import Any
 
-from longtalk.compat.orchid.memory_types import OrchidConversationSummary
-from longtalk.compat.orchid.messages import native_message
-from longtalk.compat.orchid.writer import extend_summary, orchid_prompts, to_messages
-from longtalk.core.cleaning import clean_output
-from longtalk.core.filters import (
-    ExcludeLastUserFilter,
-    MaxCharsFilter,
-    MessageFilterPipeline,
-    SkipBlankFilter,
-    SkipPrefixFilter,
-)
-from longtalk.core.messages import Message, Role
-from longtalk.core.truncation import TruncationStrategy
-from longtalk.errors import LLMError
-from longtalk.summary.compression import SUMMARY_PREFIX
-from longtalk.summary.model import ConversationSummary
+from longtalk.compat.orchid import helpers
+from longtalk.core.filters import MessageFilterPipeline
 
 __all__ = ["OrchidAgent"]
 
-log = logging.getLogger(__name__)
 
+class OrchidAgent(ABC):
+    """Base of an Orchid agent: identity, ``run``, and the history helpers."""
 
-class OrchidAgent:
-    """The memory helpers of Orchid's agent base class, as static methods."""
+    def __init__(
+        self,
+        *,
+        model_id: str = "",
+        reader: Any = None,
+        mcp_clients: list[Any] | None = None,
+        chat_model: Any | None = None,
+        **_kwargs: Any,
+    ) -> None:
+        self.model_id = model_id
+        self.reader = reader
+        self.mcp_clients = list(mcp_clients or [])
+        self._chat_model = chat_model
+
+    @property
+    @abstractmethod
+    def name(self) -> str:
+        """The agent's unique name, e.g. ``"planner"``."""
+
+    @property
+    @abstractmethod
+    def description(self) -> str:
+        """What the agent handles, for the supervisor's routing."""
+
+    @property
+    def rag_namespace(self) -> str:
+        """The agent's vector-store namespace ('' when it uses none)."""
+        return ""
+
+    @abstractmethod
+    async def run(self, state: dict[str, Any]) -> dict[str, Any]:
+        """The agent's turn: reads the graph state, returns the state update."""
 
     @staticmethod
     def extract_user_query(state: Mapping[str, Any]) -> str:
         """The content of the last human message ('' when there is none)."""
-        for message in reversed(state.get("messages", [])):
-            if getattr(message, "type", None) == "human":
-                return str(message.content)
-        return ""
+        return helpers.extract_user_query(state)
 
     @staticmethod
     def extract_conversation_history(
@@ -58,23 +73,16 @@ class OrchidAgent:
         truncation_strategy: str = "hard",
         pipeline: MessageFilterPipeline | None = None,
     ) -> list[dict[str, str]]:
-        """Clean user/assistant pairs from graph state, without the current query.
-
-        With ``pipeline`` (``SUPERVISOR_PIPELINE``, ``agent_pipeline(...)``) the history is
-        that pipeline's output and the other parameters are ignored.
-        """
-        messages = [m for raw in state.get("messages", []) if (m := native_message(raw))]
-        if pipeline is not None:
-            return [_as_dict(m) for m in pipeline.apply(messages)]
-        strategy = TruncationStrategy(truncation_strategy)
-        pipeline = MessageFilterPipeline(
-            (SkipBlankFilter(), SkipPrefixFilter(tuple(skip_prefixes)), ExcludeLastUserFilter())
+        """Clean user/assistant pairs from graph state (see ``helpers``)."""
+        return helpers.extract_conversation_history(
+            state,
+            max_turns=max_turns,
+            max_chars=max_chars,
+            skip_prefixes=skip_prefixes,
+            strip_prefixes=strip_prefixes,
+            truncation_strategy=truncation_strategy,
+            pipeline=pipeline,
         )
-        history = [_strip(m, strip_prefixes) for m in pipeline.apply(messages)]
-        if max_chars is not None:
-            history = MaxCharsFilter(max_chars, strategy).apply(history)
-        history = history[-max_turns * 2 :] if max_turns > 0 else []
-        return [_as_dict(m) for m in history]
 
     @staticmethod
     async def compress_conversation_history(
@@ -88,53 +96,46 @@ class OrchidAgent:
         compression_user_prompt: str | None = None,
         extension_user_prompt: str | None = None,
     ) -> list[dict[str, str]]:
-        """Summarize the older messages, keep the last ``recent_turns`` pairs verbatim.
+        """Older messages as one summary message, the last ``recent_turns`` pairs verbatim."""
+        return await helpers.compress_conversation_history(
+            history,
+            chat_model=chat_model,
+            recent_turns=recent_turns,
+            running_summary=running_summary,
+            structured_output=structured_output,
+            compression_system_prompt=compression_system_prompt,
+            compression_user_prompt=compression_user_prompt,
+            extension_user_prompt=extension_user_prompt,
+        )
 
-        History that fits the window is returned unchanged (no LLM call); when the model
-        fails, only the recent messages are returned.
+    async def summarise(
+        self,
+        query: str,
+        mcp_data: dict[str, Any],
+        rag_data: list[dict[str, Any]],
+        *,
+        system_prompt: str,
+        temperature: float = 0.2,
+        conversation_history: list[dict[str, str]] | None = None,
+        **options: Any,
+    ) -> str:
+        """The answer from the agent's chat model, with the conversation history.
+
+        ``options`` are ``helpers.summarise``'s prompt overrides (``prior_tool_context``,
+        ``history_reminder``, ...). Raises ``RuntimeError`` without a chat model.
         """
-        max_recent = recent_turns * 2
-        if len(history) <= max_recent:
-            return history
-        older, recent = history[: len(history) - max_recent], history[len(history) - max_recent :]
-        prompts = orchid_prompts(
-            structured=structured_output,
-            extending=bool(running_summary),
-            system_prompt=compression_system_prompt,
-            user_prompt=compression_user_prompt,
-            extension_prompt=extension_user_prompt,
-        )
-        try:
-            summary, raw = await extend_summary(
-                chat_model,
-                running_summary,
-                to_messages(older),
-                structured=structured_output,
-                prompts=prompts,
+        if not self._chat_model:
+            raise RuntimeError(
+                f"[{self.name}] Cannot summarise: no chat model injected. "
+                "Pass chat_model= when constructing the agent."
             )
-        except LLMError as exc:
-            log.warning("History compression failed (%s), falling back to truncation", exc)
-            return recent
-        if summary is None:  # not a JSON summary: the answer itself is the narrative
-            log.warning("Structured summary JSON parse failed, falling back to narrative")
-            summary = ConversationSummary(narrative=clean_output(raw))
-        text = (
-            OrchidConversationSummary.from_native(summary).to_context_string()
-            if structured_output
-            else summary.narrative.strip()
+        return await helpers.summarise(
+            query,
+            mcp_data,
+            rag_data,
+            system_prompt=system_prompt,
+            chat_model=self._chat_model,
+            temperature=temperature,
+            conversation_history=conversation_history,
+            **options,
         )
-        return [{"role": "assistant", "content": f"{SUMMARY_PREFIX}\n{text}"}, *recent]
-
-
-def _as_dict(message: Message) -> dict[str, str]:
-    return {"role": message.role.value, "content": message.content}
-
-
-def _strip(message: Message, prefixes: Sequence[str]) -> Message:
-    """An assistant message without the first matching agent label."""
-    if message.role != Role.ASSISTANT:
-        return message
-    for prefix in prefixes:
-        if prefix and message.content.startswith(prefix):
-            return message.with_content(message.content[len(prefix) :])
-    return message

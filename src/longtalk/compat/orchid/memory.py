@@ -11,6 +11,7 @@ import json
 import logging
 from typing import Any
 
+from longtalk.compat.orchid.memory_base import OrchidConversationMemory
 from longtalk.compat.orchid.memory_types import OrchidConversationSummary
 from longtalk.compat.orchid.writer import extend_summary, orchid_prompts, to_messages
 from longtalk.errors import LLMError
@@ -18,7 +19,7 @@ from longtalk.errors import LLMError
 log = logging.getLogger(__name__)
 
 
-class OrchidInMemoryConversationMemory:
+class OrchidInMemoryConversationMemory(OrchidConversationMemory):
     """Running summaries persisted through an Orchid chat storage."""
 
     def __init__(self, chat_storage: Any, chat_model: Any, *, structured_output: bool = True):

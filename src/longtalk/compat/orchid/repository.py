@@ -1,4 +1,4 @@
-"""Orchid's vector-store data types and the RAG scope its memory retrieves under."""
+"""Orchid's vector-store data types, the RAG scope its memory retrieves under, the null reader."""
 
 from __future__ import annotations
 
@@ -31,3 +31,20 @@ class OrchidRAGScope:
     user_id: str = ""
     chat_id: str = ""
     agent_id: str = ""
+
+
+class NullVectorReader:
+    """Orchid's stand-in for a vector store: every retrieval finds nothing.
+
+    With it, ``OrchidRAGConversationMemory`` behaves as the running-summary memory.
+    """
+
+    async def retrieve(
+        self,
+        query: str,
+        namespace: str,
+        k: int = 5,
+        scope: OrchidRAGScope | None = None,
+    ) -> list[OrchidSearchResult]:
+        """Always []."""
+        return []

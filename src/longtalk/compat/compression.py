@@ -1,4 +1,4 @@
-"""``compress_conversation_history()``: the running summary as a stateless function (seed 000).
+"""``compress_conversation_history()``: Orchid's running summary as a function of messages.
 
 Pass the whole message list and the previous result; only the messages that left the
 verbatim window since then are sent to the writer, never the whole history again.

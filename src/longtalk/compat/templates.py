@@ -1,8 +1,10 @@
-"""Multi-template summaries (seed 001): configuration, the summarizer seam, generation.
+"""Orbiter's multi-template summaries over longtalk messages.
 
-``generate_summary`` splits the items into older ones (summarized) and the ``keep_recent``
-most recent ones (kept verbatim), renders one prompt per configured template with the
-older items' transcript, and returns one cleaned summary per template.
+The longtalk-shaped form of ``orbiter.memory.summary`` (``longtalk.compat.orbiter.summary``
+is the Orbiter-shaped one, over Orbiter's items): ``generate_summary`` splits the messages
+into older ones (summarized) and the ``keep_recent`` most recent ones (kept verbatim),
+renders one prompt per configured template with the older messages' transcript, and returns
+one cleaned summary per template. ``LLMSummarizer`` answers the prompts with any longtalk LLM.
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ DEFAULT_TEMPLATE_PROMPTS: Mapping[SummaryTemplate, str] = {
 
 @dataclass(frozen=True, slots=True)
 class SummaryConfig:
-    """When to summarize and what to produce (seed 001's names and defaults).
+    """When to summarize and what to produce (Orbiter's names and defaults).
 
     Triggers when the message count or the estimated tokens exceed their thresholds
     (strictly); ``keep_recent`` messages stay verbatim; ``prompts`` override the built-in

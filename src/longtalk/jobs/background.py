@@ -1,4 +1,4 @@
-"""Waiting and stopping for the service's background tasks, safe against lost cancellations.
+"""Waiting and stopping for background tasks, safe against lost cancellations.
 
 On Python 3.11, ``asyncio.wait_for(event.wait(), t)`` returns normally when the task is
 cancelled just as the event is set: the cancellation is lost, and a worker loop that was

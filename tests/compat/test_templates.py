@@ -1,4 +1,4 @@
-"""Seed 001's summary configuration, templates and generate_summary."""
+"""The longtalk-shaped Orbiter summary templates: configuration, prompts and generate_summary."""
 
 from __future__ import annotations
 
@@ -7,11 +7,7 @@ import dataclasses
 
 import pytest
 
-from longtalk.core.messages import Message, assistant, tool_call, tool_result, user
-from longtalk.errors import ConfigError, LLMOutputError, LLMTransientError
-from longtalk.llm.base import LLM, LLMRequest, LLMResponse
-from longtalk.summary.prompts import DEFAULT_COMPRESSION_SYSTEM_PROMPT
-from longtalk.summary.templates import (
+from longtalk.compat.templates import (
     DEFAULT_TEMPLATE_PROMPTS,
     LLMSummarizer,
     Summarizer,
@@ -21,6 +17,10 @@ from longtalk.summary.templates import (
     generate_summary,
     split_recent,
 )
+from longtalk.core.messages import Message, assistant, tool_call, tool_result, user
+from longtalk.errors import ConfigError, LLMOutputError, LLMTransientError
+from longtalk.llm.base import LLM, LLMRequest, LLMResponse
+from longtalk.summary.prompts import DEFAULT_COMPRESSION_SYSTEM_PROMPT
 from longtalk.summary.triggers import check_trigger
 
 
@@ -70,12 +70,12 @@ def conversation(count: int) -> list[Message]:
 # -- templates and config --------------------------------------------------------------------
 
 
-def test_templates_are_seed_001s() -> None:
+def test_templates_are_orbiters() -> None:
     assert [t.value for t in SummaryTemplate] == ["conversation", "facts", "profiles"]
     assert SummaryTemplate("facts") is SummaryTemplate.FACTS
 
 
-def test_config_defaults_are_seed_001s() -> None:
+def test_config_defaults_are_orbiters() -> None:
     config = SummaryConfig()
     assert config.message_threshold == 20
     assert config.token_threshold == 4000
@@ -177,7 +177,7 @@ def test_summarizer_protocol_is_runtime_checkable() -> None:
     assert not isinstance(object(), Summarizer)
 
 
-async def test_generate_summary_seed_001_example() -> None:
+async def test_generate_summary_orbiter_example() -> None:
     items = [user(f"Message {i}") for i in range(25)]
     config = SummaryConfig(
         message_threshold=20,

@@ -1,0 +1,383 @@
+"""The memory engine: the spine every door goes through.
+
+Three operations, each written once:
+
+* :meth:`MemoryEngine.append` stores messages: one transaction that checks the tenant,
+  assigns sequences, recognises a retried append by its message ids, and leaves the turns
+  behind the recall index's watermark (the outbox). It never waits for a summary.
+* :meth:`MemoryEngine.get_context` assembles the whole context (:mod:`.reading`).
+* :meth:`MemoryEngine.summarize` runs the job path every summary takes (:mod:`.job`).
+
+Every step degrades instead of failing: a failing summary writer leaves the last good
+summary and the verbatim turns (and the chat backs off); a failing vector store leaves
+recall empty.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from longtalk.config import MemoryConfig
+from longtalk.core.context import AssembledContext, ContextBudget
+from longtalk.core.filters import MessageFilterPipeline, agent_pipeline
+from longtalk.core.limits import DEFAULT_LIMITS, InputLimits
+from longtalk.core.messages import Message
+from longtalk.core.tokens import TokenCounter, resolve_counter
+from longtalk.core.truncation import TruncationStrategy
+from longtalk.embed.truncation import TextEmbedder
+from longtalk.engine.job import FactKeeper, JobListener, SummarizeOutcome, SummaryJob
+from longtalk.engine.pipeline import shortener_for
+from longtalk.engine.reading import ContextReader, ReadOptions
+from longtalk.errors import BackendError, NotFoundError
+from longtalk.facts.keeper import DurableFacts
+from longtalk.indexer import INDEX_BATCH_TURNS, IndexRun, RecallIndexer
+from longtalk.llm.base import LLM
+from longtalk.storage.base import ChatRecord, ChatStorage, StoredMessage, TurnCommit
+from longtalk.storage.user_memory import UserMemoryStore, user_memory_for
+from longtalk.summary.planner import SummaryPlanner
+from longtalk.summary.writer import SummaryWriter
+from longtalk.vectors.base import (
+    BatchTurnDeleter,
+    NullVectorReader,
+    RecallScope,
+    TurnStore,
+    VectorReader,
+)
+
+log = logging.getLogger(__name__)
+
+
+class RecallBackend(VectorReader, TurnStore, Protocol):
+    """Reads and stores turns: what ``rag_augmented`` needs."""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnResult:
+    """A whole turn run inline: the stored messages, the summary outcome and the context."""
+
+    messages: tuple[StoredMessage, ...]
+    summary: SummarizeOutcome
+    context: AssembledContext
+
+
+class MemoryEngine:
+    """Conversation memory over a ``ChatStorage``, a ``SummaryWriter`` and optional recall.
+
+    ``writer`` defaults to the offline summarizer; ``recall`` to ``NullVectorReader``;
+    ``users`` to the user-memory store beside the storage; ``limits`` (the input gate's) to
+    every door's defaults.
+    """
+
+    def __init__(
+        self,
+        storage: ChatStorage,
+        *,
+        config: MemoryConfig | None = None,
+        writer: SummaryWriter | None = None,
+        recall: RecallBackend | None = None,
+        counter: TokenCounter | None = None,
+        title_llm: LLM | None = None,
+        truncation_llm: LLM | None = None,
+        embedder: TextEmbedder | None = None,
+        budget: ContextBudget | None = None,
+        pipeline: MessageFilterPipeline | None = None,
+        users: UserMemoryStore | None = None,
+        facts: FactKeeper | None = None,
+        limits: InputLimits | None = None,
+    ) -> None:
+        self.storage = storage
+        self.config = config or MemoryConfig()
+        self.limits = limits or DEFAULT_LIMITS
+        """The input gate's limits every append of this engine is checked against."""
+        self.counter = counter or resolve_counter(
+            self.config.token_counter, chars_per_token=self.config.chars_per_token
+        )
+        self.writer = writer or _offline_writer()
+        self._recall: RecallBackend = recall or NullVectorReader()
+        self.budget = budget or ContextBudget()
+        self.users = users or user_memory_for(storage)
+        self.planner = SummaryPlanner(self.config, self.writer, self.counter)
+        self.pipeline = pipeline or agent_pipeline(
+            (),
+            max_chars=self.config.truncation_max_chars,
+            max_turns=self.config.history_max_turns,
+            strategy=TruncationStrategy(self.config.truncation_strategy),
+            skip_prefixes=(),
+            exclude_last_user=False,
+            shortener=shortener_for(
+                self.config.truncation_strategy, llm=truncation_llm, embedder=embedder
+            ),
+        )
+        keeper = facts or DurableFacts(from_summaries=not _is_offline(self.writer))
+        self.job = SummaryJob(
+            storage, self.planner, self.users, self.config, keeper, title_llm=title_llm
+        )
+        self.reader = ContextReader(
+            storage,
+            self.users,
+            self.config,
+            counter=self.counter,
+            pipeline=self.pipeline,
+            recall=self.recall,
+            budget=self.budget,
+            scope=self.scope,
+        )
+
+    def with_config(self, config: MemoryConfig) -> MemoryEngine:
+        """A twin of this engine with another configuration (same storage, writer, recall)."""
+        return MemoryEngine(
+            self.storage,
+            config=config,
+            writer=self.writer,
+            recall=self.recall,
+            counter=self.counter,
+            title_llm=self.title_llm,
+            budget=self.budget,
+            pipeline=self.pipeline,
+            users=self.users,
+            facts=self.job.facts,
+            limits=self.limits,
+        )
+
+    @property
+    def recall(self) -> RecallBackend:
+        """The recall backend: what reads and stores turns for ``rag_augmented``."""
+        return self._recall
+
+    @recall.setter
+    def recall(self, backend: RecallBackend) -> None:
+        self._recall = self.reader.recall = backend
+
+    @property
+    def title_llm(self) -> LLM | None:
+        """The model that titles chats (None: offline titles)."""
+        return self.job.title_llm
+
+    @title_llm.setter
+    def title_llm(self, llm: LLM | None) -> None:
+        self.job.title_llm = llm
+
+    @property
+    def uses_recall(self) -> bool:
+        """True for ``rag_augmented``."""
+        return self.config.strategy == "rag_augmented"
+
+    @property
+    def summarizes(self) -> bool:
+        """True unless the strategy is ``none``."""
+        return self.config.strategy != "none"
+
+    # -- writes -----------------------------------------------------------------------------
+
+    async def create_chat(
+        self,
+        chat_id: str | None = None,
+        *,
+        tenant: str = "default",
+        user: str | None = None,
+        title: str | None = None,
+    ) -> ChatRecord:
+        """Create a chat; a ``title`` given here is the user's and never regenerated."""
+        return await self.storage.create_chat(chat_id, tenant=tenant, user=user, title=title)
+
+    async def append(
+        self, chat_id: str, messages: Sequence[Message], *, tenant: str | None = None
+    ) -> tuple[ChatRecord, list[StoredMessage]]:
+        """Store messages at the end of the chat: the one write every door makes.
+
+        One transaction: the chat must be ``tenant``'s (another tenant's chat is
+        ``NotFoundError`` like a missing one), sequences follow on, an append whose
+        message ids are all stored already is recognised as a retry and changes nothing,
+        and the durable facts the messages state join the chat's.
+        The turns wait behind the recall index's watermark for the indexer; nothing here
+        waits for a summary. Returns the chat afterwards and the stored messages.
+        """
+        commit = TurnCommit(
+            chat_id, new_messages=messages, tenant=tenant, facts_of=self.job.facts.of_messages
+        )
+        result = await self.storage.commit_turn(commit)
+        return result.chat, list(result.messages)
+
+    async def add_messages(
+        self, chat_id: str, messages: Sequence[Message], *, index: bool = True
+    ) -> list[StoredMessage]:
+        """:meth:`append`, then (with ``index``) the chat's recall index brought up to date.
+
+        The library indexes at once; the service leaves it to its background indexer.
+        Either way indexing goes through the chat's durable watermark, so turns a failure
+        or a crash left out are indexed by the next run.
+        """
+        _, stored = await self.append(chat_id, messages)
+        if index and stored:
+            await self.index_chat(chat_id)
+        return stored
+
+    async def run_turn(
+        self,
+        chat_id: str,
+        new_messages: Sequence[Message],
+        *,
+        query: str | None = None,
+        budget_tokens: int | None = None,
+    ) -> TurnResult:
+        """One whole turn, inline: :meth:`add_messages`, the job path, then the context.
+
+        The messages are stored first (they never wait for the summary); a failing model
+        leaves the last good summary and backs off as in every other door.
+        """
+        stored = await self.add_messages(chat_id, new_messages)
+        outcome = await self.summarize(chat_id)
+        context = await self.get_context(chat_id, query, budget_tokens=budget_tokens)
+        return TurnResult(tuple(stored), outcome, context)
+
+    async def index_chat(self, chat_id: str) -> IndexRun:
+        """Index every turn of one chat past its watermark, batch by batch."""
+        return await self.indexer.catch_up([chat_id]) if self.indexes else IndexRun()
+
+    @property
+    def indexer(self) -> RecallIndexer:
+        """The recall index's outbox over this engine's storage and recall backend."""
+        return RecallIndexer(self.storage, self.recall, self.scope)
+
+    @property
+    def indexes(self) -> bool:
+        """True when turns are stored for recall."""
+        return self.uses_recall and self.config.store_turns
+
+    async def index_pending(
+        self, *, chat_ids: Sequence[str] | None = None, max_turns: int = INDEX_BATCH_TURNS
+    ) -> IndexRun:
+        """Index the turns past each chat's watermark (see :class:`RecallIndexer`)."""
+        if not self.indexes:
+            return IndexRun()
+        return await self.indexer.index_pending(chat_ids=chat_ids, max_turns=max_turns)
+
+    async def reindex(self, chat_id: str | None = None) -> IndexRun:
+        """Rebuild the recall index of one chat (default: every chat) from storage."""
+        return await self.indexer.reindex(chat_id) if self.indexes else IndexRun()
+
+    async def delete_chat(self, chat_id: str, *, tenant: str | None = None) -> bool:
+        """Delete a chat with its messages, summaries, facts, title and recall vectors.
+
+        What its user's memory took from it goes too. The rows go first: an indexing run
+        that stored turns meanwhile finds the chat gone and deletes them again (see
+        ``RecallIndexer``), so no vector outlives its chat.
+        """
+        chat = await self.storage.get_chat(chat_id, tenant=tenant)
+        if chat is None:
+            return False
+        if chat.user is not None:
+            await self.users.forget(chat.tenant, chat.user, chat_id=chat.id)
+        if not await self.storage.delete_chat(chat_id, tenant=tenant):
+            return False
+        await self._delete_vectors([chat])
+        return True
+
+    async def delete_user(self, user: str, *, tenant: str) -> list[ChatRecord]:
+        """Delete every chat of one user of a tenant and everything kept about the user."""
+        chats = await self.storage.delete_chats(tenant=tenant, user=user)
+        await self.users.forget(tenant, user)
+        await self._delete_vectors(chats)
+        return chats
+
+    async def delete_tenant(self, tenant: str) -> list[ChatRecord]:
+        """Delete every chat of a tenant, as :meth:`delete_chat` does; the chats deleted."""
+        chats = await self.storage.delete_chats(tenant=tenant)
+        await self._delete_vectors(chats)
+        return chats
+
+    async def _delete_vectors(self, chats: Sequence[ChatRecord]) -> None:
+        """Delete the chats' recall vectors (the store compacted once, where it needs it).
+
+        A failing vector store is logged: the turns left behind carry the deleted chats'
+        incarnations, which no later chat shares, so they are never recalled.
+        """
+        if not chats:
+            return
+        scopes = [self.scope(chat) for chat in chats]
+        try:
+            if isinstance(self.recall, BatchTurnDeleter):
+                await self.recall.delete_chats(scopes)
+            else:
+                for scope in scopes:
+                    await self.recall.delete_chat(scope)
+        except BackendError as exc:
+            log.warning("deleting recall vectors of %d chats failed: %s", len(chats), exc)
+
+    # -- the job path -------------------------------------------------------------------------
+
+    async def summarize(
+        self,
+        chat_id: str,
+        *,
+        force: bool = False,
+        incarnation: str | None = None,
+        listener: JobListener | None = None,
+    ) -> SummarizeOutcome:
+        """Run the job path: extend the summary when due (or ``force``), then the rest.
+
+        Facts, title and user memory follow; see :class:`~longtalk.engine.job.SummaryJob`.
+        """
+        if not self.summarizes:
+            return SummarizeOutcome(skipped="strategy none")
+        return await self.job.run(chat_id, force=force, incarnation=incarnation, listener=listener)
+
+    async def summary_due(self, chat_id: str, *, incarnation: str | None = None) -> bool:
+        """True when a run of the job would extend the summary now."""
+        return self.summarizes and await self.job.due(chat_id, incarnation=incarnation)
+
+    # -- reads --------------------------------------------------------------------------------
+
+    async def get_context(
+        self,
+        chat_id: str,
+        query: str | None = None,
+        *,
+        budget_tokens: int | None = None,
+        recent_turns: int | None = None,
+        summary_max_tokens: int | None = None,
+        user_memory_tokens: int | None = None,
+    ) -> AssembledContext:
+        """The whole context for ``query``: see :mod:`longtalk.engine.reading`.
+
+        ``budget_tokens``, ``recent_turns``, ``summary_max_tokens`` and
+        ``user_memory_tokens`` override the configuration for this call.
+        """
+        options = ReadOptions(budget_tokens, recent_turns, summary_max_tokens, user_memory_tokens)
+        return await self.reader.read(chat_id, query, options)
+
+    def rules(self, summary_max_tokens: int | None = None) -> ContextBudget:
+        """The contract's numbers: the configured ones, ``summary_max_tokens`` overridden."""
+        return self.reader.rules(summary_max_tokens)
+
+    async def load_chat(self, chat_id: str, *, tenant: str | None = None) -> ChatRecord:
+        """The tenant's chat; ``NotFoundError`` otherwise (also for another tenant's)."""
+        chat = await self.storage.get_chat(chat_id, tenant=tenant)
+        if chat is None:
+            raise NotFoundError(f"no chat {chat_id!r}")
+        return chat
+
+    def scope(self, chat: ChatRecord) -> RecallScope:
+        """The recall scope of a chat."""
+        return RecallScope(
+            chat_id=chat.id,
+            tenant=chat.tenant,
+            user=chat.user,
+            namespace=self.config.rag_namespace,
+            incarnation=chat.incarnation,
+        )
+
+
+def _is_offline(writer: SummaryWriter) -> bool:
+    from longtalk.summary.offline import OfflineSummaryWriter
+
+    return isinstance(writer, OfflineSummaryWriter)
+
+
+def _offline_writer() -> SummaryWriter:
+    from longtalk.summary.offline import OfflineSummaryWriter
+
+    return OfflineSummaryWriter()

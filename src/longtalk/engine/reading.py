@@ -1,0 +1,341 @@
+"""The one context path: every door's context is assembled here, once.
+
+A read loads the chat's state (the summary chain, the messages since it, the durable facts)
+and what is known about its user from earlier chats; the messages go through the filter
+pipeline; the durable parts are rendered within their share; the recent window is fitted;
+recall (the query's embedding) runs while the summary is cut to its room; then the pure
+assembly puts it together under the contract:
+[durable facts] [user] [recalled] [summary] [recent window].
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+from longtalk.config import MemoryConfig
+from longtalk.core.context import (
+    SUMMARY_HEADER,
+    VERBATIM_HEADER,
+    AssembledContext,
+    ContextBudget,
+    ContextPart,
+    assemble_context,
+    fit_window,
+)
+from longtalk.core.filters import MessageFilterPipeline, context_for
+from longtalk.core.history import Numbered, split_history
+from longtalk.core.messages import Message, format_line
+from longtalk.core.tokens import TokenCounter
+from longtalk.engine.pipeline import apply_pipeline
+from longtalk.errors import UsageError
+from longtalk.facts.keeper import stored_facts
+from longtalk.facts.render import render_facts
+from longtalk.recall.defaults import auto_k
+from longtalk.storage.base import ChatRecord, ChatState, ChatStorage, StoredMessage
+from longtalk.storage.user_memory import UserFact, UserMemoryStore
+from longtalk.summary.chain import ShownSummaries
+from longtalk.summary.user_facts import user_part
+from longtalk.vectors.base import RecalledTurn, RecallScope, VectorReader
+
+log = logging.getLogger(__name__)
+USER_MEMORY_SHARE = 4
+"""The user part takes at most a quarter of the budget."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReadOptions:
+    """One read's overrides of the configuration (None: the configured value)."""
+
+    budget_tokens: int | None = None
+    recent_turns: int | None = None
+    summary_max_tokens: int | None = None
+    user_memory_tokens: int | None = None
+
+
+class ContextReader:
+    """Assembles contexts for one engine's storage, pipeline, recall and rules."""
+
+    def __init__(
+        self,
+        storage: ChatStorage,
+        users: UserMemoryStore,
+        config: MemoryConfig,
+        *,
+        counter: TokenCounter,
+        pipeline: MessageFilterPipeline,
+        recall: VectorReader,
+        budget: ContextBudget,
+        scope: ScopeOf,
+    ) -> None:
+        self.storage = storage
+        self.users = users
+        self.config = config
+        self.counter = counter
+        self.pipeline = pipeline
+        self.recall = recall
+        self.budget = budget
+        self.scope = scope
+        self.shown_summaries = ShownSummaries(counter)
+
+    @property
+    def uses_recall(self) -> bool:
+        """True for ``rag_augmented``."""
+        return self.config.strategy == "rag_augmented"
+
+    def rules(self, summary_max_tokens: int | None = None) -> ContextBudget:
+        """The contract's numbers: the configured ones, ``summary_max_tokens`` overridden."""
+        cap = self.config.summary_max_tokens if summary_max_tokens is None else summary_max_tokens
+        return replace(
+            self.budget,
+            summary_max_tokens=cap,
+            summary_share=self.config.summary_share,
+            resolve_dates=self.config.resolve_dates,
+        )
+
+    def budget_of(self, options: ReadOptions) -> int:
+        """The read's budget; ``UsageError`` when it is too small for any context."""
+        budget = (
+            self.config.context_max_tokens
+            if options.budget_tokens is None
+            else options.budget_tokens
+        )
+        if budget < MIN_BUDGET_TOKENS:
+            raise UsageError(
+                f"budget_tokens must be at least {MIN_BUDGET_TOKENS} (the smallest context "
+                f"that still holds a message), got {budget}"
+            )
+        return budget
+
+    async def read(self, chat_id: str, query: str | None, options: ReadOptions) -> AssembledContext:
+        """The context for ``query`` under the contract (see the module docstring)."""
+        budget = self.budget_of(options)
+        state = await self.storage.load_state(chat_id)
+        if self.config.strategy == "none":
+            return await self._plain(state)
+        user, known = await self._user(state.chat, budget, options)
+        room = budget - (user.tokens + 1 if user is not None else 0)
+        whole = await self._whole(state, room, query)
+        if whole is not None:  # no cliff where none is needed: the chat itself
+            verbatim = assemble_context(
+                durable=() if user is None else (user,),
+                verbatim=whole,
+                budget_tokens=budget,
+                counter=self.counter,
+                rules=self.rules(0),
+            )
+            return replace(verbatim, user_facts=known)
+        layered = await self._layered(state, query, options, budget, user)
+        return replace(layered, user_facts=known)
+
+    async def _layered(
+        self,
+        state: ChatState,
+        query: str | None,
+        options: ReadOptions,
+        budget: int,
+        user: ContextPart | None,
+    ) -> AssembledContext:
+        """[durable facts] [user] [recalled] [summary] [recent window] for a chat too long."""
+        rules = self.rules(options.summary_max_tokens)
+        recent_turns = (
+            self.config.summary_recent_turns
+            if options.recent_turns is None
+            else options.recent_turns
+        )
+        split = split_history(
+            _numbered(state.messages),
+            last_summarized=state.chat.last_summarized_sequence,
+            recent_turns=recent_turns,
+        )
+        facts, dropped_facts = self._facts(state, budget, {seq for seq, _ in split.recent})
+        durable = tuple(part for part in (facts, user) if part is not None)
+        room = budget - sum(part.tokens + 1 for part in durable)
+        earlier = [] if query else await self._older(state, split.summarized, room)
+        window = await self.show([*earlier, *split.pending, *split.recent], query)
+        first_recent = split.recent[0][0] if split.recent else math.inf
+        pending = [item for item in window if item[0] < first_recent]
+        recent = [item for item in window if item[0] >= first_recent]
+        fit = fit_window(recent, budget_tokens=room, counter=self.counter, rules=rules)
+        recall = (
+            asyncio.ensure_future(self._recall(state.chat, query, fit.shown, room))
+            if self.uses_recall and query
+            else None
+        )
+        try:
+            if recall is not None:
+                await asyncio.sleep(0)  # recall hands the query to the embedder, then...
+            # ...the summary is cut to size while it embeds
+            room_for_text = fit.summary_room - (
+                self.counter.count(SUMMARY_HEADER) + 1 if rules.headers else 0
+            )
+            shown = self.shown_summaries(state.summaries, max_tokens=max(0, room_for_text))
+            recalled = await recall if recall is not None else []
+        finally:
+            if recall is not None and not recall.done():
+                recall.cancel()
+        assembled = assemble_context(
+            durable=durable,
+            recalled=recalled,
+            summary=shown.text or None,
+            summary_rows=shown.rows,
+            summary_cut=shown.truncated,
+            verbatim=recent,
+            pending=pending,
+            budget_tokens=budget,
+            counter=self.counter,
+            rules=rules,
+        )
+        return replace(assembled, dropped_facts=dropped_facts)
+
+    async def _whole(self, state: ChatState, room: int, query: str | None) -> list[Numbered] | None:
+        """The whole filtered chat when it fits ``room``, else None.
+
+        The chat's length (its characters and messages) tells when it cannot fit without
+        loading it; only a chat that may fit is loaded and measured exactly.
+        """
+        chat = state.chat
+        if not chat.message_count:
+            return None
+        estimate = chat.content_chars / self.config.chars_per_token + chat.message_count
+        if estimate > room:
+            return None
+        stored = list(state.messages)
+        if not stored or stored[0].sequence > 1:  # the smart load left out older messages
+            stored = await self.storage.list_messages(chat.id)
+        shown = await self.show(_numbered(stored), query)
+        return shown if self._verbatim_cost(shown) <= room else None
+
+    async def _older(
+        self, state: ChatState, loaded: Sequence[Numbered], room: int
+    ) -> list[Numbered]:
+        """Messages older than the pending ones, to show verbatim when nothing is recalled.
+
+        Without a query, the budget recall would have used holds the newest of them before
+        anything is left to the summary alone; enough are loaded to fill ``room``.
+        """
+        chat = state.chat
+        per_message = chat.content_chars / max(1, chat.message_count) / 4 + 4
+        wanted = int(room / per_message) + 2
+        older = list(loaded)
+        first = older[0][0] if older else (state.messages[0].sequence if state.messages else 1)
+        missing = min(wanted - len(older), first - 1)
+        if missing > 0:
+            before = await self.storage.list_messages(
+                chat.id, after_sequence=first - 1 - missing, limit=missing
+            )
+            older = [*_numbered(before), *older]
+        return older
+
+    def _verbatim_cost(self, shown: Sequence[Numbered]) -> int:
+        """What ``shown`` costs as the recent window (its header and one line each)."""
+        lines = sum(self.counter.count(format_line(message)) + 1 for _, message in shown)
+        return self.counter.count(VERBATIM_HEADER) + 2 + lines
+
+    def _facts(
+        self, state: ChatState, budget: int, window: set[int]
+    ) -> tuple[ContextPart | None, int]:
+        """The chat's durable facts within ``facts_max_tokens`` and ``facts_share``.
+
+        A fact whose every source is in the recent window is shown there, word for word.
+        """
+        facts = [
+            fact
+            for fact in stored_facts(state.facts)
+            if not (fact.sequences and window.issuperset(fact.sequences))
+        ]
+        cap = min(self.config.facts_max_tokens, math.floor(budget * self.config.facts_share))
+        if not facts:
+            return None, 0
+        rendered = render_facts(facts, cap, self.counter)
+        if not rendered.text:
+            return None, len(rendered.left_out)
+        part = ContextPart("facts", rendered.text, rendered.tokens, sequences=rendered.sequences)
+        return part, len(rendered.left_out)
+
+    async def _user(
+        self, chat: ChatRecord, budget: int, options: ReadOptions
+    ) -> tuple[ContextPart | None, tuple[UserFact, ...]]:
+        """What is known about the chat's user from earlier chats, within its cap."""
+        configured = self.config.user_memory_tokens
+        wanted = configured if options.user_memory_tokens is None else options.user_memory_tokens
+        cap = min(wanted, budget // USER_MEMORY_SHARE)
+        if chat.user is None or cap <= 0:
+            return None, ()
+        facts = await self.users.items(chat.tenant, chat.user)
+        elsewhere = [fact for fact in facts if fact.chat_id != chat.id]
+        return user_part(chat.user, elsewhere, cap, self.counter)
+
+    async def _plain(self, state: ChatState) -> AssembledContext:
+        """Strategy ``none``: the whole filtered history, as if there were no memory."""
+        stored = list(state.messages)
+        if stored and stored[0].sequence > 1:  # a smart load left out what the summary holds
+            stored = await self.storage.list_messages(state.chat.id)
+        shown = await self.show(_numbered(stored))
+        return assemble_context(
+            verbatim=shown,
+            budget_tokens=self._verbatim_cost(shown),
+            counter=self.counter,
+            rules=replace(self.budget, summary_max_tokens=0),
+        )
+
+    async def show(self, numbered: Sequence[Numbered], query: str | None = None) -> list[Numbered]:
+        """Messages through the filter pipeline, each still numbered with its sequence.
+
+        ``query`` is what semantic truncation ranks sentences against (default: the last
+        user message). Messages are matched back to their sequences by identity: each goes
+        through the pipeline with its stored id (or a stand-in) and comes back with the id
+        it had.
+        """
+        if not numbered:
+            return []
+        keys = [message.id or f"longtalk:{sequence}" for sequence, message in numbered]
+        by_key = {key: (seq, msg.id) for key, (seq, msg) in zip(keys, numbered, strict=True)}
+        keyed = [
+            msg.model_copy(update={"id": key}) for key, (_, msg) in zip(keys, numbered, strict=True)
+        ]
+        shown = await apply_pipeline(self.pipeline, keyed, context_for(keyed, query))
+        result: list[Numbered] = []
+        for message in shown:
+            sequence, original = by_key.get(message.id or "", (0, message.id))
+            result.append((sequence, message.model_copy(update={"id": original})))
+        return result
+
+    async def _recall(
+        self, chat: ChatRecord, query: str | None, certain: Sequence[Message], budget: int
+    ) -> list[RecalledTurn]:
+        """Recall for ``query``, leaving out the window messages surely shown."""
+        if not query:
+            return []
+        k = self.config.rag_k
+        try:
+            return await self.recall.get_relevant_history(
+                query,
+                self.scope(chat),
+                k=auto_k(budget) if k == "auto" else k,
+                similarity_threshold=self.config.rag_similarity_threshold,
+                exclude_hashes=frozenset(message.content_hash for message in certain),
+            )
+        except Exception as exc:  # noqa: BLE001 - a custom reader's failure leaves recall empty
+            log.warning("recall failed for chat %s, continuing without: %r", chat.id, exc)
+            return []
+
+
+MIN_BUDGET_TOKENS = 32
+"""The smallest budget a context is assembled under: a header and one short message."""
+
+
+class ScopeOf(Protocol):
+    """The recall scope of a chat."""
+
+    def __call__(self, chat: ChatRecord) -> RecallScope:
+        """The scope."""
+        ...
+
+
+def _numbered(messages: Sequence[StoredMessage]) -> list[Numbered]:
+    return [(item.sequence, item.message) for item in messages]

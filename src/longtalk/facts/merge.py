@@ -1,0 +1,87 @@
+"""Merging durable facts: duplicates unite their provenance, the later supersedes the earlier.
+
+Two facts of one holder on one subject either say the same thing (equal ``value``, or equal
+text when there is none): one fact with both provenances; or they differ: the later one
+stays and the earlier is dropped (a budget of 3,500 raised to 4,000 leaves 4,000). Facts of
+one holder with the same text are duplicates whatever subject they were filed under. Pure
+and stable: the merged list keeps the order in which subjects first appeared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from datetime import UTC, datetime
+
+from longtalk.facts.model import DurableFact, normal_text
+
+__all__ = ["later", "merge_facts", "unite"]
+
+
+def merge_facts(existing: Iterable[DurableFact], found: Iterable[DurableFact]) -> list[DurableFact]:
+    """``existing`` with ``found`` folded in; see the module docstring.
+
+    ``found`` is taken as the newer on a tie (same time, same sequence): it is what the
+    latest batch of messages said.
+    """
+    kept: list[DurableFact] = []
+    by_key: dict[tuple[str, str], int] = {}
+    by_text: dict[tuple[str, str], int] = {}
+    for fact in (*existing, *found):
+        at = by_key.get(fact.key, by_text.get(_text_key(fact)))
+        if at is None:
+            at = len(kept)
+            kept.append(fact)
+        elif _same(kept[at], fact):
+            kept[at] = unite(kept[at], fact)
+        elif later(fact, kept[at]):  # same holder and subject, another value
+            by_text.pop(_text_key(kept[at]), None)
+            kept[at] = fact
+        by_key[fact.key] = by_key[kept[at].key] = at
+        by_text[_text_key(kept[at])] = at
+    return kept
+
+
+def _text_key(fact: DurableFact) -> tuple[str, str]:
+    return (fact.holder.casefold(), normal_text(fact.text))
+
+
+def _same(current: DurableFact, fact: DurableFact) -> bool:
+    """Duplicates: the same value on one subject, or the same words."""
+    same_value = current.key == fact.key and current.sameness == fact.sameness
+    return same_value or _text_key(current) == _text_key(fact)
+
+
+def unite(first: DurableFact, second: DurableFact) -> DurableFact:
+    """One fact from two that say the same: ``first``'s wording, both provenances.
+
+    The sources united, the latest time kept (a fact said again is fresh again); a fact the
+    application gave stays ``given``; a fact its holder stated is theirs, whoever else said it.
+    """
+    times = [t for t in (first.said_at, second.said_at) if t is not None]
+    return replace(
+        first,
+        sequences=tuple(sorted({*first.sequences, *second.sequences})),
+        said_at=max(times, key=_instant) if times else None,
+        source="given" if "given" in (first.source, second.source) else first.source,
+        value=first.value or second.value,
+        said_by=first.said_by if first.hearsay and second.hearsay else "",
+    )
+
+
+def later(candidate: DurableFact, current: DurableFact) -> bool:
+    """True unless ``current`` was said after ``candidate`` (by time, then by sequence).
+
+    Without times and sequences to compare, the candidate (the incoming fact) is the later.
+    """
+    if candidate.said_at is not None and current.said_at is not None:
+        if _instant(candidate.said_at) != _instant(current.said_at):
+            return _instant(candidate.said_at) > _instant(current.said_at)
+    if not (candidate.sequences and current.sequences):
+        return True
+    return candidate.last_sequence >= current.last_sequence
+
+
+def _instant(moment: datetime) -> datetime:
+    """An aware time (a naive one read as UTC), so naive and aware times compare."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

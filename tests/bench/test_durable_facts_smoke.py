@@ -1,0 +1,77 @@
+"""Smoke test of bench/durable_facts.py on a tiny synthetic LoCoMo-format conversation."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bench_loader import load_bench
+
+TOPICS = ("the weather", "a new book", "the weekend", "a long walk", "a film", "work")
+
+
+def conversation(turns: int, extra: str = "") -> list[dict[str, Any]]:
+    """One sample of two friends chatting over two dated sessions."""
+    lines = [
+        {
+            "speaker": "Ana" if i % 2 == 0 else "Ben",
+            "dia_id": f"D{1 + i * 2 // turns}:{i + 1}",
+            "text": f"Let me tell you about {TOPICS[i % len(TOPICS)]}, it was nice. {extra}",
+        }
+        for i in range(turns)
+    ]
+    half = turns // 2
+    return [
+        {
+            "sample_id": "tiny",
+            "conversation": {
+                "speaker_a": "Ana",
+                "speaker_b": "Ben",
+                "session_1_date_time": "1:56 pm on 8 May, 2023",
+                "session_1": lines[:half],
+                "session_2_date_time": "10:00 am on 20 May, 2023",
+                "session_2": lines[half:],
+            },
+            "qa": [],
+        }
+    ]
+
+
+@pytest.mark.timeout(240)
+def test_durable_facts_bench_smoke(tmp_path: Path) -> None:
+    bench = load_bench("durable_facts")
+    data = tmp_path / "tiny.json"
+    data.write_text(json.dumps(conversation(40)), encoding="utf-8")
+    out = tmp_path / "out.json"
+    argv = ["--data", str(data), "--budgets", "300,3000", "--min-turns", "0"]
+    assert bench.main([*argv, "--json", str(out)]) == 0
+    results = json.loads(out.read_text(encoding="utf-8"))
+    assert [c["messages"] for c in results["conversations"]] == [40 + 2 * 11]
+    assert len(results["facts"]) == 10
+    extraction = results["extraction"]["tiny"]
+    assert sorted(extraction["planted"]) == sorted(f["key"] for f in results["facts"])
+    assert extraction["stale"] == []
+    for budget in ("300", "3000"):
+        row = results["results"][budget]
+        assert row["n"] == 10
+        assert round(1 - len(row["missed"]["context"]) / 10, 4) == row["in_context"]
+        assert round(1 - len(row["missed"]["memory"]) / 10, 4) == row["in_memory"]
+        assert 0 < row["tokens_mean"] <= int(budget)
+    assert results["results"]["3000"]["in_context"] == 1.0  # the whole chat fits
+    assert results["results"]["300"]["in_context"] < 1.0
+
+
+def test_questions_never_repeat_their_statements() -> None:
+    bench = load_bench("durable_facts")
+    for fact in bench.FACTS:
+        assert bench.shared_words(fact, "Ana") == set(), fact.key
+
+
+def test_a_key_phrase_already_in_the_conversation_stops_the_run(tmp_path: Path) -> None:
+    bench = load_bench("durable_facts")
+    data = tmp_path / "tainted.json"
+    data.write_text(json.dumps(conversation(20, extra="I ate shellfish.")), encoding="utf-8")
+    with pytest.raises(ValueError, match="'shellfish' \\(allergy\\) is already in it"):
+        bench.main(["--data", str(data), "--min-turns", "0"])

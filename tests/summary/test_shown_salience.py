@@ -1,0 +1,109 @@
+"""The shown summary is cut by salience: mentions and topics first, durable items last."""
+
+from __future__ import annotations
+
+from longtalk.core.tokens import HeuristicTokenCounter
+from longtalk.storage.base import SummaryRow
+from longtalk.summary.chain import ShownSummaries, shown_summary
+from longtalk.summary.model import ConversationSummary, SummaryEntity
+
+COUNTER = HeuristicTokenCounter(4.0)
+PLACES = "Portugal Lisbon Porto Ericeira Sintra Belém Nazaré Coimbra Douro Cedofeita".split()
+
+
+def row(summary: ConversationSummary, first: int, last: int) -> SummaryRow:
+    return SummaryRow("c", summary.to_json(), format="json", episode_first=first, episode_last=last)
+
+
+def test_a_stored_preference_outlives_topics_mentions_and_story_at_200_tokens() -> None:
+    summary = ConversationSummary(
+        topics=("note", "budget", "add", "works", "fits", "late", "back", "nights"),
+        entities=(
+            SummaryEntity(name="Ana", type="person", details="planning a trip with Tom"),
+            SummaryEntity(name="Late May", type="date"),
+            *(SummaryEntity(name=name, type="place") for name in PLACES),
+            SummaryEntity(name="Alfama", type="place", details="guesthouse booked, 118 a night"),
+        ),
+        user_preferences=("Ana is allergic to latex",),
+        decisions=("Ana decided to add the Douro valley",),
+        narrative=" ".join(f"About the budget part {n}: noted, and it fits." for n in range(30)),
+    )
+    rows = [row(summary, 1, 12)]
+    assert COUNTER.count(shown_summary(rows, max_tokens=10_000, counter=COUNTER).text) > 200
+
+    shown = shown_summary(rows, max_tokens=200, counter=COUNTER)
+
+    assert shown.truncated and COUNTER.count(shown.text) <= 200
+    assert "Ana is allergic to latex" in shown.text
+    assert "Ana decided to add the Douro valley" in shown.text
+    assert "Ana (person): planning a trip with Tom" in shown.text
+    assert "Also mentioned" not in shown.text and "Topics" not in shown.text
+    assert "Alfama" not in shown.text  # a thing's details go before the story
+    assert "part 29: noted" in shown.text  # the newest sentence stays; the oldest went
+    assert "part 0:" not in shown.text
+
+
+def test_the_story_goes_before_the_durable_items_and_the_oldest_row_first() -> None:
+    old = ConversationSummary(
+        narrative="An old story sentence. " * 12,
+        user_preferences=("Maya prefers quiet neighbourhoods",),
+        open_questions=("Maya asks: which hotel in Porto?",),
+    )
+    new = ConversationSummary(
+        narrative="A newer story sentence. The newest thing happened.",
+        decisions=("Maya decided on a birthday lunch in Nazaré",),
+        entities=(SummaryEntity(name="Tom", type="person", details="allergic to peanuts"),),
+    )
+    rows = [row(old, 1, 9), row(new, 10, 12)]
+    shown = shown_summary(rows, max_tokens=75, counter=COUNTER)
+    assert shown.truncated and COUNTER.count(shown.text) <= 75
+    for durable in ("prefers quiet", "which hotel", "birthday lunch", "allergic to peanuts"):
+        assert durable in shown.text
+    assert "An old story sentence" not in shown.text
+    assert "The newest thing happened." in shown.text
+    assert [r.episode_first for r in shown.rows] == [1, 10]  # the old row still speaks
+
+
+def test_among_durable_items_the_oldest_go_first_never_the_newest_row_whole() -> None:
+    old = ConversationSummary(decisions=tuple(f"old plan {n}" for n in range(30)))
+    new = ConversationSummary(narrative="The newest thing happened.", decisions=("new plan",))
+    shown = shown_summary([row(old, 1, 9), row(new, 10, 12)], max_tokens=40, counter=COUNTER)
+    assert "The newest thing happened." in shown.text and "new plan" in shown.text
+    plans = shown.text.split("Decisions: ", 1)[1].split("; ")
+    assert "old plan 0" not in plans and "old plan 29" in plans  # the oldest plans went
+    assert plans[-1] == "new plan"
+
+
+def test_the_memo_gives_the_same_salience_cut() -> None:
+    summary = ConversationSummary(
+        topics=tuple(f"topic{n}" for n in range(40)),
+        user_preferences=("Ana is allergic to latex",),
+        narrative="Ana came back from Porto.",
+    )
+    rows = [row(summary, 1, 3)]
+    memo = ShownSummaries(COUNTER)
+    assert memo(rows, max_tokens=30) == shown_summary(rows, max_tokens=30, counter=COUNTER)
+    assert "allergic to latex" in memo(rows, max_tokens=30).text
+    assert "topic0" not in memo(rows, max_tokens=30).text
+
+
+def test_what_lasts_is_cut_last_among_the_durable_items() -> None:
+    summary = ConversationSummary(
+        narrative="Maya booked the trip.",
+        open_questions=tuple(f"Maya asks: which hotel {n}?" for n in range(5)),
+        decisions=tuple(f"Maya decided on stop {n}" for n in range(5)),
+        user_preferences=("Maya prefers quiet neighbourhoods",),
+        entities=(
+            SummaryEntity(
+                name="Tom",
+                type="person",
+                details="Maya's partner; allergic to peanuts (2 March 2026); "
+                + "; ".join(f"surf lesson {n} (2 April 2026)" for n in range(6)),
+            ),
+        ),
+    )
+    shown = shown_summary([row(summary, 1, 5)], max_tokens=45, counter=COUNTER)
+    assert shown.truncated and COUNTER.count(shown.text) <= 45
+    for lasting in ("prefers quiet", "Maya's partner", "allergic to peanuts"):
+        assert lasting in shown.text
+    assert "which hotel" not in shown.text and "surf lesson 0" not in shown.text
