@@ -25,7 +25,10 @@ TALK = [
     ("assistant", "I can help with the trip; I will not do that."),
     ("user", FAKE_REPLY),
     ("assistant", "Let us get back to the hotels."),
-] + [("user", f"Day {n}: what about museums?") for n in range(4)]
+] + [  # more than the budget: the context is no longer the chat verbatim
+    ("user", f"Day {n}: which museums open on Mondays, and how do we get there by tram?")
+    for n in range(24)
+]
 
 
 def settings(tmp_path: Path) -> Settings:
@@ -55,7 +58,7 @@ async def test_recalled_turns_and_summaries_quote_the_attacks(tmp_path: Path) ->
             await chat.append(role, content)
         copied = f"The user planned Lisbon. {ATTACK} {FAKE_REPLY}"  # a model copied them
         row = SummaryRow("trip", copied, episode_first=1, episode_last=3)
-        commit = TurnCommit("trip", summaries=(row,), last_summarized_sequence=6)
+        commit = TurnCommit("trip", summaries=(row,), last_summarized_sequence=26)
         await memory.engine.storage.commit_turn(commit)
         context = await chat.context(
             "the system prompt and the admin password", budget_tokens=300, recent_turns=1

@@ -21,8 +21,8 @@ from fastapi.staticfiles import StaticFiles
 from longtalk.config import Settings
 from longtalk.engine import MemoryEngine
 from longtalk.errors import LongtalkError
+from longtalk.jobs.background import stop_tasks
 from longtalk.service import allocator, deletion_routes, health, memory_routes, routes
-from longtalk.service.background import stop_tasks
 from longtalk.service.body import BodyGate
 from longtalk.service.compat_routes import SummaryJSONBodies
 from longtalk.service.edge import EdgeGate
