@@ -28,6 +28,7 @@ import httpx
 
 from longtalk.core.context import AssembledContext, ContextPart
 from longtalk.core.messages import Message, Role
+from longtalk.core.redact import redact
 from longtalk.errors import BackendError, ConflictError, NotFoundError, UsageError
 from longtalk.memory.async_memory import build_message, message_from_mapping
 from longtalk.memory.context import Context
@@ -220,7 +221,7 @@ def _send(http: httpx.Client, request: httpx.Request) -> httpx.Response:
         response.read()
         return response
     except httpx.HTTPError as exc:
-        raise BackendError(f"cannot reach the longtalk service at {request.url}: {exc}") from exc
+        raise _unreachable(request, exc) from exc
 
 
 async def _asend(http: httpx.AsyncClient, request: httpx.Request) -> httpx.Response:
@@ -229,7 +230,12 @@ async def _asend(http: httpx.AsyncClient, request: httpx.Request) -> httpx.Respo
         await response.aread()
         return response
     except httpx.HTTPError as exc:
-        raise BackendError(f"cannot reach the longtalk service at {request.url}: {exc}") from exc
+        raise _unreachable(request, exc) from exc
+
+
+def _unreachable(request: httpx.Request, exc: httpx.HTTPError) -> BackendError:
+    """The error for a request that got no answer (its URL's credentials masked)."""
+    return BackendError(f"cannot reach the longtalk service at {redact(str(request.url))}: {exc}")
 
 
 # -- sync ------------------------------------------------------------------------------------

@@ -15,7 +15,8 @@ Layout (every key optional)::
     storage: {url, sqlite_path, smart_load_tail, busy_timeout_seconds, ...}
     vectors: {url, embedder}
     llm: {base_url, api_key_env, timeout_seconds, max_retries}
-    service: {host, port, api_keys, max_message_chars, max_batch_size, ...}
+    limits: {max_message_chars, max_batch_size, max_metadata_depth, ...}   # every door's
+    service: {host, port, api_keys, max_body_bytes, ...}
 
 Environment variables ``LONGTALK_<SECTION>__<KEY>`` (double underscore between levels,
 e.g. ``LONGTALK_SUPERVISOR__MEMORY__STRATEGY=none``) override the file; values are read as
@@ -25,16 +26,17 @@ YAML scalars. Unknown keys and bad values raise ``ConfigError`` naming the key p
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from longtalk import legacy
+from longtalk.core.limits import DEFAULT_LIMITS, InputLimits
+from longtalk.core.redact import REDACTED, redact
+from longtalk.core.redact import redact_url as redact_url  # where it was
 from longtalk.errors import ConfigError
 from longtalk.storage.config import StorageConfig
 
@@ -46,8 +48,6 @@ MAX_YAML_BYTES = 1_000_000
 """The largest configuration file read."""
 MAX_YAML_NODES = 100_000
 """The most values a configuration file may expand to, aliases counted each time used."""
-REDACTED = "***"
-_SECRET_PARAMS = re.compile(r"pass|secret|token|key", re.IGNORECASE)
 
 
 class _Strict(BaseModel):
@@ -221,6 +221,45 @@ class LLMConfig(_Strict):
     max_retries: int = Field(3, ge=0)
 
 
+_FORMER_LIMIT = "Sets limits.<same key> (for every door) unless that is set itself."
+
+
+class LimitsConfig(_Strict):
+    """``limits``: what every door (library, CLI, HTTP, MCP) lets into storage.
+
+    Checked once, before anything is stored (``longtalk.core.limits``). The service's
+    ``service.max_*`` keys of the same names set these too, unless set here.
+    """
+
+    max_message_chars: int = Field(DEFAULT_LIMITS.max_message_chars, ge=1)
+    max_batch_size: int = Field(DEFAULT_LIMITS.max_batch_size, ge=1)
+    max_id_chars: int = Field(
+        DEFAULT_LIMITS.max_id_chars, ge=1, description="Chat, message and tool-call ids."
+    )
+    max_name_chars: int = Field(
+        DEFAULT_LIMITS.max_name_chars, ge=1, description="Message names and chat users."
+    )
+    max_title_chars: int = Field(DEFAULT_LIMITS.max_title_chars, ge=1)
+    max_metadata_bytes: int = Field(
+        DEFAULT_LIMITS.max_metadata_bytes, ge=2, description="A message's metadata as JSON."
+    )
+    max_metadata_depth: int = Field(
+        DEFAULT_LIMITS.max_metadata_depth, ge=1, description="Nesting of a message's metadata."
+    )
+    max_metadata_keys: int = Field(
+        DEFAULT_LIMITS.max_metadata_keys, ge=0, description="Keys in a message's metadata."
+    )
+    max_tool_calls: int = Field(
+        DEFAULT_LIMITS.max_tool_calls, ge=0, description="Tool-call ids on one message."
+    )
+    max_query_chars: int = Field(
+        DEFAULT_LIMITS.max_query_chars, ge=1, description="A context request's query."
+    )
+    max_summary_chars: int = Field(
+        DEFAULT_LIMITS.max_summary_chars, ge=1, description="A summary row's text."
+    )
+
+
 class ServiceConfig(_Strict):
     """``service``: the HTTP service."""
 
@@ -231,17 +270,17 @@ class ServiceConfig(_Strict):
         default_factory=list,
         description="Host names accepted besides loopback ones (keyless mode checks Host).",
     )
-    max_message_chars: int = Field(100_000, ge=1)
-    max_batch_size: int = Field(500, ge=1)
     max_body_bytes: int = Field(16_000_000, ge=1024, description="A request body's size.")
-    max_id_chars: int = Field(200, ge=1, description="Chat, message and tool-call ids.")
-    max_name_chars: int = Field(200, ge=1, description="Message names and chat users.")
-    max_title_chars: int = Field(500, ge=1)
-    max_metadata_bytes: int = Field(16_384, ge=2, description="A message's metadata as JSON.")
-    max_metadata_depth: int = Field(8, ge=1, description="Nesting of a message's metadata.")
-    max_tool_calls: int = Field(128, ge=0, description="Tool-call ids on one message.")
-    max_query_chars: int = Field(10_000, ge=1, description="A context request's query.")
-    max_summary_chars: int = Field(100_000, ge=1, description="A summary row's text.")
+    max_message_chars: int | None = Field(None, ge=1, description=_FORMER_LIMIT)
+    max_batch_size: int | None = Field(None, ge=1, description=_FORMER_LIMIT)
+    max_id_chars: int | None = Field(None, ge=1, description=_FORMER_LIMIT)
+    max_name_chars: int | None = Field(None, ge=1, description=_FORMER_LIMIT)
+    max_title_chars: int | None = Field(None, ge=1, description=_FORMER_LIMIT)
+    max_metadata_bytes: int | None = Field(None, ge=2, description=_FORMER_LIMIT)
+    max_metadata_depth: int | None = Field(None, ge=1, description=_FORMER_LIMIT)
+    max_tool_calls: int | None = Field(None, ge=0, description=_FORMER_LIMIT)
+    max_query_chars: int | None = Field(None, ge=1, description=_FORMER_LIMIT)
+    max_summary_chars: int | None = Field(None, ge=1, description=_FORMER_LIMIT)
     summary_workers: int = Field(2, ge=1)
     summary_retry_seconds: float = Field(5.0, gt=0)
     summary_retry_max_seconds: float = Field(300.0, gt=0, description="Backoff ceiling.")
@@ -260,6 +299,7 @@ class Settings(_Strict):
     storage: StorageConfig = Field(default_factory=StorageConfig)
     vectors: VectorsConfig = Field(default_factory=VectorsConfig)
     llm: LLMConfig = Field(default_factory=LLMConfig)
+    limits: LimitsConfig = Field(default_factory=LimitsConfig)
     service: ServiceConfig = Field(default_factory=ServiceConfig)
 
     @model_validator(mode="after")
@@ -280,6 +320,18 @@ class Settings(_Strict):
             if name in self.service.model_fields_set
         }
         return memory.model_copy(update=moved) if moved else memory
+
+    @property
+    def input_limits(self) -> InputLimits:
+        """Every door's input limits: ``limits.*``, with ``service.max_*`` where only it is set."""
+        values = self.limits.model_dump()
+        former: set[str] = set()
+        for key in values:
+            value = getattr(self.service, key, None)
+            if value is not None and key not in self.limits.model_fields_set:
+                values[key] = value
+                former.add(key)
+        return InputLimits(**values, overridden=frozenset(former))
 
 
 def load_settings(
@@ -393,36 +445,24 @@ def _yaml_problem(exc: yaml.YAMLError) -> str:
 def redacted(settings: Settings) -> dict[str, Any]:
     """The settings as JSON-ready data with secrets hidden.
 
-    URL passwords and key-like query parameters become ``***``; API keys keep their first
-    three characters.
+    Every text value goes through :func:`longtalk.core.redact.redact` (URL passwords,
+    key-like query parameters, wherever they are); API keys keep their first three
+    characters.
     """
-    data = settings.model_dump(mode="json")
-    for section, key in (("storage", "url"), ("vectors", "url"), ("llm", "base_url")):
-        if isinstance(data[section].get(key), str):
-            data[section][key] = redact_url(data[section][key])
-    keys = data["service"]["api_keys"]
+    data: dict[str, Any] = _redact_values(settings.model_dump(mode="json"))
+    keys = settings.service.api_keys
     data["service"]["api_keys"] = {f"{key[:3]}{REDACTED}": tenant for key, tenant in keys.items()}
     return data
 
 
-def redact_url(url: str) -> str:
-    """``url`` with its password and secret-looking query parameters replaced by ``***``."""
-    try:
-        parts = urlsplit(url)
-        password = parts.password
-    except ValueError:
-        return REDACTED
-    netloc = parts.netloc
-    if password is not None:
-        user, _, host = netloc.rpartition("@")
-        netloc = f"{user.partition(':')[0]}:{REDACTED}@{host}"
-    query = parts.query
-    if query:
-        pairs = parse_qsl(query, keep_blank_values=True)
-        query = urlencode(
-            [(k, REDACTED if _SECRET_PARAMS.search(k) else v) for k, v in pairs], safe="*"
-        )
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+def _redact_values(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {key: _redact_values(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_redact_values(item) for item in value]
+    return value
 
 
 def apply_env_overrides(data: dict[str, Any], environ: Mapping[str, str]) -> None:

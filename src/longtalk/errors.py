@@ -6,7 +6,10 @@
     ├── UsageError                  the caller asked for something that cannot work
     │   ├── ConfigError             bad configuration (names the key path)
     │   ├── UnknownBackendError     a backend name that does not exist (suggests the nearest)
-    │   └── MissingExtraError       an optional dependency is not installed (names the extra)
+    │   ├── MissingExtraError       an optional dependency is not installed (names the extra)
+    │   ├── InputError              input refused at the gate (names message, field and limit)
+    │   │   └── InputTooLarge       a size or count over its limit
+    │   └── IdempotencyConflict     a retry (same ids or key) that is not the same request
     └── BackendError                a backend failed at run time
         ├── LLMError                an LLM call failed
         │   ├── LLMTransientError   worth retrying (timeouts, 429, 5xx)
@@ -57,6 +60,36 @@ class MissingExtraError(UsageError, ImportError):
         super().__init__(
             f"{package} is not installed - install it with: pip install 'longtalk[{extra}]'"
         )
+
+
+class InputError(UsageError, ValueError):
+    """Input the gate refuses before anything is stored: the message names what and why.
+
+    ``index`` is the message's place in its batch (None for a field outside messages),
+    ``field`` the field's path (``metadata.a.b``), ``setting`` the configuration key of the
+    limit (None for text no backend can store, such as a lone surrogate).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        field: str = "",
+        index: int | None = None,
+        setting: str | None = None,
+    ) -> None:
+        self.field = field
+        self.index = index
+        self.setting = setting
+        super().__init__(message)
+
+
+class InputTooLarge(InputError):
+    """A size or a count over its configured limit."""
+
+
+class IdempotencyConflict(UsageError):
+    """Ids or an ``Idempotency-Key`` already used for a request that differs from this one."""
 
 
 class BackendError(LongtalkError):

@@ -164,4 +164,5 @@ async def open_memory(
             truncation_llm=llm,
             embedder=embedder,  # the semantic truncation strategy ranks sentences with it
             budget=context_budget(settings),
+            limits=settings.input_limits,
         )

@@ -20,6 +20,7 @@ from longtalk.vectors.base import (
     BatchTurnStore,
     ModelChangedError,
     RecallScope,
+    StoreUnreadableError,
     TurnStore,
     VectorStore,
 )
@@ -161,16 +162,24 @@ async def open_for_model(
 ) -> bool:
     """Open ``store`` for this embedding model; True when it had to be rebuilt.
 
-    A store whose vectors another model made is never mixed with new ones: every chat's
-    watermark goes back to 0 first, then the store is emptied for this model, and the
-    indexer embeds every stored turn again (recall lags meanwhile). A crash between the two
-    steps leaves the old identity, so the next start does both again.
+    A store whose vectors another model made is never mixed with new ones, and a store that
+    cannot read its own files back is not left closed (recall off for every chat): either
+    way every chat's watermark goes back to 0 first, then the store is emptied for this
+    model, and the indexer embeds every stored turn again (recall lags meanwhile). A crash
+    between the two steps leaves the old identity (or the unreadable files), so the next
+    start does both again.
     """
     try:
         await store.setup(dimension=dimension, model_id=model_id)
         return False
     except ModelChangedError as exc:
         log.warning("the embedding model changed, the recall index is rebuilt: %s", exc)
+    except StoreUnreadableError as exc:
+        log.warning(
+            "the recall index cannot be read back, it is rebuilt from storage "
+            "(recall catches up as turns are indexed again): %s",
+            exc,
+        )
     await storage.reset_index()
     await store.recreate(dimension=dimension, model_id=model_id)
     return True

@@ -216,16 +216,23 @@ class ChatCompletionsServer:
     counter. Every call is recorded with the bearer key it came with (tell callers apart by
     key) and its prompt (the messages' contents); ``in_flight`` counts unanswered calls per
     key. A summary built on an earlier answer carries that answer's tag in its prompt.
-    ``GET /v1/models`` lists the one model. Start with ``start()``; ``url`` is the base URL
-    (add ``/v1``).
+    ``GET /v1/models`` lists the one model. With ``trickle`` (seconds) a completion's body is
+    sent one byte at a time, ``trickle`` apart (a server that streams too slowly to finish).
+    Start with ``start()``; ``url`` is the base URL (add ``/v1``).
     """
 
     __test__ = False
 
     def __init__(
-        self, *, latency: float = 0.0, answer_tokens: int = 40, model: str = "double"
+        self,
+        *,
+        latency: float = 0.0,
+        answer_tokens: int = 40,
+        model: str = "double",
+        trickle: float = 0.0,
     ) -> None:
         self.latency = latency
+        self.trickle = trickle
         self.answer_tokens = answer_tokens
         self.model = model
         self.counter: TokenCounter = DEFAULT_COUNTER
@@ -328,16 +335,21 @@ def _completions_handler(server: ChatCompletionsServer) -> type[BaseHTTPRequestH
                 self._send(404, {"error": {"message": f"no route {self.path}"}})
                 return
             key = self.headers.get("Authorization", "").removeprefix("Bearer ").strip()
-            self._send(200, server.answer(body, key))
+            self._send(200, server.answer(body, key), trickle=server.trickle)
 
-        def _send(self, status: int, payload: dict[str, Any]) -> None:
+        def _send(self, status: int, payload: dict[str, Any], trickle: float = 0.0) -> None:
             data = json.dumps(payload).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             try:
-                self.wfile.write(data)
+                if not trickle:
+                    self.wfile.write(data)
+                for byte in range(len(data) if trickle else 0):
+                    self.wfile.write(data[byte : byte + 1])
+                    self.wfile.flush()
+                    time.sleep(trickle)
             except OSError:  # the caller went away (a killed client process)
                 pass
 

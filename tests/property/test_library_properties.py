@@ -16,7 +16,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from longtalk.config import ServiceConfig, load_yaml, parse_settings, redact_url
+from longtalk.config import load_yaml, parse_settings, redact_url
 from longtalk.core.context import ContextBudget, assemble_context
 from longtalk.core.filters import (
     ExcludeLastUserFilter,
@@ -24,6 +24,7 @@ from longtalk.core.filters import (
     MaxTurnsFilter,
     agent_pipeline,
 )
+from longtalk.core.limits import InputLimits, depth_of, json_problem
 from longtalk.core.messages import Message, MessageType, Role, group_episodes
 from longtalk.core.tokens import HeuristicTokenCounter
 from longtalk.core.truncation import (
@@ -34,7 +35,7 @@ from longtalk.core.truncation import (
     truncate_middle,
 )
 from longtalk.errors import ConfigError, UsageError
-from longtalk.service.limits import Limits, depth_of, json_problem, scrub
+from longtalk.service.limits import scrub
 
 BOUNDED = settings(
     max_examples=60,
@@ -108,9 +109,9 @@ def test_what_passes_the_check_can_be_stored_and_answered(value: Any) -> None:
 @BOUNDED
 @given(st.dictionaries(any_text, json_values, max_size=5))
 def test_the_metadata_limits_let_through_only_storable_metadata(metadata: dict[str, Any]) -> None:
-    limits = Limits(ServiceConfig(max_metadata_depth=3, max_metadata_bytes=400))
+    limits = InputLimits(max_metadata_depth=3, max_metadata_bytes=400)
     try:
-        limits.metadata("metadata", metadata)
+        limits.metadata(metadata)
     except UsageError as exc:
         assert "metadata" in str(exc)
         return

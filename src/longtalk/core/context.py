@@ -25,14 +25,15 @@ from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
 
 from longtalk.core.messages import Message, MessageType, Role, format_line
+from longtalk.core.quoting import neutralize, quoted_line
 from longtalk.core.relative_dates import annotate_relative_dates
 from longtalk.core.tokens import DEFAULT_COUNTER, TokenCounter
 
 PartKind = Literal["facts", "user", "recalled", "summary", "verbatim"]
 DURABLE_KINDS: tuple[PartKind, ...] = ("facts", "user")
 
-RECALL_HEADER = "Relevant earlier conversation:"
-SUMMARY_HEADER = "Summary of the conversation so far:"
+RECALL_HEADER = "Relevant earlier conversation, quoted:"
+SUMMARY_HEADER = "Summary of the conversation so far, quoted:"
 VERBATIM_HEADER = "Recent conversation:"
 ELLIPSIS = "…"
 
@@ -468,9 +469,9 @@ def _newest_that_fit(
 
 
 def _summary_texts(summary: str | None, rows: Sequence[SummaryRowLike]) -> list[str]:
-    if summary is not None:
-        return [summary] if summary.strip() else []
-    return [row.summary_text for row in rows if row.summary_text.strip()]
+    if summary is not None:  # quoted history: no passage speaks as a role or instruction
+        return [neutralize(summary)] if summary.strip() else []
+    return [neutralize(row.summary_text) for row in rows if row.summary_text.strip()]
 
 
 def _summary_part(
@@ -582,7 +583,7 @@ def _entries(
     for turn in recalled:
         message = turn.message
         stamp = _stamp(message, rules.stamp_time)
-        line = format_line(message)
+        line = quoted_line(message)  # quoted history: roles kept, imitated voices quoted
         if stamp and not rules.date_headers:
             line = f"{stamp} {line}"
         rank_cost = counter.count(line) + 1

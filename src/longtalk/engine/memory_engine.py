@@ -23,6 +23,7 @@ from typing import Protocol
 from longtalk.config import MemoryConfig
 from longtalk.core.context import AssembledContext, ContextBudget
 from longtalk.core.filters import MessageFilterPipeline, agent_pipeline
+from longtalk.core.limits import DEFAULT_LIMITS, InputLimits
 from longtalk.core.messages import Message
 from longtalk.core.tokens import TokenCounter, resolve_counter
 from longtalk.core.truncation import TruncationStrategy
@@ -66,7 +67,8 @@ class MemoryEngine:
     """Conversation memory over a ``ChatStorage``, a ``SummaryWriter`` and optional recall.
 
     ``writer`` defaults to the offline summarizer; ``recall`` to ``NullVectorReader``;
-    ``users`` to the user-memory store beside the storage.
+    ``users`` to the user-memory store beside the storage; ``limits`` (the input gate's) to
+    every door's defaults.
     """
 
     def __init__(
@@ -84,10 +86,13 @@ class MemoryEngine:
         pipeline: MessageFilterPipeline | None = None,
         users: UserMemoryStore | None = None,
         facts: FactKeeper | None = None,
+        limits: InputLimits | None = None,
     ) -> None:
         self.storage = storage
         self.embedder = embedder
         self.config = config or MemoryConfig()
+        self.limits = limits or DEFAULT_LIMITS
+        """The input gate's limits every append of this engine is checked against."""
         self.counter = counter or resolve_counter(
             self.config.token_counter, chars_per_token=self.config.chars_per_token
         )
@@ -137,6 +142,7 @@ class MemoryEngine:
             users=self.users,
             facts=self.job.facts,
             embedder=self.embedder,
+            limits=self.limits,
         )
 
     @property

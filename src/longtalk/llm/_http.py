@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import httpx
 
+from longtalk.core.redact import redact
 from longtalk.core.tokens import DEFAULT_COUNTER, TokenUsage
 from longtalk.errors import LLMTransientError
 from longtalk.llm.base import LLMRequest
@@ -89,7 +90,9 @@ class HTTPBackend:
         try:
             response = await self.client.get(url, headers=self._headers, timeout=timeout)
         except httpx.HTTPError as exc:
-            raise LLMTransientError(f"{self.backend_name} unreachable at {url}: {exc}") from exc
+            raise LLMTransientError(
+                f"{self.backend_name} unreachable at {redact(url)}: {exc}"
+            ) from exc
         self._raise_for_status(response)
 
     async def post_json(self, path: str, payload: Mapping[str, Any]) -> dict[str, Any]:
@@ -98,9 +101,11 @@ class HTTPBackend:
         try:
             response = await self.client.post(url, json=payload, headers=self._headers)
         except httpx.TimeoutException as exc:
-            raise LLMTransientError(f"{self.backend_name} timed out: {url}") from exc
+            raise LLMTransientError(f"{self.backend_name} timed out: {redact(url)}") from exc
         except httpx.TransportError as exc:
-            raise LLMTransientError(f"{self.backend_name} unreachable at {url}: {exc}") from exc
+            raise LLMTransientError(
+                f"{self.backend_name} unreachable at {redact(url)}: {exc}"
+            ) from exc
         self._raise_for_status(response)
         try:
             data = response.json()
@@ -126,15 +131,17 @@ class HTTPBackend:
                     if line.strip():
                         yield line
         except httpx.TimeoutException as exc:
-            raise LLMTransientError(f"{self.backend_name} timed out: {url}") from exc
+            raise LLMTransientError(f"{self.backend_name} timed out: {redact(url)}") from exc
         except httpx.TransportError as exc:
-            raise LLMTransientError(f"{self.backend_name} unreachable at {url}: {exc}") from exc
+            raise LLMTransientError(
+                f"{self.backend_name} unreachable at {redact(url)}: {exc}"
+            ) from exc
 
     def _raise_for_status(self, response: httpx.Response) -> None:
         if response.status_code < 400:
             return
         raise status_error(
-            f"{self.backend_name} {response.request.url}",
+            f"{self.backend_name} {redact(str(response.request.url))}",
             response.status_code,
             response.text,
             retry_after=response.headers.get("retry-after"),

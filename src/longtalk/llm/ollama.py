@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 
+from longtalk.core.redact import redact
 from longtalk.errors import ConfigError, LLMTransientError
 from longtalk.llm._http import HTTPBackend, decode_json_line, usage_or_estimate
 from longtalk.llm.base import LLMRequest, LLMResponse
@@ -75,7 +76,7 @@ class OllamaLLM(HTTPBackend):
         self.stream = stream
 
     def __repr__(self) -> str:
-        return f"OllamaLLM({self.model!r}, base_url={self.base_url!r})"
+        return f"OllamaLLM({self.model!r}, base_url={redact(self.base_url)!r})"
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
         """Complete the chat; transient failures are retried per ``retry``."""

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 import httpx
 
+from longtalk.core.redact import redact
 from longtalk.errors import ConfigError, HTTPStatusError, LLMPermanentError, LLMTransientError
 from longtalk.llm._http import HTTPBackend, decode_json_line, usage_or_estimate
 from longtalk.llm.base import LLMRequest, LLMResponse
@@ -88,7 +89,7 @@ class OpenAICompatibleLLM(HTTPBackend):
         self.extra_body = dict(extra_body or {})
 
     def __repr__(self) -> str:
-        return f"OpenAICompatibleLLM({self.model!r}, base_url={self.base_url!r})"
+        return f"OpenAICompatibleLLM({self.model!r}, base_url={redact(self.base_url)!r})"
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
         """Complete the chat; transient failures are retried per ``retry``."""

@@ -9,7 +9,7 @@ model: per-chat labels would make unbounded series).
 from __future__ import annotations
 
 import threading
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -31,12 +31,21 @@ class UsageRecord:
     model: str = ""
 
 
-class UsageLedger:
-    """Thread-safe running totals of token usage; keeps only sums, never the calls."""
+MAX_CHATS = 10_000
+"""Chats whose own totals a ledger keeps (the least recently billed go first)."""
 
-    def __init__(self) -> None:
+
+class UsageLedger:
+    """Thread-safe running totals of token usage; keeps only sums, never the calls.
+
+    Per-chat totals are bounded (``max_chats``, least recently billed dropped first); the
+    totals per tenant and model and the grand total keep everything.
+    """
+
+    def __init__(self, *, max_chats: int = MAX_CHATS) -> None:
         self._lock = threading.Lock()
-        self._by_chat: dict[str, TokenUsage] = defaultdict(TokenUsage)
+        self.max_chats = max_chats
+        self._by_chat: OrderedDict[str, TokenUsage] = OrderedDict()
         self._by_key: dict[tuple[str, str], TokenUsage] = defaultdict(TokenUsage)
         self._calls: dict[tuple[str, str], int] = defaultdict(int)
         self._total = TokenUsage()
@@ -46,7 +55,10 @@ class UsageLedger:
         key = (record.tenant, record.model)
         with self._lock:
             if record.chat_id:
-                self._by_chat[record.chat_id] += record.usage
+                spent = self._by_chat.pop(record.chat_id, TokenUsage())
+                self._by_chat[record.chat_id] = spent + record.usage
+                while len(self._by_chat) > self.max_chats:
+                    self._by_chat.popitem(last=False)
             self._by_key[key] += record.usage
             self._calls[key] += 1
             self._total += record.usage

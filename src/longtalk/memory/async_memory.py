@@ -10,6 +10,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from longtalk.core.context import Context
+from longtalk.core.limits import check_messages
 from longtalk.core.messages import Message, Role
 from longtalk.engine import MemoryEngine, SummarizeOutcome
 from longtalk.errors import StorageError, UsageError
@@ -250,6 +251,7 @@ class AsyncChat(ChatHandle):
         if not batch:
             return []
         engine = await self.memory.open()
+        check_messages(batch, engine.limits)  # the input gate: nothing stored past a limit
         self.record, stored = await engine.append(self.id, batch, tenant=self.memory.tenant)
         if stored:
             await engine.index_chat(self.id)

@@ -21,13 +21,14 @@ from fastapi.staticfiles import StaticFiles
 from longtalk.config import Settings
 from longtalk.engine import MemoryEngine
 from longtalk.errors import LongtalkError
-from longtalk.service import deletion_routes, health, memory_routes, routes
+from longtalk.jobs.background import stop_tasks
+from longtalk.service import allocator, deletion_routes, health, memory_routes, routes
 from longtalk.service.body import BodyGate
 from longtalk.service.compat_routes import SummaryJSONBodies
 from longtalk.service.edge import EdgeGate
 from longtalk.service.errors import install_error_handlers
 from longtalk.service.limits import Limits
-from longtalk.service.logs import redact_access_log
+from longtalk.service.logs import redact_logs
 from longtalk.service.metrics import MetricsMiddleware, ServiceMetrics
 from longtalk.service.openapi import document
 from longtalk.service.state import Service
@@ -45,9 +46,11 @@ def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None 
     """
     settings = settings or Settings()
     metrics = ServiceMetrics()
+    allocator.limit_arenas()  # before the worker threads start: see service.allocator
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        redact_logs()  # the server configured its logging after the app was made
         async with AsyncExitStack() as stack:
             memory = engine
             if memory is None:
@@ -65,6 +68,8 @@ def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None 
             service.indexer.start()
             stack.push_async_callback(service.indexer.stop)
             stack.callback(service.hub.close)
+            trimming = asyncio.create_task(allocator.trim_periodically(), name="longtalk-trim")
+            stack.push_async_callback(stop_tasks, [trimming])
             recovery = asyncio.create_task(_recover(service))
             service.recovery = recovery
             yield
@@ -79,8 +84,8 @@ def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None 
         lifespan=lifespan,
     )
     install_error_handlers(app)
-    document(app)
-    app.state.limits = Limits(settings.service)
+    app.state.limits = Limits.of(settings)
+    document(app, settings.input_limits)
     # the last added runs first: the edge gate, the summary relabelling, the body gate, metrics
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     app.add_middleware(BodyGate, limits=app.state.limits)
@@ -88,7 +93,7 @@ def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None 
     # after the edge gate has refused cross-site requests, before the body gate's 415
     app.add_middleware(SummaryJSONBodies)
     app.add_middleware(EdgeGate, config=settings.service)
-    redact_access_log()
+    redact_logs()
     app.include_router(routes.router)
     app.include_router(deletion_routes.router)
     app.include_router(memory_routes.router)

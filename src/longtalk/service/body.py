@@ -56,7 +56,7 @@ class BodyGate:
         await self.app(scope, replay, send)
 
     async def _read(self, scope: Scope, receive: Receive) -> bytes:
-        limit = self.limits.config.max_body_bytes
+        limit = self.limits.max_body_bytes
         declared = _header(scope, b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
             raise _Refused(413, "too_large", _too_large(int(declared), limit))

@@ -4,13 +4,14 @@
 error                          status  when
 =============================  ======  ========================================
 invalid JSON, a bad ``Host``    400     the body is not JSON; a non-loopback host
+``IdempotencyConflict``        400     a key or message ids reused for another request
 ``AuthError``, key in URL      401     no API key, an unknown one, or one in the URL
 cross-site write               403     ``Origin``/``Sec-Fetch-Site`` of another site
 ``NotFoundError``              404     no such chat or summary for this tenant
 ``ConflictError``              409     a concurrent change won; retry
-``PayloadTooLarge``            413     a field, message, batch or body over a limit
+``InputTooLarge``              413     a field, message, batch or body over a limit
 not JSON                       415     a body that is not ``application/json``
-validation / ``UsageError``    422     wrong types, missing fields, bad values
+validation / ``UsageError``    422     wrong types, missing fields, unstorable text
 ``BackendError``               502     another backend failed (details in the log)
 ``StorageUnavailableError``    503     the database cannot be reached
 =============================  ======  ========================================
@@ -37,6 +38,8 @@ from starlette.routing import Match
 from longtalk.errors import (
     BackendError,
     ConflictError,
+    IdempotencyConflict,
+    InputTooLarge,
     NotFoundError,
     StorageUnavailableError,
     UsageError,
@@ -46,8 +49,8 @@ from longtalk.service.auth import AuthError
 log = logging.getLogger(__name__)
 
 
-class PayloadTooLarge(UsageError):
-    """A field, message, batch or body over the configured limits."""
+PayloadTooLarge = InputTooLarge
+"""A field, message, batch or body over the configured limits (the gate's own error)."""
 
 
 class ErrorOut(BaseModel):
@@ -72,7 +75,11 @@ class ValidationErrorOut(ErrorOut):
 
 
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
-    400: {"model": ErrorOut, "description": "Not JSON, or a host this service does not serve"},
+    400: {
+        "model": ErrorOut,
+        "description": "Not JSON, a host this service does not serve, or an idempotency "
+        "key or message ids already used for another request",
+    },
     401: {"model": ErrorOut, "description": "No API key, an unknown one, or one in the URL"},
     403: {"model": ErrorOut, "description": "A cross-site request that would change data"},
     413: {"model": ErrorOut, "description": "A field, message, batch or body over a limit"},
@@ -123,7 +130,8 @@ _STATUS: tuple[tuple[type[Exception], int, str], ...] = (
     (NotFoundError, 404, "not_found"),
     (ConflictError, 409, "conflict"),
     (StorageUnavailableError, 503, "storage_unavailable"),
-    (PayloadTooLarge, 413, "too_large"),
+    (InputTooLarge, 413, "too_large"),
+    (IdempotencyConflict, 400, "idempotency_conflict"),
     (UsageError, 422, "invalid"),
     (BackendError, 502, "backend_error"),
 )

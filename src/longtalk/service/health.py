@@ -9,7 +9,11 @@ configuration does not use), and so is the whole:
 * ``vectors``: a search, and whether a write would succeed (the embedded store's free-space
   check). A store that failed to open or fails now is ``down``; the service answers from
   the running summary and is ``degraded``.
-* ``llm``: the summary model's server, probed cheaply at most once per ``LLM_PROBE_SECONDS``.
+* ``llm``: the summary model: what its last calls did (outcomes, latencies, a call in flight
+  past its timeout; see ``service.llm_watch``) and its server, probed cheaply at most once
+  per ``LLM_PROBE_SECONDS``. Calls that hang, trickle past their deadline or keep failing are
+  ``down`` whatever the probe says; the last call failing or calls slower than half their
+  timeout ``degraded``.
 * ``index``: turns not yet recallable and the chats they are in; ``degraded`` while the
   background indexer fails.
 * ``jobs``: the summary job queue; ``degraded`` while a chat's summary job keeps failing.
@@ -44,6 +48,7 @@ LLM_PROBE_SECONDS = 30.0
 PROBE_TENANT = "__healthz__"
 Status = Literal["ok", "degraded", "down", "disabled"]
 WORKING = ("ok", "disabled")
+SEVERITY = ("disabled", "ok", "degraded", "down")
 
 
 @router.get("/healthz")
@@ -53,7 +58,7 @@ async def healthz(request: Request) -> JSONResponse:
     checks = {
         "storage": await _storage(service.engine),
         "vectors": await _check(_vectors(service.engine)),
-        "llm": await _cached_llm_check(service),
+        "llm": await _llm_check(service),
         "index": await _check(_index(service)),
         "jobs": _jobs(service),
     }
@@ -158,6 +163,19 @@ def _jobs(service: Service) -> dict[str, Any]:
     last_error = backlog["last_error"]
     backlog["last_error"] = public_error(last_error if isinstance(last_error, str) else None)
     return {"status": status, "workers": service.jobs.workers, **backlog}
+
+
+async def _llm_check(service: Service) -> dict[str, Any]:
+    """The model's last calls, and its probe: the worse of the two is the part's status."""
+    probe = await _cached_llm_check(service)
+    if service.llm_watch is None or probe["status"] == "disabled":
+        return probe
+    calls = service.llm_watch.report()
+    status = max(probe["status"], calls.pop("status"), key=SEVERITY.index)
+    detail = {**probe, "status": status, "calls": calls}
+    if "error" not in detail and "problem" in calls:
+        detail["error"] = calls["problem"]
+    return detail
 
 
 async def _cached_llm_check(service: Service) -> dict[str, Any]:

@@ -72,9 +72,14 @@ class ServiceMetrics:
         return generate_latest(self.registry)
 
     def observe_request(self, method: str, route: str, status: int, seconds: float) -> None:
-        """Record one finished request."""
+        """Record one finished request (any method but the standard ones is ``OTHER``)."""
+        method = method if method in METHODS else "OTHER"  # labels stay a bounded set
         self.requests.labels(method, route, str(status)).inc()
         self.latency.labels(method, route).observe(seconds)
+
+
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+"""The request methods labelled by name; a client can send any other string."""
 
 
 class MetricsMiddleware:

@@ -32,7 +32,7 @@ from longtalk.service.schemas import (
     SummaryPatchIn,
 )
 from longtalk.service.state import Service
-from longtalk.storage.base import ChatRecord
+from longtalk.storage.base import ChatRecord, idempotent
 
 router = APIRouter(responses=ERROR_RESPONSES)
 CHAT_ROUTE: dict[int | str, dict[str, Any]] = {**NOT_FOUND}
@@ -143,19 +143,17 @@ async def append_messages(
 ) -> AppendOut:
     """Append one message or ``{"messages": [...]}``; returns at once (no LLM on this path).
 
-    With ``Idempotency-Key`` each message without an id gets ``idem:<key>:<index>``; message
-    ids name messages, so a retried request stores nothing twice and answers as the first.
+    With ``Idempotency-Key`` each message without an id gets ``idem:<key>:<index>``: the key
+    names the whole request, so a retry stores nothing twice and answers as the first, and
+    the key (or a message id) reused for another request is 400 ``idempotency_conflict``.
     The chat's tenant is checked in the write itself (no read before it).
     """
     limits.text("chat_id", chat_id, "max_id_chars")
-    messages = body.messages if isinstance(body, MessageBatch) else [body]
+    messages = body.plain() if isinstance(body, MessageBatch) else [body.plain()]
     try:
         limits.messages(messages)
         if idempotency_key is not None:
-            messages = [
-                m if m.id else m.model_copy(update={"id": f"idem:{idempotency_key}:{i}"})
-                for i, m in enumerate(messages)
-            ]
+            messages = idempotent(messages, idempotency_key)
         chat, stored = await service.append_to(chat_id, tenant, messages)
     except UsageError:
         await service.chat(chat_id, tenant)  # a missing chat is told before a bad batch

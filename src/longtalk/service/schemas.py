@@ -1,4 +1,10 @@
-"""Request and response bodies of the HTTP API."""
+"""Request and response bodies of the HTTP API.
+
+Request models accept what their OpenAPI schema says and nothing else: integers are strict
+(``false`` is not ``0``), a timestamp is a date-time string (not a number of seconds), a
+batch holds at least one message; the episode-summary service's numeric ``sessionId`` is
+declared as the integer it may be.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +15,12 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     AliasChoices,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
     Tag,
+    WithJsonSchema,
     field_validator,
 )
 
@@ -30,8 +38,52 @@ from longtalk.storage.base import (
 
 StrategyName = Literal["none", "running_summary", "rag_augmented"]
 _RANGE = re.compile(r"^\s*(\d{1,18})\s*-\s*(\d{1,18})\s*$")
-Count = Annotated[int, Field(ge=0, le=MAX_INT)]
+
+
+def _json_integer(value: Any) -> Any:
+    """JSON's integers only: ``true``/``false`` and text are not numbers here."""
+    if isinstance(value, bool | str):
+        raise ValueError("an integer is expected (not true, false or text)")
+    return value
+
+
+# Integers as the schema says: ``5`` or ``5.0``, never ``false`` or ``"5"`` (the bounds come
+# before the check, so the schema states them).
+Count = Annotated[int, Field(ge=0, le=MAX_INT), BeforeValidator(_json_integer)]
 """A non-negative integer every JSON client and storage hold exactly."""
+Budget = Annotated[int, Field(ge=1, le=1_000_000), BeforeValidator(_json_integer)]
+Turns = Annotated[int, Field(ge=0, le=10_000), BeforeValidator(_json_integer)]
+Tokens = Annotated[int, Field(ge=0, le=1_000_000), BeforeValidator(_json_integer)]
+EpisodeRange = Annotated[
+    tuple[int, int],
+    WithJsonSchema({"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}),
+]
+"""``[first, last]`` episodes of a summary row (a plain array in the schema, which every
+OpenAPI tool reads; ``prefixItems`` some do not)."""
+
+
+def _numeric_id(value: Any) -> Any:
+    """The episode-summary service sends ``sessionId`` as a number: read it as text."""
+    if isinstance(value, float) and value.is_integer():  # 7.0 is the integer 7 in JSON
+        value = int(value)
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+ChatIdIn = Annotated[
+    str,
+    BeforeValidator(_numeric_id),
+    WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "integer"}]}),
+]
+"""A chat id in a request body: text, or (the episode-summary service's) an integer."""
+
+
+def _date_time_text(value: Any) -> Any:
+    """A timestamp is an ISO 8601 date-time string, as the schema says (not seconds)."""
+    if isinstance(value, int | float) or (
+        isinstance(value, str) and value.strip().lstrip("+-").replace(".", "", 1).isdigit()
+    ):
+        raise ValueError("a timestamp is an ISO 8601 date-time string, e.g. 2024-05-08T13:56:00Z")
+    return value
 
 
 class _In(BaseModel):
@@ -97,10 +149,24 @@ class ChatList(Page):
     items: list[ChatOut]
 
 
+class MessageIn(Message):
+    """A message sent to the API (a ``Message`` whose timestamp is date-time text)."""
+
+    timestamp: Annotated[datetime | None, BeforeValidator(_date_time_text)] = None
+
+    def plain(self) -> Message:
+        """The same message as the ``Message`` every layer below handles."""
+        return Message.model_validate(dict(self))
+
+
 class MessageBatch(_In):
     """``POST /chats/{id}/messages`` with several messages."""
 
-    messages: list[Message]
+    messages: list[MessageIn] = Field(json_schema_extra={"minItems": 1})  # the gate says why
+
+    def plain(self) -> list[Message]:
+        """The batch's messages as ``Message`` values."""
+        return [message.plain() for message in self.messages]
 
 
 def _body_kind(value: Any) -> str:
@@ -108,7 +174,7 @@ def _body_kind(value: Any) -> str:
 
 
 AppendIn = Annotated[
-    Annotated[Message, Tag("message")] | Annotated[MessageBatch, Tag("batch")],
+    Annotated[MessageIn, Tag("message")] | Annotated[MessageBatch, Tag("batch")],
     Discriminator(_body_kind),
 ]
 
@@ -158,12 +224,10 @@ class ContextIn(_In):
     """``POST /chats/{id}/context``: strategy and budget default to the configuration."""
 
     query: str | None = None
-    budget_tokens: int | None = Field(None, ge=1, le=1_000_000)
+    budget_tokens: Budget | None = None
     strategy: StrategyName | None = None
-    recent_turns: int | None = Field(None, ge=0, le=10_000, description="Window exchanges.")
-    summary_max_tokens: int | None = Field(
-        None, ge=0, le=1_000_000, description="Cap of the summary part."
-    )
+    recent_turns: Turns | None = Field(None, description="Window exchanges.")
+    summary_max_tokens: Tokens | None = Field(None, description="Cap of the summary part.")
 
 
 class ContextPartOut(BaseModel):
@@ -178,7 +242,7 @@ class ContextPartOut(BaseModel):
     sequences: list[int | None]
     message_ids: list[str | None]
     scores: list[float]
-    episode_ranges: list[tuple[int, int]]
+    episode_ranges: list[EpisodeRange]
     summary_ids: list[int]
     truncated: bool
 
@@ -262,13 +326,11 @@ class SummaryList(BaseModel):
 class _SummaryFields(_In):
     """Content fields; seed 002's camelCase names are accepted too."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, coerce_numbers_to_str=True)
-
     summary_text: str | None = Field(
         None, validation_alias=AliasChoices("summary_text", "content"), min_length=1
     )
-    token_count: int | None = Field(
-        None, validation_alias=AliasChoices("token_count", "tokenCount"), ge=0, le=MAX_INT
+    token_count: Count | None = Field(
+        None, validation_alias=AliasChoices("token_count", "tokenCount")
     )
     episode_range: str | None = Field(
         None,
@@ -299,13 +361,16 @@ class _SummaryFields(_In):
 class SummaryCreate(_SummaryFields):
     """``POST /summaries`` (seed 002: ``{sessionId, content, tokenCount, episodeRange}``)."""
 
-    chat_id: str = Field(validation_alias=AliasChoices("chat_id", "sessionId", "session_id"))
+    chat_id: ChatIdIn = Field(validation_alias=AliasChoices("chat_id", "sessionId", "session_id"))
+    summary_text: str = Field(
+        validation_alias=AliasChoices("summary_text", "content"), min_length=1
+    )
 
 
 class SummaryPatchIn(_SummaryFields):
     """``PATCH /summaries/{id}``; ``chat_id`` is optional (it makes the lookup direct)."""
 
-    chat_id: str | None = Field(
+    chat_id: ChatIdIn | None = Field(
         None, validation_alias=AliasChoices("chat_id", "sessionId", "session_id")
     )
 
@@ -315,7 +380,7 @@ class SummarizeOut(BaseModel):
 
     chat_id: str
     outcome: str
-    episode_ranges: list[tuple[int, int]]
+    episode_ranges: list[EpisodeRange]
     error: str | None
     summary_state: SummaryState
 

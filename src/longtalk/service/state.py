@@ -15,13 +15,13 @@ from longtalk.config import ServiceConfig
 from longtalk.core.context import AssembledContext
 from longtalk.core.messages import Message
 from longtalk.engine import MemoryEngine
-from longtalk.errors import ConflictError, NotFoundError, UsageError
+from longtalk.errors import ConflictError, NotFoundError
 from longtalk.service import replicas
 from longtalk.service.auth import Authenticator
-from longtalk.service.errors import PayloadTooLarge
 from longtalk.service.events import ChatEvent, EventHub
 from longtalk.service.indexing import IndexWorker
 from longtalk.service.jobs import SummaryJobs, SummaryQueue
+from longtalk.service.llm_watch import watch_llm
 from longtalk.service.metrics import ServiceMetrics
 from longtalk.service.schemas import (
     ChatOut,
@@ -54,6 +54,8 @@ class Service:
         self.recovery: asyncio.Task[None] | None = None
         self.llm_probe: tuple[float, dict[str, Any]] | None = None
         """When the LLM was last probed, and what /healthz said."""
+        self.llm_watch = watch_llm(engine)
+        """What the summary model's last calls did (None without a model)."""
         self.replicas = replicas.shared(engine, config, self.hub, self.metrics)
         self.jobs: SummaryQueue = (
             self.replicas.jobs
@@ -114,22 +116,6 @@ class Service:
 
     # -- messages -----------------------------------------------------------------------------
 
-    def check_limits(self, messages: Sequence[Message]) -> None:
-        """Refuse an empty batch, a batch or a message over the limits (nothing is stored)."""
-        if not messages:
-            raise UsageError("the batch is empty: send at least one message")
-        if len(messages) > self.config.max_batch_size:
-            raise PayloadTooLarge(
-                f"{len(messages)} messages in one batch; the limit is "
-                f"{self.config.max_batch_size} (service.max_batch_size): split the batch"
-            )
-        for index, message in enumerate(messages):
-            if len(message.content) > self.config.max_message_chars:
-                raise PayloadTooLarge(
-                    f"message {index} has {len(message.content)} characters; the limit is "
-                    f"{self.config.max_message_chars} (service.max_message_chars)"
-                )
-
     async def append_to(
         self, chat_id: str, tenant: str, messages: Sequence[Message]
     ) -> tuple[ChatRecord, list[StoredMessage]]:
@@ -137,9 +123,9 @@ class Service:
 
         Returns the chat afterwards and what was stored; never waits for a summary. The
         tenant is checked inside the write (one transaction, no read before it); another
-        tenant's chat is ``NotFoundError`` like a missing one.
+        tenant's chat is ``NotFoundError`` like a missing one. The route has passed the
+        batch through the input gate (``Limits``).
         """
-        self.check_limits(messages)
         try:
             chat, stored = await self.engine.append(chat_id, messages, tenant=tenant)
         except NotFoundError:
@@ -189,8 +175,6 @@ class Service:
     async def create_summary(self, body: SummaryCreate, tenant: str) -> SummaryRow:
         """Insert a summary row into a chat of the tenant."""
         chat = await self.chat(body.chat_id, tenant)
-        if body.summary_text is None:
-            raise UsageError("summary_text (or content) is required")
         first, last = body.episodes()
         row = SummaryRow(
             chat_id=chat.id,
@@ -209,7 +193,7 @@ class Service:
         self, summary_id: int, body: SummaryPatchIn, tenant: str
     ) -> SummaryRow:
         """Patch a summary row of one of the tenant's chats."""
-        await self._owner(summary_id, body.chat_id, tenant)
+        chat_id = await self._owner(summary_id, body.chat_id, tenant)
         first, last = body.episodes()
         patch = SummaryPatch(
             summary_text=body.summary_text,
@@ -219,8 +203,9 @@ class Service:
             format=body.format,
             turn_number=body.turn_number,
         )
-        if not patch.values():
-            raise UsageError("nothing to update: send summary_text, token_count or episodes")
+        if not patch.values():  # nothing to change: the row as it is
+            rows = await self.engine.storage.list_summaries(chat_id)
+            return next(row for row in rows if row.id == summary_id)
         return await self.engine.storage.update_summary(summary_id, patch)
 
     async def _owner(self, summary_id: int, chat_id: str | None, tenant: str) -> str:

@@ -6,13 +6,14 @@ storage's business and live on these records.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from longtalk.core.messages import Message
-from longtalk.errors import ConflictError, NotFoundError, UsageError
+from longtalk.errors import ConflictError, IdempotencyConflict, NotFoundError, UsageError
 
 SummaryFormat = Literal["text", "json"]
 SummaryKind = Literal["row", "digest", "archived"]
@@ -410,13 +411,50 @@ def smart_load_after(chat: ChatRecord, *, has_summary: bool, tail: int) -> int:
     return max(0, min(chat.last_summarized_sequence, chat.message_count - tail))
 
 
+IDEMPOTENCY_PREFIX = "idem:"
+"""Ids an ``Idempotency-Key`` gives: ``idem:<key>:<index in the request>``."""
+
+
+def idempotent(messages: Sequence[Message], key: str) -> list[Message]:
+    """The request's messages, each without an id given ``idem:<key>:<index>``.
+
+    The key then names the whole request: a retry resends the same messages in the same
+    order and is answered with the stored ones; anything else under the key is an
+    ``IdempotencyConflict`` (see :func:`replayed`).
+    """
+    return [
+        message if message.id else message.model_copy(update={"id": _keyed(key, index)})
+        for index, message in enumerate(messages)
+    ]
+
+
+def _keyed(key: str, index: int) -> str:
+    return f"{IDEMPOTENCY_PREFIX}{key}:{index}"
+
+
 def message_ids(new: Sequence[Message]) -> list[str]:
-    """The ids the new messages carry; two messages of one append may not share one."""
-    ids = [message.id for message in new if message.id]
+    """The ids to look up before an append: the new messages' own, then one guard per key.
+
+    Two messages of one append may not share an id. The guard is the id one past the end of
+    an ``Idempotency-Key`` request (``idem:<key>:<n>`` for n messages): found stored, it
+    shows that the key named a longer request, of which this one is only a prefix.
+    """
+    ids = [message.id for message in new if message.id is not None]
     if len(set(ids)) != len(ids):
         repeated = sorted({i for i in ids if ids.count(i) > 1})
         raise UsageError(f"message ids must be unique within an append, repeated: {repeated}")
-    return ids
+    return ids + _guards(ids)
+
+
+def _guards(ids: Sequence[str]) -> list[str]:
+    last: dict[str, int] = {}
+    for message_id in ids:
+        if not message_id.startswith(IDEMPOTENCY_PREFIX):
+            continue
+        key, _, index = message_id[len(IDEMPOTENCY_PREFIX) :].rpartition(":")
+        if key and index.isdigit():
+            last[key] = max(last.get(key, -1), int(index))
+    return [_keyed(key, index + 1) for key, index in last.items()]
 
 
 def replayed(
@@ -424,27 +462,63 @@ def replayed(
 ) -> tuple[StoredMessage, ...] | None:
     """The messages a retried append already stored (``found`` by id), or None if it is new.
 
-    A message id identifies one message of a chat: an append whose messages are all stored
-    already (same ids, same role and content) is a retry and changes nothing; one that mixes
-    stored and new ids, or reuses an id for other content, is an error.
+    A message id names one message of a chat, and an ``Idempotency-Key`` one whole request:
+    an append whose messages are all stored already, every field the same (role, content,
+    name, type, tool-call ids, timestamp, metadata), in the same order, one after the other,
+    is a retry and changes nothing. Anything else that reuses a stored id (other fields, a
+    part of the request, more messages, another order) is an ``IdempotencyConflict``: nothing
+    is stored.
     """
     if not found:
         return None
     by_id = {item.message.id: item for item in found}
+    wanted = {message.id for message in new}
+    if any(message_id not in wanted for message_id in by_id):
+        raise IdempotencyConflict(
+            "this Idempotency-Key (or these message ids) named a longer request: a retry "
+            "must resend every message of it; use a new key for another request"
+        )
     if any(message.id not in by_id for message in new):
         known = sorted(i for i in by_id if i)[:3]
-        raise UsageError(
+        raise IdempotencyConflict(
             f"messages with ids {known} are already stored in this chat but others of the "
-            "append are not: a retry must resend exactly the same messages"
+            "append are not: a retry (same message ids or Idempotency-Key) must resend "
+            "exactly the same messages"
         )
-    for message in new:
-        old = by_id[message.id].message
-        if (old.role, old.content) != (message.role, message.content):
-            raise UsageError(
-                f"message id {message.id!r} is already stored with other content: an id "
-                "(or an Idempotency-Key) names one message, use a new one"
+    stored = tuple(by_id[message.id] for message in new)
+    for message, item in zip(new, stored, strict=True):
+        field = _first_difference(item.message, message)
+        if field is not None:
+            raise IdempotencyConflict(
+                f"message id {message.id!r} is already stored with other content (another "
+                f"{field}): an id (or an Idempotency-Key) names one message (one request), "
+                "use a new one"
             )
-    return tuple(by_id[message.id] for message in new)
+    sequences = [item.sequence for item in stored]
+    if sequences != list(range(sequences[0], sequences[0] + len(sequences))):
+        raise IdempotencyConflict(
+            "these message ids were stored in another order or apart: a retry (same message "
+            "ids or Idempotency-Key) must resend exactly the same messages, in the same order"
+        )
+    return stored
+
+
+_COMPARED = ("role", "content", "name", "type", "tool_call_ids", "timestamp")
+
+
+def _first_difference(stored: Message, new: Message) -> str | None:
+    """The first field in which a resent message differs from the stored one, or None."""
+    for name in _COMPARED:
+        if getattr(stored, name) != getattr(new, name):
+            return name
+    if _as_json(stored.metadata) != _as_json(new.metadata):
+        return "metadata"
+    return None
+
+
+def _as_json(value: Any) -> Any:
+    """``value`` as storage gives it back (tuples as lists, keys as text)."""
+    return json.loads(json.dumps(value, default=str))
 
 
 def check_tenant(chat: ChatRecord, commit: TurnCommit) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from sqlalchemy import make_url
 from sqlalchemy.exc import ArgumentError
 
+from longtalk.core.redact import redact
 from longtalk.errors import ConfigError, UnknownBackendError
 from longtalk.storage.base import ChatStorage
 from longtalk.storage.config import StorageConfig
@@ -70,7 +71,7 @@ def backend_of(url: str) -> str:
     nearest = difflib.get_close_matches(scheme, _SCHEMES, n=1)
     hint = f"; did you mean {nearest[0]!r}?" if nearest else ""
     raise UnknownBackendError(
-        f"unknown storage {url!r}{hint} Use sqlite:///path, postgresql://... or memory:"
+        f"unknown storage {redact(url)!r}{hint} Use sqlite:///path, postgresql://... or memory:"
     )
 
 

@@ -7,12 +7,13 @@ from collections.abc import Sequence
 from functools import reduce
 
 from longtalk.config import MemoryConfig
-from longtalk.core.messages import Message, format_transcript
+from longtalk.core.messages import Message
 from longtalk.errors import LLMError, LongtalkError
 from longtalk.llm.base import LLM, ChatMessage, LLMRequest, LLMResponse
 from longtalk.llm.retry import UnusableReplyError
 from longtalk.summary.model import ConversationSummary
 from longtalk.summary.prompts import PromptSet
+from longtalk.summary.prompts import transcript as quoted
 from longtalk.summary.replies import read_summary_reply
 from longtalk.summary.writer import SummaryDraft
 
@@ -75,7 +76,7 @@ class LLMSummaryWriter:
         structured: bool,
     ) -> LLMRequest:
         """The request an extension sends (computation only)."""
-        transcript = format_transcript(new_messages)
+        transcript = quoted(new_messages)
         if existing is None or existing.is_empty:
             prompt = self.prompts.compression(transcript)
         else:

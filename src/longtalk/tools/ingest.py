@@ -14,14 +14,16 @@ from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
+from longtalk.core.limits import InputLimits
 from longtalk.engine import MemoryEngine
-from longtalk.errors import UsageError
+from longtalk.errors import InputError, InputTooLarge, UsageError
 from longtalk.tools.chat_files import ChatFile, read_chats
 
 __all__ = [
     "DEMO_CHAT_ID",
     "ChatFile",
     "IngestReport",
+    "check_chats",
     "demo_path",
     "ingest_chats",
     "ingest_file",
@@ -61,8 +63,11 @@ async def ingest_chats(
 ) -> IngestReport:
     """Append each chat's messages that are not stored yet, in batches.
 
-    ``index`` False leaves recall indexing to the caller (``MemoryEngine.index_pending``).
+    Every chat and message first passes the input gate (the engine's limits): one refused
+    message stops the ingest before anything of any chat is stored. ``index`` False leaves
+    recall indexing to the caller (``MemoryEngine.index_pending``).
     """
+    check_chats(chats, engine.limits, batch=batch)
     report = IngestReport()
     for chat in chats:
         report.chats += 1
@@ -79,6 +84,30 @@ async def ingest_chats(
             if progress is not None:
                 progress(len(chunk))
     return report
+
+
+def check_chats(chats: list[ChatFile], limits: InputLimits, *, batch: int) -> None:
+    """Raise ``InputError`` naming the chat and message when anything is over a limit."""
+    if batch > limits.max_batch_size:
+        raise InputTooLarge(
+            f"batches of {batch} messages; the limit is {limits.max_batch_size} "
+            f"({limits.setting('max_batch_size')}): pass a smaller --batch",
+            field="batch",
+            setting=limits.setting("max_batch_size"),
+        )
+    for chat in chats:
+        try:
+            limits.text("chat_id", chat.chat_id, "max_id_chars")
+            limits.text("title", chat.title, "max_title_chars")
+            for index, message in enumerate(chat.messages):
+                limits.message(message, index)
+        except InputError as exc:
+            raise type(exc)(
+                f"chat {chat.chat_id[:80]!r}: {exc}; nothing was stored",
+                field=exc.field,
+                index=exc.index,
+                setting=exc.setting,
+            ) from None
 
 
 async def ingest_file(

@@ -14,6 +14,14 @@ class ModelChangedError(VectorStoreError):
     """The store holds vectors of another embedding model: rebuild it, never mix."""
 
 
+class StoreUnreadableError(VectorStoreError):
+    """The store's files cannot be read back (a corrupt or unreadable entry): rebuild it.
+
+    The recall index is derived data: storage holds every message, so the store is emptied
+    and indexed again rather than leaving recall off.
+    """
+
+
 MEMORY_NAMESPACE = "__memory__"
 
 

@@ -4,6 +4,12 @@ Layout of ``path``: ``shard/`` (the Qdrant Edge shard: a named cosine dense vect
 named sparse vector with the IDF modifier, keyword indexes on the scope fields and an
 integer index on ``sequence``) and ``longtalk.json`` (the embedding model's identity).
 
+Payloads hold only flat values: a nested value (a turn's metadata) is stored as JSON text and
+decoded on reading, so nothing a caller puts in a payload can nest past what the shard's
+write-ahead log reads back. A shard that cannot be loaded (a corrupt or unreadable entry)
+raises ``StoreUnreadableError``: the recall index is rebuilt from storage
+(``longtalk.indexer.open_for_model``) rather than left off.
+
 One process opens the store at a time: ``setup`` takes an exclusive lock on
 ``longtalk.lock`` and refuses, naming the holder, when another process has the store open
 (several replicas share a Qdrant server or pgvector instead).
@@ -47,7 +53,13 @@ from longtalk.vectors._common import (
     scored,
     stored_payload,
 )
-from longtalk.vectors.base import RecallScope, ScoredPoint, SparseVector, VectorPoint
+from longtalk.vectors.base import (
+    RecallScope,
+    ScoredPoint,
+    SparseVector,
+    StoreUnreadableError,
+    VectorPoint,
+)
 
 try:
     import qdrant_edge as qe
@@ -59,6 +71,8 @@ __all__ = ["QdrantEdgeStore"]
 T = TypeVar("T")
 META_FILE = "longtalk.json"
 LOCK_FILE = "longtalk.lock"
+JSON_FIELDS = "_json_fields"
+"""The payload key naming the fields stored as JSON text."""
 _INLINE_UPSERT = 64
 _COPY_PAGE = 1024
 _REBUILD_DIRS = ("shard", "shard.compacting", "shard.old")
@@ -101,6 +115,9 @@ class QdrantEdgeStore:
         self._writing = asyncio.Lock()
         self._littered = True
         """Whether points may have been deleted since the last compaction."""
+        self._swapped = asyncio.Event()
+        """Clear while a compaction swaps the shard (reads and writes wait for it)."""
+        self._swapped.set()
 
     def __repr__(self) -> str:
         return f"QdrantEdgeStore({str(self.path)!r})"
@@ -153,6 +170,7 @@ class QdrantEdgeStore:
     async def recreate(self, *, dimension: int, model_id: str) -> None:
         """Delete the shard and its model identity, then create an empty one for this model."""
         async with self._opening:
+            self._guard("recreate", self._lock)
             await asyncio.to_thread(
                 self._guard, "recreate", lambda: self._recreate(dimension, model_id)
             )
@@ -163,7 +181,8 @@ class QdrantEdgeStore:
             self._shard = None
         self._identity = None
         (self.path / META_FILE).unlink(missing_ok=True)
-        shutil.rmtree(self.path / "shard", ignore_errors=True)
+        for name in _REBUILD_DIRS:
+            shutil.rmtree(self.path / name, ignore_errors=True)
         self._open(dimension, model_id)
 
     def _open(self, dimension: int, model_id: str) -> None:
@@ -173,7 +192,7 @@ class QdrantEdgeStore:
             legacy.warn_former(f"the vector store {self.path}", f"its {former.name} is renamed")
             former.rename(meta)
         if meta.exists():
-            stored = json.loads(meta.read_text())
+            stored = _read_identity(meta)
             check_identity(stored["model_id"], stored["dimension"], model_id, dimension, str(meta))
         shard_dir, fresh_dir, old_dir = (self.path / name for name in _REBUILD_DIRS)
         if not shard_dir.exists() and old_dir.exists():  # a compaction was interrupted
@@ -182,7 +201,7 @@ class QdrantEdgeStore:
         shutil.rmtree(old_dir, ignore_errors=True)
         config = self._config(dimension)
         if shard_dir.exists() and any(shard_dir.iterdir()):
-            self._shard = qe.EdgeShard.load(str(shard_dir), config)
+            self._shard = self._load(shard_dir, config)
         else:
             self.path.mkdir(parents=True, exist_ok=True)
             self._check_space(0)
@@ -191,6 +210,15 @@ class QdrantEdgeStore:
         if not meta.exists():
             meta.write_text(json.dumps({"model_id": model_id, "dimension": dimension}))
         self._identity = (model_id, dimension)
+
+    def _load(self, shard_dir: Path, config: Any) -> Any:
+        """The shard on disk; ``StoreUnreadableError`` when its files cannot be read back."""
+        try:
+            return qe.EdgeShard.load(str(shard_dir), config)
+        except Exception as exc:  # qdrant_edge raises bare Exception
+            raise StoreUnreadableError(
+                f"qdrant-edge at {self.path} cannot be read back: {exc}"
+            ) from exc
 
     def _config(self, dimension: int) -> Any:
         return qe.EdgeConfig(
@@ -207,7 +235,7 @@ class QdrantEdgeStore:
         """Insert or replace points by id."""
         if not points:
             return
-        shard = self._require()
+        shard = await self._ready()
         self._check_space(len(points))
         operation = qe.UpdateOperation.upsert_points([_point(p) for p in points])
         if len(points) <= _INLINE_UPSERT and not self._writing.locked():
@@ -246,7 +274,7 @@ class QdrantEdgeStore:
     ) -> list[ScoredPoint]:
         """The ``limit`` nearest points of the scope, by cosine (dense) or sparse dot."""
         one_query(dense, sparse)
-        shard = self._require()
+        shard = await self._ready()
         if sparse is not None:
             vector: Any = qe.SparseVector(list(sparse.indices), list(sparse.values))
             query = qe.Query.Nearest(vector, using=SPARSE)
@@ -256,14 +284,14 @@ class QdrantEdgeStore:
             limit=limit, query=query, filter=_filter(scope), with_payload=True
         )
         hits = self._guard("search", lambda: shard.query(request))
-        return [scored(h.score, h.payload, str(h.id)) for h in hits]
+        return [scored(h.score, _decoded(h.payload), str(h.id)) for h in hits]
 
     async def fetch(self, scope: RecallScope, sequences: Sequence[int]) -> list[ScoredPoint]:
         """The scope's points with these sequences, in sequence order (score 0)."""
         wanted = sorted({int(s) for s in sequences})
         if not wanted:
             return []
-        shard = self._require()
+        shard = await self._ready()
         where = _filter(scope, qe.FieldCondition("sequence", match=qe.MatchAny(wanted)))
         records: list[Any] = []
         offset: Any = None
@@ -275,7 +303,7 @@ class QdrantEdgeStore:
             records.extend(page)
             if offset is None:
                 break
-        return in_order([scored(0.0, r.payload, str(r.id)) for r in records])
+        return in_order([scored(0.0, _decoded(r.payload), str(r.id)) for r in records])
 
     async def delete(self, scope: RecallScope) -> None:
         """Delete every point of the scope's chat (readable in the files until ``compact``)."""
@@ -293,10 +321,10 @@ class QdrantEdgeStore:
 
         Qdrant keeps a deleted point's payload in its segment pages and write-ahead log, and
         its vacuum does not reliably rewrite every segment: the live points are copied into
-        a new shard, which then replaces the old one (whose files are removed). Writes wait
-        meanwhile; searches go on until the swap, during which they fail as
-        ``VectorStoreError`` (recall degrades to nothing). The cost grows with the store:
-        see ``bench/delete_compaction.py``.
+        a new shard, which then replaces the old one (whose files are removed before this
+        returns). Writes wait meanwhile; searches go on until the swap, and during the swap
+        (closing the old shard, opening the copy) they wait for it rather than fail. The cost
+        grows with the store: see ``bench/delete_compaction.py``.
         """
         async with self._writing:
             shard = self._require()
@@ -307,18 +335,26 @@ class QdrantEdgeStore:
             await asyncio.to_thread(
                 self._guard, "compact", lambda: _copy_shard(shard, config, self.path)
             )
+            self._swapped.clear()
             self._shard = None
-            await asyncio.to_thread(self._guard, "compact", lambda: self._swap(shard, config))
+            try:
+                await asyncio.to_thread(self._guard, "compact", lambda: self._swap(shard, config))
+            finally:
+                self._swapped.set()
+            old_dir = self.path / _REBUILD_DIRS[2]
+            await asyncio.to_thread(self._guard, "compact", lambda: shutil.rmtree(old_dir))
             self._littered = False
 
     def _swap(self, shard: Any, config: Any) -> None:
-        """Replace the shard by the compacted copy and open it (the old one again on error)."""
+        """Replace the shard by the compacted copy and open it (the old one again on error).
+
+        The old shard's files stay in ``shard.old`` for :meth:`compact` to remove.
+        """
         shard_dir, fresh_dir, old_dir = (self.path / name for name in _REBUILD_DIRS)
         try:
             _flush_close(shard)
             shard_dir.rename(old_dir)
             fresh_dir.rename(shard_dir)
-            shutil.rmtree(old_dir)
         finally:
             if not shard_dir.exists() and old_dir.exists():
                 old_dir.rename(shard_dir)
@@ -335,8 +371,14 @@ class QdrantEdgeStore:
 
     async def count(self) -> int:
         """How many points the shard holds, over every scope."""
-        shard = self._require()
+        shard = await self._ready()
         return int(self._guard("count", lambda: shard.count(qe.CountRequest(exact=True))))
+
+    async def _ready(self) -> Any:
+        """The open shard, once a compaction's swap (if one is under way) has ended."""
+        if self._shard is None and not self._swapped.is_set():
+            await self._swapped.wait()
+        return self._require()
 
     def _require(self) -> Any:
         if self._shard is None:
@@ -400,7 +442,37 @@ def _point(point: VectorPoint) -> Any:
     vector: dict[str, Any] = {DENSE: floats(point.vector)}
     if point.sparse is not None and point.sparse.indices:
         vector[SPARSE] = qe.SparseVector(list(point.sparse.indices), list(point.sparse.values))
-    return qe.Point(point_uuid(point.id), vector, stored_payload(point.id, point.payload))
+    return qe.Point(point_uuid(point.id), vector, _flat(stored_payload(point.id, point.payload)))
+
+
+def _flat(payload: dict[str, Any]) -> dict[str, Any]:
+    """The payload with every nested value (a dict or a list) stored as JSON text."""
+    nested = sorted(key for key, value in payload.items() if isinstance(value, dict | list))
+    if not nested:
+        return payload
+    flat = {key: json.dumps(value) if key in nested else value for key, value in payload.items()}
+    flat[JSON_FIELDS] = ",".join(nested)
+    return flat
+
+
+def _decoded(payload: dict[str, Any] | None) -> dict[str, Any]:
+    """A payload as the caller stored it (nested values decoded from their JSON text)."""
+    data = dict(payload or {})
+    names = data.pop(JSON_FIELDS, None)
+    if isinstance(names, str):
+        for key in names.split(","):
+            if isinstance(data.get(key), str):
+                data[key] = json.loads(data[key])
+    return data
+
+
+def _read_identity(meta: Path) -> dict[str, Any]:
+    """The model identity recorded beside the shard; unreadable: ``StoreUnreadableError``."""
+    try:
+        stored = json.loads(meta.read_text())
+        return {"model_id": str(stored["model_id"]), "dimension": int(stored["dimension"])}
+    except (ValueError, KeyError, TypeError) as exc:
+        raise StoreUnreadableError(f"{meta} cannot be read back: {exc!r}") from exc
 
 
 def _filter(scope: RecallScope, *extra: Any) -> Any:

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Sequence
 from typing import Any, TypeVar
 
 from longtalk import legacy
+from longtalk.core.redact import redact
 from longtalk.errors import MissingExtraError, VectorStoreError
 from longtalk.vectors._common import (
     DEFAULT_COLLECTION,
@@ -71,7 +72,7 @@ class QdrantServerStore:
             raise ValueError("give exactly one of url=, location=, path=")
         self.collection = collection
         self.local = url is None
-        self._target = url or location or path
+        self._target = redact(url or location or path or "")
         self._options: dict[str, Any] = {
             "url": url,
             "location": location,

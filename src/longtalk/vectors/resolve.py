@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
+from longtalk.core.redact import redact
 from longtalk.errors import ConfigError, UnknownBackendError
 from longtalk.paths import data_dir
 from longtalk.vectors._common import DEFAULT_COLLECTION
@@ -85,4 +86,4 @@ def _unknown(spec: str, scheme: str) -> str:
     nearest = difflib.get_close_matches(scheme, SCHEMES, n=1, cutoff=0.5)
     hint = f" - did you mean {nearest[0]!r}?" if nearest else ""
     known = ", ".join(f"'{s}:'" for s in SCHEMES)
-    return f"unknown vector store {spec!r}{hint} Known: {known}"
+    return f"unknown vector store {redact(spec)!r}{hint} Known: {known}"
