@@ -52,6 +52,7 @@ from longtalk.storage.base import (
     smart_load_after,
 )
 from longtalk.storage.schema import chats, conversation_summaries, messages
+from longtalk.storage.user_memory import select_items
 
 log = logging.getLogger(__name__)
 
@@ -285,16 +286,6 @@ class SqlStorage(StorageBase):
         )
         return await self._run("list_chats", _chat_records(query), write=False)
 
-    async def mark_indexed(
-        self, chat_id: str, sequence: int, *, incarnation: str | None = None
-    ) -> bool:
-        """Move the chat's recall-index watermark up to ``sequence`` (never down).
-
-        False when the chat (of ``incarnation``, when given) no longer exists.
-        """
-        known = {chat_id: incarnation} if incarnation is not None else None
-        return chat_id not in await self.mark_indexed_many({chat_id: sequence}, incarnations=known)
-
     async def mark_indexed_many(
         self, watermarks: Mapping[str, int], *, incarnations: Mapping[str, str] | None = None
     ) -> set[str]:
@@ -402,8 +393,10 @@ class SqlStorage(StorageBase):
 
         return await self._run(f"list_messages({chat_id!r})", page, write=False)
 
-    async def load_state(self, chat_id: str, *, tail: int | None = None) -> ChatState:
-        """Smart load (seed 003): the summary chain and only the recent messages.
+    async def load_state(
+        self, chat_id: str, *, tail: int | None = None, with_user_memory: bool = False
+    ) -> ChatState:
+        """Smart load, as the LangGraph backend does it: the summary chain and recent messages.
 
         With a summary: its rows, the messages not yet folded into it and at least the last
         ``tail`` (default ``smart_load_tail``); without one, every message. One read
@@ -418,7 +411,11 @@ class SqlStorage(StorageBase):
             after = smart_load_after(chat, has_summary=bool(summaries), tail=tail)
             stored = _select_messages(conn, chat_id, after, None)
             facts = tuple(row._mapping["facts"] or ())
-            return ChatState(chat, tuple(summaries), tuple(stored), facts)
+            users = None
+            if with_user_memory:
+                found = select_items(conn, chat.tenant, chat.user) if chat.user else []
+                users = tuple(found)
+            return ChatState(chat, tuple(summaries), tuple(stored), facts, users)
 
         return await self._run(f"load_state({chat_id!r})", load, write=False)
 
@@ -477,7 +474,7 @@ class SqlStorage(StorageBase):
         except LongtalkError:
             return None
 
-    # -- summary rows (seed 002's memory-service operations) ---------------------------
+    # -- summary rows (the episode-summary service's operations) -----------------------
 
     async def list_summaries(self, chat_id: str) -> list[SummaryRow]:
         """The chat's summary chain, oldest first."""
