@@ -167,7 +167,8 @@ async def test_database_failure_mid_commit_rolls_back(sql_backend) -> None:  # t
     with pytest.raises(StorageError) as caught:
         await storage.commit_turn(commit)
     message = str(caught.value)
-    assert f"commit_turn({chat.id!r}) failed while writing 2 summary rows" in message
+    assert f"commit_turn({chat.id!r}) failed while writing" in message
+    assert "2 summary rows" in message
     assert "rolled back, nothing was written" in message and "injected failure" in message
     other = sql(sql_backend)
     assert await other.load_state(chat.id) == before
@@ -336,7 +337,7 @@ async def test_a_connection_lost_while_committing_is_retried_safely_by_message_i
     turn = [user("slow", id="m-1"), assistant("answer", id="m-2")]
     task = asyncio.create_task(storage.append_messages(chat.id, turn))
     waiting = text(
-        "SELECT pid FROM pg_stat_activity WHERE query LIKE 'COMMIT%' AND state = 'active'"
+        "SELECT pid FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND state = 'active'"
     )
     pids: list[int] = []
     while not pids:
@@ -344,7 +345,7 @@ async def test_a_connection_lost_while_committing_is_retried_safely_by_message_i
         pids = list(await admin.transaction(lambda conn: conn.scalars(waiting).all()))
     kill = text("SELECT pg_terminate_backend(:pid)").bindparams(pid=pids[0])
     await admin.transaction(lambda conn: conn.execute(kill))
-    with pytest.raises(StorageUnavailableError, match="while committing.*may or may not"):
+    with pytest.raises(StorageUnavailableError, match="may or may not have been applied"):
         await task  # the commit did not land: its ids are not there, so it is an error
     await execute(storage, "DROP TRIGGER slow_commit ON messages")
     stored = await storage.append_messages(chat.id, turn)  # the client's retry

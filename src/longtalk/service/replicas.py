@@ -21,7 +21,7 @@ from longtalk.service.index_pg import LeasedIndexPass
 from longtalk.service.metrics import ServiceMetrics
 from longtalk.service.queue_pg import LeasedSummaryJobs
 from longtalk.storage.pg_channel import Handler, NotifyChannel
-from longtalk.storage.pg_jobs import JOBS_CHANNEL
+from longtalk.storage.pg_sql import JOBS_CHANNEL
 from longtalk.storage.postgres import PostgresStorage
 
 

@@ -2,7 +2,8 @@
 
 The pooled connections of ``PostgresStorage`` are for short transactions; a listener needs
 a session of its own. :class:`NotifyChannel` listens on a set of channels, hands every
-payload to its channel's callback, and sends batches of notifications in one round trip.
+payload to its channel's callback, and sends batches of notifications in one round trip
+(those that found no statement to ride along with: ``pg_outbox``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ from longtalk.storage.postgres import PostgresStorage
 
 log = logging.getLogger(__name__)
 RECONNECT_SECONDS = 1.0
-_NOTIFY_MANY = "SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload"
+_NOTIFY_MANY = (
+    "SELECT count(pg_notify(o.channel, o.payload)) "
+    "FROM unnest($1::text[], $2::text[]) AS o(channel, payload)"
+)
 
 Handler = Callable[[str], None]
 
@@ -50,11 +54,11 @@ class NotifyChannel:
         if self._conn is not None and not self._conn.is_closed():
             await self._conn.close()
 
-    async def notify(self, channel: str, payloads: list[str]) -> None:
-        """Send every payload on ``channel`` (one statement; delivered in order)."""
+    async def notify(self, channels: list[str], payloads: list[str]) -> None:
+        """Send each payload on its channel (one statement; delivered in order)."""
         if self._conn is None or self._conn.is_closed():
             raise StorageUnavailableError(f"no listening session to {self._location}")
-        await self._conn.execute(_NOTIFY_MANY, channel, payloads)
+        await self._conn.execute(_NOTIFY_MANY, channels, payloads)
 
     async def _connect(self) -> None:
         import asyncpg
