@@ -61,7 +61,7 @@ class SharedState:
             JOBS_CHANNEL: self.jobs.wake,
             EVENTS_CHANNEL: self.relay.receive,
         }
-        self.channel = NotifyChannel(storage, handlers)
+        self.channel = NotifyChannel(storage, handlers, on_connect=self.jobs.wake)
 
     async def open(self) -> None:
         """Start listening, then relaying events."""

@@ -30,15 +30,21 @@ Handler = Callable[[str], None]
 class NotifyChannel:
     """One listening session for a replica; see the module docstring."""
 
-    def __init__(self, storage: PostgresStorage, handlers: Mapping[str, Handler]) -> None:
+    def __init__(
+        self,
+        storage: PostgresStorage,
+        handlers: Mapping[str, Handler],
+        *,
+        on_connect: Callable[[], None] | None = None,
+    ) -> None:
         url = storage.engine.url.set(drivername="postgresql")
         self._dsn = url.render_as_string(hide_password=False)
         self._location = storage.location
         self._handlers = dict(handlers)
+        self._on_connect = on_connect
+        """Called after each (re)connection: listeners missed what was sent meanwhile."""
         self._conn: Any = None
         self._watch: asyncio.Task[None] | None = None
-        self.reconnected = asyncio.Event()
-        """Set after each (re)connection: a listener missed what was sent meanwhile."""
 
     async def start(self) -> None:
         """Connect and listen; then keep the session alive in the background."""
@@ -72,7 +78,8 @@ class NotifyChannel:
         for channel, handler in self._handlers.items():
             await conn.add_listener(channel, _callback(handler))
         self._conn = conn
-        self.reconnected.set()
+        if self._on_connect is not None:
+            self._on_connect()
 
     async def _keep_alive(self) -> None:
         while True:

@@ -106,19 +106,27 @@ def message_arrays(new: Sequence[Message]) -> list[list[str | None]]:
     ]
 
 
-def row_arrays(rows: Sequence[SummaryRow], *, ids: bool) -> list[list[Any]]:
-    """Summary rows as one array per column (with their ids first when ``ids``)."""
+def row_arrays(rows: Sequence[SummaryRow], *, ids: bool) -> list[list[str | None]]:
+    """Summary rows as one text array per column (with their ids first when ``ids``).
+
+    Numbers travel as text, cast back by the statement: the driver knows text arrays
+    without asking the server (an integer array type costs a type lookup per connection).
+    """
     patches = [SummaryPatch.from_row(row) for row in rows]
-    columns: list[list[Any]] = [
+    columns: list[list[str | None]] = [
         [p.summary_text for p in patches],
         [p.format for p in patches],
-        [p.episode_first for p in patches],
-        [p.episode_last for p in patches],
-        [p.turn_number for p in patches],
-        [p.token_count for p in patches],
+        [_text(p.episode_first) for p in patches],
+        [_text(p.episode_last) for p in patches],
+        [_text(p.turn_number) for p in patches],
+        [_text(p.token_count) for p in patches],
         [p.kind for p in patches],
     ]
-    return [[row.id for row in rows], *columns] if ids else columns
+    return [[_text(row.id) for row in rows], *columns] if ids else columns
+
+
+def _text(number: int | None) -> str | None:
+    return None if number is None else str(number)
 
 
 def commit_params(

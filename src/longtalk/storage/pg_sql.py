@@ -123,8 +123,8 @@ WITH chat AS (
     SELECT json_agg({MESSAGE_JSON} ORDER BY m.sequence) AS rows FROM messages m
     WHERE m.chat_id = $1::text AND m.message_id = ANY($4::text[])
 ), targets AS (
-    SELECT array_agg(s.id) AS ids FROM conversation_summaries s
-    WHERE s.chat_id = $1::text AND s.id = ANY($26::bigint[])
+    SELECT json_agg(s.id) AS ids, count(*) AS n FROM conversation_summaries s
+    WHERE s.chat_id = $1::text AND s.id = ANY($26::text[]::bigint[])
 ), ok AS (
     SELECT chat.* FROM chat, seen, found, targets
     WHERE chat.version_tag = seen.version_tag
@@ -135,7 +135,7 @@ WITH chat AS (
       AND (NOT $16::bool OR $17::int IS NULL OR chat.summary_version = $17)
       AND ($18::int IS NULL
            OR ($18 >= chat.last_summarized_sequence AND $18 <= chat.message_count + $13::int))
-      AND coalesce(cardinality(targets.ids), 0) = cardinality($26::bigint[])
+      AND targets.n = cardinality($26::text[])
       AND ($21::int IS NULL OR chat.message_count = $21)
 ), new_messages AS (
     INSERT INTO messages (chat_id, sequence, message_id, role, content, name, type,
@@ -148,15 +148,15 @@ WITH chat AS (
                               metadata, ord)
 ), patched AS (
     UPDATE conversation_summaries AS s
-    SET summary_text = p.summary_text, format = p.format, episode_first = p.episode_first,
-        episode_last = p.episode_last, turn_number = p.turn_number,
-        token_count = p.token_count, kind = p.kind, version = s.version + 1,
-        updated_at = $14::timestamptz
-    FROM ok, unnest($26::bigint[], $27::text[], $28::text[], $29::int[], $30::int[],
-                    $31::int[], $32::int[], $33::text[])
+    SET summary_text = p.summary_text, format = p.format,
+        episode_first = p.episode_first::int, episode_last = p.episode_last::int,
+        turn_number = p.turn_number::int, token_count = p.token_count::int, kind = p.kind,
+        version = s.version + 1, updated_at = $14::timestamptz
+    FROM ok, unnest($26::text[], $27::text[], $28::text[], $29::text[], $30::text[],
+                    $31::text[], $32::text[], $33::text[])
          AS p(id, summary_text, format, episode_first, episode_last, turn_number,
               token_count, kind)
-    WHERE s.id = p.id AND s.chat_id = ok.id
+    WHERE s.id = p.id::bigint AND s.chat_id = ok.id
     RETURNING {SUMMARY_JSON} AS row
 ), inserted AS (
     INSERT INTO conversation_summaries AS s (chat_id, sequence, summary_text, format,
@@ -165,10 +165,11 @@ WITH chat AS (
     SELECT ok.id,
            coalesce((SELECT max(sequence) FROM conversation_summaries
                      WHERE chat_id = $1::text), 0) + i.ord,
-           i.summary_text, i.format, i.episode_first, i.episode_last, i.turn_number,
-           i.token_count, i.kind, 1, $14::timestamptz, $14::timestamptz
-    FROM ok, unnest($34::text[], $35::text[], $36::int[], $37::int[], $38::int[],
-                    $39::int[], $40::text[])
+           i.summary_text, i.format, i.episode_first::int, i.episode_last::int,
+           i.turn_number::int, i.token_count::int, i.kind, 1, $14::timestamptz,
+           $14::timestamptz
+    FROM ok, unnest($34::text[], $35::text[], $36::text[], $37::text[], $38::text[],
+                    $39::text[], $40::text[])
          WITH ORDINALITY AS i(summary_text, format, episode_first, episode_last,
                               turn_number, token_count, kind, ord)
     RETURNING {SUMMARY_JSON} AS row
