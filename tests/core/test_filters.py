@@ -33,11 +33,11 @@ from longtalk.core.messages import (
 )
 from longtalk.core.truncation import ELLIPSIS, MIDDLE_MARKER, TruncationStrategy
 from longtalk.embed.truncation import SemanticShortener
+from longtalk.engine.pipeline import apply_pipeline
 from longtalk.errors import LLMTransientError
 from longtalk.llm.base import LLMRequest
 from longtalk.llm.truncation import LLMShortener
 from longtalk.testing import BagOfWordsEmbedder, FunctionLLM
-from longtalk.truncation import apply_pipeline
 
 
 def first_words(request: LLMRequest) -> str:

@@ -8,6 +8,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from longtalk.compat.truncation import truncate_content, truncate_content_async
 from longtalk.core.truncation import (
     ELLIPSIS,
     MIDDLE_MARKER,
@@ -18,7 +19,6 @@ from longtalk.embed.truncation import TextEmbedder
 from longtalk.errors import LLMTransientError
 from longtalk.llm.base import LLM
 from longtalk.testing import BagOfWordsEmbedder, ScriptedLLM
-from longtalk.truncation import truncate_content, truncate_content_async
 
 TEXT = "".join(chr(ord("a") + i % 26) for i in range(500))
 

@@ -102,7 +102,7 @@ async def test_a_failing_model_backs_off_and_is_not_called_on_every_append() -> 
     chat = await memory.storage.get_chat("c")
     assert chat is not None
     stats = chat.stats
-    assert stats.failures == 1 and stats.by_kind == {"failed": 1}
+    assert stats.failures == 1 and stats.by_kind == {"unavailable": 1}
     assert stats.retry_at is not None and stats.retry_at > datetime.now(UTC)
     assert "model is down" in (stats.last_error or "")
     memory.job.clock = lambda: datetime.now(UTC) + timedelta(hours=1)  # the backoff ran out
@@ -110,7 +110,45 @@ async def test_a_failing_model_backs_off_and_is_not_called_on_every_append() -> 
     outcome = await memory.summarize("c")
     assert outcome.changed and outcome.chat is not None
     assert outcome.chat.stats.failures == 0 and outcome.chat.stats.retry_at is None
-    assert outcome.chat.stats.by_kind == {"failed": 1}  # the history of failures stays
+    assert outcome.chat.stats.by_kind == {"unavailable": 1}  # the history of failures stays
+
+
+async def test_failing_again_waits_for_the_chat_to_grow_by_what_the_failed_call_read() -> None:
+    llm = ScriptedLLM(default='{"narrative": "They plan Lisbon and')  # broken JSON, read
+    memory = engine(llm, structured_output=True)
+    clock = Clock()
+    memory.job.clock = clock
+    await memory.create_chat("c")
+    await grow(memory, "c", 4)
+    first = await memory.storage.get_chat("c")
+    assert first is not None and first.stats.failures == 1
+    assert first.stats.by_kind == {"broken_json": 1}
+    assert first.stats.retry_volume == 0  # one failure: retried on time alone
+    clock.later(hours=1)
+    await memory.summarize("c")
+    second = await memory.storage.get_chat("c")
+    assert second is not None and second.stats.failures == 2
+    assert second.stats.retry_volume > second.content_chars  # the chat must grow first
+    clock.later(hours=1)
+    calls = len(llm.calls)
+    assert (await memory.summarize("c")).skipped == "backing off"  # time passed, no growth
+    while (await memory.storage.get_chat("c")).content_chars < second.stats.retry_volume:  # type: ignore[union-attr]
+        await memory.add_messages("c", exchange(99))
+    assert len(llm.calls) == calls
+    clock.later(hours=1)
+    assert (await memory.summarize("c")).failed  # grown and due: tried again
+    assert len(llm.calls) == calls + 1
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime.now(UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def later(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
 
 
 async def test_summary_calls_and_tokens_add_up_on_the_chat() -> None:

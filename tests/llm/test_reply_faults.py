@@ -1,8 +1,10 @@
 """Faulty model replies are never stored, over the real OpenAI wire protocol.
 
-A summary reply that is not a valid summary (cut off, broken or wrongly typed JSON, only
-template markers) is a failed extension: the last good summary stays, the bookkeeping does
-not move, and the next run extends again. A title reply that is not a title keeps the title.
+A summary reply that is not a valid summary (cut off, looping, broken or wrongly typed JSON,
+an echoed schema, only template markers) is a failed extension of that kind: the last good
+summary stays, the bookkeeping does not move, and the next run extends again. A prose reply
+extends the narrative and keeps the lists and entities. A title reply that is not a title
+keeps the title.
 """
 
 from __future__ import annotations
@@ -32,17 +34,28 @@ GOOD = {
 LATER = {**GOOD, "narrative": "The user booked a hotel in Lyon.", "decisions": ["Hotel Bellecour"]}
 FULL = json.dumps(LATER)
 
+LOOP = "".join(f'    "2023-05-08 14:{minute:02d}",\n' for minute in range(60))
 BAD_SUMMARIES = {
-    "cut off": FULL[: len(FULL) // 2],
-    "broken": "{narrative: 'The user booked', topics: ['Lyon',],}",
-    "wrong types": json.dumps({**LATER, "narrative": 42, "topics": "Lyon"}),
-    "entities not objects": json.dumps({**LATER, "entities": [7, None]}),
-    "a list": json.dumps([LATER]),
-    "prose": "Sure! The user booked a hotel in Lyon.",
-    "no summary field": json.dumps({"title": "Lyon", "answer": "a hotel"}),
-    "empty fields": json.dumps({"narrative": "", "topics": []}),
-    "only markers": "<|im_start|>assistant\n<|im_end|>",
-    "a leaked user turn": f"<|im_start|>user\n{FULL}<|im_end|>",
+    "cut off": (FULL[: len(FULL) // 2], "stop", "broken_json"),
+    "cut off by the limit": (FULL[: len(FULL) // 2], "length", "cut_off"),
+    "a loop": ('{"topics": [\n' + LOOP, "length", "repetition"),
+    "broken": ("{narrative: 'The user booked', topics: ['Lyon',],}", "stop", "broken_json"),
+    "wrong types": (
+        json.dumps({**LATER, "narrative": 42, "topics": "Lyon"}),
+        "stop",
+        "wrong_types",
+    ),
+    "entities not objects": (json.dumps({**LATER, "entities": [7, None]}), "stop", "wrong_types"),
+    "a list": (json.dumps([LATER]), "stop", "wrong_types"),
+    "no summary field": (json.dumps({"title": "Lyon", "answer": "a hotel"}), "stop", "wrong_types"),
+    "echoed schema": (
+        json.dumps({"narrative": "string", "topics": ["string"]}),
+        "stop",
+        "echoed_schema",
+    ),
+    "empty fields": (json.dumps({"narrative": "", "topics": []}), "stop", "empty"),
+    "only markers": ("<|im_start|>assistant\n<|im_end|>", "stop", "template_only"),
+    "a leaked user turn": (f"<|im_start|>user\n{FULL}<|im_end|>", "stop", "template_only"),
 }
 
 
@@ -50,12 +63,13 @@ class Model:
     """The scripted OpenAI-compatible server's answers: summaries and titles apart."""
 
     def __init__(self) -> None:
-        self.summaries: deque[str] = deque()
+        self.summaries: deque[str | tuple[str, str]] = deque()
         self.titles: deque[tuple[str, str]] = deque()
 
     def __call__(self, seen: Seen) -> Reply:
         if "response_format" in seen.body:
-            text, finish = self.summaries.popleft(), "stop"
+            summary = self.summaries.popleft()
+            text, finish = summary if isinstance(summary, tuple) else (summary, "stop")
         else:
             text, finish = self.titles.popleft() if self.titles else ("Trip to Lyon", "stop")
         choice = {"message": {"role": "assistant", "content": text}, "finish_reason": finish}
@@ -96,7 +110,7 @@ async def summarized_once(engine: MemoryEngine, server: ScriptedServer, model: M
     await exchanges(engine, chat.id, 1, 2)
     model.summaries.append(json.dumps(GOOD))
     outcome = await engine.summarize(chat.id, force=True)
-    assert outcome.changed and outcome.plan.error is None
+    assert outcome.changed and outcome.plan.error is None and outcome.plan.replies == ("json",)
     assert outcome.chat is not None and outcome.chat.title == "Trip to Lyon"
     return chat.id
 
@@ -109,9 +123,12 @@ async def test_a_faulty_summary_reply_keeps_the_last_good_summary(
     chat_id = await summarized_once(engine, server, model)
     before = await engine.storage.load_state(chat_id)
     await exchanges(engine, chat_id, 3, 4)
-    model.summaries.append(BAD_SUMMARIES[fault])
+    text, finish, kind = BAD_SUMMARIES[fault]
+    model.summaries.append((text, finish))
     failed = await engine.summarize(chat_id, force=True)
     assert failed.plan.error is not None and not failed.changed
+    assert failed.plan.failure == kind
+    assert failed.plan.usage.input_tokens == 50  # the failed call's cost is counted
     after = await engine.storage.load_state(chat_id)
     assert after.summaries == before.summaries  # the good row, unchanged
     assert after.chat.last_summarized_sequence == before.chat.last_summarized_sequence
@@ -121,6 +138,25 @@ async def test_a_faulty_summary_reply_keeps_the_last_good_summary(
     assert retried.changed and retried.plan.error is None
     latest = (await engine.storage.load_state(chat_id)).summaries[-1]
     assert json.loads(latest.summary_text)["narrative"] == "The user booked a hotel in Lyon."
+
+
+async def test_a_prose_reply_extends_the_narrative_and_keeps_lists_and_entities(
+    engine: MemoryEngine, server: ScriptedServer
+) -> None:
+    model = Model()
+    chat_id = await summarized_once(engine, server, model)
+    await exchanges(engine, chat_id, 3, 4)
+    model.summaries.append("Sure! Later the user booked Hotel Bellecour for two nights.")
+    outcome = await engine.summarize(chat_id, force=True)
+    assert outcome.changed and outcome.plan.error is None
+    assert outcome.plan.replies == ("prose",)
+    latest = json.loads((await engine.storage.load_state(chat_id)).summaries[-1].summary_text)
+    assert latest["narrative"] == (
+        "The user plans a trip to Lyon with Marie. "
+        "Sure! Later the user booked Hotel Bellecour for two nights."
+    )
+    assert latest["decisions"] == ["hotel under $150"]
+    assert [entity["name"] for entity in latest["entities"]] == ["Marie"]
 
 
 async def test_a_summary_wrapped_in_one_assistant_turn_is_unwrapped(

@@ -94,7 +94,7 @@ async def test_failed_job_retries_and_reports(tmp_path: Path, model: SummaryMode
 
 
 async def test_failed_state_is_visible_on_the_chat(tmp_path: Path, model: SummaryModel) -> None:
-    settings = make_settings(tmp_path, summary_retry_seconds=60)
+    settings = make_settings(tmp_path, summary_retry_seconds=60, summary_retry_max_seconds=120)
     async with running(settings, model) as api:
         chat = (await api.client.post("/chats", json={})).json()["id"]
         model.failures = 5

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
 
 from longtalk.core.messages import Message, MessageType, Role, format_line
@@ -282,6 +282,7 @@ def assemble_context(
     recalled: Sequence[RecalledLike] = (),
     summary: str | None = None,
     summary_rows: Sequence[SummaryRowLike] = (),
+    summary_cut: bool = False,
     verbatim: Sequence[Shown] = (),
     pending: Sequence[Shown] = (),
     budget_tokens: int,
@@ -297,6 +298,7 @@ def assemble_context(
         summary: the summary text; when None, the rows' texts joined (oldest first).
         summary_rows: the rows the summary shows (their episode ranges are the provenance;
             when the text is built from them and too long, the oldest rows go first).
+        summary_cut: the summary text was already cut to fit (the part says it is truncated).
         verbatim: the recent window, oldest first (bare or ``(sequence, message)``).
         pending: messages older than the window not summarized yet, oldest first.
         budget_tokens: the ceiling for the whole rendered context.
@@ -314,6 +316,8 @@ def assemble_context(
         counter,
         rules,
     )
+    if summary_part is not None and summary_cut:
+        summary_part = replace(summary_part, truncated=True)
     left = budget - _cost(summary_part)
     verbatim_part, cut, skipped = _verbatim_part(recent, later, left - 1, counter, rules)
     left -= _cost(verbatim_part)

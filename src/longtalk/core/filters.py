@@ -220,7 +220,7 @@ class MaxTurnsFilter:
 class MaxCharsFilter:
     """Truncates each message longer than ``max_chars`` with ``strategy``.
 
-    ``llm`` and ``semantic`` ask ``shortener`` (``longtalk.truncation.shortener_for``
+    ``llm`` and ``semantic`` ask ``shortener`` (``longtalk.engine.pipeline.shortener_for``
     builds one; ``semantic`` ranks sentences against the run's query) and use ``middle``
     without one.
     """

@@ -1,6 +1,6 @@
 """The spine: one append, one context path, one job path (see :mod:`.memory_engine`)."""
 
-from longtalk.engine.job import JobListener, SummarizeOutcome, SummaryJob, retry_delay
+from longtalk.engine.job import JobListener, SummarizeOutcome, SummaryJob
 from longtalk.engine.memory_engine import MemoryEngine, RecallBackend, TurnResult
 from longtalk.engine.reading import MIN_BUDGET_TOKENS, ContextReader, ReadOptions
 
@@ -14,5 +14,4 @@ __all__ = [
     "SummarizeOutcome",
     "SummaryJob",
     "TurnResult",
-    "retry_delay",
 ]

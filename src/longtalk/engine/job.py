@@ -36,6 +36,7 @@ from longtalk.storage.base import (
     TurnCommit,
 )
 from longtalk.storage.user_memory import UserFact, UserMemoryStore
+from longtalk.summary.backoff import BackoffPolicy
 from longtalk.summary.chain import row_summary
 from longtalk.summary.planner import SummaryPlan, SummaryPlanner
 from longtalk.summary.title import generate_title
@@ -98,23 +99,6 @@ class SummarizeOutcome:
         return self.plan.error is not None
 
 
-def retry_delay(
-    failures: int, *, base: float, ceiling: float, rng: Callable[[], float] = random.random
-) -> float:
-    """Seconds before the next try after ``failures`` failed runs in a row.
-
-    ``base`` doubling per failure, capped at ``ceiling``, then jittered into its upper half
-    so that chats failing together (a model that went down) do not retry together.
-    """
-    delay = min(ceiling, base * 2.0 ** max(0, failures - 1))
-    return delay / 2 + rng() * delay / 2
-
-
-def failure_kind(plan: SummaryPlan) -> str:
-    """The kind of the plan's failure (``cut_off``, ``broken_json``...; ``failed`` if unnamed)."""
-    return str(getattr(plan.error, "kind", None) or "failed")
-
-
 class SummaryJob:
     """Runs the job path for one engine's storage, planner and post-summary steps."""
 
@@ -136,6 +120,10 @@ class SummaryJob:
         self.title_llm = title_llm
         self.facts = facts
         self.clock = clock
+        self.backoff = BackoffPolicy(
+            base=config.summary_retry_seconds, ceiling=config.summary_retry_max_seconds
+        )
+        self.rng = random.Random()
 
     async def due(self, chat_id: str, *, incarnation: str | None = None) -> bool:
         """True when a run would extend the summary now (not backing off, trigger holds)."""
@@ -197,9 +185,12 @@ class SummaryJob:
 
     def _why_not(self, state: ChatState) -> str | None:
         """Why a run would do nothing now, or None when it is due."""
-        retry_at = state.chat.stats.retry_at
+        chat = state.chat
+        retry_at = chat.stats.retry_at
         if retry_at is not None and retry_at > self.clock():
             return "backing off"
+        if chat.content_chars < chat.stats.retry_volume:
+            return "backing off"  # until the chat grew by what the failed call read
         split = self.planner.split(_numbered(state.messages), state.chat.last_summarized_sequence)
         return None if self.planner.decide(split).triggered else "not due"
 
@@ -226,25 +217,28 @@ class SummaryJob:
         return SummarizeOutcome(plan, result.chat, title, attempt)
 
     def _run(self, chat: ChatRecord, plan: SummaryPlan) -> SummaryRun | None:
-        """The run's bookkeeping: its cost, and on failure its kind and the backoff."""
-        calls = plan.extensions + plan.consolidations + int(plan.error is not None)
+        """The run's bookkeeping: its cost, and on failure its kind and the backoff.
+
+        A failed run waits out :class:`BackoffPolicy`'s delay; from the second failure in
+        a row it also waits for the chat to grow by what the failed call read, so a model
+        that keeps failing never reads much more than the chat itself holds.
+        """
+        calls = len(plan.replies) + plan.consolidations + int(plan.error is not None)
         usage = plan.usage
         if plan.error is None:
             if not calls and not chat.stats.failures:
                 return None
             return SummaryRun(calls, usage.input_tokens, usage.output_tokens)
-        delay = retry_delay(
-            chat.stats.failures + 1,
-            base=self.config.summary_retry_seconds,
-            ceiling=self.config.summary_retry_max_seconds,
-        )
+        failures = chat.stats.failures + 1
+        read = int(usage.input_tokens * self.config.chars_per_token)
         return SummaryRun(
             calls,
             usage.input_tokens,
             usage.output_tokens,
-            failure=failure_kind(plan),
+            failure=plan.failure,
             error=str(plan.error),
-            retry_at=self.clock() + timedelta(seconds=delay),
+            retry_at=self.clock() + timedelta(seconds=self.backoff.delay(failures, self.rng)),
+            retry_volume=chat.content_chars + read if failures > 1 else 0,
         )
 
     async def _title(self, state: ChatState, plan: SummaryPlan) -> str | None:

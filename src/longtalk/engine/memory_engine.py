@@ -28,6 +28,7 @@ from longtalk.core.tokens import TokenCounter, resolve_counter
 from longtalk.core.truncation import TruncationStrategy
 from longtalk.embed.truncation import TextEmbedder
 from longtalk.engine.job import FactKeeper, JobListener, SummarizeOutcome, SummaryJob
+from longtalk.engine.pipeline import shortener_for
 from longtalk.engine.reading import ContextReader, ReadOptions
 from longtalk.errors import BackendError, NotFoundError
 from longtalk.facts.keeper import DurableFacts
@@ -37,7 +38,6 @@ from longtalk.storage.base import ChatRecord, ChatState, ChatStorage, StoredMess
 from longtalk.storage.user_memory import UserMemoryStore, user_memory_for
 from longtalk.summary.planner import SummaryPlanner
 from longtalk.summary.writer import SummaryWriter
-from longtalk.truncation import shortener_for
 from longtalk.vectors.base import (
     BatchTurnDeleter,
     NullVectorReader,

@@ -19,6 +19,7 @@ from typing import Protocol
 
 from longtalk.config import MemoryConfig
 from longtalk.core.context import (
+    SUMMARY_HEADER,
     VERBATIM_HEADER,
     AssembledContext,
     ContextBudget,
@@ -30,6 +31,7 @@ from longtalk.core.filters import MessageFilterPipeline, context_for
 from longtalk.core.history import Numbered, split_history
 from longtalk.core.messages import Message, format_line
 from longtalk.core.tokens import TokenCounter
+from longtalk.engine.pipeline import apply_pipeline
 from longtalk.errors import UsageError
 from longtalk.facts.keeper import stored_facts
 from longtalk.facts.render import render_facts
@@ -38,7 +40,6 @@ from longtalk.storage.base import ChatRecord, ChatState, ChatStorage, StoredMess
 from longtalk.storage.user_memory import UserFact, UserMemoryStore, kept_with
 from longtalk.summary.chain import ShownSummaries
 from longtalk.summary.user_facts import user_part
-from longtalk.truncation import apply_pipeline
 from longtalk.vectors.base import RecalledTurn, RecallScope, VectorReader
 
 log = logging.getLogger(__name__)
@@ -171,7 +172,10 @@ class ContextReader:
             if recall is not None:
                 await asyncio.sleep(0)  # recall hands the query to the embedder, then...
             # ...the summary is cut to size while it embeds
-            shown = self.shown_summaries(state.summaries, max_tokens=fit.summary_room)
+            room_for_text = fit.summary_room - (
+                self.counter.count(SUMMARY_HEADER) + 1 if rules.headers else 0
+            )
+            shown = self.shown_summaries(state.summaries, max_tokens=max(0, room_for_text))
             recalled = await recall if recall is not None else []
         finally:
             if recall is not None and not recall.done():
@@ -181,6 +185,7 @@ class ContextReader:
             recalled=recalled,
             summary=shown.text or None,
             summary_rows=shown.rows,
+            summary_cut=shown.truncated,
             verbatim=recent,
             pending=pending,
             budget_tokens=budget,

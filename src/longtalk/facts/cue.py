@@ -40,13 +40,18 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Found:
-    """A fact a cue found in one sentence, before provenance is attached."""
+    """A fact a cue found in one sentence, before provenance is attached.
+
+    ``holder`` is whose it is when not the speaker's (``Tom`` in ``Tom is allergic to
+    peanuts``); ``{h}`` in ``text`` always stands for the speaker.
+    """
 
     kind: FactKind
     subject: str
     value: str
     text: str
     span: tuple[int, int]
+    holder: str | None = None
 
 
 Builder = Callable[[re.Match[str], str], "Found | None"]

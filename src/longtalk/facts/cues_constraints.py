@@ -85,6 +85,19 @@ def _condition(m: re.Match[str], s: str) -> Found | None:
     return found("constraint", f"health:{head(what)}", what, text, m)
 
 
+def _sickness(m: re.Match[str], s: str) -> Found | None:
+    what = x_group(m).lower()
+    if TRANSIENT.search(s):
+        return None  # "I get seasick today": a moment, not a trait
+    if m.group("x2") or what == "claustrophobic":
+        text = f"{{h}} is {what}."
+    elif what.endswith("sick"):
+        text = f"{{h}} gets {what}."
+    else:
+        text = f"{{h}} suffers from {what}."
+    return found("constraint", f"health:{head(what)}", what, text, m)
+
+
 def _cannot_eat(m: re.Match[str], s: str) -> Found | None:
     food = slot(s, m.end(), words=5, kind="list")
     if not food or NOT_OBJECTS.match(food) or food.lower().startswith(("much", "more", "any")):
@@ -154,16 +167,55 @@ def _shift(m: re.Match[str], s: str) -> Found | None:
 
 def _budget(m: re.Match[str], s: str) -> Found | None:
     amount = m.group("a").strip()
+    if not re.search(r"\d", amount) or _PRICE.match(s, m.end()):
+        return None  # "$80 per unit" is a price, not a budget
     thing = (m.groupdict().get("z") or "").strip()
-    if not thing:
-        near = _PURCHASES.search(s)
+    if not thing:  # "for the car", said after the amount, or a purchase the sentence names
+        after = _FOR_PURCHASE.match(s, m.end())
+        near = after or _PURCHASES.search(_LEFT_OUT.sub("", s))
         thing = near.group(0) if near else ""
-    if not re.search(r"\d", amount):
-        return None
     key = head(thing) if thing else ""
     subject = f"budget:{key}" if key else "budget"
     target = f" for the {key}" if key else ""
-    return found("constraint", subject, amount, f"{{h}}'s budget{target} is {amount}.", m)
+    spent = f"{_approximately(s[: m.start('a')])}{amount}{_excluding(s[m.end() :])}"
+    return found("constraint", subject, amount, f"{{h}}'s budget{target} is {spent}.", m)
+
+
+def _approximately(before: str) -> str:
+    """How the amount was bounded: ``around 3,500``, ``at most 3,500`` (``more than`` too)."""
+    said = _BOUND.search(before)
+    if said is None:
+        return ""
+    word = said.group(0).strip().lower()
+    return f"{word} " if word in ("about", "around", "roughly", "up to") else "at most "
+
+
+def _excluding(after: str) -> str:
+    """What the budget leaves out: ``, flights excluded`` -> ``, excluding flights``."""
+    said = re.match(rf"(?:[^.;!?,]*,)? ?{_LEFT_OUT.pattern}", after, re.IGNORECASE)
+    if said is None:
+        return ""
+    return f", excluding {third_person_slot(said.group('e') or said.group('e2'))}"
+
+
+_PRICE = re.compile(
+    r" (?:per|a|an|each) (?:unit|item|piece|kilo|kg|pound|litre|liter|share|copy|ticket)\b",
+    re.IGNORECASE,
+)
+_BOUND = re.compile(
+    r"\b(?:about|around|roughly|(?<!went )(?<!gone )(?<!goes )(?<!go )up to|at most|max"
+    r"|maximum|a maximum of|no more than|more than|over|above|beyond) $",
+    re.IGNORECASE,
+)
+_LEFT_OUT = re.compile(
+    r"(?:(?P<e>(?:the )?[\w-]+) (?:excluded|not included)\b"
+    r"|\b(?:excluding|not including|except(?: for)?|exclusive of) (?P<e2>(?:the )?[\w-]+))",
+    re.IGNORECASE,
+)
+_FOR_PURCHASE = re.compile(
+    rf" (?:for|on|toward|towards) (?:the |a |an |my |our |their )?{_PURCHASES.pattern}",
+    re.IGNORECASE,
+)
 
 
 _HOURS_VERB = r"(?:call|ring|phone|text|message|contact|bother|reach|call or text)"
@@ -204,6 +256,17 @@ CONSTRAINT_CUES: tuple[Cue, ...] = (
         _condition,
     ),
     Cue(
+        "sickness",
+        pattern(
+            r"\bI (?:get|suffer from|have|am prone to) (?:really |very |easily |terribly )?"
+            r"(?P<x>seasick|carsick|airsick|motion sickness|travel sickness|sea sickness"
+            r"|car sickness|vertigo|claustrophobic)\b"
+            r"|\bI am (?:really |very |a bit |easily |terribly )?(?P<x2>claustrophobic"
+            r"|afraid of heights|scared of heights|afraid of flying|scared of flying)\b"
+        ),
+        _sickness,
+    ),
+    Cue(
         "cannot-eat",
         pattern(
             r"\bI (?:cannot|can not|am not allowed to|must not|should not|am unable to)"
@@ -217,7 +280,7 @@ CONSTRAINT_CUES: tuple[Cue, ...] = (
             rf"\bI (?:am|went|have gone|became|have become|turned|have been|switched to being"
             rf"|started being|decided to go|decided to be|chose to go|went fully|went full)"
             rf" {ADV}(?:(?:a|an) )?(?:(?:strict|full|committed|proud|lifelong|practicing) )?"
-            rf"(?P<x>{DIETS})\b(?! (?:food|meal|dish|recipe|option|restaurant|place|burger))"
+            rf"(?P<x>{DIETS})(?![\w-])(?! (?:food|meal|dish|recipe|option|restaurant|place|burger))"
         ),
         _diet,
     ),

@@ -1,9 +1,10 @@
 """Cues of who the speaker is: identity, relations and possessions.
 
-Name, birthday, age, home, origin, work and status (``identity``); relatives, their names,
-homes and work (``relation``, keyed by the relative: ``sister:lena:home``); pets by name
-(``pet:biscuit``) and vehicles (``possession``). A relative's home is one fact, not also
-one about their name: the relation cues come before the name cue.
+Name, birthday, age, home, origin, work and status (``identity``); relatives, their names
+(``person:lena``), the homes and work of those without one (``relation``, keyed by the
+relative: ``sister:home``); pets by name (``pet:biscuit``) and vehicles (``possession``).
+What a named relative does is that person's fact (``my sister Lena moved to Rotterdam``:
+Lena's home, see :mod:`longtalk.facts.subjects`), beside the relation that names them.
 """
 
 from __future__ import annotations
@@ -208,6 +209,14 @@ PEOPLE_CUES: tuple[Cue, ...] = (
         _home,
     ),
     Cue(
+        "home-of",
+        re.compile(
+            r"\b[Mm]y (?:flat|house|home|apartment|place|condo) is (?:in|located in|based in) "
+            + PLACE
+        ),
+        _home,
+    ),
+    Cue(
         "origin",
         re.compile(
             r"\bI am (?:originally )?from "
@@ -218,7 +227,14 @@ PEOPLE_CUES: tuple[Cue, ...] = (
         _origin,
     ),
     Cue("works-at", re.compile(r"\bI (?:work|am working) (?:at|for) " + PLACE), _works_at),
-    Cue("works-as", pattern(r"\bI (?:work|am working) as (?:an? )?"), _works_as),
+    Cue(
+        "works-as",
+        pattern(
+            r"\bI (?:work|am working|(?:have )?(?:just |recently )?(?:started|got|landed|took"
+            r"|accepted) (?:a |my |the )?(?:new )?(?:job|position|role)) as (?:an? )?"
+        ),
+        _works_as,
+    ),
     Cue(
         "occupation",
         pattern(
@@ -238,8 +254,7 @@ PEOPLE_CUES: tuple[Cue, ...] = (
     Cue(
         "relative-home",
         re.compile(
-            rf"\b[Mm]y {RELATIVE}"
-            rf"(?:,? {NAME},?)? (?P<v>lives|is living|is based|has lived|now lives|moved"
+            rf"\b[Mm]y {RELATIVE} (?P<v>lives|is living|is based|has lived|now lives|moved"
             rf"|just moved|has moved|has just moved|recently moved|is moving|will move|is|stays)"
             rf" (?:in|to|back to) {PLACE}",
             re.IGNORECASE,
@@ -249,7 +264,7 @@ PEOPLE_CUES: tuple[Cue, ...] = (
     Cue(
         "relative-work",
         re.compile(
-            rf"\b[Mm]y {RELATIVE}(?:,? {NAME},?)? (?:works as"
+            rf"\b[Mm]y {RELATIVE} (?:works as"
             rf"|is) (?:an? )(?P<x>{OCCUPATIONS})\b",
             re.IGNORECASE,
         ),

@@ -2,8 +2,9 @@
 
 A decision and the open question it settles share the subject ``decision:<topic>`` (the
 first content word that is not a common verb), so the decision supersedes the question. A
-commitment counts only with a date (``by Friday``, ``next month``): the day it was said is
-shown with it. A plan about ``it`` or ``that`` says nothing out of its turn and is left out.
+commitment or a booking counts only with a date (``by Friday``, ``next month``, ``on May
+26th``): the day it was said is shown with it. A plan about ``it`` or ``that`` says nothing
+out of its turn and is left out.
 """
 
 from __future__ import annotations
@@ -112,6 +113,15 @@ def _commitment(m: re.Match[str], s: str) -> Found | None:
     return found("commitment", f"commitment:{topic(what)}", what, text, m)
 
 
+def _booked(m: re.Match[str], s: str) -> Found | None:
+    what = slot(s, m.end(), words=14, kind="long")
+    if not what or not _DATED.search(what) or VAGUE.search(what):
+        return None
+    who = "{h}" if (m.group("s") or "I").lower() == "i" else "{h} and family"
+    text = f"{who} booked {third_person_slot(what)}."
+    return found("commitment", f"commitment:{topic(what)}", what, text, m)
+
+
 def _undecided(m: re.Match[str], s: str) -> Found | None:
     what = slot(s, m.end(), words=12, kind="long")
     if not what or len(what.split()) < 3 or re.match(r"(?:you|your)\b", what, re.I):
@@ -167,6 +177,11 @@ PLAN_CUES: tuple[Cue, ...] = (
             r"|go back|study|marry|adopt|rent|change|leave|start|stay|keep)\b[^?]{3,80})\?"
         ),
         _should_i,
+    ),
+    Cue(
+        "booked",
+        pattern(r"^(?:(?P<s>I|we) )?(?:have |just |finally |already |also )*booked:? "),
+        _booked,
     ),
     Cue(
         "commitment",

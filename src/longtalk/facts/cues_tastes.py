@@ -103,7 +103,9 @@ def _fan(m: re.Match[str], s: str) -> Found | None:
         return None
     if VAGUE.search(thing):
         return None
-    text = f"{{h}} is a fan of {third_person_slot(thing)}."
+    said = " ".join(m.group("v").lower().split())
+    verb = "a fan of" if said == "fan of" else said
+    text = f"{{h}} is {verb} {third_person_slot(thing)}."
     return found("preference", f"taste:{head(thing)}", "likes", text, m)
 
 
@@ -153,7 +155,7 @@ TASTE_CUES: tuple[Cue, ...] = (
         "fan",
         pattern(
             rf"\bI am {ADV}(?:a |an )?(?:big |huge |massive |great |real |die-hard |lifelong )?"
-            r"(?:fan of|into|all about|obsessed with|passionate about|crazy about|keen on"
+            r"(?P<v>fan of|into|all about|obsessed with|passionate about|crazy about|keen on"
             r"|fond of|a sucker for)\b"
         ),
         _fan,

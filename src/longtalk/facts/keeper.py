@@ -5,6 +5,10 @@ transaction), so a fact is kept from the moment it is said. Each extension of th
 then merges the chat's facts with those of the messages it folded (duplicates unite, a
 later fact supersedes an earlier one on the same subject); with an LLM writer, also with
 what the new summary rows say (its preferences, decisions, people).
+
+Storage keeps what was said; what a reader is shown is resolved against all of the chat's
+facts (:func:`longtalk.facts.known.resolve`): a statement about someone the chat does not
+know is held back, and "we" is named once the speaker's partner is known.
 """
 
 from __future__ import annotations
@@ -15,9 +19,10 @@ from typing import Any
 from longtalk.core.history import Numbered
 from longtalk.core.messages import Role
 from longtalk.facts.from_summary import facts_from_summary
+from longtalk.facts.known import related_to, resolve
 from longtalk.facts.merge import merge_facts
 from longtalk.facts.model import DurableFact, FactKind
-from longtalk.facts.offline import extract_facts, holder_of
+from longtalk.facts.offline import holder_of, statements
 from longtalk.storage.base import ChatRecord, ChatState, SummaryRow
 from longtalk.storage.user_memory import UserFact, UserFactKind
 from longtalk.summary.chain import row_summary
@@ -49,7 +54,7 @@ class DurableFacts:
 
     def of_messages(self, messages: Sequence[Numbered]) -> list[dict[str, Any]]:
         """The facts new messages state, as storage keeps them (found at append time)."""
-        return [fact.to_dict() for fact in extract_facts(messages)]
+        return [fact.to_dict() for fact in statements(messages)]
 
     def update(
         self, current: Sequence[Mapping[str, Any]], plan: SummaryPlan
@@ -57,12 +62,12 @@ class DurableFacts:
         """The chat's facts after ``plan``; None when the plan folded nothing."""
         if not plan.folded:
             return None
-        found = extract_facts(plan.folded)
+        found = statements(plan.folded)
         if self.from_summaries:
             sequences = [sequence for sequence, _ in plan.folded]
             for row in _structured(plan.rows):
                 found += facts_from_summary(row_summary(row), plan.folded, sequences=sequences)
-        merged = merge_facts(stored_facts(current), found)
+        merged = merge_facts(said_facts(current), found)
         return [fact.to_dict() for fact in merged]
 
     def known_about_user(
@@ -71,7 +76,8 @@ class DurableFacts:
         """The chat's facts its user stated, as items of their memory across chats.
 
         The user's facts are those held by ``user`` (unnamed user messages), by the chat's
-        user id, or by a name the chat's user messages carry.
+        user id, or by a name the chat's user messages carry, and those of the people the
+        user's relations name (``the user's husband Sam is allergic to shellfish``).
         """
         holders = {"user", (chat.user or "").casefold()}
         holders |= {
@@ -79,6 +85,8 @@ class DurableFacts:
             for item in state.messages
             if item.message.role == Role.USER
         }
+        said = said_facts(current)
+        holders |= related_to(said, holders)
         return [
             UserFact(
                 USER_KINDS[fact.kind],
@@ -87,16 +95,23 @@ class DurableFacts:
                 chat.id,
                 (min(fact.sequences), max(fact.sequences)) if fact.sequences else (0, 0),
             )
-            for fact in stored_facts(current)
+            for fact in resolve(said)
             if fact.holder.casefold() in holders
         ]
 
 
 def stored_facts(current: Sequence[Mapping[str, Any]]) -> list[DurableFact]:
-    """The facts storage holds for a chat, merged (appends add them unmerged).
+    """The facts storage holds for a chat, merged and resolved: what a reader is shown.
 
-    Entries it cannot read are skipped.
+    Appends add facts unmerged; a statement about someone the chat does not know is held
+    back and "we" named (see :func:`longtalk.facts.known.resolve`). Entries it cannot read
+    are skipped.
     """
+    return resolve(said_facts(current))
+
+
+def said_facts(current: Sequence[Mapping[str, Any]]) -> list[DurableFact]:
+    """The facts storage holds for a chat, merged, as said. Unreadable entries are skipped."""
     facts = []
     for entry in current:
         try:

@@ -56,7 +56,7 @@ def unite(first: DurableFact, second: DurableFact) -> DurableFact:
     """One fact from two that say the same: ``first``'s wording, both provenances.
 
     The sources united, the latest time kept (a fact said again is fresh again); a fact the
-    application gave stays ``given``.
+    application gave stays ``given``; a fact its holder stated is theirs, whoever else said it.
     """
     times = [t for t in (first.said_at, second.said_at) if t is not None]
     return replace(
@@ -65,6 +65,7 @@ def unite(first: DurableFact, second: DurableFact) -> DurableFact:
         said_at=max(times, key=_instant) if times else None,
         source="given" if "given" in (first.source, second.source) else first.source,
         value=first.value or second.value,
+        said_by=first.said_by if first.hearsay and second.hearsay else "",
     )
 
 

@@ -5,8 +5,9 @@ A fact is a frozen value: its ``kind`` (which decides how long it matters, its
 same subject supersedes the earlier, as a new car budget replaces the old one), its
 ``value`` (what two statements on one subject must share to be the same fact), whose it is
 (``holder``), one short third-person sentence (``text``), and its provenance: the source
-message sequences, when it was said, and whether it came from the offline extractor, an
-LLM summary, or the application. ``to_dict``/``from_dict`` give the plain JSON shape
+message sequences, when it was said, who said it when that is not the holder (``said_by``:
+``Maya`` saying ``Tom is allergic to peanuts``), and whether it came from the offline
+extractor, an LLM summary, or the application. ``to_dict``/``from_dict`` give the plain JSON shape
 storage keeps.
 """
 
@@ -82,7 +83,8 @@ class DurableFact:
     ``sequences`` are the chat sequences of the messages that said it (oldest first);
     ``said_at`` the timestamp of the latest of them, when known. ``value`` is the normalised
     content two statements on one subject share when they say the same thing (``vegetarian``,
-    ``4200``); empty, the text stands for it.
+    ``4200``); empty, the text stands for it. ``said_by`` is the speaker when someone else
+    stated the holder's fact (empty: the holder said it, or it is not known).
     """
 
     kind: FactKind
@@ -93,6 +95,7 @@ class DurableFact:
     said_at: datetime | None = None
     source: FactSource = "offline"
     value: str = ""
+    said_by: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in _KINDS:
@@ -119,6 +122,11 @@ class DurableFact:
         return normal_text(self.value or self.text)
 
     @property
+    def hearsay(self) -> bool:
+        """True when someone other than the holder stated the fact."""
+        return bool(self.said_by) and self.said_by.casefold() != self.holder.casefold()
+
+    @property
     def last_sequence(self) -> int:
         """The newest source sequence (0 when none is known)."""
         return max(self.sequences, default=0)
@@ -138,6 +146,8 @@ class DurableFact:
             data["said_at"] = self.said_at.isoformat()
         if self.value:
             data["value"] = self.value
+        if self.said_by:
+            data["said_by"] = self.said_by
         return data
 
     @classmethod
@@ -160,6 +170,7 @@ class DurableFact:
             said_at=_moment(data.get("said_at")),
             source=data.get("source", "offline"),
             value=_text(data, "value") if "value" in data else "",
+            said_by=_text(data, "said_by") if "said_by" in data else "",
         )
 
 

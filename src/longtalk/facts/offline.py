@@ -8,6 +8,12 @@ kid I loved…``, ``I don't think I'm allergic…``), when it is quoted, or when
 (except ``Should I move to Lisbon?``, an open question). Messages that imitate a role
 marker, instruct the assistant or carry a secret are skipped whole (:func:`guard.is_suspicious`).
 
+A clause about someone else (``my sister Ines is allergic to peanuts``, ``Tom loves
+castles``) or about "we" (``we are both vegetarian``) is retold in the first person and read
+by the cues again (:mod:`longtalk.facts.subjects`): the fact is that person's (``said_by``
+the speaker), or the speaker's told of their household. A fact about a person is shown only
+when the conversation knows them (:func:`longtalk.facts.known.resolve`).
+
 The facts of one batch are merged (:func:`longtalk.facts.merge.merge_facts`): a statement
 repeated is one fact with both sources, and a later one on the same subject replaces the
 earlier.
@@ -17,16 +23,26 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterator, Sequence
+from dataclasses import replace
 
 from longtalk.core.messages import Message
-from longtalk.facts.cues import CUES, Found
+from longtalk.facts.cues import CUES, GROUP_CUES, OTHER_CUES, PAIR_CUES, Cue, Found
 from longtalk.facts.guard import is_human, is_suspicious
+from longtalk.facts.known import resolve
 from longtalk.facts.merge import merge_facts
-from longtalk.facts.model import DurableFact
+from longtalk.facts.model import DurableFact, FactKind
 from longtalk.facts.phrases import holder_name, spoken, value_of
+from longtalk.facts.subjects import Subject, plural_verbs, subjects
 from longtalk.summary.offline_text import split_sentences
 
-__all__ = ["extract_facts", "holder_of", "sentence_facts"]
+__all__ = [
+    "about",
+    "extract_facts",
+    "holder_of",
+    "sentence_facts",
+    "sentence_statements",
+    "statements",
+]
 
 _HEDGED = re.compile(
     r"\b(?:if|unless|suppose|supposing|imagine|pretend|pretending|hypothetically|wish|wished"
@@ -44,6 +60,11 @@ _THAT_OPENERS = frozenset("now so given except glad happy proud sure seeing cons
 _DETERMINERS = frozenset("a an the this that these those some any every each another".split())
 _QUOTES = re.compile(r"[\"“”]")
 _SHARES = re.compile(r"\s*\[shares [^\]]*\]\s*$")
+_STATED_THEN_ASKED = re.compile(
+    r"^(?:I|we|my|our)\b[^,?]*, (?:is|are|do|does|can|could|will|would|should|what|how|where"
+    r"|which|any|anything|is there|are there)\b",
+    re.IGNORECASE,
+)
 
 
 def extract_facts(
@@ -56,27 +77,41 @@ def extract_facts(
     ``messages`` are ``(sequence, message)`` pairs, as the chat stored them; each fact keeps
     the sequences and the timestamp of the message(s) that said it. ``people`` limits the
     speakers taken (names; ``user`` for unnamed user messages); by default every human
-    speaker counts (see :func:`longtalk.facts.guard.is_human`).
+    speaker counts (see :func:`longtalk.facts.guard.is_human`). A fact a speaker states of
+    someone else is kept when the messages know that person (see
+    :func:`longtalk.facts.known.resolve`); :func:`statements` keeps every one, for a chat
+    whose earlier messages may know them.
     """
+    speakers = [holder_of(m) for _, m in messages if is_human(m, people)]
+    return resolve(statements(messages, people=people), speakers=speakers)
+
+
+def statements(
+    messages: Sequence[tuple[int, Message]],
+    *,
+    people: Collection[str] | None = None,
+) -> list[DurableFact]:
+    """What the human speakers of ``messages`` stated, merged, as said (nothing resolved)."""
     found: list[DurableFact] = []
     for sequence, message in messages:
         if not is_human(message, people) or is_suspicious(message.content):
             continue
-        holder = holder_of(message)
+        speaker = holder_of(message)
         for sentence in split_sentences(_SHARES.sub("", message.content)):
-            for hit in sentence_facts(sentence):
-                if hit.subject == "name" and hit.value == value_of(holder):
+            for hit in sentence_statements(sentence, speaker):
+                if hit.subject == "name" and hit.value == value_of(speaker):
                     continue  # "I'm Ana", said by Ana
                 found.append(
                     DurableFact(
                         kind=hit.kind,
                         subject=hit.subject,
-                        holder=holder,
-                        text=fill(hit.text, holder),
+                        holder=hit.holder or speaker,
+                        text=fill(hit.text, speaker),
                         sequences=(sequence,),
                         said_at=message.timestamp,
                         source="offline",
                         value=hit.value,
+                        said_by=speaker if hit.holder else "",
                     )
                 )
     return merge_facts([], found)
@@ -88,15 +123,58 @@ def holder_of(message: Message) -> str:
 
 
 def sentence_facts(sentence: str) -> Iterator[Found]:
-    """The facts one sentence states (``{h}`` standing for the holder in their texts)."""
+    """The facts one sentence states of its speaker (``{h}`` standing for them)."""
     text = spoken(sentence)
-    question = text.rstrip().endswith("?")
+    yield from _read(text, CUES, question=_question(text), taken=[])
+
+
+def sentence_statements(sentence: str, speaker: str) -> Iterator[Found]:
+    """The facts one sentence states: of its speaker, and of the people its clauses name.
+
+    ``my sister Ines is allergic to peanuts`` is Ines's allergy (``holder`` Ines), ``we are
+    vegetarian`` the speaker's diet told of them and those they live with; a span a cue took
+    for the speaker (``my sister lives in Rotterdam``) is not read again.
+    """
+    text = spoken(sentence)
+    question = _question(text)
+    found = [] if question else list(subjects(text, speaker))
+    groups = [(subject.start, subject.end) for subject in found if subject.named_company]
     taken: list[tuple[int, int]] = []
-    for cue in CUES:
+    yield from _read(text, CUES, question=question, taken=taken, blocked=groups)
+    for subject in found:
+        cues = (
+            OTHER_CUES if not subject.group else PAIR_CUES if subject.named_company else GROUP_CUES
+        )
+        shift = len(subject.first) - len(text)
+        for hit in _read(subject.first, cues, question=False, taken=[], at=subject.start):
+            end = max(subject.end, hit.span[1] - shift)
+            if any(begin < end and subject.end < stop for begin, stop in taken):
+                continue  # a cue read it for the speaker already
+            taken.append((subject.start, end))
+            yield about(hit, subject)
+
+
+def _read(
+    text: str,
+    cues: Sequence[Cue],
+    *,
+    question: bool,
+    taken: list[tuple[int, int]],
+    at: int | None = None,
+    blocked: Sequence[tuple[int, int]] = (),
+) -> Iterator[Found]:
+    """The cues' facts in ``text``, each span read once.
+
+    Only those starting ``at``, when set; none starting in a ``blocked`` span (the ``I``
+    of ``my husband and I`` speaks for two).
+    """
+    for cue in cues:
         if question != (cue.name == "should-i"):
             continue
         for match in cue.pattern.finditer(text):
             start, end = match.span()
+            if (at is not None and start != at) or any(b <= start < e for b, e in blocked):
+                continue
             if any(start < stop and begin < end for begin, stop in taken):
                 continue
             if _hedged(text, start) or _embedded(text, start):
@@ -105,6 +183,26 @@ def sentence_facts(sentence: str) -> Iterator[Found]:
             if hit is not None:
                 taken.append((start, end))
                 yield hit
+
+
+def _question(text: str) -> bool:
+    """True for a question; ``I get seasick, is the water rough?`` states its first clause."""
+    if not text.rstrip().endswith("?"):
+        return False
+    return not _STATED_THEN_ASKED.match(text)
+
+
+def about(hit: Found, subject: Subject) -> Found:
+    """A fact the cues found in a retold clause, as a fact of that clause's subject."""
+    text = plural_verbs(hit.text) if subject.plural else hit.text
+    kind: FactKind = "relation" if hit.kind == "identity" and not subject.group else hit.kind
+    return replace(
+        hit,
+        kind=kind,
+        subject=f"{subject.key}:{hit.subject}" if subject.key else hit.subject,
+        text=text.replace("{h}", subject.who),
+        holder=subject.holder,
+    )
 
 
 def _hedged(text: str, start: int) -> bool:

@@ -51,10 +51,24 @@ _LIST_END = re.compile(
     re.IGNORECASE,
 )
 _LONG_END = re.compile(_BOUNDARY, re.IGNORECASE)
+_DANGLING = re.compile(
+    r"\b(?:a|an|the|such a|so|very|really)\s+(?:safe|warm|cozy|cosy|quiet|calm|happy|healthy"
+    r"|loving|welcoming|fun|positive|simple|small|big|new|good|great|nice|strong|kind|open"
+    r"|clean|bright|fresh|quick|easy|long|short|old|young|[\w-]+(?:ful|ive|ous|able|ible))$",
+    re.IGNORECASE,
+)
+_MORE_ADJECTIVES = re.compile(
+    r",\s*(?!(?:and|or|but|so|which|who|that|this|it|they|he|she|we|you|I|my|especially|too"
+    r"|like|because|though|also|just|even|then|now|not|as|plus|and|the|a|an|with|for|in|on"
+    r"|at|to|from|of|by|when|while|if|lol|haha|really|very|so|such|what|how|there|here)\b)"
+    r"[a-z][\w-]*\s+[a-z][\w-]*"
+)
 _TRAILING = re.compile(
     r"(?:\s+(?:too|as well|a lot|so much|very much|anymore|any more|at all|now|these days"
     r"|lately|already|though|really|either|honestly|tbh|right now|for sure|haha|lol|ever"
-    r"|for years|for a while|for ages|for now|again|please|thanks|thank you))+$",
+    r"|for years|for a while|for ages|for now|again|please|thanks|thank you|recently"
+    r"|last (?:week|month|year|weekend|summer|winter|spring|fall|autumn)|a while ago"
+    r"|(?:a few|a couple of|some|\d+|two|three|four|five) (?:days|weeks|months|years) ago))+$",
     re.IGNORECASE,
 )
 _FIRST_PERSON = (
@@ -105,6 +119,11 @@ def slot(text: str, start: int, *, words: int = 6, kind: str = "single") -> str:
     rest = text[start:]
     stop = end.search(rest)
     phrase = rest[: stop.start()] if stop else rest
+    if stop and _DANGLING.search(phrase) and _MORE_ADJECTIVES.match(rest, stop.start()):
+        # "creating a safe, inviting place": the comma split a noun phrase; take it whole
+        after = rest[stop.start() + 1 :]
+        more = _SINGLE_END.search(after)
+        phrase = f"{phrase},{after[: more.start()] if more else after}"
     phrase = _TRAILING.sub("", phrase.strip()).strip(" '")
     count = len(_WORD.findall(phrase))
     return phrase if 0 < count <= words else ""

@@ -35,7 +35,9 @@ class LLMRequest:
 
     ``json_schema`` asks for structured output that follows the schema, where the backend
     supports it; ``max_tokens`` caps the answer; ``metadata`` travels to usage accounting
-    (for example the chat id).
+    (for example the chat id). ``stop_on_repetition`` asks the backend to stop reading a
+    reply that has fallen into a repetition loop (see ``longtalk.llm.repetition``): such a
+    reply ends with finish reason ``repetition`` instead of running on to ``max_tokens``.
     """
 
     messages: Sequence[ChatMessage]
@@ -44,11 +46,16 @@ class LLMRequest:
     json_schema: Mapping[str, Any] | None = None
     schema_name: str = "response"
     metadata: Mapping[str, str] = field(default_factory=dict)
+    stop_on_repetition: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class LLMResponse:
-    """A completed answer: text, why it stopped, and the tokens it cost."""
+    """A completed answer: text, why it stopped, and the tokens it cost.
+
+    ``finish_reason`` is the server's (``stop``, ``length``...), or ``repetition`` when the
+    reply was stopped early because it looped.
+    """
 
     text: str
     finish_reason: str = "stop"

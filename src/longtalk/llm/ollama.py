@@ -3,7 +3,9 @@
 The request carries ``options.temperature`` and ``options.num_predict`` from the
 :class:`~longtalk.llm.base.LLMRequest`, ``format`` with the JSON schema for structured
 output, and ``stream: false`` (or ``true``, assembling the NDJSON stream). Usage comes from
-``prompt_eval_count`` / ``eval_count``; ``done_reason: "length"`` is a cut-off reply.
+``prompt_eval_count`` / ``eval_count``; ``done_reason: "length"`` is a cut-off reply. A
+request that sets ``stop_on_repetition`` is streamed by default and stopped (the stream
+closed, which Ollama takes as "stop generating") once the reply loops.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import httpx
 from longtalk.errors import ConfigError, LLMTransientError
 from longtalk.llm._http import HTTPBackend, decode_json_line, usage_or_estimate
 from longtalk.llm.base import LLMRequest, LLMResponse
+from longtalk.llm.repetition import RepetitionGuard
 from longtalk.llm.retry import RetryPolicy, check_reply, with_retries
 
 __all__ = ["DEFAULT_OLLAMA_MODEL", "DEFAULT_OLLAMA_URL", "OllamaLLM"]
@@ -34,7 +37,9 @@ class OllamaLLM(HTTPBackend):
         options: Extra Ollama ``options`` (``num_ctx``, ``top_p``, ``seed``...); the request's
             temperature and max tokens override ``temperature`` / ``num_predict``.
         keep_alive: How long Ollama keeps the model loaded (``"5m"``, ``-1``...).
-        stream: Stream the answer (NDJSON) and assemble it.
+        stream: Stream the answer (NDJSON) and assemble it: True for every request, False
+            for none, None (default) for the requests that ask to be stopped in a repetition
+            loop (``LLMRequest.stop_on_repetition``).
         api_key: Sent as a bearer token, for an Ollama behind an authenticating proxy.
         timeout: Seconds per HTTP request; a cold model load can take a while.
         retry: Retry policy for transient failures.
@@ -51,7 +56,7 @@ class OllamaLLM(HTTPBackend):
         base_url: str | None = None,
         options: Mapping[str, Any] | None = None,
         keep_alive: str | int | None = None,
-        stream: bool = False,
+        stream: bool | None = None,
         api_key: str | None = None,
         timeout: float = 120.0,
         retry: RetryPolicy | None = None,
@@ -79,6 +84,10 @@ class OllamaLLM(HTTPBackend):
         )
         return check_reply(response)
 
+    def streams(self, request: LLMRequest) -> bool:
+        """Whether ``request`` is sent as a stream (see ``stream``)."""
+        return request.stop_on_repetition if self.stream is None else self.stream
+
     def payload(self, request: LLMRequest) -> dict[str, Any]:
         """The JSON body of an ``/api/chat`` request."""
         options = {**self.options, "temperature": request.temperature}
@@ -87,7 +96,7 @@ class OllamaLLM(HTTPBackend):
         body: dict[str, Any] = {
             "model": self.model,
             "messages": [{"role": m.role, "content": m.content} for m in request.messages],
-            "stream": self.stream,
+            "stream": self.streams(request),
             "options": options,
         }
         if request.json_schema is not None:
@@ -97,9 +106,10 @@ class OllamaLLM(HTTPBackend):
         return body
 
     async def _attempt(self, request: LLMRequest) -> LLMResponse:
-        if not self.stream:
+        if not self.streams(request):
             data = await self.post_json("/api/chat", self.payload(request))
             return self._response(request, _message_text(data), data)
+        guard = RepetitionGuard() if request.stop_on_repetition else None
         parts: list[str] = []
         final: dict[str, Any] = {}
         async for line in self.stream_lines("/api/chat", self.payload(request)):
@@ -109,6 +119,9 @@ class OllamaLLM(HTTPBackend):
             parts.append(_message_text(chunk))
             if chunk.get("done"):
                 final = chunk
+                break
+            if guard is not None and guard.feed(parts[-1]):
+                final = {"done_reason": "repetition"}  # leaving the loop closes the stream
                 break
         if not final:
             raise LLMTransientError("the Ollama stream ended before its final chunk")

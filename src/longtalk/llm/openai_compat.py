@@ -4,6 +4,12 @@ No SDK: one ``POST {base_url}/chat/completions``. Structured output goes as
 ``response_format = {"type": "json_schema", ...}``; a server that rejects it (HTTP 400
 naming ``response_format`` / ``json_schema``) is asked again with ``{"type": "json_object"}``
 and remembered, when ``schema_fallback`` allows it.
+
+A request that sets ``stop_on_repetition`` (summaries and digests) is streamed by default,
+and reading stops once the reply has fallen into a repetition loop: closing the stream is
+how llama.cpp, vLLM and Ollama are told to stop generating, so a looping small model costs
+a few repetitions instead of ``max_tokens``. Server-side penalties (``frequency_penalty``,
+llama.cpp's ``repeat_penalty`` or ``dry_multiplier``) can go in ``extra_body``.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import httpx
 from longtalk.errors import ConfigError, HTTPStatusError, LLMPermanentError, LLMTransientError
 from longtalk.llm._http import HTTPBackend, decode_json_line, usage_or_estimate
 from longtalk.llm.base import LLMRequest, LLMResponse
+from longtalk.llm.repetition import RepetitionGuard
 from longtalk.llm.retry import RetryPolicy, check_reply, with_retries
 
 __all__ = ["DEFAULT_OPENAI_BASE_URL", "OpenAICompatibleLLM", "StructuredMode"]
@@ -38,7 +45,9 @@ class OpenAICompatibleLLM(HTTPBackend):
             output), ``json_object`` (JSON mode) or ``none`` (prompt only).
         schema_fallback: On a 400 that rejects ``json_schema``, retry with ``json_object``.
         strict: The ``strict`` flag of the JSON schema.
-        stream: Ask for a server-sent-event stream and assemble it.
+        stream: Ask for a server-sent-event stream and assemble it: True for every request,
+            False for none, None (default) for the requests that ask to be stopped in a
+            repetition loop (``LLMRequest.stop_on_repetition``), which only a stream can do.
         timeout: Seconds per HTTP request (connect: 10 s).
         retry: Retry policy for transient failures.
         extra_body: Extra top-level fields for every request (``top_p``, ``seed``, ...).
@@ -58,7 +67,7 @@ class OpenAICompatibleLLM(HTTPBackend):
         structured: StructuredMode = "json_schema",
         schema_fallback: bool = True,
         strict: bool = False,
-        stream: bool = False,
+        stream: bool | None = None,
         timeout: float = 60.0,
         retry: RetryPolicy | None = None,
         extra_body: Mapping[str, Any] | None = None,
@@ -107,17 +116,22 @@ class OpenAICompatibleLLM(HTTPBackend):
             and ("response_format" in body or "json_schema" in body)
         )
 
+    def streams(self, request: LLMRequest) -> bool:
+        """Whether ``request`` is sent as a stream (see ``stream``)."""
+        return request.stop_on_repetition if self.stream is None else self.stream
+
     def payload(self, request: LLMRequest, structured: StructuredMode) -> dict[str, Any]:
         """The JSON body of a chat-completions request."""
+        stream = self.streams(request)
         body: dict[str, Any] = {
             "model": self.model,
             "messages": [{"role": m.role, "content": m.content} for m in request.messages],
             "temperature": request.temperature,
-            "stream": self.stream,
+            "stream": stream,
         }
         if request.max_tokens is not None:
             body["max_tokens"] = request.max_tokens
-        if self.stream:
+        if stream:
             body["stream_options"] = {"include_usage": True}
         if request.json_schema is not None and structured == "json_schema":
             body["response_format"] = {
@@ -135,7 +149,7 @@ class OpenAICompatibleLLM(HTTPBackend):
 
     async def _send(self, request: LLMRequest, structured: StructuredMode) -> LLMResponse:
         payload = self.payload(request, structured)
-        if self.stream:
+        if self.streams(request):
             return await self._streamed(request, payload)
         data = await self.post_json("/chat/completions", payload)
         return self._parse(request, data)
@@ -159,32 +173,63 @@ class OpenAICompatibleLLM(HTTPBackend):
         )
 
     async def _streamed(self, request: LLMRequest, payload: dict[str, Any]) -> LLMResponse:
-        parts: list[str] = []
-        finish, model = "stop", self.model
-        usage: dict[str, Any] = {}
+        """Assemble a server-sent-event stream; stop early when the reply loops.
+
+        A server that ignores ``stream`` and answers one JSON body is read as a whole.
+        """
+        guard = RepetitionGuard() if request.stop_on_repetition else None
+        stream = _Stream(self.model)
         async for line in self.stream_lines("/chat/completions", payload):
             if not line.startswith("data:"):
-                continue  # SSE comments, event names, keep-alives
+                stream.other.append(line)  # SSE comments, event names, or a plain JSON body
+                continue
             data_text = line[5:].strip()
             if data_text == "[DONE]":
                 break
             chunk = decode_json_line(data_text, self.backend_name)
             if "error" in chunk:
                 raise LLMTransientError(f"{self.backend_name} stream error: {chunk['error']}")
-            model = str(chunk.get("model") or model)
-            usage = chunk.get("usage") or usage
-            for choice in chunk.get("choices") or []:
-                parts.append(_content_text((choice.get("delta") or {}).get("content")))
-                finish = str(choice.get("finish_reason") or finish)
-        text = "".join(parts)
+            piece = stream.add(chunk)
+            if guard is not None and guard.feed(piece):
+                stream.finish = "repetition"  # leaving the loop closes the stream
+                break
+        if not stream.events and stream.other and stream.other[0].startswith("{"):
+            whole = decode_json_line("\n".join(stream.other), self.backend_name)
+            return self._parse(request, whole)
+        text = "".join(stream.parts)
+        usage = stream.usage
         return LLMResponse(
             text=text,
-            finish_reason=finish,
+            finish_reason=stream.finish,
             usage=usage_or_estimate(
                 request, text, usage.get("prompt_tokens"), usage.get("completion_tokens")
             ),
-            model=model,
+            model=stream.model,
         )
+
+
+class _Stream:
+    """What a chat-completions stream has said so far."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self.parts: list[str] = []
+        self.other: list[str] = []
+        self.events = 0
+        self.finish = "stop"
+        self.usage: dict[str, Any] = {}
+
+    def add(self, chunk: dict[str, Any]) -> str:
+        """Take one event; the text it adds."""
+        self.events += 1
+        self.model = str(chunk.get("model") or self.model)
+        self.usage = chunk.get("usage") or self.usage
+        added = ""
+        for choice in chunk.get("choices") or []:
+            added += _content_text((choice.get("delta") or {}).get("content"))
+            self.finish = str(choice.get("finish_reason") or self.finish)
+        self.parts.append(added)
+        return added
 
 
 def _content_text(content: Any) -> str:

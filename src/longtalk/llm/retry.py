@@ -4,7 +4,8 @@ Transient failures (timeouts, connection errors, 408/425/429, 5xx) are retried w
 exponential backoff and full jitter, honouring ``Retry-After`` (capped); permanent ones
 (400, 401/403 bad key, 404 unknown model, 422) raise at once with status and body. A reply
 is cleaned with :func:`~longtalk.core.cleaning.clean_output`; one cut off by the output
-limit (finish reason ``length``) or empty after cleaning is an :class:`LLMOutputError`,
+limit (finish reason ``length``), stopped in a repetition loop (``repetition``, also given
+to a cut-off reply whose tail loops) or empty after cleaning is an :class:`LLMOutputError`,
 never a summary.
 """
 
@@ -26,6 +27,7 @@ from longtalk.errors import (
     LLMTransientError,
 )
 from longtalk.llm.base import LLM, LLMRequest, LLMResponse
+from longtalk.llm.repetition import looping
 
 __all__ = [
     "PermanentHTTPError",
@@ -177,18 +179,29 @@ async def _timed(attempt: Callable[[], Awaitable[T]], timeout: float | None) -> 
 
 
 def check_reply(response: LLMResponse) -> LLMResponse:
-    """Clean the reply's text; raise :class:`UnusableReplyError` if cut off or empty."""
+    """Clean the reply's text; raise :class:`UnusableReplyError` if cut off, looping or empty.
+
+    A reply cut off by the output limit whose tail repeats is reported as a loop (finish
+    reason ``repetition``): raising ``max_tokens`` would not have helped it.
+    """
     text = clean_output(response.text)
+    model = response.model or "the model"
+    if response.finish_reason == "length" and looping(response.text):
+        response = replace(response, finish_reason="repetition")
+    if response.finish_reason == "repetition":
+        raise UnusableReplyError(
+            f"the reply of {model} fell into a repetition loop and was stopped after "
+            f"{response.usage.output_tokens} tokens",
+            response,
+        )
     if response.finish_reason == "length":
         raise UnusableReplyError(
-            f"the reply of {response.model or 'the model'} was cut off by the output limit "
+            f"the reply of {model} was cut off by the output limit "
             f"after {response.usage.output_tokens} tokens - raise max_tokens / num_predict",
             response,
         )
     if not text:
-        raise UnusableReplyError(
-            f"{response.model or 'the model'} returned an empty reply", response
-        )
+        raise UnusableReplyError(f"{model} returned an empty reply", response)
     return replace(response, text=text)
 
 

@@ -152,6 +152,7 @@ def _summary_bookkeeping(connection: Connection) -> None:
         ("failure_kinds", "JSON"),
         ("last_error", "TEXT"),
         ("retry_at", timestamp),
+        ("retry_volume", "BIGINT NOT NULL DEFAULT 0"),
         ("facts", "JSON"),
         ("content_chars", "BIGINT NOT NULL DEFAULT 0"),
     ):

@@ -135,8 +135,13 @@ def commit_params(
     *,
     now: datetime,
     facts: tuple[str, str | None, int | None],
+    notes: Sequence[list[str]] = ([], []),
 ) -> list[Any]:
-    """``COMMIT_TURN``'s parameters for ``commit``; ``facts`` is (mode, JSON, numbered for)."""
+    """``COMMIT_TURN``'s parameters for ``commit``.
+
+    ``facts`` is (mode, JSON, numbered for); ``notes`` the riding notifications (channels,
+    payloads).
+    """
     new = commit.new_messages
     patch = [row for row in commit.summaries if row.id is not None]
     insert = [row for row in commit.summaries if row.id is None]
@@ -171,4 +176,6 @@ def commit_params(
         run.error if failed and run else None,
         run.retry_at if failed and run else None,
         commit.enqueue,
+        *notes,
+        run.retry_volume if failed and run else 0,
     ]

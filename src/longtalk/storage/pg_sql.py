@@ -26,7 +26,7 @@ CHAT_COLUMNS = (
     "id, tenant, user_id, title, created_at, updated_at, message_count, "
     "last_summarized_sequence, summary_version, indexed_sequence, incarnation, title_source, "
     "summary_calls, summary_input_tokens, summary_output_tokens, summary_failures, "
-    "failure_kinds, last_error, retry_at, content_chars"
+    "failure_kinds, last_error, retry_at, retry_volume, content_chars"
 )
 MESSAGE_JSON = (
     "json_build_array(m.sequence, m.message_id, m.role, m.content, m.name, m.type, "
@@ -198,6 +198,7 @@ WITH chat AS (
             END,
         last_error = CASE WHEN $25::bool THEN $45::text ELSE c.last_error END,
         retry_at = CASE WHEN $25::bool THEN $46::timestamptz ELSE c.retry_at END,
+        retry_volume = CASE WHEN $25::bool THEN $50::bigint ELSE c.retry_volume END,
         facts = CASE $19::text
             WHEN 'replace' THEN $20::json
             WHEN 'append' THEN (coalesce(c.facts::jsonb, '[]'::jsonb) || $20::jsonb)::json
@@ -234,7 +235,7 @@ any), $22 title, $23 title source, $24 characters added, $25 a run to count; $26
 to patch (id, text, format, episodes, turn number, tokens, kind); $34-$40 rows to insert;
 $41-$43 the run's calls and tokens, $44 its failure kind, $45 its error, $46 its retry
 time; $47 the job kind to request (None: none); $48-$49 the riding notifications
-(channels, payloads)."""
+(channels, payloads); $50 the length the failing chat must grow to before its retry."""
 
 MESSAGES_AT = f"""
 SELECT json_agg({MESSAGE_JSON} ORDER BY m.sequence) AS rows FROM messages m

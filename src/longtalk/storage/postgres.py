@@ -49,7 +49,13 @@ from longtalk.storage.base import (
     replayed,
 )
 from longtalk.storage.config import DEFAULT_CONNECT_TIMEOUT_SECONDS
-from longtalk.storage.pg_codec import chat_of_json, commit_params, message_of, state_of, summary_of
+from longtalk.storage.pg_codec import (
+    chat_of_json,
+    commit_params,
+    message_of,
+    state_of,
+    summary_of,
+)
 from longtalk.storage.pg_outbox import NotifyOutbox
 from longtalk.storage.pg_pool import ping_when_idle
 from longtalk.storage.sql import (
@@ -236,7 +242,6 @@ class PostgresStorage(AsyncEngineStorage):
     ) -> tuple[CommitResult | None, int]:
         """One run of the turn's statement: the result, or None and the count to number for."""
         facts = _facts(commit, numbered_for)
-        params = commit_params(commit, ids, now=now, facts=facts)
         try:
             doing = (
                 f"writing the turn ({len(commit.new_messages)} messages, "
@@ -247,7 +252,8 @@ class PostgresStorage(AsyncEngineStorage):
                 self.riding() as notes,
                 self.statement(operation, write=True, doing=doing) as db,
             ):
-                row = await db.fetchrow(pg_sql.COMMIT_TURN, *params, *notes)
+                params = commit_params(commit, ids, now=now, facts=facts, notes=notes)
+                row = await db.fetchrow(pg_sql.COMMIT_TURN, *params)
         except LongtalkError as exc:
             if isinstance(exc.__cause__, self._unique_violation):
                 return None, numbered_for  # an id or a chain row landed meanwhile: again

@@ -31,7 +31,8 @@ class SummaryStats:
     ``calls`` and the token counts add up every summary call ever made for the chat;
     ``failures`` counts the failed runs since the last success (0 after one), and
     ``failure_kinds`` every failure by its kind (``cut_off``, ``broken_json``...).
-    ``retry_at`` is when a failing chat is tried again (``None`` when not backing off).
+    ``retry_at`` is when a failing chat is tried again (``None`` when not backing off), and
+    ``retry_volume`` the length (``ChatRecord.content_chars``) it must reach first (0: none).
     """
 
     calls: int = 0
@@ -41,6 +42,7 @@ class SummaryStats:
     failure_kinds: tuple[tuple[str, int], ...] = ()
     last_error: str | None = None
     retry_at: datetime | None = None
+    retry_volume: int = 0
 
     @property
     def by_kind(self) -> dict[str, int]:
@@ -60,6 +62,7 @@ class SummaryStats:
             failure_kinds=tuple(sorted(kinds.items())),
             last_error=run.error if run.failure is not None else None,
             retry_at=run.retry_at if run.failure is not None else None,
+            retry_volume=run.retry_volume if run.failure is not None else 0,
         )
 
 
@@ -68,7 +71,8 @@ class SummaryRun:
     """One run of a chat's summary job, as its commit records it.
 
     ``failure`` is the failure's kind (None when the run succeeded), ``error`` what to tell
-    a person, ``retry_at`` when the chat is due again.
+    a person, ``retry_at`` when the chat is due again and ``retry_volume`` the length it
+    must have grown to first.
     """
 
     calls: int = 0
@@ -77,6 +81,7 @@ class SummaryRun:
     failure: str | None = None
     error: str | None = None
     retry_at: datetime | None = None
+    retry_volume: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -106,6 +106,7 @@ chats = Table(
     Column("failure_kinds", JSON),
     Column("last_error", Text),
     Column("retry_at", UTCDateTime),
+    Column("retry_volume", BigInteger, nullable=False, server_default="0"),
     Column("facts", JSON),
     Column("content_chars", BigInteger, nullable=False, server_default="0"),
     Index("ix_chats_tenant_updated", "tenant", "updated_at"),

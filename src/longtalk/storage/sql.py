@@ -654,6 +654,7 @@ def _changing_values(chat: ChatRecord) -> dict[str, Any]:
         "failure_kinds": stats.by_kind,
         "last_error": stats.last_error,
         "retry_at": stats.retry_at,
+        "retry_volume": stats.retry_volume,
     }
 
 
@@ -685,6 +686,7 @@ def chat_record(m: Mapping[Any, Any]) -> ChatRecord:
             failure_kinds=tuple(sorted((m["failure_kinds"] or {}).items())),
             last_error=m["last_error"],
             retry_at=m["retry_at"],
+            retry_volume=m["retry_volume"],
         ),
     )
 

@@ -2,26 +2,50 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from functools import reduce
 
+from longtalk.config import MemoryConfig
 from longtalk.core.messages import Message, format_transcript
-from longtalk.errors import LLMError, LLMOutputError, LongtalkError
+from longtalk.errors import LLMError, LongtalkError
 from longtalk.llm.base import LLM, ChatMessage, LLMRequest, LLMResponse
+from longtalk.llm.retry import UnusableReplyError
 from longtalk.summary.model import ConversationSummary
 from longtalk.summary.prompts import PromptSet
-from longtalk.summary.replies import summary_from_reply
+from longtalk.summary.replies import read_summary_reply
 from longtalk.summary.writer import SummaryDraft
+
+MODEL_TOKENS_PER_COUNTED = 1.25
+"""Room for the model's tokenizer: stored summaries are counted with the configured counter
+(4 characters a token by default); a BPE tokenizer spends 1.0-1.2 of its tokens per counted
+token on a JSON summary and about 0.9 on prose (measured with SmolLM2's tokenizer)."""
+
+
+def reply_token_cap(config: MemoryConfig) -> int:
+    """The most tokens a summary reply can need, from the summary caps in ``config``.
+
+    An extension rewrites the latest chain row, and a row past ``max_summary_tokens`` makes
+    the next extension start a new row: so a reply is at most the row as it stands (up to
+    ``max_summary_tokens``) plus what one batch of new messages adds to it, for which a
+    row's worth again is allowed. A digest aims at ``summary_max_tokens``. Twice the larger
+    cap, in the model's tokens, is enough for every well-behaved reply and stops a reply
+    that runs on (a repetition loop, a copied transcript) long before a fixed large limit.
+    """
+    counted = 2 * max(config.max_summary_tokens, config.summary_max_tokens)
+    return math.ceil(counted * MODEL_TOKENS_PER_COUNTED)
 
 
 class LLMSummaryWriter:
     """Extends a summary with one LLM call whose input is the summary plus the new messages.
 
     Structured mode asks for JSON following ``ConversationSummary.json_schema()`` and merges
-    the answer into the existing summary, so entities the model forgot are kept. A reply that
-    is not a valid summary (empty, cut off, not JSON, wrongly typed JSON; see
-    ``summary.replies``) raises ``LLMOutputError``: nothing is stored, the last good summary
-    stays and the extension is retried later.
+    the answer into the existing summary, so entities the model forgot are kept; a prose
+    answer extends the narrative and keeps the rest. Any other reply (empty, cut off,
+    looping, broken or wrongly typed JSON, an echoed schema; see ``summary.replies``) raises
+    ``ReplyError`` naming its kind: nothing is stored, the last good summary stays and the
+    extension is retried later. Replies are capped at :func:`reply_token_cap` of ``config``
+    unless ``max_tokens`` / ``structured_max_tokens`` say otherwise.
     """
 
     def __init__(
@@ -30,15 +54,17 @@ class LLMSummaryWriter:
         *,
         prompts: PromptSet | None = None,
         temperature: float = 0.2,
-        max_tokens: int = 500,
-        structured_max_tokens: int = 1200,
+        max_tokens: int | None = None,
+        structured_max_tokens: int | None = None,
         use_json_schema: bool = True,
+        config: MemoryConfig | None = None,
     ) -> None:
+        cap = reply_token_cap(config or MemoryConfig())
         self.llm = llm
         self.prompts = prompts or PromptSet()
         self.temperature = temperature
-        self.max_tokens = max_tokens
-        self.structured_max_tokens = structured_max_tokens
+        self.max_tokens = max_tokens or cap
+        self.structured_max_tokens = structured_max_tokens or cap
         self.use_json_schema = use_json_schema
 
     def build_request(
@@ -81,15 +107,20 @@ class LLMSummaryWriter:
             if structured and self.use_json_schema
             else None,
             schema_name="conversation_summary",
+            stop_on_repetition=True,
         )
 
     async def _complete(self, request: LLMRequest) -> LLMResponse:
-        """The model's answer; a custom LLM's own exception becomes an ``LLMError``.
+        """The model's answer, usable or not; a custom LLM's own exception is an ``LLMError``.
 
-        So the planner degrades (keeps the last good summary) whatever the model raises.
+        A reply the backend found unusable (cut off, looping, empty) comes back as it was,
+        to be read by kind; so the planner degrades (keeps the last good summary) whatever
+        the model does.
         """
         try:
             return await self.llm.complete(request)
+        except UnusableReplyError as exc:
+            return exc.response
         except LongtalkError:
             raise
         except Exception as exc:  # noqa: BLE001 - any foreign error is an LLM failure here
@@ -102,16 +133,21 @@ class LLMSummaryWriter:
         max_tokens: int,
         structured: bool = True,
     ) -> SummaryDraft:
-        """Ask the model for one digest of ``summaries``; a reply that is no summary raises."""
+        """Ask the model for one digest of ``summaries``; a reply that is no summary raises.
+
+        A prose digest is narrative-only; what it leaves out of the lists is put back by the
+        consolidation (see ``summary.consolidate``).
+        """
         request = self.build_consolidation(summaries, max_tokens=max_tokens, structured=structured)
         response = await self._complete(request)
-        if response.finish_reason == "length":
-            raise LLMOutputError("the digest was cut off by the output limit; not stored")
-        digest = summary_from_reply(response.text, structured=structured, what="digest")
+        reply = read_summary_reply(
+            response, structured=structured, max_tokens=request.max_tokens, what="digest"
+        )
+        digest = reply.summary_or_raise(response)
         covered = sum(s.covered_turns for s in summaries)
         dates = reduce(lambda a, b: a.merge(b), summaries)
         update = {"covered_turns": covered, "since": dates.since, "until": dates.until}
-        return SummaryDraft(digest.model_copy(update=update), response.usage)
+        return SummaryDraft(digest.model_copy(update=update), response.usage, reply.kind)
 
     async def extend(
         self,
@@ -123,10 +159,12 @@ class LLMSummaryWriter:
         """Ask the model for the updated summary."""
         request = self.build_request(existing, new_messages, structured=structured)
         response = await self._complete(request)
-        if response.finish_reason == "length":
-            raise LLMOutputError("the summary was cut off by the output limit; not stored")
-        update = summary_from_reply(response.text, structured=structured)
-        if not structured:
-            return SummaryDraft(update, response.usage)
-        merged = existing.merge(update) if existing is not None else update
-        return SummaryDraft(merged, response.usage)
+        reply = read_summary_reply(response, structured=structured, max_tokens=request.max_tokens)
+        update = reply.summary_or_raise(response)
+        if not structured or existing is None:
+            merged = update
+        elif reply.kind == "prose":
+            merged = existing.extended_by(update.narrative)
+        else:
+            merged = existing.merge(update)
+        return SummaryDraft(merged, response.usage, reply.kind)

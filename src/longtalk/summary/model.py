@@ -13,6 +13,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 LIST_FIELDS = ("topics", "actions_taken", "decisions", "open_questions", "user_preferences")
 SCHEMA_KEYS = ("topics", "entities", *LIST_FIELDS[1:], "narrative", "covered_turns")
 """The keys an LLM is asked for (``since``/``until`` come from message timestamps)."""
+SCHEMA_BOUNDS = {"items": 4, "entities": 5, "chars": 120, "narrative": 1200}
+"""Per reply: items in a list, entities, characters in an item or entity field and in the
+narrative. Merging keeps what earlier extensions found, so a reply needs only what is new.
+Fewer items than a repetition loop needs repeats, and shorter strings than its span (see
+``longtalk.llm.repetition``): a grammar-bounded list is never mistaken for a loop."""
 
 
 class SummaryEntity(BaseModel):
@@ -124,6 +129,19 @@ class ConversationSummary(BaseModel):
             until=_latest(self.until, newer.until),
         )
 
+    def extended_by(self, prose: str) -> ConversationSummary:
+        """The summary with a prose reply folded into its narrative (Orchid's fallback).
+
+        Lists and entities stay as they are. The prose extends the narrative; when it already
+        restates the whole narrative (the model rewrote the story, as asked), it replaces it.
+        """
+        prose = prose.strip()
+        if not prose:
+            return self
+        old = self.narrative
+        narrative = prose if not old or _normal(old) in _normal(prose) else f"{old} {prose}"
+        return self.model_copy(update={"narrative": narrative})
+
     @property
     def period(self) -> str:
         """The dates the summary covers, e.g. ``8 May 2023 – 12 June 2023`` ('' if unknown)."""
@@ -162,21 +180,25 @@ class ConversationSummary(BaseModel):
 
     @staticmethod
     def json_schema() -> dict[str, Any]:
-        """The JSON schema an LLM is asked to follow for structured output."""
-        text_list = {"type": "array", "items": {"type": "string"}}
+        """The JSON schema an LLM is asked to follow for structured output.
+
+        Lists and strings are bounded (:data:`SCHEMA_BOUNDS`): far above what one extension
+        writes, but a server that enforces the schema with a grammar (llama.cpp, vLLM,
+        Ollama) then cannot let a small model repeat one item or one phrase until the
+        output limit: the list or string closes and the summary completes.
+        """
+        text = {"type": "string", "maxLength": SCHEMA_BOUNDS["chars"]}
+        text_list = {"type": "array", "items": text, "maxItems": SCHEMA_BOUNDS["items"]}
         return {
             "type": "object",
             "properties": {
                 "topics": text_list,
                 "entities": {
                     "type": "array",
+                    "maxItems": SCHEMA_BOUNDS["entities"],
                     "items": {
                         "type": "object",
-                        "properties": {
-                            "name": {"type": "string"},
-                            "type": {"type": "string"},
-                            "details": {"type": "string"},
-                        },
+                        "properties": {"name": text, "type": text, "details": text},
                         "required": ["name", "type", "details"],
                         "additionalProperties": False,
                     },
@@ -185,8 +207,8 @@ class ConversationSummary(BaseModel):
                 "decisions": text_list,
                 "open_questions": text_list,
                 "user_preferences": text_list,
-                "narrative": {"type": "string"},
-                "covered_turns": {"type": "integer"},
+                "narrative": {"type": "string", "maxLength": SCHEMA_BOUNDS["narrative"]},
+                "covered_turns": {"type": "integer", "minimum": 0},
             },
             "required": [*SCHEMA_KEYS],
             "additionalProperties": False,

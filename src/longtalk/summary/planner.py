@@ -1,4 +1,4 @@
-"""Planning a summary update: computation only, no storage writes (seed 003).
+"""Planning a summary update: computation only, no storage writes.
 
 The planner reads a chat's loaded state, decides whether the running summary must be
 extended, extends it with ONLY the messages that left the verbatim window since the last
@@ -27,17 +27,19 @@ from longtalk.core.history import (
 from longtalk.core.messages import Message
 from longtalk.core.tokens import TokenCounter, TokenUsage
 from longtalk.errors import LLMError
+from longtalk.llm.base import LLMResponse
 from longtalk.storage.base import SummaryRow
 from longtalk.summary.chain import row_summary, stored_form
 from longtalk.summary.consolidate import Consolidation, consolidate, due
 from longtalk.summary.model import earliest
+from longtalk.summary.replies import FailureKind, failure_kind
 from longtalk.summary.triggers import (
     CountOrTokensTrigger,
     TokensAndEpisodesTrigger,
     TriggerPolicy,
     TriggerResult,
 )
-from longtalk.summary.writer import SummaryWriter
+from longtalk.summary.writer import SummaryDraft, SummaryWriter
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +51,10 @@ class SummaryPlan:
     ``rows`` are the rows to write (new rows have ``id`` None) and ``chain`` the whole
     chain afterwards (empty when nothing changed); ``last_summarized`` is the
     new bookkeeping sequence, or None when nothing was folded. ``error`` is the writer
-    failure that stopped the run early, if any.
+    failure that stopped the run early, if any, and ``failure`` its kind (for a chat's
+    last error and a metric label). ``usage`` counts every call, the failed one included;
+    ``replies`` are the kinds of the extensions' replies (``json``, ``prose``; empty for
+    the offline writer), one per extension.
     """
 
     rows: tuple[SummaryRow, ...] = ()
@@ -61,6 +66,12 @@ class SummaryPlan:
     decision: TriggerResult = TriggerResult(False, "nothing pending", 0, 0)
     error: LLMError | None = None
     consolidations: int = 0
+    replies: tuple[str, ...] = ()
+
+    @property
+    def failure(self) -> FailureKind | None:
+        """Why the run stopped early (``cut_off``, ``broken_json``, ``unavailable``...)."""
+        return None if self.error is None else failure_kind(self.error)
 
     @property
     def changed(self) -> bool:
@@ -111,16 +122,25 @@ class SummaryPlanner:
         state = _ChainState(list(chain), last_summarized)
         pending = split.pending
         usage, extensions = TokenUsage(), 0
+        replies: list[str] = []
         folded: list[Numbered] = []
         error: LLMError | None = None
         while pending and extensions < self.config.max_extensions_per_run:
             batch, rest = next_batch(pending, max_chars=self.config.summary_input_max_chars)
             try:
-                usage += await self._extend(state, batch, chat_id)
+                draft = await self._extend(state, batch, chat_id)
             except LLMError as exc:
-                log.warning("summary extension failed for chat %s: %s", chat_id, exc)
+                log.warning(
+                    "summary extension failed for chat %s (%s): %s",
+                    chat_id,
+                    failure_kind(exc),
+                    exc,
+                )
+                usage += spent(exc)
                 error = exc
                 break
+            usage += draft.usage
+            replies.append(draft.kind)
             extensions += 1
             folded.extend(batch)
             pending = rest
@@ -149,11 +169,12 @@ class SummaryPlanner:
             decision=decision,
             error=error,
             consolidations=consolidations,
+            replies=tuple(replies),
         )
 
     async def _extend(
         self, state: _ChainState, batch: Sequence[Numbered], chat_id: str
-    ) -> TokenUsage:
+    ) -> SummaryDraft:
         latest = state.latest()
         rollover = latest is None or latest.token_count > self.config.max_summary_tokens
         existing = None if rollover or latest is None else row_summary(latest)
@@ -196,7 +217,13 @@ class SummaryPlanner:
                 )
             )
         state.last_summarized = batch[-1][0]
-        return draft.usage
+        return draft
+
+
+def spent(error: LLMError) -> TokenUsage:
+    """What a failed call cost: a reply that came back unusable still used tokens."""
+    response = getattr(error, "response", None)
+    return response.usage if isinstance(response, LLMResponse) else TokenUsage()
 
 
 def _dates(messages: Sequence[Message]) -> tuple[date | None, date | None]:

@@ -18,10 +18,15 @@ from longtalk.summary.model import ConversationSummary
 
 @dataclass(frozen=True, slots=True)
 class SummaryDraft:
-    """A writer's answer: the updated summary and what producing it cost."""
+    """A writer's answer: the updated summary, what producing it cost, the reply's kind.
+
+    ``kind`` is the kind of the model's reply (``json``, or ``prose`` merged as a narrative;
+    see ``summary.replies``), or empty for a writer without a model.
+    """
 
     summary: ConversationSummary
     usage: TokenUsage = field(default_factory=TokenUsage)
+    kind: str = ""
 
 
 @runtime_checkable

@@ -363,7 +363,9 @@ class ChatStoreConformance:
     ) -> None:
         chat_id = await new_chat(storage, 2)
         retry_at = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
-        failed = SummaryRun(1, 100, 0, failure="cut_off", error="cut off", retry_at=retry_at)
+        failed = SummaryRun(
+            1, 100, 0, failure="cut_off", error="cut off", retry_at=retry_at, retry_volume=900
+        )
         await storage.commit_turn(TurnCommit(chat_id, run=failed))
         await storage.commit_turn(TurnCommit(chat_id, run=replace(failed, failure="cut_off")))
         chat = await storage.get_chat(chat_id)
@@ -371,14 +373,14 @@ class ChatStoreConformance:
         stats = chat.stats
         assert (stats.calls, stats.input_tokens, stats.failures) == (2, 200, 2)
         assert stats.by_kind == {"cut_off": 2} and stats.last_error == "cut off"
-        assert stats.retry_at == retry_at
+        assert stats.retry_at == retry_at and stats.retry_volume == 900
         await storage.commit_turn(TurnCommit(chat_id, run=SummaryRun(1, 50, 20)))
         chat = await storage.get_chat(chat_id)
         assert chat is not None
         stats = chat.stats
         assert (stats.calls, stats.input_tokens, stats.output_tokens) == (3, 250, 20)
         assert stats.failures == 0 and stats.by_kind == {"cut_off": 2}
-        assert stats.last_error is None and stats.retry_at is None
+        assert stats.last_error is None and stats.retry_at is None and stats.retry_volume == 0
 
 
 class SummaryStoreConformance:

@@ -114,4 +114,6 @@ async def extend_summary(
         if not clean_output(llm.last_text):
             raise
         return None, llm.last_text
+    if structured and draft.kind == "prose":
+        return None, llm.last_text
     return draft.summary, llm.last_text

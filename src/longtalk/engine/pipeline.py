@@ -1,0 +1,59 @@
+"""The engine's filter step: the shortener a truncation strategy needs, and the pipeline run.
+
+:func:`shortener_for` builds the shortener a strategy needs (an LLM or the embedder), and
+:func:`apply_pipeline` runs a filter pipeline after awaiting what its LLM shorteners need.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from longtalk.core.filters import (
+    FilterContext,
+    MaxCharsFilter,
+    MessageFilterPipeline,
+    context_for,
+)
+from longtalk.core.messages import Message
+from longtalk.core.truncation import Shortener, TruncationStrategy
+from longtalk.embed.truncation import SemanticShortener, TextEmbedder
+from longtalk.llm.base import LLM
+from longtalk.llm.truncation import LLMShortener
+
+__all__ = ["apply_pipeline", "shortener_for"]
+
+
+def shortener_for(
+    strategy: TruncationStrategy | str,
+    *,
+    llm: LLM | None = None,
+    embedder: TextEmbedder | None = None,
+) -> Shortener | None:
+    """The shortener ``strategy`` needs, or None (``hard``, ``middle``, or no backend)."""
+    chosen = TruncationStrategy(strategy)
+    if chosen is TruncationStrategy.LLM and llm is not None:
+        return LLMShortener(llm)
+    if chosen is TruncationStrategy.SEMANTIC and embedder is not None:
+        return SemanticShortener(embedder)
+    return None
+
+
+async def apply_pipeline(
+    pipeline: MessageFilterPipeline,
+    messages: Sequence[Message],
+    context: FilterContext | None = None,
+) -> list[Message]:
+    """Run ``pipeline``, first asking each LLM shortener for the messages it will see."""
+    context = context or context_for(messages)
+    result = list(messages)
+    for message_filter in pipeline.filters:
+        if isinstance(message_filter, MessageFilterPipeline):
+            result = await apply_pipeline(message_filter, result, context)
+            continue
+        if isinstance(message_filter, MaxCharsFilter) and isinstance(
+            message_filter.shortener, LLMShortener
+        ):
+            contents = [message.content for message in result]
+            await message_filter.shortener.prepare(contents, message_filter.max_chars)
+        result = message_filter.apply(result, context)
+    return result
