@@ -19,7 +19,9 @@ of wall time over the load), ``append_p95_ms`` and ``context_p95_ms``, ``summary
 ROLLBACK included: each statement is one round trip): ``pg_statements_per_append`` and
 ``pg_statements_per_context`` (before the load: 30 requests one at a time on replica 0,
 the background work they cause included, the idle rate subtracted),
-``pg_idle_statements_per_second`` (idle replicas: job polling, pool pings), and under the
+``pg_idle_statements_per_second`` (idle replicas: job polling, pool pings),
+``probe_top_statements`` (the most frequent statements of each probe, calls per request),
+and under the
 load ``pg_statements_per_request_under_load``, ``pg_transactions_per_request_under_load``
 (``pg_stat_database`` commits) and ``top_statements`` (the most frequent, calls per
 append). ``vs_1`` holds each figure divided by the 1-replica run's. On a machine with few
@@ -45,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "scaleout
 from cluster import Client, Cluster, config_text  # noqa: E402
 
 from longtalk.testing import ChatCompletionsServer  # noqa: E402
-from pg_stats import counting_server, fresh_database, statements  # noqa: E402
+from pg_stats import BENCH_MARK, counting_server, fresh_database, statements  # noqa: E402
 
 TOP = 8
 
@@ -96,6 +98,7 @@ async def load(cluster: Cluster, args: argparse.Namespace) -> dict[str, Any]:
 
 
 PROBED = ("append", "context")
+DRAIN_QUERY = f"SELECT count(*) AS {BENCH_MARK} FROM longtalk_jobs"
 PROBE_REQUESTS = 30
 IDLE_SECONDS = 3.0
 
@@ -111,7 +114,7 @@ async def drained(dsn: str) -> None:
     """Wait until no summary job is pending."""
     db = await asyncpg.connect(dsn)
     try:
-        while await db.fetchval("SELECT count(*) FROM longtalk_jobs"):
+        while await db.fetchval(DRAIN_QUERY):
             await asyncio.sleep(0.2)
     finally:
         await db.close()
@@ -124,7 +127,7 @@ async def probe(
     dsn: str,
     kind: str,
     idle: float,
-) -> float:
+) -> tuple[float, list[dict[str, Any]]]:
     """Statements per request of one kind, one request at a time, idle polling removed.
 
     An append's cost includes the background work it causes (its job's trigger check).
@@ -149,7 +152,16 @@ async def probe(
     elapsed = time.perf_counter() - started
     await client.close()
     spent = await statements(admin, database) - idle * elapsed
-    return round(max(spent, 0.0) / PROBE_REQUESTS, 2)
+    rows = await admin.fetch(
+        "SELECT query, calls FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid "
+        f"WHERE d.datname = $1 AND query NOT LIKE '%{BENCH_MARK}%' ORDER BY calls DESC",
+        database,
+    )
+    top = [
+        {"query": _short(row["query"]), "per_request": round(row["calls"] / PROBE_REQUESTS, 2)}
+        for row in rows[:TOP]
+    ]
+    return round(max(spent, 0.0) / PROBE_REQUESTS, 2), top
 
 
 def p95_ms(seconds: list[float]) -> float:
@@ -183,7 +195,7 @@ async def one_run(
         await asyncio.sleep(1.0)  # let the statistics collector catch up
         statements = await admin.fetch(
             "SELECT query, calls FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid "
-            "WHERE d.datname = $1 ORDER BY calls DESC",
+            f"WHERE d.datname = $1 AND query NOT LIKE '%{BENCH_MARK}%' ORDER BY calls DESC",
             name,
         )
         commits = await admin.fetchval(
@@ -204,8 +216,9 @@ async def one_run(
         "append_p95_ms": p95_ms(result["append"]),
         "context_p95_ms": p95_ms(result["context"]),
         "summary_calls": len(llm.calls) - calls_before,
-        "pg_statements_per_append": probes["append"],
-        "pg_statements_per_context": probes["context"],
+        "pg_statements_per_append": probes["append"][0],
+        "pg_statements_per_context": probes["context"][0],
+        "probe_top_statements": {kind: probes[kind][1] for kind in PROBED},
         "pg_idle_statements_per_second": round(idle, 2),
         "pg_statements_per_request_under_load": round(total / (2 * appends), 2),
         "pg_transactions_per_request_under_load": round(int(commits or 0) / (2 * appends), 2),

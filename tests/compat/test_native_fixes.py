@@ -17,8 +17,8 @@ from longtalk.core.tokens import HeuristicTokenCounter
 from longtalk.engine import MemoryEngine
 from longtalk.storage.sqlite import SqliteStorage
 from longtalk.summary.llm_writer import LLMSummaryWriter
-from longtalk.testing import ScriptedLLM
-from longtalk.vectors.base import RecalledTurn, RecallScope
+from longtalk.testing import BrokenRecall, ScriptedLLM
+from longtalk.vectors.base import RecallScope
 
 COUNTER = HeuristicTokenCounter()
 
@@ -181,33 +181,8 @@ async def test_a_title_llm_raising_a_foreign_exception_keeps_the_summary(
 # -- a custom vector store's own exception degrades after the write -----------------------
 
 
-class BrokenRecall:
-    """A custom recall backend whose every call raises a non-longtalk exception."""
-
-    def __init__(self) -> None:
-        self.store_calls = 0
-
-    async def get_relevant_history(
-        self,
-        query: str,
-        scope: RecallScope,
-        *,
-        k: int = 5,
-        similarity_threshold: float = 0.5,
-        exclude_hashes: frozenset[str] = frozenset(),
-    ) -> list[RecalledTurn]:
-        raise ConnectionResetError("vector db reset the connection")
-
-    async def store_turns(self, scope: RecallScope, messages: Sequence[tuple[int, Message]]) -> int:
-        self.store_calls += 1
-        raise RuntimeError("Qdrant down")
-
-    async def delete_chat(self, scope: RecallScope) -> None:
-        raise RuntimeError("Qdrant down")
-
-
 async def test_a_custom_vector_store_failure_degrades_and_loses_nothing(tmp_path: Path) -> None:
-    recall = BrokenRecall()
+    recall = BrokenRecall(RuntimeError("Qdrant down"))
     config = MemoryConfig(strategy="rag_augmented", summary_recent_turns=2)
     storage = SqliteStorage(tmp_path / "chat.db")
     memory = MemoryEngine(storage, config=config, recall=recall, counter=COUNTER)

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
-import numpy as np
-import numpy.typing as npt
 import pytest
 
 from longtalk.core.filters import (
@@ -38,35 +35,27 @@ from longtalk.core.truncation import ELLIPSIS, MIDDLE_MARKER, TruncationStrategy
 from longtalk.embed.truncation import SemanticShortener
 from longtalk.engine.pipeline import apply_pipeline
 from longtalk.errors import LLMTransientError
-from longtalk.llm.base import LLMRequest, LLMResponse
+from longtalk.llm.base import LLMRequest
 from longtalk.llm.truncation import LLMShortener
+from longtalk.testing import BagOfWordsEmbedder, FunctionLLM
 
 
-class ScriptedLLM:
+def first_words(request: LLMRequest) -> str:
     """Shortens by answering with the first words of the message it was given."""
+    message = request.messages[-1].content.split("Message:\n", 1)[1]
+    return "LLM: " + " ".join(message.split()[:3])
 
-    def __init__(self, fail: bool = False) -> None:
-        self.fail = fail
-        self.calls = 0
 
-    async def complete(self, request: LLMRequest) -> LLMResponse:
-        self.calls += 1
-        if self.fail:
+def shortening_llm(down: list[bool] | None = None) -> FunctionLLM:
+    """An LLM that shortens with :func:`first_words`; it fails while ``down[0]`` is true."""
+    state = down if down is not None else [False]
+
+    def answer(request: LLMRequest) -> str:
+        if state[0]:
             raise LLMTransientError("down")
-        message = request.messages[-1].content.split("Message:\n", 1)[1]
-        return LLMResponse(text="LLM: " + " ".join(message.split()[:3]))
+        return first_words(request)
 
-
-class BagOfWordsEmbedder:
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        vocabulary = sorted({w for t in texts for w in re.findall(r"[a-z]+", t.lower())})
-        index = {word: i for i, word in enumerate(vocabulary)}
-        matrix = np.zeros((len(texts), max(1, len(vocabulary))), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for word in re.findall(r"[a-z]+", text.lower()):
-                matrix[row, index[word]] += 1
-        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        return matrix / np.where(norms == 0, 1, norms)
+    return FunctionLLM(answer)
 
 
 def contents(messages: Sequence[Message]) -> list[str]:
@@ -241,28 +230,28 @@ def test_max_chars_semantic_uses_the_last_user_message_as_query() -> None:
 
 
 async def test_max_chars_llm_strategy_calls_the_llm_only_when_awaited() -> None:
-    llm = ScriptedLLM()
+    llm = shortening_llm()
     long = "alpha beta gamma delta " * 20
-    shortener = LLMShortener(llm)  # type: ignore[arg-type]
+    shortener = LLMShortener(llm)
     pipeline = MessageFilterPipeline((MaxCharsFilter(65, "llm", shortener=shortener),))
     messages = [user(long), tool_call("call " * 30, ["t1"]), tool_result("ok", "t1")]
     result = await apply_pipeline(pipeline, messages)
     assert contents(result)[0] == "LLM: alpha beta gamma"
     assert contents(result)[1] == "LLM: call call call"
     assert result[1].tool_call_ids == ("t1",) and result[2].content == "ok"
-    assert llm.calls == 2
-    fresh = MessageFilterPipeline((MaxCharsFilter(65, "llm", shortener=LLMShortener(llm)),))  # type: ignore[arg-type]
+    assert len(llm.calls) == 2
+    fresh = MessageFilterPipeline((MaxCharsFilter(65, "llm", shortener=LLMShortener(llm)),))
     sync = fresh.apply(messages)  # nothing prepared: middle, no call
-    assert MIDDLE_MARKER in sync[0].content and llm.calls == 2
+    assert MIDDLE_MARKER in sync[0].content and len(llm.calls) == 2
 
 
 async def test_max_chars_llm_failure_falls_back_to_middle() -> None:
-    llm = ScriptedLLM(fail=True)
+    llm = shortening_llm([True])
     long = "0123456789" * 30
-    truncator = MaxCharsFilter(100, "llm", shortener=LLMShortener(llm))  # type: ignore[arg-type]
+    truncator = MaxCharsFilter(100, "llm", shortener=LLMShortener(llm))
     result = await apply_pipeline(MessageFilterPipeline((truncator,)), [user(long)])
     assert result[0].content == long[:40] + MIDDLE_MARKER + long[-40:]
-    assert llm.calls == 1
+    assert len(llm.calls) == 1
 
 
 # -- presets ---------------------------------------------------------------------------
@@ -410,19 +399,20 @@ def test_no_filter_separates_a_tool_call_from_its_results(message_filter: Messag
 
 
 async def test_max_chars_llm_answers_are_remembered_but_fallbacks_are_not() -> None:
-    llm = ScriptedLLM()
-    shortener = LLMShortener(llm, cache_size=2)  # type: ignore[arg-type]
+    down = [False]
+    llm = shortening_llm(down)
+    shortener = LLMShortener(llm, cache_size=2)
     truncator = MessageFilterPipeline((MaxCharsFilter(65, "llm", shortener=shortener),))
     first, second, third = ("alpha " * 20, "beta " * 20, "gamma " * 20)
     for _ in range(3):
         result = await apply_pipeline(truncator, [user(first), assistant(second)])
     assert contents(result) == ["LLM: alpha alpha alpha", "LLM: beta beta beta"]
-    assert llm.calls == 2
+    assert len(llm.calls) == 2
     await apply_pipeline(truncator, [user(third)])  # evicts the oldest answer
     await apply_pipeline(truncator, [user(first)])
-    assert llm.calls == 4
-    llm.fail = True
+    assert len(llm.calls) == 4
+    down[0] = True
     for _ in range(2):
         fallback = await apply_pipeline(truncator, [user("delta " * 20)])
         assert MIDDLE_MARKER in fallback[0].content
-    assert llm.calls == 6
+    assert len(llm.calls) == 6

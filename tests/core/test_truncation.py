@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -18,45 +17,10 @@ from longtalk.core.truncation import (
 )
 from longtalk.embed.truncation import TextEmbedder
 from longtalk.errors import LLMTransientError
-from longtalk.llm.base import LLM, LLMRequest, LLMResponse
+from longtalk.llm.base import LLM
+from longtalk.testing import BagOfWordsEmbedder, ScriptedLLM
 
 TEXT = "".join(chr(ord("a") + i % 26) for i in range(500))
-
-
-class ScriptedLLM:
-    """Answers with a fixed text or raises; records every request."""
-
-    def __init__(self, answer: str | None = None, error: Exception | None = None) -> None:
-        self.answer = answer
-        self.error = error
-        self.requests: list[LLMRequest] = []
-
-    async def complete(self, request: LLMRequest) -> LLMResponse:
-        self.requests.append(request)
-        if self.error is not None:
-            raise self.error
-        return LLMResponse(text=self.answer or "")
-
-
-class BagOfWordsEmbedder:
-    """Deterministic: one dimension per known word, L2-normalised counts."""
-
-    def __init__(self) -> None:
-        self.vocabulary: dict[str, int] = {}
-        self.calls = 0
-
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        self.calls += 1
-        rows = [re.findall(r"[a-z]+", text.lower()) for text in texts]
-        for words in rows:
-            for word in words:
-                self.vocabulary.setdefault(word, len(self.vocabulary))
-        matrix = np.zeros((len(texts), max(1, len(self.vocabulary))), dtype=np.float32)
-        for row, words in enumerate(rows):
-            for word in words:
-                matrix[row, self.vocabulary[word]] += 1
-        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        return (matrix / np.where(norms == 0, 1, norms)).astype(np.float32)
 
 
 class BrokenEmbedder:
@@ -143,16 +107,16 @@ def test_middle_unchanged_when_it_fits_and_unicode_is_kept_whole() -> None:
 
 
 async def test_llm_answer_is_cleaned_and_used() -> None:
-    llm = ScriptedLLM("<think>plan</think>Short version.<|im_end|>")
+    llm = ScriptedLLM(default="<think>plan</think>Short version.<|im_end|>")
     result = await truncate_content_async(TEXT, 100, TruncationStrategy.LLM, llm=llm)
     assert result == "Short version."
-    assert len(llm.requests) == 1
-    prompt = llm.requests[0].messages[-1].content
+    assert len(llm.calls) == 1
+    prompt = llm.calls[0].request.messages[-1].content
     assert "100 characters" in prompt and TEXT in prompt
 
 
 async def test_llm_answer_longer_than_the_limit_is_cut_to_it() -> None:
-    llm = ScriptedLLM("word " * 100)
+    llm = ScriptedLLM(default="word " * 100)
     result = await truncate_content_async(TEXT, 50, "llm", llm=llm)
     assert len(result) == 50
     assert result.endswith(ELLIPSIS)
@@ -161,11 +125,11 @@ async def test_llm_answer_longer_than_the_limit_is_cut_to_it() -> None:
 @pytest.mark.parametrize(
     "llm",
     [
-        ScriptedLLM(error=LLMTransientError("timeout")),
-        ScriptedLLM(error=RuntimeError("driver exploded")),
-        ScriptedLLM(""),
-        ScriptedLLM("   <|im_end|>  "),
-        ScriptedLLM("<think>only reasoning</think>"),
+        ScriptedLLM(default=LLMTransientError("timeout")),
+        ScriptedLLM(default=RuntimeError("driver exploded")),
+        ScriptedLLM(default=""),
+        ScriptedLLM(default="   <|im_end|>  "),
+        ScriptedLLM(default="<think>only reasoning</think>"),
         None,
     ],
     ids=["llm-error", "other-error", "empty", "only-tokens", "only-reasoning", "no-llm"],
@@ -177,9 +141,9 @@ async def test_llm_falls_back_to_middle_on_any_failure(llm: ScriptedLLM | None) 
 
 
 async def test_llm_is_not_called_when_content_fits() -> None:
-    llm = ScriptedLLM("never")
+    llm = ScriptedLLM(default="never")
     assert await truncate_content_async("short", 100, "llm", llm=llm) == "short"
-    assert llm.requests == []
+    assert llm.calls == []
 
 
 def test_sync_llm_strategy_uses_middle() -> None:

@@ -9,21 +9,23 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 from longtalk.config import MemoryConfig
-from longtalk.core.messages import Message, assistant, user
+from longtalk.core.messages import assistant, user
 from longtalk.embed.hashing import HashingEmbedder
 from longtalk.engine import MemoryEngine
 from longtalk.recall.retriever import HybridRetriever
 from longtalk.storage.sqlite import SqliteStorage
-from longtalk.vectors.base import RecalledTurn, RecallScope
+from longtalk.testing import RecordingRecall
+from longtalk.vectors.base import RecallScope
 from longtalk.vectors.qdrant_edge import QdrantEdgeStore
 
 SECRET = "ZEBRA-4471-vault"
+Parts = tuple[MemoryEngine, RecordingRecall, QdrantEdgeStore]
 
 
 def files_holding(root: Path, text: str) -> list[str]:
@@ -36,49 +38,10 @@ def files_holding(root: Path, text: str) -> list[str]:
     )
 
 
-class GatedRecall:
-    """The real retriever, with storing held at a gate (to interleave a delete with it)."""
-
-    def __init__(self, inner: HybridRetriever) -> None:
-        self.inner = inner
-        self.entered = asyncio.Event()
-        self.gate = asyncio.Event()
-        self.gate.set()
-
-    async def store_many(
-        self, batches: Sequence[tuple[RecallScope, Sequence[tuple[int, Message]]]]
-    ) -> int:
-        self.entered.set()
-        await self.gate.wait()
-        return await self.inner.store_many(batches)
-
-    async def store_turns(self, scope: RecallScope, messages: Sequence[tuple[int, Message]]) -> int:
-        return await self.store_many([(scope, messages)])
-
-    async def delete_chat(self, scope: RecallScope) -> None:
-        await self.inner.delete_chat(scope)
-
-    async def delete_chats(self, scopes: Sequence[RecallScope]) -> None:
-        await self.inner.delete_chats(scopes)
-
-    async def get_relevant_history(
-        self,
-        query: str,
-        scope: RecallScope,
-        *,
-        k: int = 5,
-        similarity_threshold: float = 0.5,
-        exclude_hashes: frozenset[str] = frozenset(),
-    ) -> list[RecalledTurn]:
-        return await self.inner.get_relevant_history(
-            query, scope, k=k, similarity_threshold=similarity_threshold
-        )
-
-
 @pytest.fixture
-async def parts(tmp_path: Path) -> AsyncIterator[tuple[MemoryEngine, GatedRecall, QdrantEdgeStore]]:
+async def parts(tmp_path: Path) -> AsyncIterator[Parts]:
     store = QdrantEdgeStore(tmp_path / "vectors")
-    recall = GatedRecall(HybridRetriever(store, HashingEmbedder()))
+    recall = RecordingRecall(HybridRetriever(store, HashingEmbedder()))
     storage = SqliteStorage(tmp_path / "chats.db")
     config = MemoryConfig(strategy="rag_augmented", summary_recent_turns=1)
     engine = MemoryEngine(storage, config=config, recall=recall)
@@ -97,7 +60,7 @@ async def recalled(engine: MemoryEngine, chat_id: str, query: str) -> list[str]:
 
 
 async def test_an_indexing_run_racing_the_delete_leaves_no_vector_behind(
-    parts: tuple[MemoryEngine, GatedRecall, QdrantEdgeStore], tmp_path: Path
+    parts: Parts, tmp_path: Path
 ) -> None:
     engine, recall, store = parts
     await engine.create_chat("x")
@@ -122,7 +85,7 @@ async def test_an_indexing_run_racing_the_delete_leaves_no_vector_behind(
 
 
 async def test_deleted_text_is_not_readable_in_the_store_files(
-    parts: tuple[MemoryEngine, GatedRecall, QdrantEdgeStore], tmp_path: Path
+    parts: Parts, tmp_path: Path
 ) -> None:
     engine, _, store = parts
     for chat_id, text in [("gone", SECRET), ("kept", "the harbour opens at nine")]:
@@ -144,7 +107,7 @@ async def test_deleted_text_is_not_readable_in_the_store_files(
 
 
 async def test_delete_by_user_and_by_tenant_reaches_the_vectors(
-    parts: tuple[MemoryEngine, GatedRecall, QdrantEdgeStore], tmp_path: Path
+    parts: Parts, tmp_path: Path
 ) -> None:
     engine, _, store = parts
     vectors = tmp_path / "vectors"

@@ -1,6 +1,6 @@
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable
 from contextvars import ContextVar
 from datetime import datetime
 from pathlib import Path
@@ -17,8 +17,8 @@ from longtalk.storage.base import ChatStorage
 from longtalk.storage.memory import InMemoryStorage
 from longtalk.storage.sqlite import SqliteStorage
 from longtalk.summary.llm_writer import LLMSummaryWriter
-from longtalk.testing import FunctionLLM, ScriptedLLM
-from longtalk.vectors.base import RecalledTurn, RecallScope
+from longtalk.testing import FunctionLLM, RecordingRecall, ScriptedLLM
+from longtalk.vectors.base import RecallScope
 
 COUNTER = HeuristicTokenCounter()
 STORAGE: ContextVar[Callable[[], ChatStorage]] = ContextVar("STORAGE")
@@ -204,36 +204,6 @@ async def test_title_comes_from_the_llm_and_falls_back_offline() -> None:
     assert title and title.startswith("Question 0 about topic 0")
 
 
-class RecordingRecall:
-    def __init__(self, fail: bool = False, said: Message | None = None) -> None:
-        self.fail = fail
-        self.said = said or user("an old fact about the boat")
-        self.stored: list[tuple[RecallScope, int]] = []
-        self.deleted: list[RecallScope] = []
-        self.queries: list[tuple[str, frozenset[str]]] = []
-
-    async def get_relevant_history(
-        self,
-        query: str,
-        scope: RecallScope,
-        *,
-        k: int = 5,
-        similarity_threshold: float = 0.5,
-        exclude_hashes: frozenset[str] = frozenset(),
-    ) -> list[RecalledTurn]:
-        self.queries.append((query, exclude_hashes))
-        return [RecalledTurn(self.said, 0.9, 1)]
-
-    async def store_turns(self, scope: RecallScope, messages: Sequence[tuple[int, Message]]) -> int:
-        if self.fail:
-            raise VectorStoreError("store is down")
-        self.stored.append((scope, len(messages)))
-        return len(messages)
-
-    async def delete_chat(self, scope: RecallScope) -> None:
-        self.deleted.append(scope)
-
-
 async def test_rag_recalls_before_the_summary_and_excludes_the_window() -> None:
     recall = RecordingRecall()
     memory = engine(ScriptedLLM(default="S"), strategy="rag_augmented")
@@ -264,7 +234,7 @@ async def test_recalled_relative_dates_follow_the_configuration(resolve_dates: b
 
 async def test_a_failing_vector_store_never_breaks_the_write_path() -> None:
     memory = engine(ScriptedLLM(default="S"), strategy="rag_augmented")
-    memory.recall = RecordingRecall(fail=True)
+    memory.recall = RecordingRecall(fail=VectorStoreError("store is down"))
     chat = await memory.create_chat("c1")
     stored = await memory.add_messages(chat.id, exchange(0))
     assert [m.sequence for m in stored] == [1, 2]

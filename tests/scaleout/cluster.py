@@ -36,7 +36,7 @@ def config_text(dsn: str, llm_url: str, *, vectors: str = "null:", **service: An
         "summary_retry_seconds": 0.5,
         "summary_retry_max_seconds": 2.0,
         "job_lease_seconds": 3.0,
-        "job_poll_seconds": 0.5,
+        "job_poll_seconds": 2.0,
         **service,
     }
     lines = [

@@ -1,4 +1,4 @@
-"""PostgreSQL's pool pings a connection only after it sat idle, and replaces a dead one."""
+"""PostgreSQL's pool pings a connection only after it sat idle, and replaces a closed one."""
 
 from __future__ import annotations
 
@@ -41,8 +41,12 @@ async def test_busy_connections_skip_the_ping_idle_ones_are_checked_and_replaced
     assert await backend_pid(storage) == first and pings == []
 
     await asyncio.sleep(IDLE_PING_SECONDS + 0.2)  # idle now: the next use pings it first
+    assert await storage.get_chat(chat.id) is not None
+    assert len(pings) == 1 and await backend_pid(storage) == first  # alive: kept
+
     kill = text("SELECT pg_terminate_backend(:pid)").bindparams(pid=first)
     assert await admin.transaction(lambda conn: conn.scalar(kill))
+    await asyncio.sleep(0.2)  # the server's goodbye reaches the idle connection
     found = await storage.get_chat(chat.id)  # the dead connection is replaced, not an error
     assert found is not None and found.id == chat.id
-    assert len(pings) == 1 and await backend_pid(storage) != first
+    assert len(pings) == 1 and await backend_pid(storage) != first  # known dead: no ping

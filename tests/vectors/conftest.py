@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import hashlib
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
-from vector_helpers import MODEL, STORES, open_store, sparse_terms
+from vector_helpers import STORES, opener
 
 from longtalk.embed.minilm import MiniLMEmbedder
+from longtalk.testing.vector_suite import turn_point
 from longtalk.vectors.base import RecallScope, VectorPoint, VectorStore
 
 
@@ -35,19 +35,7 @@ def embed(embedder: MiniLMEmbedder) -> Callable[[str], np.ndarray]:
 @pytest.fixture
 def make_point(embed: Callable[[str], np.ndarray]) -> Callable[..., VectorPoint]:
     def make(scope: RecallScope, sequence: int, text: str, role: str = "user") -> VectorPoint:
-        payload = {
-            "namespace": scope.namespace,
-            "tenant": scope.tenant,
-            "user": scope.user,
-            "chat_id": scope.chat_id,
-            "role": role,
-            "sequence": sequence,
-            "timestamp": f"2026-01-01T00:00:{sequence:02d}+00:00",
-            "content": text,
-            "content_hash": hashlib.sha256(text.encode()).hexdigest(),
-        }
-        point_id = f"{scope.tenant}:{scope.user}:{scope.chat_id}:{sequence}"
-        return VectorPoint(point_id, embed(text), payload, sparse_terms(text))
+        return turn_point(scope, sequence, text, embed(text), role=role)
 
     return make
 
@@ -58,8 +46,7 @@ def store_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(params=STORES)
-async def store(request: pytest.FixtureRequest, store_path: Path) -> AsyncIterator[VectorStore]:
-    opened = open_store(request.param, store_path, request)
-    await opened.setup(dimension=384, model_id=MODEL)
-    yield opened
-    await opened.close()
+def open_store(request: pytest.FixtureRequest, store_path: Path) -> Callable[[], VectorStore]:
+    """Every store kind, each at a new place (pgvector: a new table)."""
+    dsn = request.getfixturevalue("postgres_dsn") if request.param == "pgvector" else ""
+    return opener(request.param, store_path, dsn)

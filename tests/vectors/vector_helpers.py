@@ -3,33 +3,25 @@
 from __future__ import annotations
 
 import hashlib
-import re
-import zlib
-from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
-from longtalk.vectors.base import SparseVector, VectorStore
+from longtalk.testing.vector_suite import MODEL, sparse_terms
+from longtalk.vectors.base import VectorStore
 from longtalk.vectors.pgvector import PgVectorStore
 from longtalk.vectors.qdrant_edge import QdrantEdgeStore
 from longtalk.vectors.qdrant_server import QdrantServerStore
 
+__all__ = ["MODEL", "STORES", "opener", "sparse_terms"]
+
 STORES = ["qdrant-edge", "qdrant-local", "pgvector"]
-MODEL = "test-model@1"
 
 
-def sparse_terms(text: str) -> SparseVector:
-    counts = Counter(re.findall(r"\w+", text.lower()))
-    pairs = sorted((zlib.crc32(w.encode()) % (2**31 - 1), float(c)) for w, c in counts.items())
-    return SparseVector(tuple(i for i, _ in pairs), tuple(v for _, v in pairs))
-
-
-def open_store(kind: str, where: Path, request: pytest.FixtureRequest) -> VectorStore:
+def opener(kind: str, where: Path, dsn: str = "") -> Callable[[], VectorStore]:
+    """Opens a store of ``kind`` at ``where`` (pgvector: a table named after it in ``dsn``)."""
     if kind == "qdrant-edge":
-        return QdrantEdgeStore(where / "edge")
+        return lambda: QdrantEdgeStore(where / "edge")
     if kind == "qdrant-local":
-        return QdrantServerStore(path=str(where / "local"))
-    dsn = request.getfixturevalue("postgres_dsn")
+        return lambda: QdrantServerStore(path=str(where / "local"))
     table = "t_" + hashlib.sha1(str(where).encode()).hexdigest()[:12]
-    return PgVectorStore(dsn, table=table)
+    return lambda: PgVectorStore(dsn, table=table)

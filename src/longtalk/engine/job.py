@@ -137,14 +137,18 @@ class SummaryJob:
         force: bool = False,
         incarnation: str | None = None,
         listener: JobListener | None = None,
+        state: ChatState | None = None,
     ) -> SummarizeOutcome:
         """Extend the summary if due (always when ``force``); see the module docstring.
 
         ``incarnation`` pins the chat: ``NotFoundError`` when the chat of that id is now
-        another one (deleted and created again), and nothing is written.
+        another one (deleted and created again), and nothing is written. ``state`` is the
+        chat's state when the caller read it already (a queue's claim); a lost race reloads.
         """
+        loaded = state
         for attempt in range(1, CAS_ATTEMPTS + 1):
-            state = await self.load(chat_id, incarnation)
+            state = await self.load(chat_id, incarnation, loaded=loaded)
+            loaded = None
             if not force and (reason := self._why_not(state)) is not None:
                 return SummarizeOutcome(chat=state.chat, attempts=attempt, skipped=reason)
             if listener is not None:
@@ -167,9 +171,14 @@ class SummaryJob:
         )
         return SummarizeOutcome(attempts=CAS_ATTEMPTS, deferred=True)
 
-    async def load(self, chat_id: str, incarnation: str | None = None) -> ChatState:
-        """The chat's state; ``NotFoundError`` when it is gone or another incarnation."""
-        state = await self.storage.load_state(chat_id)
+    async def load(
+        self, chat_id: str, incarnation: str | None = None, *, loaded: ChatState | None = None
+    ) -> ChatState:
+        """The chat's state (``loaded``, else read from storage).
+
+        ``NotFoundError`` when the chat is gone or another incarnation.
+        """
+        state = loaded if loaded is not None else await self.storage.load_state(chat_id)
         if incarnation is not None and state.chat.incarnation != incarnation:
             raise NotFoundError(f"chat {chat_id!r} was deleted (an id re-created is another chat)")
         return state

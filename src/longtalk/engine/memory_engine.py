@@ -35,7 +35,7 @@ from longtalk.errors import BackendError, NotFoundError
 from longtalk.facts.keeper import DurableFacts
 from longtalk.indexer import INDEX_BATCH_TURNS, IndexRun, RecallIndexer
 from longtalk.llm.base import LLM
-from longtalk.storage.base import ChatRecord, ChatStorage, StoredMessage, TurnCommit
+from longtalk.storage.base import ChatRecord, ChatState, ChatStorage, StoredMessage, TurnCommit
 from longtalk.storage.user_memory import UserMemoryStore, user_memory_for
 from longtalk.summary.planner import SummaryPlanner
 from longtalk.summary.writer import SummaryWriter
@@ -187,7 +187,12 @@ class MemoryEngine:
         return await self.storage.create_chat(chat_id, tenant=tenant, user=user, title=title)
 
     async def append(
-        self, chat_id: str, messages: Sequence[Message], *, tenant: str | None = None
+        self,
+        chat_id: str,
+        messages: Sequence[Message],
+        *,
+        tenant: str | None = None,
+        enqueue: str | None = None,
     ) -> tuple[ChatRecord, list[StoredMessage]]:
         """Store messages at the end of the chat: the one write every door makes.
 
@@ -196,10 +201,15 @@ class MemoryEngine:
         message ids are all stored already is recognised as a retry and changes nothing,
         and the durable facts the messages state join the chat's.
         The turns wait behind the recall index's watermark for the indexer; nothing here
-        waits for a summary. Returns the chat afterwards and the stored messages.
+        waits for a summary. ``enqueue`` requests a background job of that kind in the same
+        commit (a queue in the database). Returns the chat afterwards and the stored messages.
         """
         commit = TurnCommit(
-            chat_id, new_messages=messages, tenant=tenant, facts_of=self.job.facts.of_messages
+            chat_id,
+            new_messages=messages,
+            tenant=tenant,
+            facts_of=self.job.facts.of_messages,
+            enqueue=enqueue,
         )
         result = await self.storage.commit_turn(commit)
         return result.chat, list(result.messages)
@@ -319,14 +329,18 @@ class MemoryEngine:
         force: bool = False,
         incarnation: str | None = None,
         listener: JobListener | None = None,
+        state: ChatState | None = None,
     ) -> SummarizeOutcome:
         """Run the job path: extend the summary when due (or ``force``), then the rest.
 
         Facts, title and user memory follow; see :class:`~longtalk.engine.job.SummaryJob`.
+        ``state`` is the chat's state when the caller read it already (a queue's claim).
         """
         if not self.summarizes:
             return SummarizeOutcome(skipped="strategy none")
-        return await self.job.run(chat_id, force=force, incarnation=incarnation, listener=listener)
+        return await self.job.run(
+            chat_id, force=force, incarnation=incarnation, listener=listener, state=state
+        )
 
     async def summary_due(self, chat_id: str, *, incarnation: str | None = None) -> bool:
         """True when a run of the job would extend the summary now."""

@@ -37,7 +37,7 @@ from longtalk.engine.pipeline import apply_pipeline
 from longtalk.errors import UsageError
 from longtalk.recall.defaults import auto_k
 from longtalk.storage.base import ChatRecord, ChatState, ChatStorage, StoredMessage
-from longtalk.storage.user_memory import UserFact, UserMemoryStore
+from longtalk.storage.user_memory import UserFact, UserMemoryStore, kept_with
 from longtalk.summary.chain import ShownSummaries
 from longtalk.summary.user_facts import user_part
 from longtalk.vectors.base import RecalledTurn, RecallScope, VectorReader
@@ -83,6 +83,8 @@ class ContextReader:
         self.scope = scope
         self.shown_summaries = ShownSummaries(counter)
         self.durable = DurablePart(config, counter, embedder)
+        self.users_with_state = kept_with(users, storage)
+        """The user's memory is read with the chat's state (one snapshot, no read of its own)."""
 
     @property
     def uses_recall(self) -> bool:
@@ -116,10 +118,10 @@ class ContextReader:
     async def read(self, chat_id: str, query: str | None, options: ReadOptions) -> AssembledContext:
         """The context for ``query`` under the contract (see the module docstring)."""
         budget = self.budget_of(options)
-        state = await self.storage.load_state(chat_id)
+        state = await self.storage.load_state(chat_id, with_user_memory=self.users_with_state)
         if self.config.strategy == "none":
             return await self._plain(state)
-        user, known = await self._user(state.chat, budget, options)
+        user, known = await self._user(state, budget, options)
         room = budget - (user.tokens + 1 if user is not None else 0)
         whole = await self._whole(state, room, query)
         if whole is not None:  # no cliff where none is needed: the chat itself
@@ -241,15 +243,18 @@ class ContextReader:
         return self.counter.count(VERBATIM_HEADER) + 2 + lines
 
     async def _user(
-        self, chat: ChatRecord, budget: int, options: ReadOptions
+        self, state: ChatState, budget: int, options: ReadOptions
     ) -> tuple[ContextPart | None, tuple[UserFact, ...]]:
         """What is known about the chat's user from earlier chats, within its cap."""
+        chat = state.chat
         configured = self.config.user_memory_tokens
         wanted = configured if options.user_memory_tokens is None else options.user_memory_tokens
         cap = min(wanted, budget // USER_MEMORY_SHARE)
         if chat.user is None or cap <= 0:
             return None, ()
-        facts = await self.users.items(chat.tenant, chat.user)
+        facts = state.user_memory
+        if facts is None:
+            facts = tuple(await self.users.items(chat.tenant, chat.user))
         elsewhere = [fact for fact in facts if fact.chat_id != chat.id]
         return user_part(chat.user, elsewhere, cap, self.counter)
 

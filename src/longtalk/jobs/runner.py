@@ -16,7 +16,7 @@ from typing import Literal, Protocol
 
 from longtalk.engine import MemoryEngine, SummarizeOutcome
 from longtalk.errors import BackendError, NotFoundError
-from longtalk.storage.base import ChatRecord
+from longtalk.storage.base import ChatRecord, ChatState
 
 log = logging.getLogger(__name__)
 
@@ -68,16 +68,22 @@ class JobRunner:
         force: bool,
         record: FailureHook | None = None,
         incarnation: str = "",
+        state: ChatState | None = None,
     ) -> JobResult:
         """Summarize the chat when due (always when ``force``); never raises.
 
         ``record`` stores a failure (its error and when to retry) before it is reported, so
         another replica reading the report finds it. A non-empty ``incarnation`` pins the
-        chat: a chat deleted (and maybe created again under its id) is ``gone``.
+        chat: a chat deleted (and maybe created again under its id) is ``gone``. ``state``
+        is the chat's state when the scheduler read it with the job (one statement).
         """
         try:
             outcome = await self.engine.summarize(
-                chat_id, force=force, incarnation=incarnation or None, listener=self
+                chat_id,
+                force=force,
+                incarnation=incarnation or None,
+                listener=self,
+                state=state,
             )
             result = _result(outcome)
         except NotFoundError:

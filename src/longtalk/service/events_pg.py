@@ -1,7 +1,9 @@
 """Chat events across replicas: PostgreSQL ``NOTIFY`` out, ``LISTEN`` in, re-read on receipt.
 
 A replica publishes an event locally (its own subscribers get it at once) and queues it for
-the others; one sender task sends whatever is queued as one ``NOTIFY`` batch. The payload
+the others in the storage's outbox (``pg_outbox``): the next statement the replica runs (a
+turn, a job claim, a job's end) carries it; what none took within a moment is sent by the
+sender task, everything queued in one ``NOTIFY`` batch. The payload
 carries ids and numbers only (origin replica, kind, chat id, state, episode ranges); the
 receiving replica re-reads what the event reports (the chat's message count and summary
 version, a failed job's error) from the database before delivering it to its subscribers,
@@ -43,7 +45,6 @@ class PostgresEventRelay:
         self.channel: NotifyChannel | None = None
         self.received = 0
         """Events from other replicas delivered here."""
-        self._outbox: asyncio.Queue[str] = asyncio.Queue(QUEUE_LIMIT)
         self._inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue(QUEUE_LIMIT)
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -72,19 +73,16 @@ class PostgresEventRelay:
             "r": event.episode_ranges[:MAX_RANGES],
             "i": event.incarnation,
         }
-        with contextlib.suppress(asyncio.QueueFull):
-            self._outbox.put_nowait(json.dumps(payload, separators=(",", ":")))
+        self.storage.outbox.put(EVENTS_CHANNEL, json.dumps(payload, separators=(",", ":")))
 
     async def _send_loop(self) -> None:
         assert self.channel is not None
         while True:
-            batch = [await self._outbox.get()]
-            while not self._outbox.empty():
-                batch.append(self._outbox.get_nowait())
+            channels, payloads = await self.storage.outbox.due()
             try:
-                await self.channel.notify(EVENTS_CHANNEL, batch)
+                await self.channel.notify(channels, payloads)
             except (LongtalkError, OSError) as exc:
-                log.warning("sending %d events to other replicas failed: %s", len(batch), exc)
+                log.warning("sending %d events to other replicas failed: %s", len(payloads), exc)
             except Exception:
                 log.exception("sending events to other replicas failed")
 

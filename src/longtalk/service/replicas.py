@@ -21,7 +21,7 @@ from longtalk.service.index_pg import LeasedIndexPass
 from longtalk.service.metrics import ServiceMetrics
 from longtalk.service.queue_pg import LeasedSummaryJobs
 from longtalk.storage.pg_channel import Handler, NotifyChannel
-from longtalk.storage.pg_jobs import JOBS_CHANNEL
+from longtalk.storage.pg_sql import JOBS_CHANNEL
 from longtalk.storage.postgres import PostgresStorage
 
 
@@ -61,7 +61,7 @@ class SharedState:
             JOBS_CHANNEL: self.jobs.wake,
             EVENTS_CHANNEL: self.relay.receive,
         }
-        self.channel = NotifyChannel(storage, handlers)
+        self.channel = NotifyChannel(storage, handlers, on_connect=self.jobs.wake)
 
     async def open(self) -> None:
         """Start listening, then relaying events."""

@@ -126,8 +126,11 @@ class Service:
         tenant's chat is ``NotFoundError`` like a missing one. The route has passed the
         batch through the input gate (``Limits``).
         """
+        enqueue = self.replicas.jobs.kind if self.replicas is not None else None
         try:
-            chat, stored = await self.engine.append(chat_id, messages, tenant=tenant)
+            chat, stored = await self.engine.append(
+                chat_id, messages, tenant=tenant, enqueue=enqueue
+            )
         except NotFoundError:
             raise NotFoundError(f"no chat {chat_id!r}") from None
         self.indexer.notify()

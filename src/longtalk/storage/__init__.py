@@ -1,4 +1,7 @@
-"""Chat storage: the protocol, an in-memory store, SQLite and PostgreSQL.
+"""Chat storage: its seams, an in-memory store, SQLite and PostgreSQL.
+
+The seams are ``ChatStore`` (chats and messages), ``SummaryStore`` (summary rows) and
+``IndexOutbox`` (the recall index's watermarks); ``ChatStorage`` is all three.
 
 ``resolve_storage`` / ``from_url`` pick a backend. ``SqliteStorage`` and ``PostgresStorage``
 are imported from their modules (``longtalk.storage.sqlite`` / ``.postgres``) or lazily
@@ -14,12 +17,15 @@ from longtalk.storage.base import (
     ChatRecord,
     ChatState,
     ChatStorage,
+    ChatStore,
     CommitResult,
+    IndexOutbox,
     StorageBase,
     StoredMessage,
     SummaryFormat,
     SummaryPatch,
     SummaryRow,
+    SummaryStore,
     TurnCommit,
 )
 from longtalk.storage.config import StorageConfig, default_sqlite_path
@@ -35,8 +41,10 @@ __all__ = [
     "ChatRecord",
     "ChatState",
     "ChatStorage",
+    "ChatStore",
     "CommitResult",
     "InMemoryStorage",
+    "IndexOutbox",
     "PostgresStorage",
     "SqliteStorage",
     "StorageBase",
@@ -45,6 +53,7 @@ __all__ = [
     "SummaryFormat",
     "SummaryPatch",
     "SummaryRow",
+    "SummaryStore",
     "TurnCommit",
     "default_sqlite_path",
     "from_url",

@@ -1,299 +1,84 @@
-"""The chat-storage seam and the records it stores.
+"""The chat-storage seams: chats and messages, summary rows, the recall index's outbox.
 
-Messages and summaries are values (``longtalk.core``); ids, sequences and versions are
-storage's business and live on these records.
+Each seam is a small protocol; :class:`ChatStorage` is all three with a lifecycle, what the
+engine takes. A backend implements the required methods and inherits the conveniences
+built on them from :class:`StorageBase` (``append_messages`` and ``create_summary`` on
+``commit_turn``, ``mark_indexed`` on ``mark_indexed_many``). The records they store are in
+:mod:`longtalk.storage.records` (re-exported here); the conformance suite of each seam is
+in :mod:`longtalk.testing`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from longtalk.core.messages import Message
 from longtalk.errors import ConflictError, IdempotencyConflict, NotFoundError, UsageError
-
-SummaryFormat = Literal["text", "json"]
-SummaryKind = Literal["row", "digest", "archived"]
-"""``row``: a chain row; ``digest``: older rows consolidated into one; ``archived``: a row a
-digest covers (kept for provenance and the web view, no longer shown)."""
-DEFAULT_SMART_LOAD_TAIL = 4
-TitleSource = Literal["user", "generated"]
-"""Who set a chat's title: the user (never replaced) or the summary job (regenerated)."""
-
-
-@dataclass(frozen=True, slots=True)
-class SummaryStats:
-    """What summarizing a chat has cost, and whether it is failing.
-
-    ``calls`` and the token counts add up every summary call ever made for the chat;
-    ``failures`` counts the failed runs since the last success (0 after one), and
-    ``failure_kinds`` every failure by its kind (``cut_off``, ``broken_json``...).
-    ``retry_at`` is when a failing chat is tried again (``None`` when not backing off), and
-    ``retry_volume`` the length (``ChatRecord.content_chars``) it must reach first (0: none).
-    """
-
-    calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    failures: int = 0
-    failure_kinds: tuple[tuple[str, int], ...] = ()
-    last_error: str | None = None
-    retry_at: datetime | None = None
-    retry_volume: int = 0
-
-    @property
-    def by_kind(self) -> dict[str, int]:
-        """``failure_kinds`` as a mapping."""
-        return dict(self.failure_kinds)
-
-    def after(self, run: SummaryRun) -> SummaryStats:
-        """These stats with one more run counted."""
-        kinds = self.by_kind
-        if run.failure is not None:
-            kinds[run.failure] = kinds.get(run.failure, 0) + 1
-        return SummaryStats(
-            calls=self.calls + run.calls,
-            input_tokens=self.input_tokens + run.input_tokens,
-            output_tokens=self.output_tokens + run.output_tokens,
-            failures=self.failures + 1 if run.failure is not None else 0,
-            failure_kinds=tuple(sorted(kinds.items())),
-            last_error=run.error if run.failure is not None else None,
-            retry_at=run.retry_at if run.failure is not None else None,
-            retry_volume=run.retry_volume if run.failure is not None else 0,
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class SummaryRun:
-    """One run of a chat's summary job, as its commit records it.
-
-    ``failure`` is the failure's kind (None when the run succeeded), ``error`` what to tell
-    a person, ``retry_at`` when the chat is due again and ``retry_volume`` the length it
-    must have grown to first.
-    """
-
-    calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    failure: str | None = None
-    error: str | None = None
-    retry_at: datetime | None = None
-    retry_volume: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class ChatRecord:
-    """A chat and its summary bookkeeping.
-
-    ``last_summarized_sequence`` is the sequence of the newest message folded into the
-    summary chain (0 when none); ``summary_version`` increases with every summary change and
-    is what a commit compares-and-swaps on. ``incarnation`` is random per created chat (empty
-    for chats older than it): a chat deleted and created again under the same id is another
-    incarnation, and work planned for the old one (jobs, streams, vectors, commits) is dropped.
-    ``title_source`` says who set the title; ``stats`` what summarizing the chat cost;
-    ``content_chars`` how long its messages are in all (what a context read estimates with).
-    """
-
-    id: str
-    tenant: str = "default"
-    user: str | None = None
-    title: str | None = None
-    created_at: datetime | None = None
-    updated_at: datetime | None = None
-    message_count: int = 0
-    last_summarized_sequence: int = 0
-    summary_version: int = 0
-    indexed_sequence: int = 0
-    incarnation: str = ""
-    title_source: TitleSource | None = None
-    stats: SummaryStats = field(default_factory=SummaryStats)
-    content_chars: int = 0
-
-    @property
-    def index_lag(self) -> int:
-        """Stored messages the recall index has not taken in yet."""
-        return max(0, self.message_count - self.indexed_sequence)
-
-
-@dataclass(frozen=True, slots=True)
-class StoredMessage:
-    """A message as stored: its position in the chat (1-based, gapless) and its value."""
-
-    chat_id: str
-    sequence: int
-    message: Message
-
-
-@dataclass(frozen=True, slots=True)
-class SummaryRow:
-    """One row of a chat's summary chain (seed 002), covering episodes first..last.
-
-    ``summary_text`` is JSON when ``format`` is ``"json"`` (a structured summary), plain text
-    otherwise. ``sequence`` (the row's place in the chain), ``id``, ``version`` and the
-    timestamps are assigned by storage: a new row (``id`` None) always goes at the end of the
-    chain, and every update of a row increases its ``version``.
-    """
-
-    chat_id: str
-    summary_text: str
-    sequence: int = 0
-    format: SummaryFormat = "text"
-    episode_first: int = 0
-    episode_last: int = 0
-    turn_number: int = 0
-    token_count: int = 0
-    kind: SummaryKind = "row"
-    version: int = 1
-    id: int | None = None
-    created_at: datetime | None = None
-    updated_at: datetime | None = None
-
-    @property
-    def episode_range(self) -> str:
-        """``"first-last"``, as seed 002 stores it."""
-        return f"{self.episode_first}-{self.episode_last}"
-
-
-@dataclass(frozen=True, slots=True)
-class SummaryPatch:
-    """A partial update of a summary row (seed 002's PATCH /summaries/{id})."""
-
-    summary_text: str | None = None
-    token_count: int | None = None
-    episode_first: int | None = None
-    episode_last: int | None = None
-    format: SummaryFormat | None = None
-    turn_number: int | None = None
-    kind: SummaryKind | None = None
-
-    @classmethod
-    def from_row(cls, row: SummaryRow) -> SummaryPatch:
-        """A patch that sets every content field of ``row``."""
-        return cls(
-            summary_text=row.summary_text,
-            token_count=row.token_count,
-            episode_first=row.episode_first,
-            episode_last=row.episode_last,
-            format=row.format,
-            turn_number=row.turn_number,
-            kind=row.kind,
-        )
-
-    def values(self) -> dict[str, object]:
-        """The fields this patch sets, by name."""
-        return {name: value for name in _PATCH_FIELDS if (value := getattr(self, name)) is not None}
-
-
-_PATCH_FIELDS = (
-    "summary_text",
-    "token_count",
-    "episode_first",
-    "episode_last",
-    "format",
-    "turn_number",
-    "kind",
+from longtalk.storage.records import (
+    DEFAULT_SMART_LOAD_TAIL,
+    ChatRecord,
+    ChatState,
+    CommitResult,
+    FactsOf,
+    Origin,
+    StoredMessage,
+    SummaryFormat,
+    SummaryKind,
+    SummaryPatch,
+    SummaryRow,
+    SummaryRun,
+    SummaryStats,
+    TitleSource,
+    TurnCommit,
+    UserFact,
+    UserFactKind,
 )
 
-
-@dataclass(frozen=True, slots=True)
-class ChatState:
-    """What a turn starts from: the chat, its summary chain, and the loaded messages.
-
-    With a summary, ``messages`` holds the unsummarized messages plus at least the last
-    ``tail`` (smart loading); without one, every message. ``facts`` are the chat's durable
-    facts as the facts layer serialised them (storage keeps them opaque).
-    """
-
-    chat: ChatRecord
-    summaries: tuple[SummaryRow, ...] = ()
-    messages: tuple[StoredMessage, ...] = ()
-    facts: tuple[Mapping[str, Any], ...] = ()
-
-    @property
-    def latest_summary(self) -> SummaryRow | None:
-        """The newest row of the chain."""
-        return self.summaries[-1] if self.summaries else None
-
-
-@dataclass(frozen=True, slots=True)
-class TurnCommit:
-    """Everything one turn writes, in one transaction.
-
-    ``summaries`` are rows to insert (``id`` None) or replace (``id`` set).
-    ``expected_summary_version`` makes the summary part a compare-and-swap: when the chat's
-    version differs, nothing is written and ``ConflictError`` is raised. It is only checked
-    when the commit changes summaries. Whether checked or not, ``last_summarized_sequence``
-    never moves backwards: a commit that would do so raises ``ConflictError`` too.
-    ``incarnation`` (when set) names the chat the turn was planned for: if the chat was
-    deleted and created again since, nothing is written and ``NotFoundError`` is raised.
-    ``tenant`` (when set) is whose chat it must be: another tenant's chat is answered as
-    one that does not exist, before anything else (a replay included).
-    ``title`` is set as ``title_source`` says: a generated title never replaces one the
-    user set. ``facts`` (when not None) replace the chat's durable facts; ``facts_of``, given
-    the new messages with the sequences they get, returns facts to add to the chat's (in the
-    same transaction); ``run`` counts a summary job's run in the chat's ``stats``.
-    """
-
-    chat_id: str
-    new_messages: Sequence[Message] = ()
-    summaries: Sequence[SummaryRow] = ()
-    title: str | None = None
-    last_summarized_sequence: int | None = None
-    expected_summary_version: int | None = None
-    incarnation: str | None = None
-    tenant: str | None = None
-    title_source: TitleSource = "generated"
-    facts: Sequence[Mapping[str, Any]] | None = None
-    facts_of: FactsOf | None = None
-    run: SummaryRun | None = None
-
-    def facts_after(
-        self, current: Sequence[Mapping[str, Any]], stored: Sequence[StoredMessage]
-    ) -> tuple[Mapping[str, Any], ...] | None:
-        """The chat's facts after this commit; None when it leaves them as they are."""
-        base = current if self.facts is None else self.facts
-        added = (
-            self.facts_of([(item.sequence, item.message) for item in stored])
-            if (self.facts_of is not None and stored)
-            else ()
-        )
-        if self.facts is None and not added:
-            return None
-        return (*base, *added)
-
-    @property
-    def changes_summaries(self) -> bool:
-        """True when the commit writes summary rows or summary bookkeeping."""
-        return bool(self.summaries) or self.last_summarized_sequence is not None
-
-
-FactsOf = Callable[[Sequence[tuple[int, Message]]], Sequence[Mapping[str, Any]]]
-"""The durable facts numbered messages state (the facts layer's extractor, serialised)."""
-
-
-@dataclass(frozen=True, slots=True)
-class CommitResult:
-    """What a commit wrote: the stored messages and the chat afterwards."""
-
-    chat: ChatRecord
-    messages: tuple[StoredMessage, ...] = ()
-    summaries: tuple[SummaryRow, ...] = field(default_factory=tuple)
+__all__ = [
+    "DEFAULT_SMART_LOAD_TAIL",
+    "ChatRecord",
+    "ChatState",
+    "ChatStorage",
+    "ChatStore",
+    "CommitResult",
+    "FactsOf",
+    "IndexOutbox",
+    "Origin",
+    "StorageBase",
+    "StoredMessage",
+    "SummaryFormat",
+    "SummaryKind",
+    "SummaryPatch",
+    "SummaryRow",
+    "SummaryRun",
+    "SummaryStats",
+    "SummaryStore",
+    "TitleSource",
+    "TurnCommit",
+    "UserFact",
+    "UserFactKind",
+    "active_chain",
+    "chat_after",
+    "check_commit",
+    "check_tenant",
+    "message_ids",
+    "replayed",
+    "smart_load_after",
+]
 
 
 @runtime_checkable
-class ChatStorage(Protocol):
-    """Where chats, messages and summary chains live. Every method is one transaction."""
+class ChatStore(Protocol):
+    """Chats and their messages. Every method is one transaction.
 
-    async def setup(self) -> None:
-        """Create or migrate the schema; idempotent."""
-        ...
-
-    async def close(self) -> None:
-        """Release connections."""
-        ...
+    Required: ``create_chat``, ``get_chat``, ``list_chats``, ``delete_chat``,
+    ``delete_chats``, ``commit_turn``, ``list_messages``, ``load_state``;
+    ``append_messages`` is ``commit_turn`` with messages only (``StorageBase``).
+    """
 
     async def create_chat(
         self,
@@ -324,6 +109,10 @@ class ChatStorage(Protocol):
         """Delete every chat of a tenant (or of one user of it) with its rows; the chats."""
         ...
 
+    async def commit_turn(self, commit: TurnCommit) -> CommitResult:
+        """Write a turn atomically; ``ConflictError`` when the summary CAS fails."""
+        ...
+
     async def append_messages(
         self, chat_id: str, messages: Sequence[Message]
     ) -> list[StoredMessage]:
@@ -336,16 +125,55 @@ class ChatStorage(Protocol):
         """Messages after a sequence, oldest first."""
         ...
 
-    async def load_state(self, chat_id: str, *, tail: int | None = None) -> ChatState:
+    async def load_state(
+        self, chat_id: str, *, tail: int | None = None, with_user_memory: bool = False
+    ) -> ChatState:
         """Smart load: the summary chain, unsummarized messages and at least the last ``tail``.
 
         ``tail`` None means the storage's configured ``smart_load_tail`` (default 4).
+        ``with_user_memory`` asks for the chat user's memory too (``ChatState.user_memory``;
+        left None by a storage that does not keep it). One snapshot.
         Raises ``NotFoundError`` for an unknown chat.
         """
         ...
 
-    async def commit_turn(self, commit: TurnCommit) -> CommitResult:
-        """Write a turn atomically; ``ConflictError`` when the summary CAS fails."""
+
+@runtime_checkable
+class SummaryStore(Protocol):
+    """A chat's summary rows, as the episode-summary service exposes them.
+
+    Required: ``list_summaries`` and ``update_summary``; ``create_summary`` is a
+    ``commit_turn`` with one new row (``StorageBase``).
+    """
+
+    async def list_summaries(self, chat_id: str) -> list[SummaryRow]:
+        """The chat's summary chain, oldest first."""
+        ...
+
+    async def create_summary(self, row: SummaryRow) -> SummaryRow:
+        """Insert a summary row at the end of its chat's chain."""
+        ...
+
+    async def update_summary(self, summary_id: int, patch: SummaryPatch) -> SummaryRow:
+        """Patch a summary row; its version and its chat's summary version go up."""
+        ...
+
+
+@runtime_checkable
+class IndexOutbox(Protocol):
+    """The recall index's outbox: a durable watermark per chat, behind its messages.
+
+    Required: ``index_backlog``, ``mark_indexed_many`` and ``reset_index``;
+    ``mark_indexed`` is ``mark_indexed_many`` for one chat (``StorageBase``).
+    """
+
+    async def index_backlog(
+        self, *, limit: int = 100, chat_ids: Sequence[str] | None = None
+    ) -> list[ChatRecord]:
+        """Chats whose recall index lags their messages, the longest waiting first.
+
+        ``chat_ids`` limits the answer to those chats (one read for a whole leased batch).
+        """
         ...
 
     async def mark_indexed(
@@ -366,29 +194,21 @@ class ChatStorage(Protocol):
         """
         ...
 
-    async def index_backlog(
-        self, *, limit: int = 100, chat_ids: Sequence[str] | None = None
-    ) -> list[ChatRecord]:
-        """Chats whose recall index lags their messages, the longest waiting first.
-
-        ``chat_ids`` limits the answer to those chats (one read for a whole leased batch).
-        """
-        ...
-
     async def reset_index(self, chat_id: str | None = None) -> list[ChatRecord]:
         """Set the watermark of one chat (or of every chat) back to 0; the chats reset."""
         ...
 
-    async def list_summaries(self, chat_id: str) -> list[SummaryRow]:
-        """The chat's summary chain, oldest first."""
+
+@runtime_checkable
+class ChatStorage(ChatStore, SummaryStore, IndexOutbox, Protocol):
+    """Where chats, messages, summary chains and index watermarks live: every seam."""
+
+    async def setup(self) -> None:
+        """Create or migrate the schema; idempotent."""
         ...
 
-    async def create_summary(self, row: SummaryRow) -> SummaryRow:
-        """Insert a summary row (seed 002's POST /summaries)."""
-        ...
-
-    async def update_summary(self, summary_id: int, patch: SummaryPatch) -> SummaryRow:
-        """Patch a summary row (seed 002's PATCH /summaries/{id})."""
+    async def close(self) -> None:
+        """Release connections."""
         ...
 
 
@@ -399,7 +219,7 @@ def active_chain(rows: Sequence[SummaryRow]) -> tuple[SummaryRow, ...]:
 
 
 def smart_load_after(chat: ChatRecord, *, has_summary: bool, tail: int) -> int:
-    """The sequence after which ``load_state`` loads messages (seed 003's smart loading).
+    """The sequence after which ``load_state`` loads messages (the LangGraph backend's smart load).
 
     Without a summary every message is loaded (0). With one, the messages not yet folded
     into it and at least the last ``tail``: the summary replaces everything before.
@@ -588,7 +408,7 @@ def chat_after(chat: ChatRecord, commit: TurnCommit, *, added: int, now: datetim
 
 
 class StorageBase:
-    """What every backend builds the same way on its ``commit_turn``.
+    """The conveniences every backend builds the same way on its required methods.
 
     Subclasses implement the rest of ``ChatStorage``; ``smart_load_tail`` is the default
     ``tail`` of their ``load_state``.
@@ -603,6 +423,12 @@ class StorageBase:
         """Write a turn atomically (the backend's)."""
         raise NotImplementedError(f"{type(self).__name__}.commit_turn")
 
+    async def mark_indexed_many(
+        self, watermarks: Mapping[str, int], *, incarnations: Mapping[str, str] | None = None
+    ) -> set[str]:
+        """Move several watermarks in one transaction (the backend's)."""
+        raise NotImplementedError(f"{type(self).__name__}.mark_indexed_many")
+
     async def append_messages(
         self, chat_id: str, messages: Sequence[Message]
     ) -> list[StoredMessage]:
@@ -616,3 +442,13 @@ class StorageBase:
             raise UsageError(f"create_summary: the row already has id {row.id}; use update")
         result = await self.commit_turn(TurnCommit(row.chat_id, summaries=(row,)))
         return result.summaries[0]
+
+    async def mark_indexed(
+        self, chat_id: str, sequence: int, *, incarnation: str | None = None
+    ) -> bool:
+        """Move the chat's recall-index watermark up to ``sequence`` (never down).
+
+        False when the chat (of ``incarnation``, when given) no longer exists.
+        """
+        known = {chat_id: incarnation} if incarnation is not None else None
+        return chat_id not in await self.mark_indexed_many({chat_id: sequence}, incarnations=known)

@@ -123,8 +123,10 @@ class InMemoryStorage(StorageBase):
         stored = self._messages.get(chat_id, [])[max(after_sequence, 0) :]
         return stored if limit is None else stored[:limit]
 
-    async def load_state(self, chat_id: str, *, tail: int | None = None) -> ChatState:
-        """Smart load, as the database backends do it."""
+    async def load_state(
+        self, chat_id: str, *, tail: int | None = None, with_user_memory: bool = False
+    ) -> ChatState:
+        """Smart load, as the database backends do it (user memory is kept elsewhere)."""
         chat = self._chat(chat_id)
         summaries = active_chain(self._summaries[chat_id])
         tail = self.smart_load_tail if tail is None else tail

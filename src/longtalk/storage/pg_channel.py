@@ -2,7 +2,8 @@
 
 The pooled connections of ``PostgresStorage`` are for short transactions; a listener needs
 a session of its own. :class:`NotifyChannel` listens on a set of channels, hands every
-payload to its channel's callback, and sends batches of notifications in one round trip.
+payload to its channel's callback, and sends batches of notifications in one round trip
+(those that found no statement to ride along with: ``pg_outbox``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ from longtalk.storage.postgres import PostgresStorage
 
 log = logging.getLogger(__name__)
 RECONNECT_SECONDS = 1.0
-_NOTIFY_MANY = "SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload"
+_NOTIFY_MANY = (
+    "SELECT count(pg_notify(o.channel, o.payload)) "
+    "FROM unnest($1::text[], $2::text[]) AS o(channel, payload)"
+)
 
 Handler = Callable[[str], None]
 
@@ -26,15 +30,21 @@ Handler = Callable[[str], None]
 class NotifyChannel:
     """One listening session for a replica; see the module docstring."""
 
-    def __init__(self, storage: PostgresStorage, handlers: Mapping[str, Handler]) -> None:
+    def __init__(
+        self,
+        storage: PostgresStorage,
+        handlers: Mapping[str, Handler],
+        *,
+        on_connect: Callable[[], None] | None = None,
+    ) -> None:
         url = storage.engine.url.set(drivername="postgresql")
         self._dsn = url.render_as_string(hide_password=False)
         self._location = storage.location
         self._handlers = dict(handlers)
+        self._on_connect = on_connect
+        """Called after each (re)connection: listeners missed what was sent meanwhile."""
         self._conn: Any = None
         self._watch: asyncio.Task[None] | None = None
-        self.reconnected = asyncio.Event()
-        """Set after each (re)connection: a listener missed what was sent meanwhile."""
 
     async def start(self) -> None:
         """Connect and listen; then keep the session alive in the background."""
@@ -50,11 +60,11 @@ class NotifyChannel:
         if self._conn is not None and not self._conn.is_closed():
             await self._conn.close()
 
-    async def notify(self, channel: str, payloads: list[str]) -> None:
-        """Send every payload on ``channel`` (one statement; delivered in order)."""
+    async def notify(self, channels: list[str], payloads: list[str]) -> None:
+        """Send each payload on its channel (one statement; delivered in order)."""
         if self._conn is None or self._conn.is_closed():
             raise StorageUnavailableError(f"no listening session to {self._location}")
-        await self._conn.execute(_NOTIFY_MANY, channel, payloads)
+        await self._conn.execute(_NOTIFY_MANY, channels, payloads)
 
     async def _connect(self) -> None:
         import asyncpg
@@ -68,7 +78,8 @@ class NotifyChannel:
         for channel, handler in self._handlers.items():
             await conn.add_listener(channel, _callback(handler))
         self._conn = conn
-        self.reconnected.set()
+        if self._on_connect is not None:
+            self._on_connect()
 
     async def _keep_alive(self) -> None:
         while True:

@@ -1,15 +1,17 @@
 """Background work as PostgreSQL rows, leased by one worker at a time across replicas.
 
 The ``longtalk_jobs`` table (migration 7) holds one row per (kind, chat) with pending
-work. A worker claims the oldest due, unleased row with ``FOR UPDATE SKIP LOCKED`` and
-stamps a lease (``lease_owner``, ``lease_until``) that it renews while it works; a replica
-killed mid-job stops renewing, its lease expires and another worker claims the row. Every
-request for work bumps ``generation``: finishing generation g deletes the row only when no
-newer request came in meanwhile. Failures move ``due_at`` into the future (the durable
-backoff). Times are the database's ``now()``, so replicas' clocks never disagree.
-
-Each method is one short transaction on the storage's connection pool; new or released
-work is announced on the ``longtalk_jobs`` channel so idle workers wake at once.
+work; an append requests it in its own commit (``TurnCommit.enqueue``), which announces a
+new row on the ``longtalk_jobs`` channel. A worker claims the oldest due, unleased row with
+``FOR UPDATE SKIP LOCKED`` and reads its chat's state in the same statement
+(``pg_sql.CLAIM_JOB``), stamping a lease (``lease_owner``, ``lease_until``) that it renews
+while it works; the claim also tells how many more rows are due and when the next lease
+or retry falls due, so idle workers sleep until then. A replica killed mid-job stops
+renewing, its lease expires and another worker claims the row. Every request for work
+bumps ``generation``: finishing generation g deletes the row only when no newer request
+came in meanwhile (else it releases the row and announces it). Failures move ``due_at``
+into the future (the durable backoff). Times are the database's ``now()``, so replicas'
+clocks never disagree. Every method is one statement, run alone (autocommit).
 """
 
 from __future__ import annotations
@@ -21,9 +23,11 @@ from typing import Any
 
 from sqlalchemy import TextClause, text
 
+from longtalk.storage import pg_sql
+from longtalk.storage.pg_codec import state_of
+from longtalk.storage.pg_sql import JOBS_CHANNEL
 from longtalk.storage.postgres import PostgresStorage
-
-JOBS_CHANNEL = "longtalk_jobs"
+from longtalk.storage.records import ChatState
 
 _ENQUEUE = text(
     """
@@ -34,22 +38,6 @@ _ENQUEUE = text(
         RETURNING (xmax = 0) AS fresh
     )
     SELECT pg_notify(:channel, :chat_id) FROM up WHERE fresh
-    """
-)
-_CLAIM = text(
-    """
-    UPDATE longtalk_jobs AS j
-    SET lease_owner = :owner, lease_until = now() + make_interval(secs => :lease)
-    FROM (
-        SELECT kind, chat_id FROM longtalk_jobs
-        WHERE kind = :kind AND due_at <= now()
-          AND (lease_until IS NULL OR lease_until < now())
-        ORDER BY due_at
-        LIMIT 1
-        FOR UPDATE SKIP LOCKED
-    ) AS free
-    WHERE j.kind = free.kind AND j.chat_id = free.chat_id
-    RETURNING j.chat_id, j.tenant, j.generation, j.attempts
     """
 )
 _CLAIM_CHAT = text(
@@ -71,23 +59,23 @@ _RENEW = text(
     WHERE kind = :kind AND chat_id = :chat_id AND lease_owner = :owner
     """
 )
-_DONE = text(
-    """
-    DELETE FROM longtalk_jobs
-    WHERE kind = :kind AND chat_id = :chat_id AND lease_owner = :owner
-      AND generation = :generation
-    """
-)
-_RELEASE = text(
-    """
-    WITH released AS (
+_FINISH = text(
+    f"""
+    WITH done AS (
+        DELETE FROM longtalk_jobs
+        WHERE kind = :kind AND chat_id = :chat_id AND lease_owner = :owner
+          AND generation = :generation AND NOT :again
+        RETURNING chat_id
+    ), released AS (
         UPDATE longtalk_jobs
         SET lease_owner = NULL, lease_until = NULL, due_at = now(), attempts = 0,
             last_error = NULL
         WHERE kind = :kind AND chat_id = :chat_id AND lease_owner = :owner
+          AND NOT EXISTS (SELECT 1 FROM done)
         RETURNING chat_id
-    )
-    SELECT pg_notify(:channel, chat_id) FROM released
+    ), {pg_sql.outbox("CAST(:channels AS text[])", "CAST(:payloads AS text[])")}
+    SELECT (SELECT count(*) FROM outbox),
+           (SELECT count(pg_notify('{JOBS_CHANNEL}', chat_id)) FROM released)
     """
 )
 _FAIL = text(
@@ -142,6 +130,20 @@ class Lease:
 
 
 @dataclass(frozen=True, slots=True)
+class Claim:
+    """What a claim found: a lease with its chat's state (or none), and the rest of the queue.
+
+    ``more`` is how many other jobs are due now; ``next_in`` the seconds until the next
+    lease expires or retry falls due (None when nothing is waiting).
+    """
+
+    lease: Lease | None = None
+    state: ChatState | None = None
+    more: int = 0
+    next_in: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Failure:
     """A failed job's record: how many failures in a row, seconds until the retry."""
 
@@ -170,10 +172,22 @@ class JobTable:
         """Request work on a chat (one statement; announces a new row)."""
         await self._first(_ENQUEUE, kind=self.kind, chat_id=chat_id, channel=JOBS_CHANNEL)
 
-    async def claim(self) -> Lease | None:
-        """Lease the oldest due job nobody holds; None when there is none."""
-        row = await self._first(_CLAIM, owner=self.owner, lease=self.lease, kind=self.kind)
-        return None if row is None else Lease(row[0], row[1], int(row[2]), int(row[3]))
+    async def claim(self) -> Claim:
+        """Lease the oldest due job nobody holds, with its chat's state, in one statement."""
+        args = (self.kind, self.owner, self.lease, self.storage.smart_load_tail)
+        async with (
+            self.storage.riding() as notes,
+            self.storage.statement(f"claiming a {self.kind} job", write=True) as db,
+        ):
+            row = await db.fetchrow(pg_sql.CLAIM_JOB, *args, *notes)
+        due, next_in = int(row["due"]), row["next_in"]
+        if row["job_chat"] is None:
+            return Claim(more=due, next_in=next_in)
+        lease = Lease(
+            row["job_chat"], row["job_tenant"], int(row["generation"]), int(row["attempts"])
+        )
+        state = state_of(row) if row["id"] is not None else None
+        return Claim(lease, state, max(0, due - 1), next_in)
 
     async def claim_chat(self, chat_id: str, tenant: str) -> Lease | None:
         """Lease this chat's job now (creating it); None while another worker holds it."""
@@ -195,14 +209,22 @@ class JobTable:
         return bool(result.rowcount)
 
     async def finish(self, lease: Lease, *, again: bool) -> None:
-        """The job succeeded: drop the row, or release it when more work is due."""
-        key = {"kind": self.kind, "chat_id": lease.chat_id, "owner": self.owner}
-        async with self.storage.job_transaction("finishing a job") as conn:
-            if not again:
-                done = await conn.execute(_DONE, {**key, "generation": lease.generation})
-                if done.rowcount:
-                    return
-            await conn.execute(_RELEASE, {**key, "channel": JOBS_CHANNEL})
+        """The job succeeded: drop the row, or release it when more work is due.
+
+        The row is released (and announced) instead of dropped when ``again`` or when a
+        newer request came in while the job ran (its generation moved on).
+        """
+        async with self.storage.riding() as (channels, payloads):
+            await self._first(
+                _FINISH,
+                kind=self.kind,
+                chat_id=lease.chat_id,
+                owner=self.owner,
+                generation=lease.generation,
+                again=again,
+                channels=channels,
+                payloads=payloads,
+            )
 
     async def fail(self, lease: Lease, error: str, *, retry_at: datetime | None) -> Failure:
         """The job failed: release it, due again at ``retry_at`` (the job path's backoff)."""

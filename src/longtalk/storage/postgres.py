@@ -1,29 +1,92 @@
 """PostgreSQL chat storage (the ``postgres`` extra: asyncpg).
 
-Reads run in ``REPEATABLE READ`` transactions so a smart load sees one snapshot; writes lock
-the chat row with ``SELECT ... FOR UPDATE``; migrations hold a transaction-scoped advisory
-lock so that two processes starting on an empty database do not both create the schema.
+The hot path is one statement per operation, run in autocommit (``pg_sql``): a chat read,
+a smart load (with the user's memory when asked) and a whole turn each cost one round
+trip, and every other one-statement operation skips ``BEGIN``/``COMMIT``. A turn's
+statement locks the chat row; when the snapshot it read from turns out older than the row
+it locked (another commit landed in between) it runs again, and after a few such races
+the turn is written by the general transaction of ``SqlStorage``. Operations of several
+statements run in transactions (``REPEATABLE READ`` for reads); migrations hold a
+transaction-scoped advisory lock so that two processes starting on an empty database do
+not both create the schema.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+import contextlib
+import json
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import URL, Connection, make_url, text
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
 
-from longtalk.errors import ConfigError, MissingExtraError
-from longtalk.storage.base import DEFAULT_SMART_LOAD_TAIL
+from longtalk.errors import (
+    ConfigError,
+    LongtalkError,
+    MissingExtraError,
+    NotFoundError,
+    StorageUnavailableError,
+    UsageError,
+)
+from longtalk.storage import pg_sql
+from longtalk.storage.base import (
+    DEFAULT_SMART_LOAD_TAIL,
+    ChatRecord,
+    ChatState,
+    CommitResult,
+    StoredMessage,
+    SummaryRow,
+    TurnCommit,
+    check_commit,
+    check_tenant,
+    message_ids,
+    replayed,
+)
 from longtalk.storage.config import DEFAULT_CONNECT_TIMEOUT_SECONDS
+from longtalk.storage.pg_codec import (
+    chat_of_json,
+    commit_params,
+    message_of,
+    state_of,
+    summary_of,
+)
+from longtalk.storage.pg_outbox import NotifyOutbox
 from longtalk.storage.pg_pool import ping_when_idle
-from longtalk.storage.sql import AsyncEngineStorage
+from longtalk.storage.sql import (
+    DRIVER_ERRORS,
+    AsyncEngineStorage,
+    Progress,
+    chat_record,
+    connection_lost,
+)
 
 # pg_advisory_xact_lock key: the bytes of "memstrat" as a signed 64-bit integer.
 _SCHEMA_LOCK_KEY = int.from_bytes(b"memstrat", "big", signed=True)
 _SCHEMES = ("postgresql", "postgres", "postgresql+asyncpg")
+TURN_ATTEMPTS = 4
+"""Races lost by a turn's single statement before the general transaction writes it."""
+KNOWN_COUNTS = 4096
+"""Chats whose message count is remembered (what an append's facts are numbered from)."""
+CHECK_DELAYS = (0.0, 0.2, 0.5)
+"""Waits before each look at whether a commit whose answer was lost landed after all."""
+_ENQUEUE = text(
+    f"""
+    WITH up AS (
+        INSERT INTO longtalk_jobs AS j (kind, chat_id, tenant, generation, due_at)
+        VALUES (:kind, :chat_id, :tenant, 0, now())
+        ON CONFLICT (kind, chat_id) DO UPDATE SET generation = j.generation + 1
+        RETURNING (xmax = 0) AS fresh
+    )
+    SELECT fresh, pg_notify('{pg_sql.JOBS_CHANNEL}', CASE WHEN fresh THEN :chat_id END)
+    FROM up
+    """
+)
 
 
 def postgres_url(dsn: str) -> URL:
@@ -49,6 +112,7 @@ class PostgresStorage(AsyncEngineStorage):
         "(storage.url or LONGTALK_STORAGE__URL) is right"
     )
     read_options = {"isolation_level": "REPEATABLE READ"}
+    single_options = {"isolation_level": "AUTOCOMMIT"}
 
     def __init__(
         self,
@@ -59,7 +123,7 @@ class PostgresStorage(AsyncEngineStorage):
         smart_load_tail: int = DEFAULT_SMART_LOAD_TAIL,
     ) -> None:
         try:
-            import asyncpg  # noqa: F401
+            import asyncpg
         except ImportError as exc:  # pragma: no cover - installed with the dev extra
             raise MissingExtraError("asyncpg", "postgres") from exc
         url = postgres_url(dsn)
@@ -70,13 +134,257 @@ class PostgresStorage(AsyncEngineStorage):
         ping_when_idle(engine)
         location = url.set(drivername="postgresql").render_as_string(hide_password=True)
         super().__init__(engine, location=location, smart_load_tail=smart_load_tail)
+        self._driver_errors: tuple[type[BaseException], ...] = (
+            *DRIVER_ERRORS,
+            asyncpg.PostgresError,
+            asyncpg.InterfaceError,
+        )
+        self._unique_violation: type[BaseException] = asyncpg.UniqueViolationError
+        self._counts: OrderedDict[str, int] = OrderedDict()
+        self._last_stamp = datetime.min.replace(tzinfo=UTC)
+        self.outbox = NotifyOutbox()
+        """Notifications riding along with this storage's next single statement."""
+
+    # -- one statement on the driver's connection ------------------------------------------
+
+    @asynccontextmanager
+    async def statement(
+        self, operation: str, *, write: bool, doing: str = ""
+    ) -> AsyncIterator[Any]:
+        """A pooled asyncpg connection for statements that each run alone (autocommit).
+
+        Driver errors leave as ``StorageError`` naming ``operation``; a connection that
+        broke, or whose call was cancelled, is discarded instead of going back to the pool.
+        """
+        await self.setup()
+        progress = Progress(operation, write=write)
+        progress.doing = doing
+        progress.commits = write
+        conn = await self._connect(operation)
+        clean = False
+        try:
+            raw = await conn.get_raw_connection()
+            yield raw.driver_connection
+            clean = True
+        except LongtalkError:
+            clean = True
+            raise
+        except self._driver_errors as exc:
+            clean = not connection_lost(exc)  # a refused statement leaves it usable
+            raise progress.error(exc, self.backend_name) from exc
+        finally:
+            await self._release(conn, clean)
+
+    @asynccontextmanager
+    async def riding(self) -> AsyncIterator[list[list[str]]]:
+        """The waiting notifications, as (channels, payloads), for a statement to send.
+
+        Given back to the outbox when the statement fails.
+        """
+        channels, payloads = self.outbox.take()
+        try:
+            yield [channels, payloads]
+        except BaseException:
+            self.outbox.put_back(channels, payloads)
+            raise
+
+    async def _release(self, conn: AsyncConnection, clean: bool) -> None:
+        with contextlib.suppress(*self._driver_errors):
+            if not clean:
+                await conn.invalidate()
+            await conn.close()
+
+    # -- reads ------------------------------------------------------------------------------
+
+    async def get_chat(self, chat_id: str, *, tenant: str | None = None) -> ChatRecord | None:
+        """The chat, or None (also when it belongs to another tenant)."""
+        async with self.statement(f"get_chat({chat_id!r})", write=False) as db:
+            row = await db.fetchrow(pg_sql.GET_CHAT, chat_id, tenant)
+        if row is None:
+            return None
+        return self._seen(chat_record(row))
+
+    async def load_state(
+        self, chat_id: str, *, tail: int | None = None, with_user_memory: bool = False
+    ) -> ChatState:
+        """Smart load in one statement: the chain, the recent messages, the user's memory."""
+        tail = self.smart_load_tail if tail is None else tail
+        if tail < 0:
+            raise UsageError(f"tail must be 0 or more, got {tail}")
+        async with self.statement(f"load_state({chat_id!r})", write=False) as db:
+            row = await db.fetchrow(pg_sql.LOAD_STATE, chat_id, tail, with_user_memory)
+        if row is None:
+            raise NotFoundError(f"no chat with id {chat_id!r}; create it first with create_chat()")
+        state = state_of(row, users=with_user_memory)
+        self._seen(state.chat)
+        return state
+
+    # -- turns ------------------------------------------------------------------------------
+
+    async def commit_turn(self, commit: TurnCommit) -> CommitResult:
+        """Write a turn in one statement (see the module docstring); the same contract."""
+        ids = message_ids(commit.new_messages)
+        now = self._stamp()
+        numbered_for = self._counts.get(commit.chat_id, 0)
+        try:
+            for _ in range(TURN_ATTEMPTS):
+                result, numbered_for = await self._try_turn(commit, ids, now, numbered_for)
+                if result is not None:
+                    return result
+        except StorageUnavailableError:
+            if (settled := await self._landed(commit, ids, now)) is None:
+                raise
+            return settled
+        return await super().commit_turn(commit)
+
+    async def _try_turn(
+        self, commit: TurnCommit, ids: Sequence[str], now: datetime, numbered_for: int
+    ) -> tuple[CommitResult | None, int]:
+        """One run of the turn's statement: the result, or None and the count to number for."""
+        facts = _facts(commit, numbered_for)
+        try:
+            doing = (
+                f"writing the turn ({len(commit.new_messages)} messages, "
+                f"{len(commit.summaries)} summary rows)"
+            )
+            operation = f"commit_turn({commit.chat_id!r})"
+            async with (
+                self.riding() as notes,
+                self.statement(operation, write=True, doing=doing) as db,
+            ):
+                params = commit_params(commit, ids, now=now, facts=facts, notes=notes)
+                row = await db.fetchrow(pg_sql.COMMIT_TURN, *params)
+        except LongtalkError as exc:
+            if isinstance(exc.__cause__, self._unique_violation):
+                return None, numbered_for  # an id or a chain row landed meanwhile: again
+            raise
+        if row["before"] is None:
+            raise NotFoundError(
+                f"no chat with id {commit.chat_id!r}; create it first with create_chat()"
+            )
+        before = chat_of_json(row["before"])
+        check_tenant(before, commit)
+        if not row["fresh"]:
+            return None, before.message_count
+        if row["found"]:
+            stored = [message_of(before.id, item) for item in row["found"]]
+            replay = replayed(stored, commit.new_messages)
+            if replay is not None:
+                return CommitResult(before, replay, ()), numbered_for
+        if row["after"] is not None:
+            return self._written(commit, row), numbered_for
+        check_commit(before, commit)
+        known = set(row["targets"] or ())
+        missing = [r.id for r in commit.summaries if r.id is not None and r.id not in known]
+        if missing:
+            raise NotFoundError(f"chat {before.id!r} has no summary row with id {missing[0]}")
+        return None, before.message_count  # the facts were numbered from a stale count
+
+    def _written(self, commit: TurnCommit, row: Any) -> CommitResult:
+        """The result of a turn the statement wrote."""
+        chat = self._seen(chat_of_json(row["after"]))
+        first = chat.message_count - len(commit.new_messages) + 1
+        stored = tuple(
+            StoredMessage(chat.id, first + i, message)
+            for i, message in enumerate(commit.new_messages)
+        )
+        return CommitResult(chat, stored, _rows_in_order(commit, row))
+
+    async def _landed(
+        self, commit: TurnCommit, ids: Sequence[str], now: datetime
+    ) -> CommitResult | None:
+        """After a connection broke mid-turn: the turn, if it was written after all.
+
+        Messages with ids tell by their ids; messages without by their commit's timestamp,
+        unique per process. A summary-only commit is left to its compare-and-swap.
+        """
+        if not commit.new_messages:
+            return None
+        for delay in CHECK_DELAYS:
+            await asyncio.sleep(delay)
+            try:
+                if ids:
+                    return await self._committed(commit, ids)
+                return await self._stored_at(commit, now)
+            except StorageUnavailableError:
+                continue
+            except LongtalkError:
+                return None
+        return None
+
+    async def _stored_at(self, commit: TurnCommit, now: datetime) -> CommitResult | None:
+        async with self.statement(f"commit_turn({commit.chat_id!r}) check", write=False) as db:
+            found = await db.fetchval(pg_sql.MESSAGES_AT, commit.chat_id, now)
+        stored = tuple(message_of(commit.chat_id, item) for item in found or ())
+        sent = [(m.role, m.content) for m in commit.new_messages]
+        if [(s.message.role, s.message.content) for s in stored] != sent:
+            return None
+        chat = await self.get_chat(commit.chat_id)
+        return None if chat is None else CommitResult(chat, stored, ())
+
+    def _enqueue(self, conn: Connection, chat: ChatRecord, kind: str) -> bool:
+        """Request the job in the commit (an upsert) and announce a new row to the workers."""
+        params = {"kind": kind, "chat_id": chat.id, "tenant": chat.tenant}
+        return bool(conn.execute(_ENQUEUE, params).scalar_one())
+
+    # -- bookkeeping ------------------------------------------------------------------------
+
+    def _stamp(self) -> datetime:
+        """Now, strictly later than any earlier stamp of this process (a commit's identity)."""
+        stamp = max(datetime.now(UTC), self._last_stamp + timedelta(microseconds=1))
+        self._last_stamp = stamp
+        return stamp
+
+    def _seen(self, chat: ChatRecord) -> ChatRecord:
+        """Remember the chat's message count: the next append numbers its facts from it."""
+        self._counts[chat.id] = chat.message_count
+        self._counts.move_to_end(chat.id)
+        while len(self._counts) > KNOWN_COUNTS:
+            self._counts.popitem(last=False)
+        return chat
+
+    # -- jobs and migrations ------------------------------------------------------------------
 
     @asynccontextmanager
     async def job_transaction(self, operation: str) -> AsyncIterator[AsyncConnection]:
-        """One short transaction for the job queue (``pg_jobs``); errors as ``StorageError``."""
+        """One statement for the job queue (``pg_jobs``), autocommit; errors as ``StorageError``."""
         await self.setup()
-        async with self.async_transaction(operation, write=True) as (conn, _):
+        transaction = self.async_transaction(operation, write=True, single=True)
+        async with transaction as (conn, _):
             yield conn
 
     def _lock_schema(self, conn: Connection) -> None:
         conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK_KEY})
+
+
+def _facts(commit: TurnCommit, numbered_for: int) -> tuple[str, str | None, int | None]:
+    """How the turn changes the chat's facts: (keep | replace | append, JSON, numbered for).
+
+    Facts found in new messages carry the sequences the messages get, which are known only
+    under the chat's lock: they are numbered from ``numbered_for`` (the count last seen)
+    and the statement writes them only if the chat still has that many messages.
+    """
+    new = commit.new_messages
+    added: Sequence[Any] = ()
+    if commit.facts_of is not None and new:
+        added = commit.facts_of([(numbered_for + 1 + i, m) for i, m in enumerate(new)])
+    guard = numbered_for if added else None
+    if commit.facts is not None:
+        return "replace", json.dumps([dict(f) for f in (*commit.facts, *added)]), guard
+    if added:
+        return "append", json.dumps([dict(f) for f in added]), guard
+    return "keep", None, None
+
+
+def _rows_in_order(commit: TurnCommit, row: Any) -> tuple[SummaryRow, ...]:
+    """The written summary rows in the commit's order (patched by id, new by sequence)."""
+    patched = {item[0]: summary_of(commit.chat_id, item) for item in row["patched"] or ()}
+    inserted = sorted(
+        (summary_of(commit.chat_id, item) for item in row["inserted"] or ()),
+        key=lambda summary: summary.sequence,
+    )
+    new_rows = iter(inserted)
+    return tuple(
+        patched[summary.id] if summary.id is not None else next(new_rows)
+        for summary in commit.summaries
+    )

@@ -33,7 +33,7 @@ StorageSpec = ChatStorage | StorageConfig | str | None
 def resolve_storage(spec: StorageSpec) -> ChatStorage:
     """The storage for ``spec``; nothing is connected until first use (or ``setup()``).
 
-    ``None`` means no storage is configured: chats then live in memory only (seed 000's
+    ``None`` means no storage is configured: chats then live in memory only (Orchid's
     graceful degradation), with a warning. A string is a URL (see ``StorageConfig``); an
     unknown scheme raises ``UnknownBackendError`` naming the nearest known one.
     """

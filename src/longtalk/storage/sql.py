@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar, TypeVar
 
 from sqlalchemy import Connection, Row, Select, case, delete, func, insert, select, update
-from sqlalchemy.exc import DBAPIError, InterfaceError, SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from longtalk.core.messages import Message
@@ -51,7 +51,8 @@ from longtalk.storage.base import (
     replayed,
     smart_load_after,
 )
-from longtalk.storage.schema import chats, conversation_summaries, messages
+from longtalk.storage.schema import chats, conversation_summaries, jobs, messages
+from longtalk.storage.user_memory import select_items
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +69,8 @@ class Progress:
         self.operation = operation
         self.write = write
         self.doing = ""
+        self.commits = False
+        """True while a lone write statement runs: it commits as it ends."""
 
     def describe(self, exc: BaseException) -> str:
         """The error message: the operation, its step, and whether anything was written."""
@@ -88,7 +91,7 @@ class Progress:
         doing = f" while {self.doing}" if self.doing else ""
         if not self.write:
             outcome = "nothing was written"
-        elif self.doing == "committing":
+        elif self.doing == "committing" or self.commits:
             outcome = "the write may or may not have been applied"
         else:
             outcome = "it was rolled back, nothing was written"
@@ -147,6 +150,8 @@ class SqlStorage(StorageBase):
     backend_name: ClassVar[str] = "SQL"
     unavailable_hint: ClassVar[str] = "check the database settings"
     read_options: ClassVar[Mapping[str, Any]] = {}
+    single_options: ClassVar[Mapping[str, Any]] = {}
+    """Options of a transaction that is one statement (PostgreSQL: autocommit, no BEGIN)."""
 
     def __init__(
         self,
@@ -197,9 +202,16 @@ class SqlStorage(StorageBase):
 
     # -- transactions ------------------------------------------------------------------
 
-    async def transaction(self, body: Callable[[Connection], T], *, write: bool = False) -> T:
-        """Run ``body(connection)`` in one transaction of this database (raw SQL access)."""
-        return await self._run("transaction", lambda conn, _: body(conn), write=write)
+    async def transaction(
+        self, body: Callable[[Connection], T], *, write: bool = False, single: bool = False
+    ) -> T:
+        """Run ``body(connection)`` in one transaction of this database (raw SQL access).
+
+        ``single`` says that ``body`` runs one statement: where the database runs a lone
+        statement as its own transaction, no ``BEGIN``/``COMMIT`` round trips are spent.
+        """
+        body_of: Callable[[Connection, Progress], T] = lambda conn, _: body(conn)  # noqa: E731
+        return await self._run("transaction", body_of, write=write, single=single)
 
     async def _run(
         self,
@@ -208,19 +220,30 @@ class SqlStorage(StorageBase):
         *,
         write: bool,
         setup: bool = False,
+        single: bool = False,
     ) -> T:
-        """``body`` in one transaction; driver errors leave as ``StorageError`` naming it."""
+        """``body`` in one transaction; driver errors leave as ``StorageError`` naming it.
+
+        ``single``: ``body`` runs one statement (see :meth:`transaction`).
+        """
         if not setup:
             await self.setup()
-        return await self._execute(operation, body, write=write)
+        return await self._execute(operation, body, write=write, single=single)
 
     async def _execute(
-        self, operation: str, body: Callable[[Connection, Progress], T], *, write: bool
+        self,
+        operation: str,
+        body: Callable[[Connection, Progress], T],
+        *,
+        write: bool,
+        single: bool = False,
     ) -> T:
         """Run one transaction (the backend's)."""
         raise NotImplementedError(f"{type(self).__name__}._execute")
 
-    def _options(self, write: bool) -> dict[str, Any]:
+    def _options(self, write: bool, single: bool = False) -> dict[str, Any]:
+        if single and self.single_options:
+            return dict(self.single_options)
         return {WRITE_OPTION: True} if write else dict(self.read_options)
 
     def _unavailable(self, operation: str, exc: BaseException) -> StorageUnavailableError:
@@ -253,11 +276,14 @@ class SqlStorage(StorageBase):
         )
 
         def create(conn: Connection, _: Progress) -> None:
-            if conn.scalar(select(chats.c.id).where(chats.c.id == chat.id)) is not None:
-                raise StorageError(f"create_chat: a chat with id {chat.id!r} already exists")
-            conn.execute(insert(chats).values(_chat_values(chat)))
+            try:
+                conn.execute(insert(chats).values(_chat_values(chat)))
+            except IntegrityError as exc:
+                raise StorageError(
+                    f"create_chat: a chat with id {chat.id!r} already exists"
+                ) from exc
 
-        await self._run(f"create_chat({chat.id!r})", create, write=True)
+        await self._run(f"create_chat({chat.id!r})", create, write=True, single=True)
         return chat
 
     async def get_chat(self, chat_id: str, *, tenant: str | None = None) -> ChatRecord | None:
@@ -270,7 +296,7 @@ class SqlStorage(StorageBase):
             row = conn.execute(query).first()
             return None if row is None else _chat_record(row)
 
-        return await self._run(f"get_chat({chat_id!r})", get, write=False)
+        return await self._run(f"get_chat({chat_id!r})", get, write=False, single=True)
 
     async def list_chats(
         self, *, tenant: str = "default", limit: int = 50, offset: int = 0
@@ -283,17 +309,7 @@ class SqlStorage(StorageBase):
             .limit(limit)
             .offset(offset)
         )
-        return await self._run("list_chats", _chat_records(query), write=False)
-
-    async def mark_indexed(
-        self, chat_id: str, sequence: int, *, incarnation: str | None = None
-    ) -> bool:
-        """Move the chat's recall-index watermark up to ``sequence`` (never down).
-
-        False when the chat (of ``incarnation``, when given) no longer exists.
-        """
-        known = {chat_id: incarnation} if incarnation is not None else None
-        return chat_id not in await self.mark_indexed_many({chat_id: sequence}, incarnations=known)
+        return await self._run("list_chats", _chat_records(query), write=False, single=True)
 
     async def mark_indexed_many(
         self, watermarks: Mapping[str, int], *, incarnations: Mapping[str, str] | None = None
@@ -345,7 +361,7 @@ class SqlStorage(StorageBase):
         )
         if chat_ids is not None:
             query = query.where(chats.c.id.in_(list(chat_ids)))
-        return await self._run("index_backlog", _chat_records(query), write=False)
+        return await self._run("index_backlog", _chat_records(query), write=False, single=True)
 
     async def reset_index(self, chat_id: str | None = None) -> list[ChatRecord]:
         """Set the watermark of one chat (or of every chat) back to 0; the chats reset."""
@@ -370,7 +386,7 @@ class SqlStorage(StorageBase):
         def remove(conn: Connection, _: Progress) -> bool:
             return bool(conn.execute(statement).rowcount)
 
-        removed = await self._run(f"delete_chat({chat_id!r})", remove, write=True)
+        removed = await self._run(f"delete_chat({chat_id!r})", remove, write=True, single=True)
         if removed:
             await self._after_delete()
         return removed
@@ -385,7 +401,7 @@ class SqlStorage(StorageBase):
         def remove(conn: Connection, _: Progress) -> list[Row[Any]]:
             return list(conn.execute(statement).all())
 
-        rows = await self._run(f"delete_chats({tenant!r})", remove, write=True)
+        rows = await self._run(f"delete_chats({tenant!r})", remove, write=True, single=True)
         if rows:
             await self._after_delete()
         return sorted((_chat_record(row) for row in rows), key=lambda chat: chat.id)
@@ -400,10 +416,12 @@ class SqlStorage(StorageBase):
         def page(conn: Connection, _: Progress) -> list[StoredMessage]:
             return _select_messages(conn, chat_id, after_sequence, limit)
 
-        return await self._run(f"list_messages({chat_id!r})", page, write=False)
+        return await self._run(f"list_messages({chat_id!r})", page, write=False, single=True)
 
-    async def load_state(self, chat_id: str, *, tail: int | None = None) -> ChatState:
-        """Smart load (seed 003): the summary chain and only the recent messages.
+    async def load_state(
+        self, chat_id: str, *, tail: int | None = None, with_user_memory: bool = False
+    ) -> ChatState:
+        """Smart load, as the LangGraph backend does it: the summary chain and recent messages.
 
         With a summary: its rows, the messages not yet folded into it and at least the last
         ``tail`` (default ``smart_load_tail``); without one, every message. One read
@@ -418,7 +436,11 @@ class SqlStorage(StorageBase):
             after = smart_load_after(chat, has_summary=bool(summaries), tail=tail)
             stored = _select_messages(conn, chat_id, after, None)
             facts = tuple(row._mapping["facts"] or ())
-            return ChatState(chat, tuple(summaries), tuple(stored), facts)
+            users = None
+            if with_user_memory:
+                found = select_items(conn, chat.tenant, chat.user) if chat.user else []
+                users = tuple(found)
+            return ChatState(chat, tuple(summaries), tuple(stored), facts, users)
 
         return await self._run(f"load_state({chat_id!r})", load, write=False)
 
@@ -450,6 +472,9 @@ class SqlStorage(StorageBase):
             after = chat_after(chat, commit, added=len(stored), now=now)
             facts = commit.facts_after(row._mapping["facts"] or (), stored)
             chat = _update_chat(conn, after, facts=facts)
+            if commit.enqueue is not None and stored:
+                progress.doing = f"requesting a {commit.enqueue} job"
+                self._enqueue(conn, chat, commit.enqueue)
             return CommitResult(chat, tuple(stored), tuple(rows))
 
         try:
@@ -458,6 +483,26 @@ class SqlStorage(StorageBase):
             if not ids or (settled := await self._committed(commit, ids)) is None:
                 raise
             return settled
+
+    def _enqueue(self, conn: Connection, chat: ChatRecord, kind: str) -> bool:
+        """Request a ``kind`` job for ``chat`` in the commit; True when its row is new.
+
+        An existing row (queued or running) gets a new generation, so a worker finishing
+        the older one runs the chat again instead of dropping the request.
+        """
+        table = jobs
+        bump = update(table).where(table.c.kind == kind, table.c.chat_id == chat.id)
+        if conn.execute(bump.values(generation=table.c.generation + 1)).rowcount:
+            return False
+        values = {
+            "kind": kind,
+            "chat_id": chat.id,
+            "tenant": chat.tenant,
+            "generation": 0,
+            "due_at": _now(),
+        }
+        conn.execute(insert(table).values(values))
+        return True
 
     async def _committed(self, commit: TurnCommit, ids: Sequence[str]) -> CommitResult | None:
         """After a connection broke mid-commit: the turn if it was applied after all.
@@ -477,7 +522,7 @@ class SqlStorage(StorageBase):
         except LongtalkError:
             return None
 
-    # -- summary rows (seed 002's memory-service operations) ---------------------------
+    # -- summary rows (the episode-summary service's operations) -----------------------
 
     async def list_summaries(self, chat_id: str) -> list[SummaryRow]:
         """The chat's summary chain, oldest first."""
@@ -485,7 +530,7 @@ class SqlStorage(StorageBase):
         def rows(conn: Connection, _: Progress) -> list[SummaryRow]:
             return _select_summaries(conn, chat_id)
 
-        return await self._run(f"list_summaries({chat_id!r})", rows, write=False)
+        return await self._run(f"list_summaries({chat_id!r})", rows, write=False, single=True)
 
     async def update_summary(self, summary_id: int, patch: SummaryPatch) -> SummaryRow:
         """Patch a row; bumps its version and the chat's summary version."""
@@ -526,22 +571,31 @@ class AsyncEngineStorage(SqlStorage):
         await self.engine.dispose()
 
     async def _execute(
-        self, operation: str, body: Callable[[Connection, Progress], T], *, write: bool
+        self,
+        operation: str,
+        body: Callable[[Connection, Progress], T],
+        *,
+        write: bool,
+        single: bool = False,
     ) -> T:
-        async with self.async_transaction(operation, write=write) as (conn, progress):
+        transaction = self.async_transaction(operation, write=write, single=single)
+        async with transaction as (conn, progress):
             result = await conn.run_sync(body, progress)
             progress.doing = "committing"
         return result
 
     @contextlib.asynccontextmanager
     async def async_transaction(
-        self, operation: str, *, write: bool
+        self, operation: str, *, write: bool, single: bool = False
     ) -> AsyncIterator[tuple[AsyncConnection, Progress]]:
-        """One transaction on an async connection; driver errors leave as ``StorageError``."""
+        """One transaction on an async connection; driver errors leave as ``StorageError``.
+
+        ``single``: the body runs one statement (see :meth:`transaction`).
+        """
         progress = Progress(operation, write=write)
         conn = await self._connect(operation)
         try:
-            await conn.execution_options(**self._options(write))
+            await conn.execution_options(**self._options(write, single))
             async with conn.begin():
                 yield conn, progress
         except LongtalkError:
@@ -605,7 +659,11 @@ def _changing_values(chat: ChatRecord) -> dict[str, Any]:
 
 
 def _chat_record(row: Row[Any]) -> ChatRecord:
-    m = row._mapping
+    return chat_record(row._mapping)
+
+
+def chat_record(m: Mapping[Any, Any]) -> ChatRecord:
+    """A chat from its row's columns, by name (any mapping of them)."""
     return ChatRecord(
         id=m["id"],
         tenant=m["tenant"],

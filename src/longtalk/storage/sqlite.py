@@ -99,7 +99,12 @@ class SqliteStorage(SqlStorage):
             ) from exc
 
     async def _execute(
-        self, operation: str, body: Callable[[Connection, Progress], T], *, write: bool
+        self,
+        operation: str,
+        body: Callable[[Connection, Progress], T],
+        *,
+        write: bool,
+        single: bool = False,
     ) -> T:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(

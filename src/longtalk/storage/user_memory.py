@@ -11,36 +11,31 @@ table of a SQL database (migration 8), or a process-local store for in-memory st
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from sqlalchemy import Connection, delete, insert, select
 
 from longtalk.errors import UsageError
 from longtalk.storage import schema
 from longtalk.storage.base import ChatStorage
+from longtalk.storage.records import Origin, UserFact, UserFactKind
 
-UserFactKind = Literal["fact", "preference", "profile"]
+__all__ = [
+    "KINDS",
+    "InMemoryUserMemory",
+    "Origin",
+    "SqlUserMemory",
+    "UserFact",
+    "UserFactKind",
+    "UserMemoryStore",
+    "check_kind",
+    "kept_with",
+    "select_items",
+    "user_memory_for",
+]
+
 KINDS: tuple[UserFactKind, ...] = ("profile", "preference", "fact")
-Origin = Literal["derived", "given"]
-
-
-@dataclass(frozen=True, slots=True)
-class UserFact:
-    """One thing known about a user, and where it came from.
-
-    ``chat_id`` and ``episodes`` (first, last) name the chat and the summary episodes it was
-    taken from; both are empty for what the application stored itself (``origin`` given).
-    """
-
-    kind: UserFactKind
-    text: str
-    origin: Origin = "given"
-    chat_id: str | None = None
-    episodes: tuple[int, int] = (0, 0)
-    id: int | None = None
-    created_at: datetime | None = field(default=None, compare=False)
 
 
 class UserMemoryStore(Protocol):
@@ -132,15 +127,9 @@ class SqlUserMemory:
 
     async def items(self, tenant: str, user: str) -> list[UserFact]:
         """The user's items, oldest first."""
-        table = schema.user_memory
-        query = (
-            select(table)
-            .where(table.c.tenant == tenant, table.c.user_id == user)
-            .order_by(table.c.id)
-        )
 
         def read(conn: Connection) -> list[UserFact]:
-            return [_fact(row) for row in conn.execute(query)]
+            return select_items(conn, tenant, user)
 
         result: list[UserFact] = await self.storage.transaction(read)
         return result
@@ -204,6 +193,24 @@ def user_memory_for(storage: ChatStorage) -> UserMemoryStore:
     if isinstance(storage, SqlStorage):
         return SqlUserMemory(storage)
     return InMemoryUserMemory()
+
+
+def kept_with(users: UserMemoryStore, storage: ChatStorage) -> bool:
+    """True when ``users`` is the user memory ``storage`` keeps itself.
+
+    Then ``storage.load_state(..., with_user_memory=True)`` reads the user's items with the
+    chat, in the same snapshot (one statement on PostgreSQL) instead of a read of its own.
+    """
+    return isinstance(users, SqlUserMemory) and users.storage is storage
+
+
+def select_items(conn: Connection, tenant: str, user: str) -> list[UserFact]:
+    """The user's items, oldest first, read on ``conn`` (inside a caller's transaction)."""
+    table = schema.user_memory
+    query = (
+        select(table).where(table.c.tenant == tenant, table.c.user_id == user).order_by(table.c.id)
+    )
+    return [_fact(row) for row in conn.execute(query)]
 
 
 def _insert(conn: Connection, tenant: str, user: str, facts: Sequence[UserFact]) -> list[UserFact]:

@@ -1,11 +1,7 @@
-"""Test doubles shipped with longtalk, for your tests and ours.
+"""An LLM double behind a real HTTP server speaking the OpenAI chat-completions protocol.
 
-``ScriptedLLM`` answers from a queue, ``FunctionLLM`` from a function, and
-``CountingLLM`` counts the input tokens of every call. They implement the ``LLM`` protocol,
-so they plug in wherever a real backend does. ``RecordingEmbedder`` wraps a real embedder
-and records what each call embedded. ``ChatCompletionsServer`` is the same kind of
-double behind a real HTTP server speaking the OpenAI chat-completions wire protocol, for
-services in other processes. None of them is collected by pytest.
+For services in other processes (replicas, the CLI's ``serve``): ``ChatCompletionsServer``
+answers token-counted summaries and records every call. Not collected by pytest.
 """
 
 from __future__ import annotations
@@ -14,178 +10,13 @@ import json
 import socket
 import threading
 import time
-from collections import deque
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
-
 from longtalk.core.tokens import DEFAULT_COUNTER, TokenCounter, TokenUsage
-from longtalk.embed.base import Embedder
-from longtalk.llm.base import LLMRequest, LLMResponse
 
-__all__ = [
-    "ChatCompletionsServer",
-    "CountingLLM",
-    "FunctionLLM",
-    "RecordedCall",
-    "ScriptedLLM",
-    "WireCall",
-    "free_port",
-]
-
-Reply = str | LLMResponse | BaseException
-
-
-@dataclass(frozen=True, slots=True)
-class RecordedCall:
-    """One request an LLM double received."""
-
-    request: LLMRequest
-
-    @property
-    def text(self) -> str:
-        """All message contents of the request, joined."""
-        return "\n".join(message.content for message in self.request.messages)
-
-
-def _input_text(request: LLMRequest) -> str:
-    return "\n".join(message.content for message in request.messages)
-
-
-def _as_response(reply: str | LLMResponse, request: LLMRequest) -> LLMResponse:
-    if isinstance(reply, LLMResponse):
-        return reply
-    usage = TokenUsage(DEFAULT_COUNTER.count(_input_text(request)), DEFAULT_COUNTER.count(reply))
-    return LLMResponse(text=reply, usage=usage, model="scripted")
-
-
-@dataclass
-class ScriptedLLM:
-    """Answers each call with the next queued reply; an exception in the queue is raised.
-
-    With an empty queue it answers ``default`` (raised when it is an exception; an
-    ``AssertionError`` when it is None, so a test notices an unexpected call).
-    """
-
-    __test__ = False
-
-    default: Reply | None = None
-    calls: list[RecordedCall] = field(default_factory=list)
-    _queue: deque[Reply] = field(default_factory=deque)
-
-    def enqueue(self, *replies: Reply) -> ScriptedLLM:
-        """Queue replies (text, a full ``LLMResponse``, or an exception to raise)."""
-        self._queue.extend(replies)
-        return self
-
-    async def complete(self, request: LLMRequest) -> LLMResponse:
-        """Record the call and answer the next reply."""
-        self.calls.append(RecordedCall(request))
-        if self._queue:
-            reply = self._queue.popleft()
-        elif self.default is not None:
-            reply = self.default
-        else:
-            raise AssertionError("ScriptedLLM got a call with nothing queued")
-        if isinstance(reply, BaseException):
-            raise reply
-        return _as_response(reply, request)
-
-
-class FunctionLLM:
-    """Answers with ``function(request)``, sync or async."""
-
-    __test__ = False
-
-    def __init__(
-        self, function: Callable[[LLMRequest], str | LLMResponse | Awaitable[str | LLMResponse]]
-    ) -> None:
-        self.function = function
-        self.calls: list[RecordedCall] = []
-
-    async def complete(self, request: LLMRequest) -> LLMResponse:
-        """Record the call and answer what the function returns."""
-        self.calls.append(RecordedCall(request))
-        reply = self.function(request)
-        if isinstance(reply, Awaitable):
-            reply = await reply
-        return _as_response(reply, request)
-
-
-class CountingLLM:
-    """Counts every input token (instructions included) and answers a fixed-size summary.
-
-    Used by the token-cost benchmark: ``answer_tokens`` tokens of text per call.
-    """
-
-    __test__ = False
-
-    def __init__(self, *, answer_tokens: int = 300, counter: TokenCounter | None = None) -> None:
-        self.counter = counter or DEFAULT_COUNTER
-        self.answer_tokens = answer_tokens
-        self.input_tokens = 0
-        self.calls: list[RecordedCall] = []
-
-    def _answer(self) -> str:
-        words: list[str] = []
-        index = len(self.calls)
-        while self.counter.count(" ".join(words)) < self.answer_tokens:
-            words.append(f"fact{index}-{len(words)}")
-        return " ".join(words)
-
-    async def complete(self, request: LLMRequest) -> LLMResponse:
-        """Count the request's tokens and answer with ``answer_tokens`` tokens."""
-        self.calls.append(RecordedCall(request))
-        tokens = sum(self.counter.count(m.content) for m in request.messages)
-        self.input_tokens += tokens
-        text = self._answer()
-        return LLMResponse(text=text, usage=TokenUsage(tokens, self.counter.count(text)))
-
-
-class RecordingEmbedder:
-    """A real embedder that records the texts of every call (calls may come from threads)."""
-
-    __test__ = False
-
-    def __init__(self, inner: Embedder) -> None:
-        self.inner = inner
-        self.calls: list[tuple[str, ...]] = []
-        self._lock = threading.Lock()
-
-    @property
-    def model_id(self) -> str:
-        return self.inner.model_id
-
-    @property
-    def dimension(self) -> int:
-        return self.inner.dimension
-
-    @property
-    def texts(self) -> list[str]:
-        """Every text embedded, in call order."""
-        with self._lock:
-            return [text for call in self.calls for text in call]
-
-    @property
-    def sizes(self) -> list[int]:
-        """How many texts each call embedded."""
-        with self._lock:
-            return [len(call) for call in self.calls]
-
-    def clear(self) -> None:
-        """Forget the calls recorded so far."""
-        with self._lock:
-            self.calls.clear()
-
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        """Record ``texts``, then embed them with the wrapped embedder."""
-        with self._lock:
-            self.calls.append(tuple(texts))
-        return self.inner.embed(texts)
+__all__ = ["ChatCompletionsServer", "WireCall", "free_port"]
 
 
 def free_port() -> int:

@@ -1,0 +1,181 @@
+"""Values in and out of the single PostgreSQL statements (``pg_sql``).
+
+Nested collections come back as JSON (the driver decodes ``json`` columns): messages,
+summary rows and user-memory items as arrays in the column order of ``pg_sql``, chats
+from ``row_to_json`` with their timestamps as text. What goes in travels as arrays, one
+per column, so a statement's text is the same however many messages or rows it writes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from longtalk.core.messages import Message
+from longtalk.storage.records import (
+    ChatRecord,
+    ChatState,
+    StoredMessage,
+    SummaryPatch,
+    SummaryRow,
+    TurnCommit,
+    UserFact,
+)
+from longtalk.storage.sql import chat_record
+
+_TIMES = ("created_at", "updated_at", "retry_at")
+
+
+def utc(value: str | datetime | None) -> datetime | None:
+    """A timestamp as JSON text (or a driver's datetime) as an aware UTC datetime."""
+    if value is None:
+        return None
+    moment = datetime.fromisoformat(value) if isinstance(value, str) else value
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def chat_of_json(data: Mapping[str, Any]) -> ChatRecord:
+    """A chat from ``row_to_json`` of its columns."""
+    return chat_record({**data, **{name: utc(data.get(name)) for name in _TIMES}})
+
+
+def message_of(chat_id: str, item: Sequence[Any]) -> StoredMessage:
+    """A stored message from ``pg_sql.MESSAGE_JSON``."""
+    sequence, message_id, role, content, name, kind, tool_call_ids, stamp, metadata = item
+    message = Message(
+        role=role,
+        content=content,
+        name=name,
+        type=kind,
+        tool_call_ids=tuple(tool_call_ids),
+        timestamp=None if stamp is None else datetime.fromisoformat(stamp),
+        id=message_id,
+        metadata=metadata,
+    )
+    return StoredMessage(chat_id, sequence, message)
+
+
+def summary_of(chat_id: str, item: Sequence[Any]) -> SummaryRow:
+    """A summary row from ``pg_sql.SUMMARY_JSON``."""
+    row_id, sequence, text, form, first, last, turn, tokens, kind, version, made, changed = item
+    return SummaryRow(
+        chat_id=chat_id,
+        summary_text=text,
+        sequence=sequence,
+        format=form,
+        episode_first=first,
+        episode_last=last,
+        turn_number=turn,
+        token_count=tokens,
+        kind=kind,
+        version=version,
+        id=row_id,
+        created_at=utc(made),
+        updated_at=utc(changed),
+    )
+
+
+def user_fact_of(item: Sequence[Any]) -> UserFact:
+    """A user-memory item from ``pg_sql.USER_JSON``."""
+    item_id, kind, text, origin, chat_id, first, last, made = item
+    return UserFact(kind, text, origin, chat_id, (first, last), item_id, utc(made))
+
+
+def state_of(row: Mapping[str, Any], *, users: bool = False) -> ChatState:
+    """A chat's state from the columns of ``pg_sql.LOAD_STATE`` (or ``CLAIM_JOB``)."""
+    chat = chat_record(row)
+    summaries = tuple(summary_of(chat.id, item) for item in row["summaries"] or ())
+    messages = tuple(message_of(chat.id, item) for item in row["messages"] or ())
+    known = tuple(user_fact_of(item) for item in row["users"] or ()) if users else None
+    return ChatState(chat, summaries, messages, tuple(row["facts"] or ()), known)
+
+
+def message_arrays(new: Sequence[Message]) -> list[list[str | None]]:
+    """The new messages as one array per column (``COMMIT_TURN``'s $5-$12)."""
+    return [
+        [m.id for m in new],
+        [m.role.value for m in new],
+        [m.content for m in new],
+        [m.name for m in new],
+        [m.type.value for m in new],
+        [json.dumps(list(m.tool_call_ids)) for m in new],
+        [None if m.timestamp is None else m.timestamp.isoformat() for m in new],
+        [json.dumps(m.metadata) for m in new],
+    ]
+
+
+def row_arrays(rows: Sequence[SummaryRow], *, ids: bool) -> list[list[str | None]]:
+    """Summary rows as one text array per column (with their ids first when ``ids``).
+
+    Numbers travel as text, cast back by the statement: the driver knows text arrays
+    without asking the server (an integer array type costs a type lookup per connection).
+    """
+    patches = [SummaryPatch.from_row(row) for row in rows]
+    columns: list[list[str | None]] = [
+        [p.summary_text for p in patches],
+        [p.format for p in patches],
+        [_text(p.episode_first) for p in patches],
+        [_text(p.episode_last) for p in patches],
+        [_text(p.turn_number) for p in patches],
+        [_text(p.token_count) for p in patches],
+        [p.kind for p in patches],
+    ]
+    return [[_text(row.id) for row in rows], *columns] if ids else columns
+
+
+def _text(number: int | None) -> str | None:
+    return None if number is None else str(number)
+
+
+def commit_params(
+    commit: TurnCommit,
+    ids: Sequence[str],
+    *,
+    now: datetime,
+    facts: tuple[str, str | None, int | None],
+    notes: Sequence[list[str]] = ([], []),
+) -> list[Any]:
+    """``COMMIT_TURN``'s parameters for ``commit``.
+
+    ``facts`` is (mode, JSON, numbered for); ``notes`` the riding notifications (channels,
+    payloads).
+    """
+    new = commit.new_messages
+    patch = [row for row in commit.summaries if row.id is not None]
+    insert = [row for row in commit.summaries if row.id is None]
+    run = commit.run
+    failed = run is not None and run.failure is not None
+    mode, facts_json, numbered_for = facts
+    return [
+        commit.chat_id,
+        commit.tenant,
+        commit.incarnation,
+        list(ids),
+        *message_arrays(new),
+        len(new),
+        now,
+        all(row.chat_id == commit.chat_id for row in commit.summaries),
+        commit.changes_summaries,
+        commit.expected_summary_version,
+        commit.last_summarized_sequence,
+        mode,
+        facts_json,
+        numbered_for,
+        commit.title,
+        commit.title_source,
+        sum(len(m.content) for m in new),
+        run is not None,
+        *row_arrays(patch, ids=True),
+        *row_arrays(insert, ids=False),
+        run.calls if run else 0,
+        run.input_tokens if run else 0,
+        run.output_tokens if run else 0,
+        run.failure if run else None,
+        run.error if failed and run else None,
+        run.retry_at if failed and run else None,
+        commit.enqueue,
+        *notes,
+        run.retry_volume if failed and run else 0,
+    ]

@@ -1,0 +1,310 @@
+"""The values storage keeps: chats, messages, summary rows, what a turn writes.
+
+Messages and summaries are values (``longtalk.core``); ids, sequences and versions are
+storage's business and live on these records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from longtalk.core.messages import Message
+
+SummaryFormat = Literal["text", "json"]
+SummaryKind = Literal["row", "digest", "archived"]
+"""``row``: a chain row; ``digest``: older rows consolidated into one; ``archived``: a row a
+digest covers (kept for provenance and the web view, no longer shown)."""
+DEFAULT_SMART_LOAD_TAIL = 4
+TitleSource = Literal["user", "generated"]
+"""Who set a chat's title: the user (never replaced) or the summary job (regenerated)."""
+UserFactKind = Literal["fact", "preference", "profile"]
+Origin = Literal["derived", "given"]
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryStats:
+    """What summarizing a chat has cost, and whether it is failing.
+
+    ``calls`` and the token counts add up every summary call ever made for the chat;
+    ``failures`` counts the failed runs since the last success (0 after one), and
+    ``failure_kinds`` every failure by its kind (``cut_off``, ``broken_json``...).
+    ``retry_at`` is when a failing chat is tried again (``None`` when not backing off), and
+    ``retry_volume`` the length (``ChatRecord.content_chars``) it must reach first (0: none).
+    """
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    failures: int = 0
+    failure_kinds: tuple[tuple[str, int], ...] = ()
+    last_error: str | None = None
+    retry_at: datetime | None = None
+    retry_volume: int = 0
+
+    @property
+    def by_kind(self) -> dict[str, int]:
+        """``failure_kinds`` as a mapping."""
+        return dict(self.failure_kinds)
+
+    def after(self, run: SummaryRun) -> SummaryStats:
+        """These stats with one more run counted."""
+        kinds = self.by_kind
+        if run.failure is not None:
+            kinds[run.failure] = kinds.get(run.failure, 0) + 1
+        return SummaryStats(
+            calls=self.calls + run.calls,
+            input_tokens=self.input_tokens + run.input_tokens,
+            output_tokens=self.output_tokens + run.output_tokens,
+            failures=self.failures + 1 if run.failure is not None else 0,
+            failure_kinds=tuple(sorted(kinds.items())),
+            last_error=run.error if run.failure is not None else None,
+            retry_at=run.retry_at if run.failure is not None else None,
+            retry_volume=run.retry_volume if run.failure is not None else 0,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryRun:
+    """One run of a chat's summary job, as its commit records it.
+
+    ``failure`` is the failure's kind (None when the run succeeded), ``error`` what to tell
+    a person, ``retry_at`` when the chat is due again and ``retry_volume`` the length it
+    must have grown to first.
+    """
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    failure: str | None = None
+    error: str | None = None
+    retry_at: datetime | None = None
+    retry_volume: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRecord:
+    """A chat and its summary bookkeeping.
+
+    ``last_summarized_sequence`` is the sequence of the newest message folded into the
+    summary chain (0 when none); ``summary_version`` increases with every summary change and
+    is what a commit compares-and-swaps on. ``incarnation`` is random per created chat (empty
+    for chats older than it): a chat deleted and created again under the same id is another
+    incarnation, and work planned for the old one (jobs, streams, vectors, commits) is dropped.
+    ``title_source`` says who set the title; ``stats`` what summarizing the chat cost;
+    ``content_chars`` how long its messages are in all (what a context read estimates with).
+    """
+
+    id: str
+    tenant: str = "default"
+    user: str | None = None
+    title: str | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    message_count: int = 0
+    last_summarized_sequence: int = 0
+    summary_version: int = 0
+    indexed_sequence: int = 0
+    incarnation: str = ""
+    title_source: TitleSource | None = None
+    stats: SummaryStats = field(default_factory=SummaryStats)
+    content_chars: int = 0
+
+    @property
+    def index_lag(self) -> int:
+        """Stored messages the recall index has not taken in yet."""
+        return max(0, self.message_count - self.indexed_sequence)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMessage:
+    """A message as stored: its position in the chat (1-based, gapless) and its value."""
+
+    chat_id: str
+    sequence: int
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryRow:
+    """One row of a chat's summary chain, covering episodes first..last.
+
+    ``summary_text`` is JSON when ``format`` is ``"json"`` (a structured summary), plain text
+    otherwise. ``sequence`` (the row's place in the chain), ``id``, ``version`` and the
+    timestamps are assigned by storage: a new row (``id`` None) always goes at the end of the
+    chain, and every update of a row increases its ``version``.
+    """
+
+    chat_id: str
+    summary_text: str
+    sequence: int = 0
+    format: SummaryFormat = "text"
+    episode_first: int = 0
+    episode_last: int = 0
+    turn_number: int = 0
+    token_count: int = 0
+    kind: SummaryKind = "row"
+    version: int = 1
+    id: int | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+    @property
+    def episode_range(self) -> str:
+        """``"first-last"``, as the episode-summary service stores it."""
+        return f"{self.episode_first}-{self.episode_last}"
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryPatch:
+    """A partial update of a summary row (the episode-summary service's PATCH /summaries/{id})."""
+
+    summary_text: str | None = None
+    token_count: int | None = None
+    episode_first: int | None = None
+    episode_last: int | None = None
+    format: SummaryFormat | None = None
+    turn_number: int | None = None
+    kind: SummaryKind | None = None
+
+    @classmethod
+    def from_row(cls, row: SummaryRow) -> SummaryPatch:
+        """A patch that sets every content field of ``row``."""
+        return cls(
+            summary_text=row.summary_text,
+            token_count=row.token_count,
+            episode_first=row.episode_first,
+            episode_last=row.episode_last,
+            format=row.format,
+            turn_number=row.turn_number,
+            kind=row.kind,
+        )
+
+    def values(self) -> dict[str, object]:
+        """The fields this patch sets, by name."""
+        return {name: value for name in _PATCH_FIELDS if (value := getattr(self, name)) is not None}
+
+
+_PATCH_FIELDS = (
+    "summary_text",
+    "token_count",
+    "episode_first",
+    "episode_last",
+    "format",
+    "turn_number",
+    "kind",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ChatState:
+    """What a turn starts from: the chat, its summary chain, and the loaded messages.
+
+    With a summary, ``messages`` holds the unsummarized messages plus at least the last
+    ``tail`` (smart loading); without one, every message. ``facts`` are the chat's durable
+    facts as the facts layer serialised them (storage keeps them opaque). ``user_memory``
+    is what is kept about the chat's user across chats when the load was asked for it and
+    the storage keeps user memory itself (read with the rest, in the same snapshot); None
+    otherwise (ask the user-memory store).
+    """
+
+    chat: ChatRecord
+    summaries: tuple[SummaryRow, ...] = ()
+    messages: tuple[StoredMessage, ...] = ()
+    facts: tuple[Mapping[str, Any], ...] = ()
+    user_memory: tuple[UserFact, ...] | None = None
+
+    @property
+    def latest_summary(self) -> SummaryRow | None:
+        """The newest row of the chain."""
+        return self.summaries[-1] if self.summaries else None
+
+
+@dataclass(frozen=True, slots=True)
+class TurnCommit:
+    """Everything one turn writes, in one transaction.
+
+    ``summaries`` are rows to insert (``id`` None) or replace (``id`` set).
+    ``expected_summary_version`` makes the summary part a compare-and-swap: when the chat's
+    version differs, nothing is written and ``ConflictError`` is raised. It is only checked
+    when the commit changes summaries. Whether checked or not, ``last_summarized_sequence``
+    never moves backwards: a commit that would do so raises ``ConflictError`` too.
+    ``incarnation`` (when set) names the chat the turn was planned for: if the chat was
+    deleted and created again since, nothing is written and ``NotFoundError`` is raised.
+    ``tenant`` (when set) is whose chat it must be: another tenant's chat is answered as
+    one that does not exist, before anything else (a replay included).
+    ``title`` is set as ``title_source`` says: a generated title never replaces one the
+    user set. ``facts`` (when not None) replace the chat's durable facts; ``facts_of``, given
+    the new messages with the sequences they get, returns facts to add to the chat's (in the
+    same transaction): whether it finds any may depend on the messages, not on their
+    sequences (a backend may call it before it knows them, and again once it does).
+    ``run`` counts a summary job's run in the chat's ``stats``. ``enqueue`` names a kind of
+    background job to request for the chat in the same transaction when messages are
+    stored (a row of the job table, announced to the workers when new); backends without
+    a job table ignore it.
+    """
+
+    chat_id: str
+    new_messages: Sequence[Message] = ()
+    summaries: Sequence[SummaryRow] = ()
+    title: str | None = None
+    last_summarized_sequence: int | None = None
+    expected_summary_version: int | None = None
+    incarnation: str | None = None
+    tenant: str | None = None
+    title_source: TitleSource = "generated"
+    facts: Sequence[Mapping[str, Any]] | None = None
+    facts_of: FactsOf | None = None
+    run: SummaryRun | None = None
+    enqueue: str | None = None
+
+    def facts_after(
+        self, current: Sequence[Mapping[str, Any]], stored: Sequence[StoredMessage]
+    ) -> tuple[Mapping[str, Any], ...] | None:
+        """The chat's facts after this commit; None when it leaves them as they are."""
+        base = current if self.facts is None else self.facts
+        added = (
+            self.facts_of([(item.sequence, item.message) for item in stored])
+            if (self.facts_of is not None and stored)
+            else ()
+        )
+        if self.facts is None and not added:
+            return None
+        return (*base, *added)
+
+    @property
+    def changes_summaries(self) -> bool:
+        """True when the commit writes summary rows or summary bookkeeping."""
+        return bool(self.summaries) or self.last_summarized_sequence is not None
+
+
+FactsOf = Callable[[Sequence[tuple[int, Message]]], Sequence[Mapping[str, Any]]]
+"""The durable facts numbered messages state (the facts layer's extractor, serialised)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CommitResult:
+    """What a commit wrote: the stored messages and the chat afterwards."""
+
+    chat: ChatRecord
+    messages: tuple[StoredMessage, ...] = ()
+    summaries: tuple[SummaryRow, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True, slots=True)
+class UserFact:
+    """One thing known about a user, and where it came from.
+
+    ``chat_id`` and ``episodes`` (first, last) name the chat and the summary episodes it was
+    taken from; both are empty for what the application stored itself (``origin`` given).
+    """
+
+    kind: UserFactKind
+    text: str
+    origin: Origin = "given"
+    chat_id: str | None = None
+    episodes: tuple[int, int] = (0, 0)
+    id: int | None = None
+    created_at: datetime | None = field(default=None, compare=False)

@@ -1,0 +1,73 @@
+"""Test doubles and conformance suites shipped with longtalk, for your tests and ours.
+
+Doubles (none is collected by pytest):
+
+- LLMs: ``ScriptedLLM`` answers from a queue, ``FunctionLLM`` from a function,
+  ``CountingLLM`` counts input tokens (``longtalk.testing.llm``);
+- embedders: ``RecordingEmbedder`` records what a real one embedded, ``BagOfWordsEmbedder``
+  is small and deterministic (``.embedders``);
+- recall: ``RecordingRecall`` records queries, stores and deletions (alone or around a
+  real backend, stores held at a gate), ``BrokenRecall`` fails every call (``.recall``);
+- ``ChatCompletionsServer``: an LLM behind a real HTTP server speaking the OpenAI
+  chat-completions protocol, for services in other processes (``.wire``).
+
+Conformance suites, one per seam, to subclass with a fixture giving your backend (each
+module says which): ``ChatStoreConformance``, ``SummaryStoreConformance`` and
+``IndexOutboxConformance`` (``.storage_suite``), ``UserMemoryConformance``
+(``.user_memory_suite``), ``VectorStoreConformance`` (``.vector_suite``). They need
+pytest (and pytest-asyncio), imported only when a suite is.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from longtalk.testing.embedders import BagOfWordsEmbedder, RecordingEmbedder
+from longtalk.testing.llm import CountingLLM, FunctionLLM, RecordedCall, Reply, ScriptedLLM
+from longtalk.testing.recall import BrokenRecall, RecordingRecall
+from longtalk.testing.wire import ChatCompletionsServer, WireCall, free_port
+
+if TYPE_CHECKING:
+    from longtalk.testing.storage_suite import (
+        ChatStoreConformance,
+        IndexOutboxConformance,
+        SummaryStoreConformance,
+    )
+    from longtalk.testing.user_memory_suite import UserMemoryConformance
+    from longtalk.testing.vector_suite import VectorStoreConformance
+
+__all__ = [
+    "BagOfWordsEmbedder",
+    "BrokenRecall",
+    "ChatCompletionsServer",
+    "ChatStoreConformance",
+    "CountingLLM",
+    "FunctionLLM",
+    "IndexOutboxConformance",
+    "RecordedCall",
+    "RecordingEmbedder",
+    "RecordingRecall",
+    "Reply",
+    "ScriptedLLM",
+    "SummaryStoreConformance",
+    "UserMemoryConformance",
+    "VectorStoreConformance",
+    "WireCall",
+    "free_port",
+]
+
+_SUITES = {
+    "ChatStoreConformance": "longtalk.testing.storage_suite",
+    "SummaryStoreConformance": "longtalk.testing.storage_suite",
+    "IndexOutboxConformance": "longtalk.testing.storage_suite",
+    "UserMemoryConformance": "longtalk.testing.user_memory_suite",
+    "VectorStoreConformance": "longtalk.testing.vector_suite",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The conformance suites, imported on first use (they import pytest)."""
+    if name in _SUITES:
+        return getattr(importlib.import_module(_SUITES[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
