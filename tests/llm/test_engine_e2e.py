@@ -84,6 +84,7 @@ async def test_engine_summarizes_through_the_backend(
         for messages in turns:
             await engine.run_turn(chat.id, messages)
         context = await engine.get_context(chat.id, budget_tokens=150)  # less than the chat
+        rows = await engine.storage.list_summaries(chat.id)
     summary_calls = [
         r for r in server.requests if "format" in r.body or "response_format" in r.body
     ]
@@ -99,4 +100,5 @@ async def test_engine_summarizes_through_the_backend(
     assert "Lyon" in prompt
     rendered = context.render()
     assert "The user plans a trip to Lyon with Marie." in rendered
-    assert "Marie" in rendered and "hotel under $150" in rendered.lower()
+    assert "hotel under $150" in rows[-1].summary_text  # the structured reply is stored whole
+    assert "- The user is vegetarian." in rendered  # the durable fact outlives the window

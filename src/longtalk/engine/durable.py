@@ -33,7 +33,6 @@ from longtalk.storage.base import ChatState
 log = logging.getLogger(__name__)
 DURABILITY_WEIGHT = 0.02
 """What a step of durability (0 to 5) weighs against the question's cosine."""
-"""Facts closest to the question, kept when the part must be cut."""
 VECTOR_CACHE = 4096
 """Fact vectors kept in memory (by text)."""
 
@@ -48,13 +47,16 @@ class FactsDraft:
 
     @property
     def needs_question(self) -> bool:
-        """True when facts are left out, so the question decides which stay."""
-        return self.plain is not None and bool(self.plain.left_out)
+        """True when some facts, not all, fit: the question decides which stay."""
+        return self.plain is not None and bool(self.plain.text and self.plain.left_out)
 
     @property
     def reserve(self) -> int:
-        """The most tokens the part can take (with its separator); 0 without facts."""
-        if self.plain is None:
+        """The most tokens the part can take (with its separator).
+
+        0 without facts, and when not even one fits its share: the room is the others'.
+        """
+        if self.plain is None or not self.plain.text:
             return 0
         return self.cap + 1 if self.needs_question else _cost(self.plain)
 

@@ -100,23 +100,40 @@ def render_facts(
     """The part within ``max_tokens``: header, lines, and a note when facts were left out.
 
     Facts are left out in ``order`` (default :func:`cut_order`: least durable first) until
-    the part fits; the note's own tokens are counted. When not even the header and one
-    line fit, nothing is shown and every fact is left out (the caller may still print
-    :func:`left_out_note` elsewhere).
+    the part fits with the note. When not even the header, one line and the note fit, the
+    note goes first (the caller counts ``left_out`` either way); when not even the header
+    and one line fit, nothing is shown and every fact is left out.
     """
+    victims = cut_order(facts) if order is None else list(order)
+    for with_note in (True, False):
+        rendered = _fitted(facts, victims, max_tokens, counter, header, with_note)
+        if rendered.text:
+            return rendered
+    return rendered
+
+
+def _fitted(
+    facts: Sequence[DurableFact],
+    victims: Sequence[DurableFact],
+    max_tokens: int,
+    counter: TokenCounter,
+    header: str,
+    with_note: bool,
+) -> RenderedFacts:
+    """Facts left out in ``victims``' order until the text (with or without the note) fits."""
     costs = {id(fact): counter.count(fact_line(fact)) + 1 for fact in facts}
     base = counter.count(header) if header else 0
     shown = list(facts)
     dropped: list[DurableFact] = []
-    victims = iter(cut_order(facts) if order is None else order)
-    while shown and _cost(shown, dropped, costs, base, counter) > max_tokens:
-        _drop(next(victims), shown, dropped)
+    next_victim = iter(victims)
+    while shown and _cost(shown, dropped if with_note else (), costs, base, counter) > max_tokens:
+        _drop(next(next_victim), shown, dropped)
     while shown:  # the estimate summed the lines; the joined text decides
-        text = _text(header, shown, dropped)
+        text = _text(header, shown, dropped if with_note else ())
         tokens = counter.count(text)
         if tokens <= max_tokens:
             return RenderedFacts(text, tokens, tuple(display_order(shown)), tuple(dropped))
-        _drop(next(victims), shown, dropped)
+        _drop(next(next_victim), shown, dropped)
     return RenderedFacts("", 0, (), tuple(dropped))
 
 
