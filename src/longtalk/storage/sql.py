@@ -52,7 +52,7 @@ from longtalk.storage.base import (
     smart_load_after,
 )
 from longtalk.storage.schema import chats, conversation_summaries, jobs, messages
-from longtalk.storage.user_memory import select_items
+from longtalk.storage.user_memory_rows import select_items
 
 log = logging.getLogger(__name__)
 

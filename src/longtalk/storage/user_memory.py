@@ -11,15 +11,15 @@ table of a SQL database (migration 8), or a process-local store for in-memory st
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from sqlalchemy import Connection, delete, insert, select
+from sqlalchemy import Connection, delete
 
 from longtalk.errors import UsageError
 from longtalk.storage import schema
 from longtalk.storage.base import ChatStorage
 from longtalk.storage.records import Origin, UserFact, UserFactKind
+from longtalk.storage.user_memory_rows import insert_items, select_items, with_id
 
 __all__ = [
     "KINDS",
@@ -31,7 +31,6 @@ __all__ = [
     "UserMemoryStore",
     "check_kind",
     "kept_with",
-    "select_items",
     "user_memory_for",
 ]
 
@@ -90,7 +89,7 @@ class InMemoryUserMemory:
         stored = []
         for fact in facts:
             check_kind(fact.kind)
-            stored.append(_with_id(fact, self._next_id))
+            stored.append(with_id(fact, self._next_id))
             self._next_id += 1
         self._items.setdefault((tenant, user), []).extend(stored)
         return stored
@@ -140,7 +139,7 @@ class SqlUserMemory:
             check_kind(fact.kind)
 
         def write(conn: Connection) -> list[UserFact]:
-            return _insert(conn, tenant, user, facts)
+            return insert_items(conn, tenant, user, facts)
 
         result: list[UserFact] = await self.storage.transaction(write, write=True)
         return result
@@ -159,7 +158,7 @@ class SqlUserMemory:
 
         def write(conn: Connection) -> None:
             conn.execute(old)
-            _insert(conn, tenant, user, facts)
+            insert_items(conn, tenant, user, facts)
 
         await self.storage.transaction(write, write=True)
 
@@ -202,59 +201,6 @@ def kept_with(users: UserMemoryStore, storage: ChatStorage) -> bool:
     chat, in the same snapshot (one statement on PostgreSQL) instead of a read of its own.
     """
     return isinstance(users, SqlUserMemory) and users.storage is storage
-
-
-def select_items(conn: Connection, tenant: str, user: str) -> list[UserFact]:
-    """The user's items, oldest first, read on ``conn`` (inside a caller's transaction)."""
-    table = schema.user_memory
-    query = (
-        select(table).where(table.c.tenant == tenant, table.c.user_id == user).order_by(table.c.id)
-    )
-    return [_fact(row) for row in conn.execute(query)]
-
-
-def _insert(conn: Connection, tenant: str, user: str, facts: Sequence[UserFact]) -> list[UserFact]:
-    now = datetime.now(UTC)
-    stored = []
-    for fact in facts:
-        values = {
-            "tenant": tenant,
-            "user_id": user,
-            "kind": fact.kind,
-            "text": fact.text,
-            "origin": fact.origin,
-            "chat_id": fact.chat_id,
-            "episode_first": fact.episodes[0],
-            "episode_last": fact.episodes[1],
-            "created_at": now,
-        }
-        new_id = conn.execute(insert(schema.user_memory).values(values)).inserted_primary_key
-        stored.append(_with_id(fact, int(new_id[0]) if new_id else 0, now))
-    return stored
-
-
-def _fact(row: Any) -> UserFact:
-    return UserFact(
-        kind=row.kind,
-        text=row.text,
-        origin=row.origin,
-        chat_id=row.chat_id,
-        episodes=(row.episode_first, row.episode_last),
-        id=row.id,
-        created_at=row.created_at,
-    )
-
-
-def _with_id(fact: UserFact, new_id: int, now: datetime | None = None) -> UserFact:
-    return UserFact(
-        fact.kind,
-        fact.text,
-        fact.origin,
-        fact.chat_id,
-        fact.episodes,
-        new_id,
-        now or datetime.now(UTC),
-    )
 
 
 def _matches(item: UserFact, ids: Sequence[int] | None, chat_id: str | None) -> bool:
