@@ -31,6 +31,7 @@ def select_items(conn: Connection, tenant: str, user: str) -> list[UserFact]:
 def insert_items(
     conn: Connection, tenant: str, user: str, facts: Sequence[UserFact]
 ) -> list[UserFact]:
+    """Store ``facts`` for the user on ``conn``; returns them with their new ids."""
     now = datetime.now(UTC)
     stored = []
     for fact in facts:
