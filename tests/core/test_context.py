@@ -4,6 +4,7 @@ from datetime import datetime
 import pytest
 
 from longtalk.core.context import (
+    SUMMARY_HEADER,
     ContextBudget,
     assemble_context,
     surely_shown,
@@ -225,6 +226,22 @@ def test_a_long_summary_is_cut_at_a_word_with_an_ellipsis() -> None:
     ctx = assemble_context(summary="word " * 500, budget_tokens=200, counter=COUNTER)
     assert ctx.summary_text is not None and ctx.summary_text.endswith("word…")
     assert COUNTER.count(ctx.render()) <= ContextBudget().summary_allowance(200)
+
+
+def test_a_summary_cut_to_a_fragment_is_left_out() -> None:
+    summary = "[shares a photo of a crowd] Caroline went to a support group on Friday."
+    room = COUNTER.count(SUMMARY_HEADER) + 4  # room for two or three words only
+    ctx = assemble_context(
+        summary=summary,
+        budget_tokens=room * 2,
+        counter=COUNTER,
+        rules=ContextBudget(summary_max_tokens=room, summary_share=1.0),
+    )
+    assert ctx.summary_text is None  # no "[shares…": a fragment tells a reader nothing
+    roomier = ContextBudget(summary_max_tokens=room + 8, summary_share=1.0)
+    ctx = assemble_context(summary=summary, budget_tokens=200, counter=COUNTER, rules=roomier)
+    assert ctx.summary_text is not None and ctx.summary_text.endswith("…")
+    assert len(ctx.summary_text.split()) >= 5
 
 
 def test_empty_inputs_and_zero_budget_give_an_empty_context() -> None:

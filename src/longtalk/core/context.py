@@ -508,8 +508,16 @@ def _lines_cost(lines: Sequence[str], counter: TokenCounter) -> int:
     return sum(counter.count(line) + 1 for line in lines)
 
 
+MIN_SUMMARY_WORDS = 5
+"""A cut summary shorter than this many words says nothing a reader can use: none is shown."""
+
+
 def _truncate(text: str, tokens: int, counter: TokenCounter) -> str:
-    """The longest word-boundary prefix of ``text`` (plus an ellipsis) within ``tokens``."""
+    """The longest word-boundary prefix of ``text`` (plus an ellipsis) within ``tokens``.
+
+    Empty when that prefix is under :data:`MIN_SUMMARY_WORDS` words: a fragment such as
+    ``[shares…`` is noise, and its room is better left to recall.
+    """
     if tokens <= 1:
         return ""
     low, high = 0, len(text)
@@ -522,7 +530,9 @@ def _truncate(text: str, tokens: int, counter: TokenCounter) -> str:
     cut = text[:low]
     if low < len(text) and " " in cut:
         cut = cut[: cut.rfind(" ")]
-    return f"{cut.rstrip()}{ELLIPSIS}" if cut.strip() else ""
+    if len(cut.split()) < MIN_SUMMARY_WORDS:
+        return ""
+    return f"{cut.rstrip()}{ELLIPSIS}"
 
 
 # -- recalled turns -----------------------------------------------------------------------------
