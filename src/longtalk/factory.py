@@ -17,8 +17,8 @@ from longtalk.core.context import ContextBudget
 from longtalk.embed.base import Embedder
 from longtalk.engine import MemoryEngine, RecallBackend
 from longtalk.errors import BackendError, ConfigError
-from longtalk.indexer import open_for_model
 from longtalk.llm.base import LLM
+from longtalk.recall.outbox import open_for_model
 from longtalk.storage.base import ChatStorage
 from longtalk.storage.memory import InMemoryStorage
 from longtalk.storage.resolve import resolve_storage
