@@ -26,6 +26,7 @@ YAML scalars. Unknown keys and bad values raise ``ConfigError`` naming the key p
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -54,6 +55,95 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
+class PendingTokensTrigger(_Strict):
+    """``pending_tokens``: extend once the messages not yet summarized hold enough tokens."""
+
+    tokens: int = Field(2000, ge=1, description="Pending tokens past which a summary runs.")
+
+
+class CountOrTokensTrigger(_Strict):
+    """``count_or_tokens``: Orbiter's and the LangGraph backend's check, either figure past."""
+
+    messages: int = Field(20, ge=0, description="Pending messages past which a summary runs.")
+    tokens: int = Field(4000, ge=0, description="Pending tokens past which a summary runs.")
+
+
+class TokensAndEpisodesTrigger(_Strict):
+    """``tokens_and_episodes``: the episode-summary service's check, both figures reached."""
+
+    tokens: int = Field(200, ge=0, description="Pending tokens a summary needs to exceed.")
+    episodes: int = Field(5, ge=1, description="New episodes a summary needs at least.")
+
+
+class SummaryTriggers(_Strict):
+    """``summary_triggers``: each trigger policy's thresholds; ``summary_trigger`` picks one."""
+
+    pending_tokens: PendingTokensTrigger = Field(default_factory=PendingTokensTrigger)
+    count_or_tokens: CountOrTokensTrigger = Field(default_factory=CountOrTokensTrigger)
+    tokens_and_episodes: TokensAndEpisodesTrigger = Field(default_factory=TokensAndEpisodesTrigger)
+
+
+FLAT_TRIGGER_KEYS: dict[str, tuple[str, str]] = {
+    "summary_trigger_tokens": ("pending_tokens", "tokens"),
+    "message_threshold": ("count_or_tokens", "messages"),
+    "token_threshold": ("count_or_tokens", "tokens"),
+    "summary_threshold_tokens": ("tokens_and_episodes", "tokens"),
+    "summary_min_episodes": ("tokens_and_episodes", "episodes"),
+}
+"""The flat spellings of the trigger thresholds (Orbiter's and the episode-summary service's
+names among them), read into ``summary_triggers``; a flat key wins over its nested one."""
+
+FORMER_MEMORY_KEYS: dict[str, str] = {"max_summary_tokens": "summary_row_max_tokens"}
+"""Former names of ``supervisor.memory`` keys, read under their new names with a warning."""
+
+
+class FormerKeyWarning(FutureWarning):
+    """A configuration key goes by a former name; it is read as its new one for now."""
+
+
+def _read_former_keys(data: dict[str, Any]) -> None:
+    """Rename former keys in place, warning for each; a key set under both names is refused."""
+    for former, current in FORMER_MEMORY_KEYS.items():
+        if former not in data:
+            continue
+        if current in data:
+            raise ValueError(f"{former} is the former name of {current}: set only {current}")
+        warnings.warn(
+            f"the configuration key {former} is now {current}: rename it "
+            "(the former name is still read)",
+            FormerKeyWarning,
+            stacklevel=2,
+        )
+        data[current] = data.pop(former)
+
+
+def _nest_flat_triggers(data: dict[str, Any]) -> None:
+    """Move the flat trigger keys into ``summary_triggers``, in place."""
+    flat = {key: data.pop(key) for key in FLAT_TRIGGER_KEYS if key in data}
+    if not flat:
+        return
+    nested = data.get("summary_triggers")
+    if isinstance(nested, BaseModel):
+        nested = nested.model_dump()
+    if nested is None:
+        nested = {}
+    if not isinstance(nested, Mapping):
+        data.update(flat)  # the type error on summary_triggers is the one to report
+        return
+    policies = {
+        policy: (value.model_dump() if isinstance(value, BaseModel) else value)
+        for policy, value in nested.items()
+    }
+    for key, value in flat.items():
+        policy, field = FLAT_TRIGGER_KEYS[key]
+        current = policies.get(policy) or {}
+        if not isinstance(current, Mapping):
+            data.update(flat)
+            return
+        policies[policy] = {**current, field: value}
+    data["summary_triggers"] = policies
+
+
 class MemoryConfig(_Strict):
     """``supervisor.memory``: seed 000's keys with their defaults, plus longtalk's."""
 
@@ -79,14 +169,15 @@ class MemoryConfig(_Strict):
         description="learned: the fitted ranker; weighted: session 1's hand-set fusion.",
     )
     history_max_turns: int | None = Field(None, ge=1, description="Cap on verbatim turns.")
-    summary_trigger: TriggerName = "pending_tokens"
-    summary_trigger_tokens: int = Field(2000, ge=1)
-    message_threshold: int = Field(20, ge=0)
-    token_threshold: int = Field(4000, ge=0)
-    summary_threshold_tokens: int = Field(200, ge=0)
-    summary_min_episodes: int = Field(5, ge=1)
-    max_summary_tokens: int = Field(
-        300, ge=50, description="A chain row past this starts a new row (seed: 800)."
+    summary_trigger: TriggerName = Field(
+        "pending_tokens", description="Which policy of summary_triggers decides when to summarize."
+    )
+    summary_triggers: SummaryTriggers = Field(
+        default_factory=SummaryTriggers,
+        description="Each trigger policy's thresholds (the flat keys set them too).",
+    )
+    summary_row_max_tokens: int = Field(
+        300, ge=50, description="A chain row past this closes; the next extension starts a row."
     )
     summary_max_tokens: int = Field(
         200, ge=0, description="Cap of the summary shown; older rows are consolidated past it."
@@ -136,6 +227,17 @@ class MemoryConfig(_Strict):
     summary_retry_max_seconds: float = Field(
         300.0, gt=0, description="Most seconds a failing chat waits before its next try."
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _former_and_flat_keys(cls, data: Any) -> Any:
+        """Read former key names and the flat trigger keys into the current layout."""
+        if not isinstance(data, Mapping):
+            return data
+        data = dict(data)
+        _read_former_keys(data)
+        _nest_flat_triggers(data)
+        return data
 
     @model_validator(mode="after")
     def _backoff_in_order(self) -> MemoryConfig:
