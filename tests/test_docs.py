@@ -4,15 +4,15 @@ from pathlib import Path
 import pytest
 
 from longtalk.config import (
-    CountOrTokensTrigger,
+    CountOrTokensThresholds,
     LimitsConfig,
     LLMConfig,
     MemoryConfig,
-    PendingTokensTrigger,
+    PendingTokensThresholds,
     ServiceConfig,
-    SummaryTriggers,
     SupervisorConfig,
-    TokensAndEpisodesTrigger,
+    TokensAndEpisodesThresholds,
+    TriggerThresholds,
     VectorsConfig,
 )
 from longtalk.storage.config import StorageConfig
@@ -26,10 +26,10 @@ CONFIGURATION = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
     "model",
     [
         MemoryConfig,
-        SummaryTriggers,
-        PendingTokensTrigger,
-        CountOrTokensTrigger,
-        TokensAndEpisodesTrigger,
+        TriggerThresholds,
+        PendingTokensThresholds,
+        CountOrTokensThresholds,
+        TokensAndEpisodesThresholds,
         SupervisorConfig,
         StorageConfig,
         VectorsConfig,

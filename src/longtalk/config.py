@@ -3,7 +3,7 @@
 Layout (every key optional)::
 
     supervisor:
-      memory: {...}              # MemoryConfig: seed 000's keys plus longtalk's
+      memory: {...}              # MemoryConfig: Orchid's keys plus longtalk's
       history_summary_enabled    # legacy toggles, mapped onto memory.*
       history_summary_model
       history_summary_recent_turns
@@ -55,32 +55,34 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
-class PendingTokensTrigger(_Strict):
+class PendingTokensThresholds(_Strict):
     """``pending_tokens``: extend once the messages not yet summarized hold enough tokens."""
 
     tokens: int = Field(2000, ge=1, description="Pending tokens past which a summary runs.")
 
 
-class CountOrTokensTrigger(_Strict):
+class CountOrTokensThresholds(_Strict):
     """``count_or_tokens``: Orbiter's and the LangGraph backend's check, either figure past."""
 
     messages: int = Field(20, ge=0, description="Pending messages past which a summary runs.")
     tokens: int = Field(4000, ge=0, description="Pending tokens past which a summary runs.")
 
 
-class TokensAndEpisodesTrigger(_Strict):
+class TokensAndEpisodesThresholds(_Strict):
     """``tokens_and_episodes``: the episode-summary service's check, both figures reached."""
 
     tokens: int = Field(200, ge=0, description="Pending tokens a summary needs to exceed.")
     episodes: int = Field(5, ge=1, description="New episodes a summary needs at least.")
 
 
-class SummaryTriggers(_Strict):
+class TriggerThresholds(_Strict):
     """``summary_triggers``: each trigger policy's thresholds; ``summary_trigger`` picks one."""
 
-    pending_tokens: PendingTokensTrigger = Field(default_factory=PendingTokensTrigger)
-    count_or_tokens: CountOrTokensTrigger = Field(default_factory=CountOrTokensTrigger)
-    tokens_and_episodes: TokensAndEpisodesTrigger = Field(default_factory=TokensAndEpisodesTrigger)
+    pending_tokens: PendingTokensThresholds = Field(default_factory=PendingTokensThresholds)
+    count_or_tokens: CountOrTokensThresholds = Field(default_factory=CountOrTokensThresholds)
+    tokens_and_episodes: TokensAndEpisodesThresholds = Field(
+        default_factory=TokensAndEpisodesThresholds
+    )
 
 
 FLAT_TRIGGER_KEYS: dict[str, tuple[str, str]] = {
@@ -145,7 +147,7 @@ def _nest_flat_triggers(data: dict[str, Any]) -> None:
 
 
 class MemoryConfig(_Strict):
-    """``supervisor.memory``: seed 000's keys with their defaults, plus longtalk's."""
+    """``supervisor.memory``: Orchid's keys with their defaults, plus longtalk's."""
 
     strategy: MemoryStrategy = "rag_augmented"
     summary_recent_turns: int = Field(10, ge=0, description="Exchanges kept verbatim.")
@@ -155,10 +157,10 @@ class MemoryConfig(_Strict):
     summary_prompt: str | None = None
     rag_namespace: str = "__memory__"
     rag_k: int | Literal["auto"] = Field(
-        "auto", description="Turns recall may return; auto fills the budget (seed: 5)."
+        "auto", description="Turns recall may return; auto fills the budget (Orchid: 5)."
     )
     rag_similarity_threshold: float = Field(
-        0.0, ge=-1.0, description="Cosine-similarity floor, equal kept (seed: 0.5)."
+        0.0, ge=-1.0, description="Cosine-similarity floor, equal kept (Orchid: 0.5)."
     )
     store_turns: bool = True
     truncation_strategy: TruncationName = "hard"
@@ -166,14 +168,14 @@ class MemoryConfig(_Strict):
     # longtalk additions ---------------------------------------------------------------
     rag_ranking: Literal["learned", "weighted"] = Field(
         "learned",
-        description="learned: the fitted ranker; weighted: session 1's hand-set fusion.",
+        description="learned: the fitted ranker; weighted: a hand-set fusion of the scores.",
     )
     history_max_turns: int | None = Field(None, ge=1, description="Cap on verbatim turns.")
     summary_trigger: TriggerName = Field(
         "pending_tokens", description="Which policy of summary_triggers decides when to summarize."
     )
-    summary_triggers: SummaryTriggers = Field(
-        default_factory=SummaryTriggers,
+    summary_triggers: TriggerThresholds = Field(
+        default_factory=TriggerThresholds,
         description="Each trigger policy's thresholds (the flat keys set them too).",
     )
     summary_row_max_tokens: int = Field(
@@ -291,7 +293,7 @@ class SupervisorConfig(_Strict):
 
 
 class PromptSections(_Strict):
-    """``agents[].prompt_sections``: per-agent prompt overrides (seed 000 names)."""
+    """``agents[].prompt_sections``: per-agent prompt overrides (Orchid's names)."""
 
     summary_compression_system_prompt: str | None = None
     summary_compression_user_prompt: str | None = None
@@ -570,7 +572,8 @@ def _redact_values(value: Any) -> Any:
 def apply_env_overrides(data: dict[str, Any], environ: Mapping[str, str]) -> None:
     """Set ``LONGTALK_A__B__C=value`` as ``data[a][b][c] = yaml(value)``, in place.
 
-    ``MEMSTRATA_A__B__C``, the former spelling, is read too while no ``LONGTALK_`` one is set.
+    The former name's ``..._A__B__C`` spelling (``longtalk.legacy``) is read too while no
+    ``LONGTALK_`` one is set.
     """
     for name, raw in sorted(legacy.with_former_env(environ).items()):
         if not name.startswith(ENV_PREFIX) or "__" not in name:

@@ -102,7 +102,7 @@ async def recall_backend(
 ) -> RecallBackend | None:
     """The recall backend for ``rag_augmented`` (None otherwise).
 
-    A vector store that cannot be opened degrades to no recall (seed 000's
+    A vector store that cannot be opened degrades to no recall (Orchid's
     ``NullVectorReader``): the memory then behaves as ``running_summary``, with a warning.
     A store of another embedding model is rebuilt from ``storage``, never mixed.
     """
