@@ -3,19 +3,43 @@ from pathlib import Path
 
 import pytest
 
-from longtalk.config import LLMConfig, MemoryConfig, ServiceConfig, SupervisorConfig, VectorsConfig
+from longtalk.config import (
+    CountOrTokensThresholds,
+    LimitsConfig,
+    LLMConfig,
+    MemoryConfig,
+    PendingTokensThresholds,
+    ServiceConfig,
+    SupervisorConfig,
+    TokensAndEpisodesThresholds,
+    TriggerThresholds,
+    VectorsConfig,
+)
 from longtalk.storage.config import StorageConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+CONFIGURATION = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize(
     "model",
-    [MemoryConfig, SupervisorConfig, StorageConfig, VectorsConfig, LLMConfig, ServiceConfig],
+    [
+        MemoryConfig,
+        TriggerThresholds,
+        PendingTokensThresholds,
+        CountOrTokensThresholds,
+        TokensAndEpisodesThresholds,
+        SupervisorConfig,
+        StorageConfig,
+        VectorsConfig,
+        LLMConfig,
+        LimitsConfig,
+        ServiceConfig,
+    ],
 )
 def test_the_configuration_reference_lists_every_key(model: type) -> None:
-    prose = re.sub(r"```.*?```", "", README, flags=re.S)
+    prose = re.sub(r"```.*?```", "", CONFIGURATION, flags=re.S)
     spans = " ".join(re.findall(r"`([^`]+)`", prose))
     documented = set(re.split(r"[.\s,=:]+", spans))
     assert [name for name in model.model_fields if name not in documented] == []

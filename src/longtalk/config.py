@@ -3,7 +3,7 @@
 Layout (every key optional)::
 
     supervisor:
-      memory: {...}              # MemoryConfig: seed 000's keys plus longtalk's
+      memory: {...}              # MemoryConfig: Orchid's keys plus longtalk's
       history_summary_enabled    # legacy toggles, mapped onto memory.*
       history_summary_model
       history_summary_recent_turns
@@ -26,6 +26,7 @@ YAML scalars. Unknown keys and bad values raise ``ConfigError`` naming the key p
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -54,8 +55,99 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
+class PendingTokensThresholds(_Strict):
+    """``pending_tokens``: extend once the messages not yet summarized hold enough tokens."""
+
+    tokens: int = Field(2000, ge=1, description="Pending tokens past which a summary runs.")
+
+
+class CountOrTokensThresholds(_Strict):
+    """``count_or_tokens``: Orbiter's and the LangGraph backend's check, either figure past."""
+
+    messages: int = Field(20, ge=0, description="Pending messages past which a summary runs.")
+    tokens: int = Field(4000, ge=0, description="Pending tokens past which a summary runs.")
+
+
+class TokensAndEpisodesThresholds(_Strict):
+    """``tokens_and_episodes``: the episode-summary service's check, both figures reached."""
+
+    tokens: int = Field(200, ge=0, description="Pending tokens a summary needs to exceed.")
+    episodes: int = Field(5, ge=1, description="New episodes a summary needs at least.")
+
+
+class TriggerThresholds(_Strict):
+    """``summary_triggers``: each trigger policy's thresholds; ``summary_trigger`` picks one."""
+
+    pending_tokens: PendingTokensThresholds = Field(default_factory=PendingTokensThresholds)
+    count_or_tokens: CountOrTokensThresholds = Field(default_factory=CountOrTokensThresholds)
+    tokens_and_episodes: TokensAndEpisodesThresholds = Field(
+        default_factory=TokensAndEpisodesThresholds
+    )
+
+
+FLAT_TRIGGER_KEYS: dict[str, tuple[str, str]] = {
+    "summary_trigger_tokens": ("pending_tokens", "tokens"),
+    "message_threshold": ("count_or_tokens", "messages"),
+    "token_threshold": ("count_or_tokens", "tokens"),
+    "summary_threshold_tokens": ("tokens_and_episodes", "tokens"),
+    "summary_min_episodes": ("tokens_and_episodes", "episodes"),
+}
+"""The flat spellings of the trigger thresholds (Orbiter's and the episode-summary service's
+names among them), read into ``summary_triggers``; a flat key wins over its nested one."""
+
+FORMER_MEMORY_KEYS: dict[str, str] = {"max_summary_tokens": "summary_row_max_tokens"}
+"""Former names of ``supervisor.memory`` keys, read under their new names with a warning."""
+
+
+class FormerKeyWarning(FutureWarning):
+    """A configuration key goes by a former name; it is read as its new one for now."""
+
+
+def _read_former_keys(data: dict[str, Any]) -> None:
+    """Rename former keys in place, warning for each; a key set under both names is refused."""
+    for former, current in FORMER_MEMORY_KEYS.items():
+        if former not in data:
+            continue
+        if current in data:
+            raise ValueError(f"{former} is the former name of {current}: set only {current}")
+        warnings.warn(
+            f"the configuration key {former} is now {current}: rename it "
+            "(the former name is still read)",
+            FormerKeyWarning,
+            stacklevel=2,
+        )
+        data[current] = data.pop(former)
+
+
+def _nest_flat_triggers(data: dict[str, Any]) -> None:
+    """Move the flat trigger keys into ``summary_triggers``, in place."""
+    flat = {key: data.pop(key) for key in FLAT_TRIGGER_KEYS if key in data}
+    if not flat:
+        return
+    nested = data.get("summary_triggers")
+    if isinstance(nested, BaseModel):
+        nested = nested.model_dump()
+    if nested is None:
+        nested = {}
+    if not isinstance(nested, Mapping):
+        data.update(flat)  # the type error on summary_triggers is the one to report
+        return
+    policies = {
+        policy: (value.model_dump() if isinstance(value, BaseModel) else value)
+        for policy, value in nested.items()
+    }
+    for key, value in flat.items():
+        policy, field = FLAT_TRIGGER_KEYS[key]
+        current = policies.get(policy) or {}
+        if not isinstance(current, Mapping):
+            data.update(flat)
+            return
+        policies[policy] = {**current, field: value}
+    data["summary_triggers"] = policies
+
+
 class MemoryConfig(_Strict):
-    """``supervisor.memory``: seed 000's keys with their defaults, plus longtalk's."""
+    """``supervisor.memory``: Orchid's keys with their defaults, plus longtalk's."""
 
     strategy: MemoryStrategy = "rag_augmented"
     summary_recent_turns: int = Field(10, ge=0, description="Exchanges kept verbatim.")
@@ -65,10 +157,10 @@ class MemoryConfig(_Strict):
     summary_prompt: str | None = None
     rag_namespace: str = "__memory__"
     rag_k: int | Literal["auto"] = Field(
-        "auto", description="Turns recall may return; auto fills the budget (seed: 5)."
+        "auto", description="Turns recall may return; auto fills the budget (Orchid: 5)."
     )
     rag_similarity_threshold: float = Field(
-        0.0, ge=-1.0, description="Cosine-similarity floor, equal kept (seed: 0.5)."
+        0.0, ge=-1.0, description="Cosine-similarity floor, equal kept (Orchid: 0.5)."
     )
     store_turns: bool = True
     truncation_strategy: TruncationName = "hard"
@@ -76,17 +168,18 @@ class MemoryConfig(_Strict):
     # longtalk additions ---------------------------------------------------------------
     rag_ranking: Literal["learned", "weighted"] = Field(
         "learned",
-        description="learned: the fitted ranker; weighted: session 1's hand-set fusion.",
+        description="learned: the fitted ranker; weighted: a hand-set fusion of the scores.",
     )
     history_max_turns: int | None = Field(None, ge=1, description="Cap on verbatim turns.")
-    summary_trigger: TriggerName = "pending_tokens"
-    summary_trigger_tokens: int = Field(2000, ge=1)
-    message_threshold: int = Field(20, ge=0)
-    token_threshold: int = Field(4000, ge=0)
-    summary_threshold_tokens: int = Field(200, ge=0)
-    summary_min_episodes: int = Field(5, ge=1)
-    max_summary_tokens: int = Field(
-        300, ge=50, description="A chain row past this starts a new row (seed: 800)."
+    summary_trigger: TriggerName = Field(
+        "pending_tokens", description="Which policy of summary_triggers decides when to summarize."
+    )
+    summary_triggers: TriggerThresholds = Field(
+        default_factory=TriggerThresholds,
+        description="Each trigger policy's thresholds (the flat keys set them too).",
+    )
+    summary_row_max_tokens: int = Field(
+        300, ge=50, description="A chain row past this closes; the next extension starts a row."
     )
     summary_max_tokens: int = Field(
         200, ge=0, description="Cap of the summary shown; older rows are consolidated past it."
@@ -136,6 +229,17 @@ class MemoryConfig(_Strict):
     summary_retry_max_seconds: float = Field(
         300.0, gt=0, description="Most seconds a failing chat waits before its next try."
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _former_and_flat_keys(cls, data: Any) -> Any:
+        """Read former key names and the flat trigger keys into the current layout."""
+        if not isinstance(data, Mapping):
+            return data
+        data = dict(data)
+        _read_former_keys(data)
+        _nest_flat_triggers(data)
+        return data
 
     @model_validator(mode="after")
     def _backoff_in_order(self) -> MemoryConfig:
@@ -189,7 +293,7 @@ class SupervisorConfig(_Strict):
 
 
 class PromptSections(_Strict):
-    """``agents[].prompt_sections``: per-agent prompt overrides (seed 000 names)."""
+    """``agents[].prompt_sections``: per-agent prompt overrides (Orchid's names)."""
 
     summary_compression_system_prompt: str | None = None
     summary_compression_user_prompt: str | None = None
@@ -468,7 +572,8 @@ def _redact_values(value: Any) -> Any:
 def apply_env_overrides(data: dict[str, Any], environ: Mapping[str, str]) -> None:
     """Set ``LONGTALK_A__B__C=value`` as ``data[a][b][c] = yaml(value)``, in place.
 
-    ``MEMSTRATA_A__B__C``, the former spelling, is read too while no ``LONGTALK_`` one is set.
+    The former name's ``..._A__B__C`` spelling (``longtalk.legacy``) is read too while no
+    ``LONGTALK_`` one is set.
     """
     for name, raw in sorted(legacy.with_former_env(environ).items()):
         if not name.startswith(ENV_PREFIX) or "__" not in name:

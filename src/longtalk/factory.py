@@ -17,8 +17,8 @@ from longtalk.core.context import ContextBudget
 from longtalk.embed.base import Embedder
 from longtalk.engine import MemoryEngine, RecallBackend
 from longtalk.errors import BackendError, ConfigError
-from longtalk.indexer import open_for_model
 from longtalk.llm.base import LLM
+from longtalk.recall.outbox import open_for_model
 from longtalk.storage.base import ChatStorage
 from longtalk.storage.memory import InMemoryStorage
 from longtalk.storage.resolve import resolve_storage
@@ -102,7 +102,7 @@ async def recall_backend(
 ) -> RecallBackend | None:
     """The recall backend for ``rag_augmented`` (None otherwise).
 
-    A vector store that cannot be opened degrades to no recall (seed 000's
+    A vector store that cannot be opened degrades to no recall (Orchid's
     ``NullVectorReader``): the memory then behaves as ``running_summary``, with a warning.
     A store of another embedding model is rebuilt from ``storage``, never mixed.
     """

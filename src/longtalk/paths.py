@@ -3,7 +3,8 @@
 ``LONGTALK_DATA_DIR`` when set, else the user's data directory
 (``~/.local/share/longtalk`` on Linux). The SQLite file and the embedded vector store live
 there unless configured elsewhere. A user of the former name keeps their data: without a
-``longtalk`` directory, an existing ``memstrata`` one is used (with a warning).
+``longtalk`` directory, an existing one of the former name is used (with a warning, see
+``longtalk.legacy``).
 """
 
 from __future__ import annotations

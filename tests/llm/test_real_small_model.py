@@ -35,7 +35,7 @@ from longtalk.memory import AsyncMemory
 from longtalk.storage.memory import InMemoryStorage
 from longtalk.summary.llm_writer import LLMSummaryWriter
 from longtalk.summary.model import ConversationSummary
-from longtalk.summary.prompts import SEED_002_PROMPTS
+from longtalk.summary.prompts import EPISODE_SUMMARY_PROMPTS
 from longtalk.summary.replies import FAILURE_KINDS
 from longtalk.testing import free_port
 
@@ -105,7 +105,7 @@ async def test_a_real_small_model_summarizes_a_long_chat_in_the_library(
     config = CONFIG.model_copy(update={"structured_output": structured})
     ledger = UsageLedger()
     llm = backend(smollm2_url, schema)
-    prompts = None if structured else SEED_002_PROMPTS
+    prompts = None if structured else EPISODE_SUMMARY_PROMPTS
     writer = LLMSummaryWriter(MeteredLLM(llm, ledger), config=config, prompts=prompts)
     engine = MemoryEngine(InMemoryStorage(), config=config, writer=writer)
     chat_messages = long_chat(MESSAGES)

@@ -112,7 +112,7 @@ async def test_a_retried_append_with_the_same_id_is_stored_once(tmp_path: Path) 
 
 async def test_background_summaries_finish_before_close(tmp_path: Path) -> None:
     config = settings(tmp_path, strategy="running_summary", summary_recent_turns=1)
-    config.supervisor.memory.summary_trigger_tokens = 10  # type: ignore[union-attr]
+    config.supervisor.memory.summary_triggers.pending_tokens.tokens = 10  # type: ignore[union-attr]
     async with AsyncMemory(config, summarize="background") as memory:
         chat = await memory.chat("c")
         for i in range(4):

@@ -9,7 +9,7 @@ from typing import Any, cast
 import pytest
 
 from longtalk.engine import MemoryEngine
-from longtalk.indexer import IndexRun
+from longtalk.recall.outbox import IndexRun
 from longtalk.service import indexing
 from longtalk.service.indexing import IndexWorker
 from longtalk.service.metrics import ServiceMetrics

@@ -75,7 +75,7 @@ async def test_fifty_consolidations_keep_every_entity_preference_and_decision() 
         strategy="running_summary",
         summary_recent_turns=1,
         summary_trigger_tokens=40,
-        max_summary_tokens=50,
+        summary_row_max_tokens=50,
         summary_max_tokens=120,
         summary_consolidate_tokens=60,
     )
@@ -103,7 +103,7 @@ async def test_the_shown_summary_never_exceeds_its_cap_as_the_chat_grows() -> No
         strategy="running_summary",
         summary_recent_turns=2,
         summary_trigger_tokens=60,
-        max_summary_tokens=60,
+        summary_row_max_tokens=60,
         summary_max_tokens=150,
     )
     engine, _ = await run_chat(80, config)

@@ -61,12 +61,12 @@ async def test_extension_sends_existing_summary_plus_only_new_messages() -> None
 
 
 async def test_chain_rolls_over_to_a_fresh_row_when_the_latest_is_too_long() -> None:
-    llm = ScriptedLLM(default="x" * 400)  # 100 tokens > max_summary_tokens 50
+    llm = ScriptedLLM(default="x" * 400)  # 100 tokens > summary_row_max_tokens 50
     p = planner(
         llm,
         summary_recent_turns=1,
         summary_trigger_tokens=50,
-        max_summary_tokens=50,
+        summary_row_max_tokens=50,
         structured_output=False,
     )
     first = await p.plan([], conversation(3), chat_id="c", last_summarized=0)

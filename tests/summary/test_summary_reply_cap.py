@@ -11,14 +11,14 @@ from longtalk.testing import ScriptedLLM
 
 def test_the_cap_follows_the_summary_caps() -> None:
     assert reply_token_cap(MemoryConfig()) == 750  # twice a 300-token row, in model tokens
-    small = MemoryConfig(max_summary_tokens=100, summary_max_tokens=50)
+    small = MemoryConfig(summary_row_max_tokens=100, summary_max_tokens=50)
     assert reply_token_cap(small) == 250
-    wide = MemoryConfig(max_summary_tokens=100, summary_max_tokens=400)
+    wide = MemoryConfig(summary_row_max_tokens=100, summary_max_tokens=400)
     assert reply_token_cap(wide) == 1000  # a digest may need more than a row
 
 
 def test_requests_carry_the_cap_and_the_loop_guard() -> None:
-    config = MemoryConfig(max_summary_tokens=100, summary_max_tokens=50)
+    config = MemoryConfig(summary_row_max_tokens=100, summary_max_tokens=50)
     writer = LLMSummaryWriter(ScriptedLLM(), config=config)
     for structured in (True, False):
         request = writer.build_request(None, [user("We met in Lyon.")], structured=structured)

@@ -28,9 +28,9 @@ from longtalk.cli.base import (
 from longtalk.config import redacted
 from longtalk.engine import MemoryEngine
 from longtalk.errors import NotFoundError, UsageError
-from longtalk.indexer import IndexRun
 from longtalk.llm.base import LLM, ChatMessage, ChatRole, LLMRequest
 from longtalk.memory.async_memory import AsyncChat
+from longtalk.recall.outbox import IndexRun
 
 
 @app.command()

@@ -27,7 +27,7 @@ from longtalk.cli.base import (
 )
 from longtalk.cli.render import chat_json
 from longtalk.engine import MemoryEngine
-from longtalk.indexer import IndexRun
+from longtalk.recall.outbox import IndexRun
 from longtalk.service.schemas import SummaryOut
 from longtalk.tools.ingest import ChatFile, ingest_chats, read_chats
 

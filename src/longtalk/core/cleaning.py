@@ -1,4 +1,4 @@
-"""Strip chat-template special tokens and reasoning blocks from model output (seed 002)."""
+"""Strip chat-template special tokens and reasoning blocks from model output."""
 
 from __future__ import annotations
 

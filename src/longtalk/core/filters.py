@@ -1,4 +1,4 @@
-"""The message filter pipeline (seed 000, phase 5): one place that cleans a chat history.
+"""The message filter pipeline (Orchid's consolidated one): one place that cleans a chat history.
 
 A filter takes the whole history and returns a new one, so filters that need context
 (the last user message, the last N exchanges) fit the same seam as per-message ones.

@@ -110,7 +110,7 @@ def tool_result(content: str, call_id: str, **kwargs: Any) -> Message:
 
 @dataclass(frozen=True, slots=True)
 class Episode:
-    """A user turn with the replies it got (seed 002's unit of summarization)."""
+    """A user turn with the replies it got (the episode-summary service's unit of summarization)."""
 
     number: int
     messages: tuple[Message, ...] = field(default_factory=tuple)

@@ -23,7 +23,7 @@ class TokenCounter(Protocol):
 
 
 class HeuristicTokenCounter:
-    """ceil(characters / ratio); seed 001's estimate with ratio 4.0."""
+    """ceil(characters / ratio); Orbiter's estimate with ratio 4.0."""
 
     def __init__(self, chars_per_token: float = DEFAULT_CHARS_PER_TOKEN) -> None:
         if chars_per_token <= 0:
@@ -41,7 +41,8 @@ class HeuristicTokenCounter:
 class TiktokenCounter:
     """Exact BPE counts with an offline encoding (``quicktok-v1``: cl100k, o200k, llama3, qwen3).
 
-    Fixes seed 003's known debt: the 4-chars heuristic is wrong for non-Latin scripts and code.
+    Fixes the LangGraph backend's known debt: the 4-chars heuristic is wrong for non-Latin
+    scripts and code.
     """
 
     def __init__(self, encoding: str = "cl100k_base") -> None:

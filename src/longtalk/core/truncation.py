@@ -1,4 +1,4 @@
-"""Truncating one long message: hard | middle | llm | semantic (seed 000, phase 4).
+"""Truncating one long message: hard | middle | llm | semantic (Orchid's strategies).
 
 Pure logic. Every strategy returns ``content`` unchanged when it already fits and never
 returns more than ``max_chars`` characters (Python code points). ``hard`` and ``middle`` are

@@ -33,8 +33,8 @@ from longtalk.engine.pipeline import shortener_for
 from longtalk.engine.reading import ContextReader, ReadOptions
 from longtalk.errors import BackendError, NotFoundError
 from longtalk.facts.keeper import DurableFacts
-from longtalk.indexer import INDEX_BATCH_TURNS, IndexRun, RecallIndexer
 from longtalk.llm.base import LLM
+from longtalk.recall.outbox import INDEX_BATCH_TURNS, IndexRun, RecallIndexer
 from longtalk.storage.base import ChatRecord, ChatState, ChatStorage, StoredMessage, TurnCommit
 from longtalk.storage.user_memory import UserMemoryStore, user_memory_for
 from longtalk.summary.planner import SummaryPlanner

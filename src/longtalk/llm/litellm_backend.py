@@ -39,7 +39,7 @@ class LiteLLMLLM:
     """Any provider LiteLLM knows, through ``litellm.acompletion``.
 
     Args:
-        model: A LiteLLM provider string, e.g. ``gemini/gemini-2.5-flash-lite`` (seed 000).
+        model: A LiteLLM provider string, e.g. ``gemini/gemini-2.5-flash-lite`` (Orchid's).
         api_key: Passed through; when None LiteLLM reads the provider's usual variable
             (``GEMINI_API_KEY``, ``ANTHROPIC_API_KEY``...).
         base_url: ``api_base`` for self-hosted or proxied providers.

@@ -1,4 +1,4 @@
-"""Ollama's native ``/api/chat``: seed 002's qwen2.5:3b at temperature 0.2, 500 tokens.
+"""Ollama's native ``/api/chat``: the episode-summary service's qwen2.5:3b, temperature 0.2.
 
 The request carries ``options.temperature`` and ``options.num_predict`` from the
 :class:`~longtalk.llm.base.LLMRequest`, ``format`` with the JSON schema for structured
@@ -33,7 +33,7 @@ class OllamaLLM(HTTPBackend):
     """A model served by Ollama, through its native chat API.
 
     Args:
-        model: An Ollama model tag (default ``qwen2.5:3b``, seed 002).
+        model: An Ollama model tag (default ``qwen2.5:3b``, the episode-summary service's).
         base_url: The Ollama server; default ``$OLLAMA_HOST`` or ``http://localhost:11434``.
         options: Extra Ollama ``options`` (``num_ctx``, ``top_p``, ``seed``...); the request's
             temperature and max tokens override ``temperature`` / ``num_predict``.

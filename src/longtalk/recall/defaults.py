@@ -1,4 +1,4 @@
-"""Recall defaults, each chosen by the LoCoMo bench (see ``docs/readme/recall.md``)."""
+"""Recall defaults, each chosen by the LoCoMo bench (see ``docs/recall.md``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 from longtalk.core.context import ContextBudget
 
 RAG_SIMILARITY_THRESHOLD = 0.0
-"""Cosine-similarity floor for recalled turns (the seed's 0.5 would drop evidence whose wording
+"""Cosine-similarity floor for recalled turns (Orchid's 0.5 would drop evidence whose wording
 is far from the question's; the ranker decides instead: see docs/recall.md)."""
 
 CONTEXT_BUDGET = ContextBudget()

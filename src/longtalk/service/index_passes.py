@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from longtalk.engine import MemoryEngine
-from longtalk.indexer import IndexRun
+from longtalk.recall.outbox import IndexRun
 
 
 class IndexPass(Protocol):

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 from longtalk.engine import MemoryEngine
 from longtalk.errors import LongtalkError
-from longtalk.indexer import BACKLOG_CHATS, IndexRun
 from longtalk.jobs.background import stop_tasks
+from longtalk.recall.outbox import BACKLOG_CHATS, IndexRun
 from longtalk.storage.pg_index_leases import IndexLeases
 from longtalk.storage.postgres import PostgresStorage
 

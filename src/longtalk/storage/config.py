@@ -26,7 +26,7 @@ DEFAULT_CONNECT_TIMEOUT_SECONDS = 10.0
 def default_sqlite_path() -> Path:
     """``longtalk.db`` in the data directory (``LONGTALK_DATA_DIR``, else the user's).
 
-    A data directory of the former name holds ``memstrata.db``: that file is used while no
+    A data directory of the former name holds a database of that name: it is used while no
     ``longtalk.db`` exists.
     """
     directory = data_dir()

@@ -33,7 +33,8 @@ class SchemaStatus:
 def _version(connection: Connection) -> int:
     """The newest applied migration (0 for an empty database); changes nothing.
 
-    A database of the former name records its migrations in ``memstrata_schema``.
+    A database of the former name (``longtalk.legacy``) records its migrations in its own
+    ``<former name>_schema`` table.
     """
     tables = inspect(connection)
     for name in (schema.schema_versions.name, f"{legacy.FORMER_NAME}_schema"):

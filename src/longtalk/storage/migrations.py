@@ -115,7 +115,7 @@ def _index_leases(connection: Connection) -> None:
 
 
 def _former_jobs_table(connection: Connection) -> None:
-    """The job table of the former name, ``memstrata_jobs``, becomes ``longtalk_jobs``."""
+    """The job table of the former name (``longtalk.legacy``) becomes ``longtalk_jobs``."""
     former = f"{legacy.FORMER_NAME}_jobs"
     tables = inspect(connection)
     if tables.has_table(former) and not tables.has_table(schema.jobs.name):
@@ -185,7 +185,7 @@ LATEST_VERSION = MIGRATIONS[-1].version
 def current_version(connection: Connection) -> int:
     """The newest applied migration; 0 for an empty database. Creates the version table.
 
-    A database of the former name keeps its history: ``memstrata_schema`` is renamed.
+    A database of the former name keeps its history: its ``<former name>_schema`` is renamed.
     """
     _adopt_former_versions(connection)
     if not inspect(connection).has_table(schema.schema_versions.name):

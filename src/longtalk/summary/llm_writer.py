@@ -26,14 +26,14 @@ token on a JSON summary and about 0.9 on prose (measured with SmolLM2's tokenize
 def reply_token_cap(config: MemoryConfig) -> int:
     """The most tokens a summary reply can need, from the summary caps in ``config``.
 
-    An extension rewrites the latest chain row, and a row past ``max_summary_tokens`` makes
+    An extension rewrites the latest chain row, and a row past ``summary_row_max_tokens`` makes
     the next extension start a new row: so a reply is at most the row as it stands (up to
-    ``max_summary_tokens``) plus what one batch of new messages adds to it, for which a
+    ``summary_row_max_tokens``) plus what one batch of new messages adds to it, for which a
     row's worth again is allowed. A digest aims at ``summary_max_tokens``. Twice the larger
     cap, in the model's tokens, is enough for every well-behaved reply and stops a reply
     that runs on (a repetition loop, a copied transcript) long before a fixed large limit.
     """
-    counted = 2 * max(config.max_summary_tokens, config.summary_max_tokens)
+    counted = 2 * max(config.summary_row_max_tokens, config.summary_max_tokens)
     return math.ceil(counted * MODEL_TOKENS_PER_COUNTED)
 
 

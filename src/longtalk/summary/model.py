@@ -1,4 +1,4 @@
-"""The structured conversation summary (seed 000, phase 2) and how summaries merge."""
+"""The structured conversation summary (Orchid's JSON entity extraction) and how summaries merge."""
 
 from __future__ import annotations
 

@@ -322,7 +322,7 @@ def bounded(summary: ConversationSummary) -> ConversationSummary:
 
 
 class OfflineSummarizer:
-    """Seed 001's ``Summarizer`` protocol (``async summarize(prompt) -> str``) offline.
+    """Orbiter's ``Summarizer`` protocol (``async summarize(prompt) -> str``) offline.
 
     The prompt's text (after any instruction line ending in a colon) is read as a
     transcript of ``Speaker: text`` lines and summarized to a narrative.

@@ -3,7 +3,7 @@
 The planner reads a chat's loaded state, decides whether the running summary must be
 extended, extends it with ONLY the messages that left the verbatim window since the last
 extension (batched under a size cap, overflow carried over), rolls the chain over to a new
-row when the latest grows past ``max_summary_tokens``, and returns the rows to write.
+row when the latest grows past ``summary_row_max_tokens``, and returns the rows to write.
 A failing writer stops the plan where it is: what succeeded is kept, nothing failed is stored.
 """
 
@@ -176,7 +176,7 @@ class SummaryPlanner:
         self, state: _ChainState, batch: Sequence[Numbered], chat_id: str
     ) -> SummaryDraft:
         latest = state.latest()
-        rollover = latest is None or latest.token_count > self.config.max_summary_tokens
+        rollover = latest is None or latest.token_count > self.config.summary_row_max_tokens
         existing = None if rollover or latest is None else row_summary(latest)
         numbers = episode_numbers(batch, last_episode=latest.episode_last if latest else 0)
         new_messages: list[Message] = [message for _, message in batch]
@@ -235,17 +235,20 @@ def _dates(messages: Sequence[Message]) -> tuple[date | None, date | None]:
 def trigger_policy(config: MemoryConfig) -> TriggerPolicy:
     """The trigger policy ``summary_trigger`` names, applied to pending messages.
 
-    ``pending_tokens`` (default) extends once the pending messages exceed
-    ``summary_trigger_tokens``: large enough batches that instructions and the existing
-    summary are a small share of every call. ``count_or_tokens`` is seeds 001/003
-    (> 20 messages OR > 4000 tokens); ``tokens_and_episodes`` is seed 002
-    (> 200 tokens AND >= 5 new episodes).
+    ``pending_tokens`` (default) extends once the pending messages exceed its ``tokens``:
+    large enough batches that instructions and the existing summary are a small share of
+    every call. ``count_or_tokens`` is Orbiter's and the LangGraph backend's check
+    (> 20 messages OR > 4000 tokens); ``tokens_and_episodes`` is the episode-summary
+    service's (> 200 tokens AND >= 5 new episodes).
     """
+    triggers = config.summary_triggers
     if config.summary_trigger == "pending_tokens":
-        return CountOrTokensTrigger(sys.maxsize, config.summary_trigger_tokens)
+        return CountOrTokensTrigger(sys.maxsize, triggers.pending_tokens.tokens)
     if config.summary_trigger == "count_or_tokens":
-        return CountOrTokensTrigger(config.message_threshold, config.token_threshold)
-    return TokensAndEpisodesTrigger(config.summary_threshold_tokens, config.summary_min_episodes)
+        count = triggers.count_or_tokens
+        return CountOrTokensTrigger(count.messages, count.tokens)
+    episodes = triggers.tokens_and_episodes
+    return TokensAndEpisodesTrigger(episodes.tokens, episodes.episodes)
 
 
 class _ChainState:

@@ -47,14 +47,14 @@ STRUCTURED_INSTRUCTIONS = (
     "strings), narrative (a paragraph) and covered_turns (an integer). No other text."
 )
 
-# Seed 002's plain-text prompts (qwen2.5:3b via Ollama), available as a preset.
-SEED_002_COMPRESSION_USER_PROMPT = (
+# The episode-summary service's plain-text prompts (qwen2.5:3b via Ollama), as a preset.
+EPISODE_SUMMARY_COMPRESSION_USER_PROMPT = (
     "Summarize the conversation below in 3-5 sentences.\n"
     "Write in third person. Do not quote directly — paraphrase only.\n"
     "Do not include greetings, sign-offs, or filler. Output only the summary text.\n"
     "Conversation:\n{transcript}"
 )
-SEED_002_EXTENSION_USER_PROMPT = (
+EPISODE_SUMMARY_EXTENSION_USER_PROMPT = (
     "Update the summary below to incorporate the new exchanges.\n"
     "Write 3-5 sentences in third person. Do not quote directly — paraphrase only.\n"
     "Do not include greetings, sign-offs, or filler. Output only the updated summary text.\n"
@@ -111,7 +111,7 @@ class PromptSet:
     consolidation_user: str = DEFAULT_CONSOLIDATION_USER_PROMPT
 
     def with_overrides(self, sections: Mapping[str, str | None]) -> PromptSet:
-        """Apply ``prompt_sections`` overrides (seed 000 names); unknown names are an error."""
+        """Apply ``prompt_sections`` overrides (Orchid's names); unknown names are an error."""
         names = {
             "summary_compression_system_prompt": "compression_system",
             "summary_compression_user_prompt": "compression_user",
@@ -144,10 +144,10 @@ class PromptSet:
         )
 
 
-SEED_002_PROMPTS = PromptSet(
+EPISODE_SUMMARY_PROMPTS = PromptSet(
     compression_system="",
-    compression_user=SEED_002_COMPRESSION_USER_PROMPT,
-    extension_user=SEED_002_EXTENSION_USER_PROMPT,
+    compression_user=EPISODE_SUMMARY_COMPRESSION_USER_PROMPT,
+    extension_user=EPISODE_SUMMARY_EXTENSION_USER_PROMPT,
 )
 
 

@@ -1,4 +1,4 @@
-"""Chat titles regenerated from the summary (seed 003), with an offline fallback."""
+"""Chat titles regenerated from the summary (as the LangGraph backend does), offline fallback."""
 
 from __future__ import annotations
 

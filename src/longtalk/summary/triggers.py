@@ -1,4 +1,4 @@
-"""When to summarize: seed 001's count-or-tokens check and seed 002's tokens-and-episodes policy.
+"""When to summarize: Orbiter's count-or-tokens check, the episode-summary service's policy.
 
 Both are :class:`TriggerPolicy` objects and compose with :class:`AnyOf` / :class:`AllOf`
 (or ``|`` / ``&``). Thresholds are strict (``>``); the episode minimum is inclusive
@@ -89,7 +89,7 @@ class _Composable:
 
 @dataclass(frozen=True, slots=True)
 class CountOrTokensTrigger(_Composable):
-    """Seed 001: more than ``message_threshold`` messages OR more than ``token_threshold``."""
+    """Orbiter's check: more than ``message_threshold`` messages OR ``token_threshold`` tokens."""
 
     message_threshold: int = 20
     token_threshold: int = 4000
@@ -126,7 +126,7 @@ class CountOrTokensTrigger(_Composable):
 
 @dataclass(frozen=True, slots=True)
 class TokensAndEpisodesTrigger(_Composable):
-    """Seed 002: more than ``token_threshold`` tokens AND at least ``min_new_episodes``."""
+    """The episode-summary service's: > ``token_threshold`` tokens AND >= ``min_new_episodes``."""
 
     token_threshold: int = 200
     min_new_episodes: int = 5
@@ -214,7 +214,7 @@ def check_trigger(
     *,
     counter: TokenCounter | None = None,
 ) -> TriggerResult:
-    """Seed 001: summarize when the message count OR the estimated tokens exceed the config.
+    """Orbiter's ``check_trigger``: summarize when the message count OR tokens exceed the config.
 
     Tokens are estimated at ``config.token_estimate_ratio`` chars per token unless a
     ``counter`` (for example a real tokenizer) is passed.

@@ -8,7 +8,7 @@ Payloads hold only flat values: a nested value (a turn's metadata) is stored as 
 decoded on reading, so nothing a caller puts in a payload can nest past what the shard's
 write-ahead log reads back. A shard that cannot be loaded (a corrupt or unreadable entry)
 raises ``StoreUnreadableError``: the recall index is rebuilt from storage
-(``longtalk.indexer.open_for_model``) rather than left off.
+(``longtalk.recall.outbox.open_for_model``) rather than left off.
 
 One process opens the store at a time: ``setup`` takes an exclusive lock on
 ``longtalk.lock`` and refuses, naming the holder, when another process has the store open
