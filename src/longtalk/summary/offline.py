@@ -3,10 +3,12 @@
 The narrative is extractive-compressive: the conversation is cut into sentences, filler is
 dropped, each sentence is scored by embedding centrality (cosine to the length-weighted
 centroid of the conversation) with mild length and position priors, and sentences are picked
-by maximal marginal relevance under a word budget, then told in the third person
-(``Alice: I moved to Lyon`` becomes ``Alice moved to Lyon``). Topics, entities, decisions,
-open questions and preferences come from :mod:`longtalk.summary.offline_facts`; items
-from dated messages carry their day, e.g. ``(8 May 2023)``.
+by maximal marginal relevance under a word budget, then told as reported speech
+(``Alice: I moved to Lyon`` becomes ``Alice moved to Lyon``, ``Do you cook?`` becomes
+``Alice asks whether Bob cooks``; :mod:`longtalk.summary.offline_speech`), with speakers
+labelled only ``Speaker 2`` named as the others call them. Topics, entities, decisions, open
+questions and preferences come from :mod:`longtalk.summary.offline_facts`; items from dated
+messages carry their day, e.g. ``(8 May 2023)``.
 
 Extending a summary re-selects from the old narrative's sentences plus the new ones under
 the same budget, so the narrative stays bounded however long the chat gets, while the lists
@@ -15,8 +17,8 @@ and entities are merged with :meth:`ConversationSummary.merge` and keep what was
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import cast
 
@@ -30,9 +32,11 @@ from longtalk.embed.priority import SUMMARIES, in_background
 from longtalk.summary import offline_facts
 from longtalk.summary.consolidate import capped_details
 from longtalk.summary.model import LIST_FIELDS, ConversationSummary
+from longtalk.summary.offline_callnames import called_names
 from longtalk.summary.offline_details import is_ai_assistant
 from longtalk.summary.offline_facts import merge_first_names
 from longtalk.summary.offline_questions import answered
+from longtalk.summary.offline_speech import reported
 from longtalk.summary.offline_text import (
     Sentence,
     content_words,
@@ -40,7 +44,6 @@ from longtalk.summary.offline_text import (
     is_acknowledgement,
     is_filler,
     split_sentences,
-    third_person,
     words,
 )
 from longtalk.summary.writer import SummaryDraft
@@ -61,7 +64,7 @@ class NarrativeConfig:
     beyond ``max_candidates`` sentences only the richest are embedded.
     """
 
-    ratio: float = 0.2
+    ratio: float = 0.15
     min_words: int = 12
     max_words: int = 160
     diversity: float = 0.2
@@ -195,16 +198,23 @@ def _mmr(
     return chosen
 
 
-def narrative_text(sentences: Sequence[Sentence]) -> str:
+def narrative_text(sentences: Sequence[Sentence], names: Mapping[str, str] | None = None) -> str:
     """The chosen sentences told in the third person, as one paragraph.
 
     Each day's first sentence carries the day (``(8 May 2023)``); the sentences after it on
-    the same day do not repeat it.
+    the same day do not repeat it. ``names`` gives placeholder speakers their real names
+    (:func:`~longtalk.summary.offline_callnames.called_names`).
     """
+    names = names or {}
     parts = []
     day = ""
     for sentence in sentences:
-        text = third_person(sentence).strip()
+        named = replace(
+            sentence,
+            speaker=names.get(sentence.speaker, sentence.speaker),
+            addressee=names.get(sentence.addressee, sentence.addressee),
+        )
+        text = reported(named).strip()
         if text and text[-1] not in ".!?":
             text += "."
         parts.append(dated(text, sentence.when) if sentence.when != day else text)
@@ -280,7 +290,7 @@ class OfflineSummaryWriter:
         old_words = sum(len(words(s.text)) for s in old)
         budget = old_words + round(self.config.ratio * sum(len(words(s.text)) for s in fresh))
         chosen = select_sentences([*old, *fresh], self.embedder, self.config, budget=budget)
-        return narrative_text(chosen)
+        return narrative_text(chosen, called_names(fresh))
 
 
 def merge_update(
