@@ -17,6 +17,7 @@ and entities are merged with :meth:`ConversationSummary.merge` and keep what was
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -59,12 +60,15 @@ class NarrativeConfig:
     narrative plus ``ratio`` of the new words; both are clamped to ``[min_words,
     max_words]``, so the narrative grows with the chat up to ``max_words`` and is then
     re-selected (the old narrative's sentences, chosen once already, weigh ``story_prior``
-    times a new opening's). ``diversity`` is MMR's weight on novelty (0 = centrality only); the
-    length and position priors favour informative sentences and conversation openings;
-    beyond ``max_candidates`` sentences only the richest are embedded.
+    times a new opening's). A sentence about the speaker or the listener (``I``, ``you``,
+    ``let's``; the old narrative counts as one) weighs ``personal_prior`` times another:
+    the narrative is what the participants said of themselves and each other.
+    ``diversity`` is MMR's weight on novelty (0 = centrality only); the length and position
+    priors favour informative sentences and conversation openings; beyond
+    ``max_candidates`` sentences only the richest are embedded.
     """
 
-    ratio: float = 0.15
+    ratio: float = 0.2
     min_words: int = 12
     max_words: int = 160
     diversity: float = 0.2
@@ -73,6 +77,7 @@ class NarrativeConfig:
     max_sentence_words: int = 60
     max_candidates: int = 400
     story_prior: float = 1.25
+    personal_prior: float = 1.3
 
 
 def default_embedder() -> Embedder:
@@ -159,7 +164,17 @@ def _relevance(
     length_factor = 1.0 - np.exp(-lengths / config.length_prior)
     too_long = np.array([len(words(s.text)) > config.max_sentence_words for s in candidates])
     position = _position_prior(candidates, config.position_prior, config.story_prior)
-    return np.asarray(centrality * length_factor * position * np.where(too_long, 0.5, 1.0))
+    personal = np.array([s.turn < 0 or _PERSONAL.match(s.text) is not None for s in candidates])
+    weight = position * np.where(too_long, 0.5, 1.0) * np.where(personal, config.personal_prior, 1)
+    return np.asarray(centrality * length_factor * weight)
+
+
+_PERSONAL = re.compile(
+    r"^(?:\W*(?:well|oh|yes|no|so|and|but)\W+)*(?:I|I'm|I've|I'll|I'd|my|you|you're|your|we"
+    r"|let's|(?:do|did|are|have|can|could|would|will) you)\b",
+    re.IGNORECASE,
+)
+"""A sentence whose subject is the speaker or the listener (after an interjection)."""
 
 
 def _position_prior(

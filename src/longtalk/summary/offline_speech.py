@@ -80,7 +80,8 @@ _THANKS = re.compile(
 )
 _HEDGES = re.compile(
     r",?\s(?:you know|I mean|kind of|sort of)\b,?|\s(?:really|just|actually|so much)\b"
-    r"|,\s(?:please|then)(?=[.!?]$)|^(?:so|and|but|now|actually|anyway|honestly|oh),\s",
+    r"|,\s(?:please|then)(?=[.!?]$)|^(?:so|and|but|now|actually|anyway|honestly|oh),\s"
+    r"|^(?:so|and|but|also|plus)\s(?=(?:I|I'm|I've|we|you|my|our)\b)",
     re.IGNORECASE,
 )
 _WE = (
