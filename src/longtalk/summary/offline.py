@@ -3,10 +3,12 @@
 The narrative is extractive-compressive: the conversation is cut into sentences, filler is
 dropped, each sentence is scored by embedding centrality (cosine to the length-weighted
 centroid of the conversation) with mild length and position priors, and sentences are picked
-by maximal marginal relevance under a word budget, then told in the third person
-(``Alice: I moved to Lyon`` becomes ``Alice moved to Lyon``). Topics, entities, decisions,
-open questions and preferences come from :mod:`longtalk.summary.offline_facts`; items
-from dated messages carry their day, e.g. ``(8 May 2023)``.
+by maximal marginal relevance under a word budget, then told as reported speech
+(``Alice: I moved to Lyon`` becomes ``Alice moved to Lyon``, ``Do you cook?`` becomes
+``Alice asks whether Bob cooks``; :mod:`longtalk.summary.offline_speech`), with speakers
+labelled only ``Speaker 2`` named as the others call them. Topics, entities, decisions, open
+questions and preferences come from :mod:`longtalk.summary.offline_facts`; items from dated
+messages carry their day, e.g. ``(8 May 2023)``.
 
 Extending a summary re-selects from the old narrative's sentences plus the new ones under
 the same budget, so the narrative stays bounded however long the chat gets, while the lists
@@ -15,8 +17,9 @@ and entities are merged with :meth:`ConversationSummary.merge` and keep what was
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import cast
 
@@ -30,9 +33,11 @@ from longtalk.embed.priority import SUMMARIES, in_background
 from longtalk.summary import offline_facts
 from longtalk.summary.consolidate import capped_details
 from longtalk.summary.model import LIST_FIELDS, ConversationSummary
+from longtalk.summary.offline_callnames import called_names
 from longtalk.summary.offline_details import is_ai_assistant
 from longtalk.summary.offline_facts import merge_first_names
 from longtalk.summary.offline_questions import answered
+from longtalk.summary.offline_speech import reported
 from longtalk.summary.offline_text import (
     Sentence,
     content_words,
@@ -40,7 +45,6 @@ from longtalk.summary.offline_text import (
     is_acknowledgement,
     is_filler,
     split_sentences,
-    third_person,
     words,
 )
 from longtalk.summary.writer import SummaryDraft
@@ -56,9 +60,12 @@ class NarrativeConfig:
     narrative plus ``ratio`` of the new words; both are clamped to ``[min_words,
     max_words]``, so the narrative grows with the chat up to ``max_words`` and is then
     re-selected (the old narrative's sentences, chosen once already, weigh ``story_prior``
-    times a new opening's). ``diversity`` is MMR's weight on novelty (0 = centrality only); the
-    length and position priors favour informative sentences and conversation openings;
-    beyond ``max_candidates`` sentences only the richest are embedded.
+    times a new opening's). A sentence about the speaker or the listener (``I``, ``you``,
+    ``let's``; the old narrative counts as one) weighs ``personal_prior`` times another:
+    the narrative is what the participants said of themselves and each other.
+    ``diversity`` is MMR's weight on novelty (0 = centrality only); the length and position
+    priors favour informative sentences and conversation openings; beyond
+    ``max_candidates`` sentences only the richest are embedded.
     """
 
     ratio: float = 0.2
@@ -70,6 +77,7 @@ class NarrativeConfig:
     max_sentence_words: int = 60
     max_candidates: int = 400
     story_prior: float = 1.25
+    personal_prior: float = 1.3
 
 
 def default_embedder() -> Embedder:
@@ -156,7 +164,17 @@ def _relevance(
     length_factor = 1.0 - np.exp(-lengths / config.length_prior)
     too_long = np.array([len(words(s.text)) > config.max_sentence_words for s in candidates])
     position = _position_prior(candidates, config.position_prior, config.story_prior)
-    return np.asarray(centrality * length_factor * position * np.where(too_long, 0.5, 1.0))
+    personal = np.array([s.turn < 0 or _PERSONAL.match(s.text) is not None for s in candidates])
+    weight = position * np.where(too_long, 0.5, 1.0) * np.where(personal, config.personal_prior, 1)
+    return np.asarray(centrality * length_factor * weight)
+
+
+_PERSONAL = re.compile(
+    r"^(?:\W*(?:well|oh|yes|no|so|and|but)\W+)*(?:I|I'm|I've|I'll|I'd|my|you|you're|your|we"
+    r"|let's|(?:do|did|are|have|can|could|would|will) you)\b",
+    re.IGNORECASE,
+)
+"""A sentence whose subject is the speaker or the listener (after an interjection)."""
 
 
 def _position_prior(
@@ -195,16 +213,23 @@ def _mmr(
     return chosen
 
 
-def narrative_text(sentences: Sequence[Sentence]) -> str:
+def narrative_text(sentences: Sequence[Sentence], names: Mapping[str, str] | None = None) -> str:
     """The chosen sentences told in the third person, as one paragraph.
 
     Each day's first sentence carries the day (``(8 May 2023)``); the sentences after it on
-    the same day do not repeat it.
+    the same day do not repeat it. ``names`` gives placeholder speakers their real names
+    (:func:`~longtalk.summary.offline_callnames.called_names`).
     """
+    names = names or {}
     parts = []
     day = ""
     for sentence in sentences:
-        text = third_person(sentence).strip()
+        named = replace(
+            sentence,
+            speaker=names.get(sentence.speaker, sentence.speaker),
+            addressee=names.get(sentence.addressee, sentence.addressee),
+        )
+        text = reported(named).strip()
         if text and text[-1] not in ".!?":
             text += "."
         parts.append(dated(text, sentence.when) if sentence.when != day else text)
@@ -280,7 +305,7 @@ class OfflineSummaryWriter:
         old_words = sum(len(words(s.text)) for s in old)
         budget = old_words + round(self.config.ratio * sum(len(words(s.text)) for s in fresh))
         chosen = select_sentences([*old, *fresh], self.embedder, self.config, budget=budget)
-        return narrative_text(chosen)
+        return narrative_text(chosen, called_names(fresh))
 
 
 def merge_update(

@@ -20,7 +20,10 @@ __all__ = [
     "dated",
     "day_label",
     "is_acknowledgement",
+    "inflect",
     "is_filler",
+    "lower_first",
+    "pronouns_resolved",
     "asks",
     "clause_at",
     "normalize_spacing",
@@ -201,7 +204,7 @@ def third_person(sentence: Sentence) -> str:
     text = _resolve_pronouns(text, me, you)
     if text.startswith(me) or text.startswith(you):
         return text
-    body = _lower_first(text)
+    body = lower_first(text)
     if text.rstrip().endswith("?"):
         return f"{me} asks: {body}"
     return f"{me}: {body}"
@@ -245,6 +248,11 @@ def asks(text: str, clause: str) -> bool:
     return at >= 0 and text[at + len(clause) :].lstrip(" \"'”’")[:1] == "?"
 
 
+def pronouns_resolved(text: str, me: str, you: str) -> str:
+    """``text`` with ``I`` / ``you`` (and their forms) named ``me`` / ``you``, verbs agreeing."""
+    return _resolve_pronouns(text, me, you)
+
+
 def _resolve_pronouns(text: str, me: str, you: str) -> str:
     rules: tuple[tuple[str, str], ...] = (
         (r"\bI'm\b|\bI am\b", f"{me} is"),
@@ -285,15 +293,16 @@ def _agree(text: str, name: str) -> str:
         if lower in _NO_S and after and after.lower() in _AGREE:
             return f"{name_} {verb} {_AGREE[after.lower()]}"
         if lower in _NO_S and after and after.lower() in _VERBS:
-            return f"{name_} {verb} {_inflect(after)}"
+            return f"{name_} {verb} {inflect(after)}"
         if lower in _VERBS:
-            return f"{name_} {_inflect(verb)}{tail}"
+            return f"{name_} {inflect(verb)}{tail}"
         return match.group(0)
 
     return pattern.sub(fix, text)
 
 
-def _inflect(verb: str) -> str:
+def inflect(verb: str) -> str:
+    """The third-person singular of ``verb``: ``go`` -> ``goes``, ``try`` -> ``tries``."""
     if verb.endswith(("s", "sh", "ch", "x", "o")):
         return verb + "es"
     if verb.endswith("y") and verb[-2:-1] not in "aeiou":
@@ -305,7 +314,7 @@ def _capitalize(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _lower_first(text: str) -> str:
+def lower_first(text: str) -> str:
     """Lower-case a first word that is a function word (``We``, ``The``), nothing else."""
     first = text.split(" ", 1)[0]
     if first.lower() in STOPWORDS and first != "I" and not first.isupper():

@@ -1,0 +1,270 @@
+"""Reported speech for the offline narrative: what each participant said, asked or suggested.
+
+A summary a person reads says ``Ann asks whether Bob wants to go`` and ``Ann tells Bob to
+bring the tickets``, not ``Ann asks: do Bob want to go?`` or ``Ann: bring the tickets``.
+So a spoken sentence is told as:
+
+- a question: ``asks whether`` (``Do you want to go?``), ``asks how`` (``How do you get
+  there?``), ``asks Bob to`` (``Can you help me?``), ``suggests`` (``How about tea?``);
+- an order or a proposal: ``tells Bob to`` (``Bring the tickets``), ``suggests they``
+  (``Let's go``);
+- a statement about the speaker or the listener as it stands (``Ann is tired``);
+- any other statement: ``Ann says the train is late``.
+
+Like the third-person rewriting it builds on, this is a small rule set, not a parser: a
+question it cannot turn keeps its words (``Ann asks: Mr. White?``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from longtalk.summary.offline_text import (
+    STOPWORDS,
+    Sentence,
+    inflect,
+    lower_first,
+    pronouns_resolved,
+    strip_interjections,
+)
+
+__all__ = ["reported"]
+
+_PRONOUN = r"(?i:you|I|we|they|he|she|it|there|this|that)"
+_SUBJECT = rf"(?:{_PRONOUN}|(?:Mr|Mrs|Ms|Dr)\.\s[A-Z][\w'-]+|[A-Z][a-z][\w'-]*)"
+_BE = {"am": "is", "are": "is", "is": "is", "was": "was", "were": "was"}
+_PLURAL_BE = {"am": "are", "are": "are", "is": "are", "was": "were", "were": "were"}
+_MODALS = frozenset("can could will would should may might must shall".split())
+_HAVE = frozenset("have has had".split())
+_AUX = "(?i:" + "|".join(["do", "does", "did", *_BE, *_MODALS, *_HAVE]) + ")"
+_YES_NO = re.compile(rf"^(?P<aux>{_AUX})\s+(?P<subject>{_SUBJECT})\b\s*(?P<rest>.*)$")
+_WH = r"(?i:what|where|when|why|how|who|whom|whose|which)"
+_WH_INVERTED = re.compile(
+    rf"^(?P<wh>{_WH}(?:\s+[a-z]+){{0,3}}?)\s+(?P<aux>{_AUX})\s+(?P<subject>{_SUBJECT})\b"
+    r"\s*(?P<rest>.*)$"
+)
+_WH_BE_END = re.compile(
+    rf"^(?P<wh>{_WH}(?:\s+[a-z]+){{0,2}}?)\s+(?P<aux>is|are|was|were)\s+(?P<subject>"
+    r"(?:the|your|my|his|her|their|our|this|that|these|those)\s+[\w' -]+)$",
+    re.I,
+)
+_ABOUT = re.compile(r"^(?P<wh>how|what) about\s+(?P<rest>.+)$", re.I)
+_REQUEST = re.compile(r"^(?:can|could|will|would)\s+you\s+(?:please\s+)?(?P<rest>.+)$", re.I)
+_NOT_REQUEST = re.compile(r"^(?:like|mind|be|have|prefer|rather|say|think|know)\b", re.I)
+_LETS = re.compile(r"^let's\s+(?P<rest>.+)$", re.I)
+_IMPERATIVE = re.compile(
+    r"^(?:please\s+)?(?P<verb>make sure|don't|do not|remember|take|bring|call|tell|give|try"
+    r"|send|check|keep|wait|come|go|stop|put|be|don't forget|fill|sign|follow|turn"
+    r"|pick|leave|pay|show|let me|get|help|meet|sit|hurry|enjoy|buy|book|ask|read|write"
+    r"|look at)\b"
+    r"\s*(?P<rest>.*)$",
+    re.I,
+)
+_TAG = re.compile(
+    r",\s*(?:isn't|aren't|wasn't|weren't|don't|doesn't|didn't|won't|can't|haven't|hasn't"
+    r"|right|ok|okay|eh)\s*(?:it|you|they|he|she|we|I|there)?\s*\?$",
+    re.I,
+)
+_VOCATIVE_WORDS = r"honey|dear|darling|sweetheart|sweetie|sir|madam|ma'am|mom|mum|dad|buddy|guys"
+_VOCATIVE = re.compile(
+    r"^(?:(?i:wow|oh|hey|hi|hello|well|yes|yeah|no|sorry|ok|okay|aw|ah|haha|gosh|man)[,!]?\s+)*"
+    rf"(?:(?i:{_VOCATIVE_WORDS}|waiter|waitress|doctor|officer|everyone|everybody)"
+    r"|(?:Mr|Mrs|Ms|Dr)\.\s[A-Z][\w'-]+|(?P<name>[A-Z][a-z]+)),\s+(?=[\w'])"
+)
+_VOCATIVE_END = re.compile(
+    rf",\s+(?:(?i:{_VOCATIVE_WORDS})|(?:Mr|Mrs|Ms|Dr)\.\s[A-Z][\w'-]+|[A-Z][a-z]+(?=\?$))"
+    r"(?=[.!?]$)"
+)
+_THANKS = re.compile(
+    r"^(?:thanks|thank you)(?: (?:so|very) much| a lot)?,? for (?P<rest>.+)$", re.IGNORECASE
+)
+_HEDGES = re.compile(
+    r",?\s(?:you know|I mean|kind of|sort of)\b,?|\s(?:really|just|actually|so much)\b"
+    r"|,\s(?:please|then)(?=[.!?]$)|^(?:so|and|but|now|actually|anyway|honestly|oh),\s"
+    r"|^(?:so|and|but|also|plus)\s(?=(?:I|I'm|I've|we|you|my|our)\b)",
+    re.IGNORECASE,
+)
+_WE = (
+    (r"\bwe're\b", "they're"),
+    (r"\bwe've\b", "they've"),
+    (r"\bwe'll\b", "they'll"),
+    (r"\bwe\b", "they"),
+    (r"\bus\b", "them"),
+    (r"\bour\b", "their"),
+    (r"\bourselves\b", "themselves"),
+)
+_NO_S = frozenset("just really also still never always already only often usually ever".split())
+_PAST = dict(
+    pair.split(":")
+    for pair in """be:was have:had do:did go:went come:came see:saw get:got make:made take:took
+    give:gave find:found tell:told say:said think:thought buy:bought bring:brought eat:ate
+    drink:drank leave:left meet:met pay:paid send:sent spend:spent sleep:slept feel:felt
+    keep:kept hear:heard know:knew lose:lost win:won write:wrote read:read run:ran sit:sat
+    stand:stood put:put cut:cut let:let begin:began break:broke choose:chose drive:drove
+    fly:flew forget:forgot grow:grew hold:held wear:wore sell:sold teach:taught catch:caught
+    fall:fell understand:understood become:became swim:swam sing:sang speak:spoke""".split()
+)
+
+
+def reported(sentence: Sentence) -> str:
+    """``sentence`` told in the third person as reported speech (see the module docstring)."""
+    me, you = sentence.speaker, sentence.addressee or "the other person"
+    if me and (thanks := _THANKS.match(_without_vocative(sentence.text, you))):
+        return f"{me} thanks {you} for {_told(_HEDGES.sub('', thanks['rest']), me, you)}"
+    text = _without_vocative(strip_interjections(sentence.text), you)
+    text = _trimmed(strip_interjections(text))
+    if not me:
+        return text
+    if _TAG.search(text):
+        return _statement(_TAG.sub(".", text).strip(), me, you)
+    if text.endswith("?"):
+        lead, _, asked = text.rpartition(", but ")
+        if lead and (_YES_NO.match(asked) or _WH_INVERTED.match(asked)):
+            said = _statement(lead, me, you)
+            return f"{said}, but {_question(asked.rstrip('?!. '), me, you).removeprefix(me + ' ')}"
+        return _question(text.rstrip("?!. "), me, you)
+    return _statement(text, me, you)
+
+
+def _question(text: str, me: str, you: str) -> str:
+    if about := _ABOUT.match(text):
+        verb = "suggests" if about["wh"].lower() == "how" else "asks about"
+        return f"{me} {verb} {_told(about['rest'], me, you)}."
+    request = _REQUEST.match(text)
+    if request and not _NOT_REQUEST.match(request["rest"]):
+        return f"{me} asks {you} to {_told(request['rest'], me, you)}."
+    for pattern, link in ((_WH_BE_END, ""), (_WH_INVERTED, ""), (_YES_NO, "whether ")):
+        if match := pattern.match(text):
+            wh = match.groupdict().get("wh")
+            rest = match.groupdict().get("rest") or ""
+            clause = _declarative(match["aux"], match["subject"], rest)
+            head = f"{wh.lower()} " if wh else link
+            return f"{me} asks {head}{_told(clause, me, you)}."
+    if re.match(rf"^{_WH}\b", text, re.I):
+        return f"{me} asks {_told(lower_first(text), me, you)}."
+    return f"{me} asks: {_told(lower_first(text), me, you)}?"
+
+
+def _declarative(aux: str, subject: str, rest: str) -> str:
+    """``do`` + ``you`` + ``like tea`` -> ``you likes tea`` (agreement follows the naming)."""
+    aux_ = aux.lower()
+    single = subject.lower() not in ("we", "they", "these", "those")
+    if subject.lower() == "i" or subject.lower() == "you":
+        single = True
+    if aux_ in ("do", "does", "did"):
+        verb_at = _verb_index(rest.split())
+        parts = rest.split()
+        if verb_at is None:
+            return f"{subject} {aux_} {rest}".strip()
+        verb = parts[verb_at]
+        if aux_ == "did":
+            parts[verb_at] = _past(verb)
+        elif single:
+            parts[verb_at] = {"have": "has", "be": "is"}.get(verb) or inflect(verb)
+        return " ".join([subject, *parts])
+    if aux_ in _BE:
+        be = (_BE if single else _PLURAL_BE)[aux_]
+        return f"{subject} {be} {rest}".strip()
+    if aux_ in ("have", "has"):
+        return f"{subject} {'has' if single else 'have'} {rest}".strip()
+    return f"{subject} {aux_} {rest}".strip()
+
+
+def _verb_index(parts: list[str]) -> int | None:
+    for index, part in enumerate(parts):
+        if part.lower() not in _NO_S:
+            return index if part.isalpha() and part.islower() and part != "not" else None
+    return None
+
+
+def _past(verb: str) -> str:
+    if verb in _PAST:
+        return _PAST[verb]
+    if verb.endswith("e"):
+        return verb + "d"
+    if verb.endswith("y") and verb[-2:-1] not in "aeiou":
+        return verb[:-1] + "ied"
+    return verb + "ed"
+
+
+def _statement(text: str, me: str, you: str) -> str:
+    if lets := _LETS.match(text):
+        return f"{me} suggests they {_told(lets['rest'], me, you)}"
+    if order := _IMPERATIVE.match(text):
+        verb = order["verb"].lower()
+        if verb == "let me":
+            return f"{me} offers to {_told(order['rest'], me, you)}"
+        action = _told(f"{verb} {order['rest']}".strip(), me, you)
+        action = re.sub(r"^(?:don't|do not)\b", "not to", action)
+        return f"{me} tells {you} {action if action.startswith('not to') else 'to ' + action}"
+    told = _told(text, me, you)
+    if told.startswith(me):
+        return told
+    return f"{me} says {_lowered(told)}"
+
+
+_COMMON_OPENERS = frozenset(
+    """today tomorrow yesterday tonight actually maybe perhaps sometimes usually now then
+    everyone everybody everything people most some many last next this these those every
+    besides anyway however unfortunately luckily honestly basically normally since love
+    making taking having being getting going doing seeing""".split()
+)
+
+
+def _lowered(text: str) -> str:
+    """Lower-case a first word that is not a name (``Today`` yes, ``Paris`` no)."""
+    first = text.split(" ", 1)[0]
+    common = first.lower().strip(",")
+    if (common in _COMMON_OPENERS or common.endswith("ing")) and not first.isupper():
+        return text[:1].lower() + text[1:]
+    return lower_first(text)
+
+
+def _told(text: str, me: str, you: str) -> str:
+    """Pronouns resolved to the speakers, ``we`` told as ``they``."""
+    for pattern, replacement in _WE:
+        text = re.sub(pattern, replacement, text, flags=re.IGNORECASE)
+    return pronouns_resolved(_I_AGREE.sub(_agreeing, text), me, you)
+
+
+_NOT_PRESENT = frozenset(
+    """am was will would can could should have had do did must might may shall need ought
+    used wanna gotta guess""".split()
+) | frozenset(_PAST.values())
+_I_AGREE = re.compile(r"\bI\s(?P<adverb>(?:" + "|".join(_NO_S) + r")\s)?(?P<verb>[a-z]+)\b")
+
+
+def _agreeing(match: re.Match[str]) -> str:
+    """``I disagree`` -> ``I disagrees``: the verb after ``I`` agrees with the name it becomes."""
+    verb = match["verb"]
+    if verb in _NOT_PRESENT or verb.endswith(("ed", "n't")) or len(verb) < 2:
+        return match.group(0)
+    return f"I {match['adverb'] or ''}{inflect(verb)}"
+
+
+def _trimmed(text: str) -> str:
+    """Without hedges and fillers (``you know``, ``really``, ``, please``)."""
+    trimmed = _HEDGES.sub("", text).strip()
+    return trimmed[:1].upper() + trimmed[1:] if trimmed else text
+
+
+def _without_vocative(text: str, you: str = "") -> str:
+    """Without a name the listener is called by: ``Julia, I'd like a word`` -> ``I'd like…``.
+
+    A name at the end is a vocative in a question (``Ready, Tom?``) or when it is the
+    listener's (``That's cool, Caroline!``).
+    """
+    start = _VOCATIVE.match(text)
+    if start and not (start["name"] and _opener(start["name"])):
+        text = text[start.end() :]
+    text = _VOCATIVE_END.sub("", text)
+    first = you.split(" ")[0]
+    if first[:1].isupper():
+        text = re.sub(rf",\s+{re.escape(first)}(?:\s\w+)?(?=[.!?]+$)", "", text)
+    return text[:1].upper() + text[1:]
+
+
+def _opener(word: str) -> bool:
+    """A sentence opener, not a name: ``Today``, ``Actually``, ``Sadly``."""
+    lower = word.lower()
+    return lower in _COMMON_OPENERS or lower in STOPWORDS or lower.endswith("ly")

@@ -1,0 +1,101 @@
+"""The offline narrative as reported speech, and placeholder speakers named as they are called."""
+
+from __future__ import annotations
+
+import pytest
+
+from longtalk.core.messages import user
+from longtalk.embed.hashing import HashingEmbedder
+from longtalk.summary.offline import OfflineSummaryWriter, narrative_text
+from longtalk.summary.offline_callnames import called_names
+from longtalk.summary.offline_speech import reported
+from longtalk.summary.offline_text import Sentence
+
+
+@pytest.mark.parametrize(
+    ("said", "told"),
+    [
+        ("Do you believe in UFOs?", "Ann asks whether Bob believes in UFOs."),
+        ("Did you go to school today?", "Ann asks whether Bob went to school today."),
+        ("Have you ever been to Rome?", "Ann asks whether Bob has ever been to Rome."),
+        (
+            "How do you usually spend your free time?",
+            "Ann asks how Bob usually spends Bob's free time.",
+        ),
+        ("What is your name?", "Ann asks what Bob's name is."),
+        ("How much does it cost?", "Ann asks how much it costs."),
+        ("What happened?", "Ann asks what happened."),
+        ("Could you tell me where the bank is?", "Ann asks Bob to tell Ann where the bank is."),
+        ("How about going to the movies?", "Ann suggests going to the movies."),
+        ("Let's take a break.", "Ann suggests they take a break."),
+        ("Make sure you have your ID card.", "Ann tells Bob to make sure Bob has Bob's ID card."),
+        ("Don't worry about it.", "Ann tells Bob not to worry about it."),
+        ("Waiter, get me a napkin, please.", "Ann tells Bob to get Ann a napkin."),
+        ("Thanks so much for the lift!", "Ann thanks Bob for the lift!"),
+        ("Well, I disagree with that.", "Ann disagrees with that."),
+        ("I never go there.", "Ann never goes there."),
+        ("I heard it was good.", "Ann heard it was good."),
+        ("You were right.", "Ann says Bob was right."),
+        ("It's a nice place, isn't it?", "Ann says it's a nice place."),
+        ("Julia, I'd like a word with you.", "Ann would like a word with Bob."),
+        ("Today, we work on legs.", "Ann says today, they work on legs."),
+        ("Mr. White?", "Ann asks: Mr. White?"),
+    ],
+)
+def test_spoken_sentences_are_told_as_reported_speech(said: str, told: str) -> None:
+    assert reported(Sentence(said, "Ann", "Bob")) == told
+
+
+def test_a_name_the_listener_is_called_by_is_dropped_not_told() -> None:
+    told = reported(Sentence("Wow, Caroline, you're doing an awesome job!", "Mel", "Caroline"))
+    assert told == "Mel says Caroline is doing an awesome job!"
+    assert (
+        reported(Sentence("That's cool, Caroline!", "Mel", "Caroline")) == "Mel says that's cool!"
+    )
+
+
+def _turns(*said: tuple[str, str]) -> list[Sentence]:
+    """Sentences of a two-party chat, each addressed to the other speaker."""
+    labels = list(dict.fromkeys(s for s, _ in said))
+    return [Sentence(t, s, labels[1 - labels.index(s)], n) for n, (s, t) in enumerate(said)]
+
+
+def test_placeholder_speakers_take_the_names_they_are_called_by() -> None:
+    said = _turns(
+        ("#Person1#", "Sara, are you finished packing yet?"),
+        ("#Person2#", "Almost. This is my second bag."),
+        ("#Person1#", "Don't forget your passport."),
+        ("#Person2#", "Thanks, Mr. Lee."),
+    )
+    names = called_names(said)
+    assert names == {"#Person2#": "Sara", "#Person1#": "Mr. Lee"}
+    assert narrative_text([said[0], said[2]], names) == (
+        "Mr. Lee asks whether Sara is finished packing yet. "
+        "Mr. Lee tells Sara not to forget Sara's passport."
+    )
+
+
+def test_real_labels_and_words_that_are_not_names_are_never_used() -> None:
+    said = _turns(
+        ("Maya", "Lisbon, here we come!"),
+        ("assistant", "Maya, your trip is booked."),
+    )
+    assert called_names(said) == {}
+    said = _turns(
+        ("Speaker 1", "Paris, France, is lovely."), ("Speaker 2", "I live in Paris, France.")
+    )
+    assert called_names(said) == {}
+
+
+def test_a_placeholder_chat_reads_with_real_names() -> None:
+    chat = [
+        user("Julia, I'd like to talk to you about your performance this year.", name="#Person1#"),
+        user("Of course, Mr. George. I hope it is good news.", name="#Person2#"),
+        user(
+            "Your work was excellent, so I decided to give you a salary increase.", name="#Person1#"
+        ),
+        user("Thank you so much for the raise!", name="#Person2#"),
+    ]
+    narrative = OfflineSummaryWriter(HashingEmbedder()).summarize(None, chat).narrative
+    assert "#Person" not in narrative
+    assert "Mr. George" in narrative and "Julia" in narrative
