@@ -127,3 +127,18 @@ def test_the_demo_chat_summary_reads_like_notes(embedder: MiniLMEmbedder) -> Non
     assert any("vegetarian" in p for p in summary.user_preferences)
     assert any("Douro valley" in d for d in summary.decisions)
     assert "Also mentioned" not in text or len(text.split("Also mentioned: ")[1].split(", ")) <= 8
+
+
+def test_a_name_spoken_to_is_not_a_detail_of_that_name() -> None:
+    summary = summarize(
+        [
+            user("Wow, Mel, I'm so stoked that art is helping you!"),
+            assistant("Thanks, Caroline! It was fun."),
+            user("That charity race sounds great, Mel."),
+            assistant("It was, Caroline."),
+            user("Aw, that's sweet, Mel!"),
+        ]
+    )
+    details = " ".join(e.details for e in summary.entities if e.name == "Mel")
+    for spoken_to in ("stoked", "sounds great", "sweet"):  # said to Mel, not of her
+        assert spoken_to not in details

@@ -87,6 +87,8 @@ def detail(sentence: Sentence, name: str, people: Collection[str] = ()) -> str:
     start = text.find(name)
     if start < 0:
         return ""
+    if called(text, name):
+        return ""  # "Wow, Mel, ..." speaks to Mel; it says nothing of her
     clause = clause_at(text, start, start + len(name))
     if is_ai_assistant(sentence.speaker) and _SELF.search(clause):
         return ""  # the assistant speaking of itself
@@ -109,6 +111,18 @@ def detail(sentence: Sentence, name: str, people: Collection[str] = ()) -> str:
     if len(rest) < 2 or said.casefold() == name.casefold():
         return ""
     return dated(said, sentence.when)
+
+
+def called(text: str, name: str) -> bool:
+    """True when ``name`` stands in ``text`` only as a vocative: ``Thanks, Mel!``, ``Mel, look``.
+
+    A name opening the sentence or following a comma, and followed by a comma, an end mark
+    or the end, is the listener being spoken to.
+    """
+    named = re.escape(name)
+    spoken_to = re.compile(rf"(?:^|,\s*){named}\s*(?:[,!?.;]|$)")
+    elsewhere = re.sub(spoken_to, " ", text)
+    return bool(spoken_to.search(text)) and not re.search(rf"\b{named}\b", elsewhere)
 
 
 def _predicate(told: str, name: str) -> str:
