@@ -19,18 +19,24 @@ is left out.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import io
 import json
 import re
 import shlex
+import sys
+import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 from typer.testing import CliRunner
 
 from longtalk.cli import app
@@ -179,15 +185,69 @@ def test_the_shell_blocks_run(block: Block, sandbox: Path) -> None:
         assert done.exit_code == 0, f"{block.where}: {shlex.join(words)}\n{done.output}"
 
 
-@pytest.mark.parametrize(
-    "block", [b for b in ALL if b.kind == "yaml"], ids=lambda b: b.where
-)
+@pytest.mark.parametrize("block", [b for b in ALL if b.kind == "yaml"], ids=lambda b: b.where)
 def test_the_yaml_blocks_are_valid_settings(block: Block) -> None:
     parse_settings(yaml.safe_load(block.code))
 
 
-@pytest.mark.parametrize(
-    "block", [b for b in ALL if b.kind == "json"], ids=lambda b: b.where
-)
+@pytest.mark.parametrize("block", [b for b in ALL if b.kind == "json"], ids=lambda b: b.where)
 def test_the_json_blocks_parse(block: Block) -> None:
     json.loads(block.code)
+
+
+INTEGRATIONS = ROOT / "docs" / "integrations.md"
+EXTRA_OF = {  # what a block imports -> the extra its page tells the reader to install
+    "longtalk.integrations.otel": "otel",
+    "longtalk.integrations.langchain": "langchain",
+    "longtalk.integrations.langgraph": "langgraph",
+    "longtalk.integrations.openai_agents": "openai-agents",
+    "mcp": "mcp",
+}
+
+
+def imported(code: str) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module)
+    return names
+
+
+def installed_by(requirements: list[str]) -> set[str]:
+    """The distributions these requirements install, their dependencies included."""
+    seen: set[str] = set()
+    todo = [Requirement(text) for text in requirements]
+    while todo:
+        requirement = todo.pop()
+        name = canonicalize_name(requirement.name)
+        if name in seen:
+            continue
+        seen.add(name)
+        for text in metadata.requires(requirement.name) or []:
+            needed = Requirement(text)
+            if needed.marker is None or needed.marker.evaluate({"extra": ""}):
+                todo.append(needed)
+    return seen
+
+
+@pytest.mark.parametrize(
+    "block", [b for b in blocks(INTEGRATIONS) if b.kind == "python"], ids=lambda b: b.where
+)
+def test_each_integration_extra_installs_what_its_example_imports(block: Block) -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    names = imported(block.code)
+    extras = {extra for module, extra in EXTRA_OF.items() if module in names}
+    requirements = [*project["dependencies"]]
+    for extra in extras:
+        requirements += project["optional-dependencies"][extra]
+    available = installed_by(requirements)
+    distributions = metadata.packages_distributions()
+    third_party = {
+        canonicalize_name(dist)
+        for name in names
+        if name.split(".")[0] not in sys.stdlib_module_names | {"longtalk"}
+        for dist in distributions.get(name.split(".")[0], [name.split(".")[0]])
+    }
+    assert third_party - available == set(), f"{block.where} with {sorted(extras)}"
