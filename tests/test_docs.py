@@ -51,10 +51,6 @@ def test_every_linked_document_exists() -> None:
     assert [link for link in links if not (ROOT / link).is_file()] == []
 
 
-def test_the_quick_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("LONGTALK_STORAGE__SQLITE_PATH", str(tmp_path / "m.db"))
-    monkeypatch.setenv("LONGTALK_VECTORS__URL", f"qdrant-edge:{tmp_path / 'vectors'}")
-    code = re.search(r"## Quick example\n\n```python\n(.*?)```", README, re.S)
-    assert code is not None
-    namespace: dict[str, object] = {"__name__": "readme_example"}
-    exec(compile(code.group(1), "README.md", "exec"), namespace)  # noqa: S102
+def test_the_readme_stays_a_front_page() -> None:
+    assert len(README.splitlines()) <= 150
+    assert "pip install longtalk" in README and "make run" in README and "make test" in README

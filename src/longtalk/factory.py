@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import tempfile
+import warnings
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 
@@ -35,8 +36,14 @@ def summary_llm(settings: Settings) -> LLM | None:
     model = settings.memory.summary_model
     if not model or model in ("offline", "none"):
         return None
+    from longtalk.llm.keys import MissingKeyWarning, missing_key
     from longtalk.llm.resolve import resolve_llm
 
+    problem = missing_key(
+        model, base_url=settings.llm.base_url, api_key_env=settings.llm.api_key_env
+    )
+    if problem is not None:
+        warnings.warn(problem, MissingKeyWarning, stacklevel=2)
     return resolve_llm(
         model,
         base_url=settings.llm.base_url,

@@ -139,7 +139,7 @@ async def test_client_example(
     tmp_path: Path, model: SummaryModel, capsys: pytest.CaptureFixture[str]
 ) -> None:
     async with running(make_settings(tmp_path), model, transport="uvicorn") as api:
-        code = block("longtalk.client").replace("http://127.0.0.1:8000", api.base_url)
+        code = block("longtalk.client").replace("http://127.0.0.1:8765", api.base_url)
         await asyncio.to_thread(run, code)
     out = capsys.readouterr().out
     assert "['verbatim']" in out

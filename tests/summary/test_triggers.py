@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import sys
 
 import pytest
 
@@ -191,3 +192,10 @@ def test_check_trigger_matches_the_policy() -> None:
     for count in range(0, 12):
         items = messages(count, chars=30)
         assert check_trigger(items, config) == policy.evaluate(items)
+
+
+def test_a_count_limit_that_is_no_limit_is_not_shown_as_a_figure() -> None:
+    items = [user("hello there")] * 3
+    reason = CountOrTokensTrigger(sys.maxsize, 2000).evaluate(items).reason
+    assert reason == "below thresholds: estimated tokens 9 <= 2000"
+    assert str(sys.maxsize) not in reason

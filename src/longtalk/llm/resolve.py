@@ -25,7 +25,7 @@ from longtalk.errors import UnknownBackendError
 from longtalk.llm.base import LLM
 from longtalk.llm.retry import RetryPolicy
 
-__all__ = ["OFFLINE_NAMES", "SCHEMES", "resolve_llm"]
+__all__ = ["OFFLINE_NAMES", "SCHEMES", "resolve_llm", "split_spec"]
 
 OFFLINE_NAMES = frozenset({"", "offline", "none", "null", "extractive"})
 _LOCAL_URLS = {
@@ -66,7 +66,7 @@ def resolve_llm(
     text = spec.strip()
     if text.casefold() in OFFLINE_NAMES:
         return None
-    scheme, model = _split(text)
+    scheme, model = split_spec(text)
     key = api_key if api_key is not None else (os.environ.get(api_key_env) if api_key_env else None)
     if retry is None and max_retries is not None:
         retry = RetryPolicy(max_attempts=max_retries + 1)
@@ -76,7 +76,8 @@ def resolve_llm(
     return _build(scheme, model, base_url=base_url, api_key=key, common=common)
 
 
-def _split(text: str) -> tuple[str, str]:
+def split_spec(text: str) -> tuple[str, str]:
+    """``(scheme, model)`` of a backend string; ``UnknownBackendError`` names a bad one."""
     scheme, sep, model = text.partition(":")
     if sep and scheme.casefold() in SCHEMES:
         return scheme.casefold(), model.strip()

@@ -8,6 +8,7 @@ chars-per-token heuristic at the policy's ratio.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Protocol, runtime_checkable
@@ -117,11 +118,10 @@ class CountOrTokensTrigger(_Composable):
             reasons.append(f"estimated tokens {tokens} > {self.token_threshold}")
         if reasons:
             return TriggerResult(True, " and ".join(reasons), count, tokens)
-        reason = (
-            f"below thresholds: message count {count} <= {self.message_threshold}, "
-            f"estimated tokens {tokens} <= {self.token_threshold}"
-        )
-        return TriggerResult(False, reason, count, tokens)
+        below = [f"estimated tokens {tokens} <= {self.token_threshold}"]
+        if self.message_threshold < sys.maxsize:  # sys.maxsize: no count limit, not a figure
+            below.insert(0, f"message count {count} <= {self.message_threshold}")
+        return TriggerResult(False, f"below thresholds: {', '.join(below)}", count, tokens)
 
 
 @dataclass(frozen=True, slots=True)
