@@ -134,11 +134,20 @@ class MemoryTools:
         return chat
 
     async def append_message(
-        self, chat_id: str, role: RoleName, content: str, name: str | None = None
+        self,
+        chat_id: str,
+        role: RoleName,
+        content: str,
+        name: str | None = None,
+        user: str | None = None,
+        title: str | None = None,
     ) -> Appended:
-        """Store one message, creating the chat on first use (summarizes when due)."""
+        """Store one message, creating the chat on first use (summarizes when due).
+
+        ``user`` and ``title`` are the new chat's (an existing chat keeps its own).
+        """
         created = await self.memory.get(chat_id) is None
-        chat = await self.memory.chat(chat_id)
+        chat = await self.memory.chat(chat_id, user=user, title=title)
         stored = await chat.append(role, content, name=name)
         return Appended(chat_id=chat_id, sequence=stored.sequence, created_chat=created)
 
@@ -239,11 +248,17 @@ def _register(server: MCPServer[MemoryTools]) -> None:
 
     @server.tool()
     async def append_message(
-        chat_id: str, role: RoleName, content: str, ctx: ToolsContext, name: str | None = None
+        chat_id: str,
+        role: RoleName,
+        content: str,
+        ctx: ToolsContext,
+        name: str | None = None,
+        user: str | None = None,
+        title: str | None = None,
     ) -> Appended:
-        """Append one message to a chat (created on first use); summarizes when due."""
+        """Append one message to a chat (created on first use for ``user``); summarizes if due."""
         with _reported():
-            return await tools(ctx).append_message(chat_id, role, content, name)
+            return await tools(ctx).append_message(chat_id, role, content, name, user, title)
 
     @server.tool()
     async def get_context(
