@@ -38,7 +38,11 @@ FIRST = [
     ("user", "Hi, I'm Priya. I am vegetarian and allergic to peanuts."),
     ("assistant", "Noted: vegetarian, and no peanuts anywhere."),
     ("user", "My sister Ana lives in Porto; we visit her in June."),
-    ("assistant", "Porto in June is lovely. Shall I look at trains?"),
+    (
+        "assistant",
+        "Porto in June is lovely: the São João festival fills the streets, the river walks "
+        "are long and warm, and the trains from Lisbon run every hour. Shall I look at them?",
+    ),
     ("user", "Yes, and we fly to Lisbon on May 8."),
     ("assistant", "Lisbon on May 8, then the train north to Porto."),
 ]
@@ -51,7 +55,7 @@ LATER = [
     ),
 ]
 QUERY = "Where does my sister live?"
-BUDGET = 170
+BUDGET = 200  # below the whole chat (about 215), so the context is layered
 Row = tuple[int, int, str, str]
 
 
@@ -244,7 +248,7 @@ def llm_key(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 @asynccontextmanager
 async def model() -> AsyncIterator[ChatCompletionsServer]:
-    server = ChatCompletionsServer(answer_tokens=30).start()
+    server = ChatCompletionsServer(answer_tokens=12).start()
     try:
         yield server
     finally:
