@@ -5,13 +5,15 @@ messages to and ask for a context that stays bounded however long they grow, as
 [recalled turns] [summary] [recent window]. Everything else lives in documented submodules
 (``longtalk.core.filters``, ``longtalk.summary.triggers``, ``longtalk.llm.resolve``, ...); the
 APIs of the systems longtalk replaces are in ``longtalk.compat``.
+
+The names below load on first use, so ``import longtalk.client`` (or any light submodule)
+does not pull in the engine, the database drivers or the numeric stack.
 """
 
+import importlib as _importlib
+import typing as _typing
+
 from longtalk._version import __version__
-from longtalk.config import MemoryConfig, Settings, load_settings
-from longtalk.core.context import ContextPart
-from longtalk.core.messages import Message, Role
-from longtalk.engine import MemoryEngine
 from longtalk.errors import (
     BackendError,
     ConfigError,
@@ -21,9 +23,15 @@ from longtalk.errors import (
     StorageError,
     UsageError,
 )
-from longtalk.factory import open_memory
-from longtalk.memory import AsyncChat, AsyncMemory, Chat, Context, Memory
-from longtalk.storage.base import ChatRecord
+
+if _typing.TYPE_CHECKING:
+    from longtalk.config import MemoryConfig, Settings, load_settings
+    from longtalk.core.context import ContextPart
+    from longtalk.core.messages import Message, Role
+    from longtalk.engine import MemoryEngine
+    from longtalk.factory import open_memory
+    from longtalk.memory import AsyncChat, AsyncMemory, Chat, Context, Memory
+    from longtalk.storage.base import ChatRecord
 
 __all__ = [
     "AsyncChat",
@@ -49,3 +57,33 @@ __all__ = [
     "load_settings",
     "open_memory",
 ]
+
+_LAZY = {
+    "AsyncChat": "longtalk.memory",
+    "AsyncMemory": "longtalk.memory",
+    "Chat": "longtalk.memory",
+    "ChatRecord": "longtalk.storage.base",
+    "Context": "longtalk.memory",
+    "ContextPart": "longtalk.core.context",
+    "Memory": "longtalk.memory",
+    "MemoryConfig": "longtalk.config",
+    "MemoryEngine": "longtalk.engine",
+    "Message": "longtalk.core.messages",
+    "Role": "longtalk.core.messages",
+    "Settings": "longtalk.config",
+    "load_settings": "longtalk.config",
+    "open_memory": "longtalk.factory",
+}
+"""Each public name and the module it is loaded from on first use."""
+
+
+def __getattr__(name: str) -> _typing.Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value  # later lookups find it directly
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -2,13 +2,15 @@
 
 ::
 
-    with Client("http://127.0.0.1:8000", api_key="...") as memory:
+    with Client("http://127.0.0.1:8765", api_key="...") as memory:
         chat = memory.chat("trip", user="priya")     # gets the chat, or creates it
         chat.append("user", question)
         context = chat.context(question)             # the same Context as Memory's
         reply = call_your_model(context.messages)
         chat.append("assistant", reply)
 
+The user memory (``remember``, ``user_memory``, ``forget``), a chat's durable facts
+(``facts``) and forced summaries (``summarize``) are there as in the library.
 ``AsyncClient`` is the same in ``async``/``await`` form. Both speak the service's HTTP API
 (``longtalk serve``) over httpx; each operation is written once, as a sequence of requests
 and answers that the sync and async clients drive. HTTP errors become longtalk's errors:
@@ -18,30 +20,35 @@ and answers that the sync and async clients drive. HTTP errors become longtalk's
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterable, Mapping
+from collections.abc import Generator, Iterable, Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
-from typing import Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 from urllib.parse import quote
 
 import httpx
 
-from longtalk.core.context import AssembledContext, ContextPart
-from longtalk.core.messages import Message, Role
+from longtalk.core.messages import Message, Role, build_message, message_from_mapping
 from longtalk.core.redact import redact
 from longtalk.errors import BackendError, ConflictError, NotFoundError, UsageError
-from longtalk.memory.async_memory import build_message, message_from_mapping
 from longtalk.memory.context import Context
 from longtalk.memory.handle import ChatHandle
-from longtalk.service.schemas import (
+from longtalk.storage.records import ChatRecord, StoredMessage, UserFact, UserFactKind
+from longtalk.wire import (
     AppendOut,
     ChatList,
     ChatOut,
     ContextOut,
+    FactList,
+    ForgetOut,
     MessageList,
     SummarizeOut,
+    UserFactOut,
+    UserMemoryOut,
 )
-from longtalk.storage.base import ChatRecord, StoredMessage
+
+if TYPE_CHECKING:
+    from longtalk.facts.model import DurableFact
 
 __all__ = ["AsyncChatClient", "AsyncClient", "ChatClient", "Client"]
 
@@ -49,7 +56,7 @@ T = TypeVar("T")
 Step = Generator[httpx.Request, httpx.Response, T]
 """One operation: yields the requests to send, receives their answers, returns the result."""
 
-DEFAULT_URL = "http://127.0.0.1:8000"
+DEFAULT_URL = "http://127.0.0.1:8765"
 PAGE = 500
 
 
@@ -73,22 +80,22 @@ class _Api:
         if chat_id is not None:
             found = yield self.request("GET", _chat_path(chat_id))
             if found.status_code != 404:
-                return _record(ChatOut.model_validate(_ok(found)))
+                return ChatOut.model_validate(_ok(found)).record()
         body = {"id": chat_id, "user": user, "title": title}
         created = yield self.request("POST", "/chats", {k: v for k, v in body.items() if v})
         if created.status_code in (409, 500) and chat_id is not None:  # created meanwhile
             created = yield self.request("GET", _chat_path(chat_id))
-        return _record(ChatOut.model_validate(_ok(created)))
+        return ChatOut.model_validate(_ok(created)).record()
 
     def get(self, chat_id: str) -> Step[ChatRecord | None]:
         found = yield self.request("GET", _chat_path(chat_id))
         if found.status_code == 404:
             return None
-        return _record(ChatOut.model_validate(_ok(found)))
+        return ChatOut.model_validate(_ok(found)).record()
 
     def chats(self, limit: int, offset: int) -> Step[list[ChatRecord]]:
         page = yield self.request("GET", "/chats", limit=limit, offset=offset)
-        return [_record(item) for item in ChatList.model_validate(_ok(page)).items]
+        return [item.record() for item in ChatList.model_validate(_ok(page)).items]
 
     def delete(self, chat_id: str) -> Step[bool]:
         answer = yield self.request("DELETE", _chat_path(chat_id))
@@ -103,7 +110,7 @@ class _Api:
         body = {"messages": [m.model_dump(mode="json", exclude_defaults=True) for m in messages]}
         answer = yield self.request("POST", f"{_chat_path(chat_id)}/messages", body)
         stored = AppendOut.model_validate(_ok(answer)).stored
-        return [StoredMessage(chat_id, item.sequence, item.message) for item in stored]
+        return [item.stored(chat_id) for item in stored]
 
     def context(self, chat_id: str, query: str | None, **numbers: int | None) -> Step[Context]:
         body = {"query": query, **numbers}
@@ -112,7 +119,7 @@ class _Api:
             f"{_chat_path(chat_id)}/context",
             {k: v for k, v in body.items() if v is not None},
         )
-        return _assembled(ContextOut.model_validate(_ok(answer)))
+        return ContextOut.model_validate(_ok(answer)).assembled()
 
     def messages(self, chat_id: str) -> Step[list[StoredMessage]]:
         found: list[StoredMessage] = []
@@ -122,7 +129,7 @@ class _Api:
                 "GET", f"{_chat_path(chat_id)}/messages", after_sequence=after, limit=PAGE
             )
             batch = MessageList.model_validate(_ok(page))
-            found += [StoredMessage(chat_id, item.sequence, item.message) for item in batch.items]
+            found += [item.stored(chat_id) for item in batch.items]
             after = batch.next_after
         return found
 
@@ -130,9 +137,32 @@ class _Api:
         answer = yield self.request("POST", f"{_chat_path(chat_id)}/summarize")
         return SummarizeOut.model_validate(_ok(answer))
 
+    def facts(self, chat_id: str) -> Step[list[DurableFact]]:
+        answer = yield self.request("GET", f"{_chat_path(chat_id)}/facts")
+        return [item.fact() for item in FactList.model_validate(_ok(answer)).items]
+
+    def user_memory(self, user: str) -> Step[list[UserFact]]:
+        answer = yield self.request("GET", _memory_path(user))
+        return [item.fact() for item in UserMemoryOut.model_validate(_ok(answer)).items]
+
+    def remember(self, user: str, text: str, kind: UserFactKind) -> Step[UserFact]:
+        answer = yield self.request("POST", _memory_path(user), {"text": text, "kind": kind})
+        return UserFactOut.model_validate(_ok(answer)).fact()
+
+    def forget(self, user: str, ids: Sequence[int] | None, chat_id: str | None) -> Step[int]:
+        if ids is not None and not ids:
+            return 0  # no ids: nothing to forget (an empty query would mean every item)
+        query = {"ids": list(ids) if ids is not None else None, "chat_id": chat_id}
+        answer = yield self.request("DELETE", _memory_path(user), **query)
+        return ForgetOut.model_validate(_ok(answer)).forgotten
+
 
 def _chat_path(chat_id: str) -> str:
     return f"/chats/{quote(chat_id, safe='')}"
+
+
+def _memory_path(user: str) -> str:
+    return f"/users/{quote(user, safe='')}/memory"
 
 
 def _ok(response: httpx.Response) -> Any:
@@ -151,46 +181,6 @@ def _ok(response: httpx.Response) -> Any:
     if response.status_code in (400, 401, 403, 413, 422):
         raise UsageError(message)
     raise BackendError(f"the longtalk service failed: {message}")
-
-
-def _record(chat: ChatOut) -> ChatRecord:
-    return ChatRecord(
-        id=chat.id,
-        tenant=chat.tenant,
-        user=chat.user,
-        title=chat.title,
-        created_at=chat.created_at,
-        updated_at=chat.updated_at,
-        message_count=chat.message_count,
-        last_summarized_sequence=chat.last_summarized_sequence,
-        summary_version=chat.summary_version,
-        indexed_sequence=chat.indexed_sequence,
-    )
-
-
-def _assembled(out: ContextOut) -> AssembledContext:
-    """The service's context as the engine's own value (``Context`` reads it the same way)."""
-    parts = tuple(
-        ContextPart(
-            kind=cast(Any, part.kind),
-            text=part.text,
-            tokens=part.tokens,
-            messages=tuple(part.messages),
-            sequences=tuple(s for s in part.sequences if s is not None),
-            scores=tuple(part.scores),
-            episode_ranges=tuple(part.episode_ranges),
-            truncated=part.truncated,
-        )
-        for part in out.parts
-    )
-    return AssembledContext(
-        parts=parts,
-        budget_tokens=out.budget_tokens,
-        allocation={part.kind: part.tokens for part in parts},
-        dropped_recalled=out.dropped_recalled,
-        dropped_verbatim=out.dropped_verbatim,
-        dropped_pending=out.dropped_pending,
-    )
 
 
 def _messages(items: Iterable[Message | Mapping[str, Any]]) -> list[Message]:
@@ -295,6 +285,22 @@ class Client:
         """Delete a chat with its messages, summaries and recall vectors; False if none."""
         return _run(self.http, self._api.delete(chat_id))
 
+    # -- user memory across chats ---------------------------------------------------------
+
+    def user_memory(self, user: str) -> list[UserFact]:
+        """What is kept about ``user``: facts, preferences, profile lines, with provenance."""
+        return _run(self.http, self._api.user_memory(user))
+
+    def remember(self, user: str, text: str, *, kind: UserFactKind = "fact") -> UserFact:
+        """Keep ``text`` about ``user`` (``fact``, ``preference`` or ``profile``)."""
+        return _run(self.http, self._api.remember(user, text, kind))
+
+    def forget(
+        self, user: str, *, ids: Sequence[int] | None = None, chat_id: str | None = None
+    ) -> int:
+        """Delete what is kept about ``user`` (only ``ids``, or what ``chat_id`` left)."""
+        return _run(self.http, self._api.forget(user, ids, chat_id))
+
 
 class ChatClient(ChatHandle):
     """One chat of a :class:`Client`: append messages, ask for a context."""
@@ -347,6 +353,10 @@ class ChatClient(ChatHandle):
     def summarize(self) -> SummarizeOut:
         """Summarize now, even below the trigger, through the service's job queue."""
         return self._run(self._client._api.summarize(self.id))
+
+    def facts(self) -> list[DurableFact]:
+        """The chat's durable facts, merged, as its context shows them."""
+        return self._run(self._client._api.facts(self.id))
 
     def delete(self) -> bool:
         """Delete this chat with its messages, summaries and recall vectors."""
@@ -406,6 +416,22 @@ class AsyncClient:
         """Delete a chat with its messages, summaries and recall vectors; False if none."""
         return await _arun(self.http, self._api.delete(chat_id))
 
+    # -- user memory across chats ---------------------------------------------------------
+
+    async def user_memory(self, user: str) -> list[UserFact]:
+        """What is kept about ``user``: facts, preferences, profile lines, with provenance."""
+        return await _arun(self.http, self._api.user_memory(user))
+
+    async def remember(self, user: str, text: str, *, kind: UserFactKind = "fact") -> UserFact:
+        """Keep ``text`` about ``user`` (``fact``, ``preference`` or ``profile``)."""
+        return await _arun(self.http, self._api.remember(user, text, kind))
+
+    async def forget(
+        self, user: str, *, ids: Sequence[int] | None = None, chat_id: str | None = None
+    ) -> int:
+        """Delete what is kept about ``user`` (only ``ids``, or what ``chat_id`` left)."""
+        return await _arun(self.http, self._api.forget(user, ids, chat_id))
+
 
 class AsyncChatClient(ChatHandle):
     """One chat of an :class:`AsyncClient`."""
@@ -458,6 +484,10 @@ class AsyncChatClient(ChatHandle):
     async def summarize(self) -> SummarizeOut:
         """Summarize now, even below the trigger, through the service's job queue."""
         return await self._run(self._client._api.summarize(self.id))
+
+    async def facts(self) -> list[DurableFact]:
+        """The chat's durable facts, merged, as its context shows them."""
+        return await self._run(self._client._api.facts(self.id))
 
     async def delete(self) -> bool:
         """Delete this chat with its messages, summaries and recall vectors."""

@@ -160,6 +160,9 @@ async def open_memory(
         await storage.setup()
         stack.push_async_callback(storage.close)
         llm = summary_llm(settings)
+        close_llm = getattr(llm, "aclose", None)  # an HTTP backend's connection pool
+        if close_llm is not None:
+            stack.push_async_callback(close_llm)
         embedder = embedder_for(settings)  # loads its model on first use only
         recall = await recall_backend(settings, stack, embedder, storage)
         yield MemoryEngine(

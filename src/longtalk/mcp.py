@@ -25,6 +25,8 @@ from longtalk.errors import LongtalkError, UsageError
 from longtalk.memory import AsyncChat, AsyncMemory
 from longtalk.memory import Context as MemoryContext
 from longtalk.storage.base import ChatRecord
+from longtalk.storage.records import UserFactKind
+from longtalk.wire import FactOut, UserFactOut
 
 try:
     from mcp.server.mcpserver import Context, MCPServer
@@ -91,6 +93,7 @@ class ContextInfo(BaseModel):
     messages: list[dict[str, str]]
     text: str
     parts: list[ContextPartInfo]
+    dropped_facts: int = 0
 
     @classmethod
     def of(cls, chat_id: str, context: MemoryContext) -> ContextInfo:
@@ -104,6 +107,7 @@ class ContextInfo(BaseModel):
             parts=[
                 ContextPartInfo(kind=p.kind, tokens=p.tokens, text=p.text) for p in context.parts
             ],
+            dropped_facts=context.dropped_facts,
         )
 
 
@@ -130,11 +134,20 @@ class MemoryTools:
         return chat
 
     async def append_message(
-        self, chat_id: str, role: RoleName, content: str, name: str | None = None
+        self,
+        chat_id: str,
+        role: RoleName,
+        content: str,
+        name: str | None = None,
+        user: str | None = None,
+        title: str | None = None,
     ) -> Appended:
-        """Store one message, creating the chat on first use (summarizes when due)."""
+        """Store one message, creating the chat on first use (summarizes when due).
+
+        ``user`` and ``title`` are the new chat's (an existing chat keeps its own).
+        """
         created = await self.memory.get(chat_id) is None
-        chat = await self.memory.chat(chat_id)
+        chat = await self.memory.chat(chat_id, user=user, title=title)
         stored = await chat.append(role, content, name=name)
         return Appended(chat_id=chat_id, sequence=stored.sequence, created_chat=created)
 
@@ -178,6 +191,24 @@ class MemoryTools:
         await self.chat(chat_id)
         return await self.memory.delete(chat_id)
 
+    async def get_facts(self, chat_id: str) -> list[FactOut]:
+        """The chat's durable facts, merged, each with the messages that said it."""
+        return [FactOut.of(fact) for fact in await (await self.chat(chat_id)).facts()]
+
+    async def user_memory(self, user: str) -> list[UserFactOut]:
+        """What is kept about ``user`` across chats, with provenance."""
+        return [UserFactOut.of(item) for item in await self.memory.user_memory(user)]
+
+    async def remember(self, user: str, text: str, kind: UserFactKind = "fact") -> UserFactOut:
+        """Keep ``text`` about ``user``."""
+        return UserFactOut.of(await self.memory.remember(user, text, kind=kind))
+
+    async def forget(
+        self, user: str, ids: list[int] | None = None, chat_id: str | None = None
+    ) -> int:
+        """Delete what is kept about ``user``; how many items went."""
+        return await self.memory.forget(user, ids=ids, chat_id=chat_id)
+
 
 ToolsContext = Context[MemoryTools, Any]
 
@@ -217,11 +248,17 @@ def _register(server: MCPServer[MemoryTools]) -> None:
 
     @server.tool()
     async def append_message(
-        chat_id: str, role: RoleName, content: str, ctx: ToolsContext, name: str | None = None
+        chat_id: str,
+        role: RoleName,
+        content: str,
+        ctx: ToolsContext,
+        name: str | None = None,
+        user: str | None = None,
+        title: str | None = None,
     ) -> Appended:
-        """Append one message to a chat (created on first use); summarizes when due."""
+        """Append one message to a chat (created on first use for ``user``); summarizes if due."""
         with _reported():
-            return await tools(ctx).append_message(chat_id, role, content, name)
+            return await tools(ctx).append_message(chat_id, role, content, name, user, title)
 
     @server.tool()
     async def get_context(
@@ -256,6 +293,34 @@ def _register(server: MCPServer[MemoryTools]) -> None:
         """Delete a chat with its messages, summaries and recall vectors."""
         with _reported():
             return await tools(ctx).delete_chat(chat_id)
+
+    @server.tool()
+    async def get_facts(chat_id: str, ctx: ToolsContext) -> list[FactOut]:
+        """A chat's durable facts (what its people said about themselves), with sources."""
+        with _reported():
+            return await tools(ctx).get_facts(chat_id)
+
+    @server.tool()
+    async def user_memory(user: str, ctx: ToolsContext) -> list[UserFactOut]:
+        """What is kept about a user across chats: facts, preferences, profile lines."""
+        with _reported():
+            return await tools(ctx).user_memory(user)
+
+    @server.tool()
+    async def remember(
+        user: str, text: str, ctx: ToolsContext, kind: UserFactKind = "fact"
+    ) -> UserFactOut:
+        """Keep one item about a user (fact, preference or profile) for all their chats."""
+        with _reported():
+            return await tools(ctx).remember(user, text, kind)
+
+    @server.tool()
+    async def forget(
+        user: str, ctx: ToolsContext, ids: list[int] | None = None, chat_id: str | None = None
+    ) -> int:
+        """Delete what is kept about a user: all, only ``ids``, or what ``chat_id`` left."""
+        with _reported():
+            return await tools(ctx).forget(user, ids, chat_id)
 
 
 def run_stdio(settings: Settings | None = None) -> None:

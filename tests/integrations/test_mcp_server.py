@@ -24,6 +24,10 @@ TOOLS = {
     "list_chats",
     "summarize_chat",
     "delete_chat",
+    "get_facts",
+    "user_memory",
+    "remember",
+    "forget",
 }
 
 

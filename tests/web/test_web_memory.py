@@ -144,8 +144,15 @@ async def test_recalled_turns_are_listed_marked_and_revealed(
         assert await sequences(page) == list(range(2 * EXCHANGES, 2 * EXCHANGES - PAGE, -1))
         assert await page.locator("#message-count").inner_text() == f"({2 * EXCHANGES})"
         assert "71–120 of 120" in await page.locator("#message-range").inner_text()
-        assert await page.locator("#facts-panel").is_hidden()  # no facts route: no panel
-        assert await page.locator("#cost-panel").is_hidden()  # no cost fields: no panel
+        facts = (await client.get("/chats/trip/facts")).json()["items"]
+        await page.locator("#facts-panel").wait_for(state="visible")  # the route answers
+        assert await page.locator("#facts li.fact").count() == len(facts)
+        if not facts:
+            assert "No durable facts yet." in await page.locator("#facts").inner_text()
+        chat = (await client.get("/chats/trip")).json()
+        await page.locator("#cost-panel").wait_for(state="visible")  # GET /chats/{id} reports it
+        calls = page.locator("#summary-cost [data-field='summary_calls']")
+        assert await calls.inner_text() == str(chat["summary_calls"])
         header = await page.locator("#chat-meta").inner_text()
         assert "trip" in header and "user maya" in header
 

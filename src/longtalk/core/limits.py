@@ -250,3 +250,29 @@ def measure(value: Any) -> Shape:
 def depth_of(value: Any) -> int:
     """How deep containers nest in ``value`` (a scalar is 0, ``{}`` is 1)."""
     return measure(value).depth
+
+
+# -- values already stored, made fit to answer with ------------------------------------------
+
+MAX_INT = 2**53 - 1
+"""The largest integer accepted: every JSON client reads it exactly, storage holds it."""
+SCRUB_DEPTH = 32
+REPLACEMENT = "\ufffd"
+
+
+def scrub(value: Any, depth: int = 0) -> Any:
+    """``value`` made answerable (for rows stored before the limits existed).
+
+    Lone surrogates become U+FFFD; non-finite numbers and nesting past ``SCRUB_DEPTH`` None.
+    """
+    if depth >= SCRUB_DEPTH:
+        return None
+    if isinstance(value, dict):
+        return {scrub(str(k), depth): scrub(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [scrub(v, depth + 1) for v in value]
+    if isinstance(value, str) and has_surrogate(value):
+        return "".join(REPLACEMENT if "\ud800" <= ch <= "\udfff" else ch for ch in value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value

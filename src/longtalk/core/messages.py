@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from longtalk.errors import UsageError
 
 
 class Role(StrEnum):
@@ -163,3 +165,39 @@ def format_transcript(messages: Iterable[Message]) -> str:
 def format_line(message: Message) -> str:
     """One transcript line, without the date."""
     return f"{message.speaker()}: {message.content}"
+
+
+def build_message(
+    role: Role | str,
+    content: str,
+    name: str | None,
+    timestamp: datetime | None,
+    message_id: str | None,
+    metadata: dict[str, Any],
+) -> Message:
+    """A message from ``append``'s arguments; a bad role or content is a ``UsageError``."""
+    try:
+        kind = Role(role)
+    except ValueError:
+        roles = ", ".join(item.value for item in Role)
+        raise UsageError(f"unknown role {role!r}: use one of {roles}") from None
+    if not isinstance(content, str):
+        raise UsageError(f"content must be a string, not {type(content).__name__}")
+    return Message(
+        role=kind,
+        content=content,
+        name=name,
+        timestamp=timestamp,
+        id=message_id,
+        metadata=metadata,
+    )
+
+
+def message_from_mapping(item: Mapping[str, Any]) -> Message:
+    """A ``{"role", "content", ...}`` dict as a message; other keys become metadata."""
+    if "role" not in item or "content" not in item:
+        raise UsageError(f"a message needs 'role' and 'content', got keys {sorted(item)}")
+    rest = {key: value for key, value in item.items() if key not in ("role", "content")}
+    name, timestamp = rest.pop("name", None), rest.pop("timestamp", None)
+    message_id = rest.pop("id", None)
+    return build_message(item["role"], item["content"], name, timestamp, message_id, rest)

@@ -53,3 +53,20 @@ def _mask_netloc(match: re.Match[str]) -> str:
 def _mask_value(match: re.Match[str]) -> str:
     separator = "" if match.group(0).lower().startswith("bearer") else "="
     return f"{match.group('name')}{separator}{REDACTED}"
+
+
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s'\"<>]+", re.IGNORECASE)
+_SECRET = re.compile(r"\b(bearer\s+|sk-|api[_-]?key[=:]\s*)\S+", re.IGNORECASE)
+_UPSTREAM_BODY = re.compile(r"(\(HTTP \d{3}\)).*", re.DOTALL)
+PUBLIC_ERROR_CHARS = 300
+
+
+def public_error(text: str | None) -> str | None:
+    """An error text fit for clients: no URLs, keys or upstream bodies, one short line."""
+    if text is None:
+        return None
+    text = _UPSTREAM_BODY.sub(r"\1", text)
+    text = _URL.sub("<url>", text)
+    text = _SECRET.sub(lambda m: m.group(1) + "***", text)
+    text = " ".join(text.split())
+    return text if len(text) <= PUBLIC_ERROR_CHARS else text[: PUBLIC_ERROR_CHARS - 1] + "…"

@@ -32,7 +32,8 @@ from longtalk.engine.job import FactKeeper, JobListener, SummarizeOutcome, Summa
 from longtalk.engine.pipeline import shortener_for
 from longtalk.engine.reading import ContextReader, ReadOptions
 from longtalk.errors import BackendError, NotFoundError
-from longtalk.facts.keeper import DurableFacts
+from longtalk.facts.keeper import DurableFacts, stored_facts
+from longtalk.facts.model import DurableFact
 from longtalk.llm.base import LLM
 from longtalk.recall.outbox import INDEX_BATCH_TURNS, IndexRun, RecallIndexer
 from longtalk.storage.base import ChatRecord, ChatState, ChatStorage, StoredMessage, TurnCommit
@@ -365,6 +366,12 @@ class MemoryEngine:
         """
         options = ReadOptions(budget_tokens, recent_turns, summary_max_tokens, user_memory_tokens)
         return await self.reader.read(chat_id, query, options)
+
+    async def facts(self, chat_id: str, *, tenant: str | None = None) -> list[DurableFact]:
+        """The chat's durable facts, merged and resolved: what its facts part draws from."""
+        await self.load_chat(chat_id, tenant=tenant)
+        state = await self.storage.load_state(chat_id, tail=0)
+        return stored_facts(state.facts)
 
     def rules(self, summary_max_tokens: int | None = None) -> ContextBudget:
         """The contract's numbers: the configured ones, ``summary_max_tokens`` overridden."""

@@ -21,13 +21,21 @@ profile lines, each with the chat and episodes it came from) as the first part o
 context; ``remember``, ``user_memory`` and ``forget`` manage it.
 
 Modules: ``sources`` (what a memory opens from), ``context`` (``Context``),
-``async_memory`` (``AsyncMemory``, ``AsyncChat``), ``sync`` (``Memory``, ``Chat``).
+``handle`` (what every chat object knows, the HTTP client's too), ``async_memory``
+(``AsyncMemory``, ``AsyncChat``), ``sync`` (``Memory``, ``Chat``). The names below load on
+first use, so the HTTP client can share ``handle`` without loading the engine.
 """
 
-from longtalk.memory.async_memory import AsyncChat, AsyncMemory
-from longtalk.memory.context import Context
-from longtalk.memory.sources import SummarizeMode, resolve_settings
-from longtalk.memory.sync import Chat, Memory
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from longtalk.memory.async_memory import AsyncChat, AsyncMemory
+    from longtalk.memory.context import Context
+    from longtalk.memory.sources import SummarizeMode, resolve_settings
+    from longtalk.memory.sync import Chat, Memory
 
 __all__ = [
     "AsyncChat",
@@ -38,3 +46,25 @@ __all__ = [
     "SummarizeMode",
     "resolve_settings",
 ]
+
+_LAZY = {
+    "AsyncChat": "longtalk.memory.async_memory",
+    "AsyncMemory": "longtalk.memory.async_memory",
+    "Chat": "longtalk.memory.sync",
+    "Context": "longtalk.memory.context",
+    "Memory": "longtalk.memory.sync",
+    "SummarizeMode": "longtalk.memory.sources",
+    "resolve_settings": "longtalk.memory.sources",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

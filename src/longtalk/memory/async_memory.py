@@ -11,15 +11,16 @@ from typing import Any, Self
 
 from longtalk.core.context import Context
 from longtalk.core.limits import check_messages
-from longtalk.core.messages import Message, Role
+from longtalk.core.messages import Message, Role, build_message, message_from_mapping
 from longtalk.engine import MemoryEngine, SummarizeOutcome
 from longtalk.errors import StorageError, UsageError
 from longtalk.factory import open_memory
+from longtalk.facts.model import DurableFact
 from longtalk.jobs import LocalJobs
 from longtalk.memory.handle import ChatHandle
 from longtalk.memory.sources import Source, SummarizeMode, resolve_settings
 from longtalk.storage.base import ChatRecord, StoredMessage
-from longtalk.storage.user_memory import UserFact, UserFactKind, UserMemoryStore, check_kind
+from longtalk.storage.user_memory import UserFact, UserFactKind, UserMemoryStore, given_fact
 
 
 class AsyncMemory:
@@ -172,11 +173,10 @@ class AsyncMemory:
 
     async def remember(self, user: str, text: str, *, kind: UserFactKind = "fact") -> UserFact:
         """Keep ``text`` about ``user`` (``fact``, ``preference`` or ``profile``)."""
-        check_kind(kind)
-        if not text.strip():
-            raise UsageError("nothing to remember: the text is empty")
-        await self.open()
-        (stored,) = await self.users.add(self.tenant, user, [UserFact(kind, text.strip())])
+        item = given_fact(text, kind)
+        engine = await self.open()
+        engine.limits.text("text", text, "max_message_chars")  # the input gate, as for messages
+        (stored,) = await self.users.add(self.tenant, user, [item])
         return stored
 
     async def forget(
@@ -280,6 +280,11 @@ class AsyncChat(ChatHandle):
             user_memory_tokens=self.memory.user_memory_tokens,
         )
 
+    async def facts(self) -> list[DurableFact]:
+        """The chat's durable facts, merged, as its context shows them (with provenance)."""
+        engine = await self.memory.open()
+        return await engine.facts(self.id, tenant=self.memory.tenant)
+
     async def refresh(self) -> ChatRecord:
         """Read the chat's record again (its title, summary cost and backoff change)."""
         engine = await self.memory.open()
@@ -301,39 +306,3 @@ class AsyncChat(ChatHandle):
     async def delete(self) -> bool:
         """Delete this chat with its messages, summaries and recall vectors."""
         return await self.memory.delete(self.id)
-
-
-def build_message(
-    role: Role | str,
-    content: str,
-    name: str | None,
-    timestamp: datetime | None,
-    message_id: str | None,
-    metadata: dict[str, Any],
-) -> Message:
-    """A message from ``append``'s arguments; a bad role or content is a ``UsageError``."""
-    try:
-        kind = Role(role)
-    except ValueError:
-        roles = ", ".join(item.value for item in Role)
-        raise UsageError(f"unknown role {role!r}: use one of {roles}") from None
-    if not isinstance(content, str):
-        raise UsageError(f"content must be a string, not {type(content).__name__}")
-    return Message(
-        role=kind,
-        content=content,
-        name=name,
-        timestamp=timestamp,
-        id=message_id,
-        metadata=metadata,
-    )
-
-
-def message_from_mapping(item: Mapping[str, Any]) -> Message:
-    """A ``{"role", "content", ...}`` dict as a message; other keys become metadata."""
-    if "role" not in item or "content" not in item:
-        raise UsageError(f"a message needs 'role' and 'content', got keys {sorted(item)}")
-    rest = {key: value for key, value in item.items() if key not in ("role", "content")}
-    name, timestamp = rest.pop("name", None), rest.pop("timestamp", None)
-    message_id = rest.pop("id", None)
-    return build_message(item["role"], item["content"], name, timestamp, message_id, rest)

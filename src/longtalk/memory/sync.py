@@ -14,6 +14,7 @@ from longtalk.core.context import Context
 from longtalk.core.messages import Message, Role
 from longtalk.engine import MemoryEngine, SummarizeOutcome
 from longtalk.errors import UsageError
+from longtalk.facts.model import DurableFact
 from longtalk.memory.async_memory import AsyncChat, AsyncMemory
 from longtalk.memory.sources import Source, SummarizeMode
 from longtalk.storage.base import ChatRecord, StoredMessage
@@ -217,6 +218,10 @@ class Chat:
     def messages(self) -> list[StoredMessage]:
         """Every stored message, oldest first."""
         return self._runner.run(self.aio.messages())
+
+    def facts(self) -> list[DurableFact]:
+        """The chat's durable facts (see ``AsyncChat.facts``)."""
+        return self._runner.run(self.aio.facts())
 
     def summarize(self, *, force: bool = False) -> SummarizeOutcome:
         """Extend the running summary now if its trigger holds (or ``force``)."""

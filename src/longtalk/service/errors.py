@@ -24,7 +24,6 @@ Backend failures reach clients without URLs, credentials or upstream bodies
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,6 +34,7 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 from starlette.routing import Match
 
+from longtalk.core.redact import public_error as public_error  # where the routes find it
 from longtalk.errors import (
     BackendError,
     ConflictError,
@@ -95,21 +95,6 @@ NOT_FOUND: dict[int | str, dict[str, Any]] = {
 CONFLICT: dict[int | str, dict[str, Any]] = {
     409: {"model": ErrorOut, "description": "Taken, or a concurrent change won"}
 }
-_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s'\"<>]+", re.IGNORECASE)
-_SECRET = re.compile(r"\b(bearer\s+|sk-|api[_-]?key[=:]\s*)\S+", re.IGNORECASE)
-_UPSTREAM_BODY = re.compile(r"(\(HTTP \d{3}\)).*", re.DOTALL)
-PUBLIC_ERROR_CHARS = 300
-
-
-def public_error(text: str | None) -> str | None:
-    """An error text fit for clients: no URLs, keys or upstream bodies, one short line."""
-    if text is None:
-        return None
-    text = _UPSTREAM_BODY.sub(r"\1", text)
-    text = _URL.sub("<url>", text)
-    text = _SECRET.sub(lambda m: m.group(1) + "***", text)
-    text = " ".join(text.split())
-    return text if len(text) <= PUBLIC_ERROR_CHARS else text[: PUBLIC_ERROR_CHARS - 1] + "…"
 
 
 def error_response(

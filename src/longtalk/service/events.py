@@ -20,8 +20,9 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import asdict, dataclass, field
 from typing import Literal, Protocol
 
+from longtalk.wire.fields import SummaryState as SummaryState  # the jobs name it from here
+
 EventKind = Literal["state", "appended", "summarizing", "summarized", "failed"]
-SummaryState = Literal["idle", "summarizing", "failed"]
 QUEUE_SIZE = 100
 
 

@@ -10,12 +10,18 @@ makes a value already stored safe to answer with.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from typing import Any
 
 from longtalk.config import Settings
-from longtalk.core.limits import InputLimits, depth_of, has_surrogate, json_problem
+from longtalk.core.limits import (
+    MAX_INT,
+    SCRUB_DEPTH,
+    InputLimits,
+    depth_of,
+    has_surrogate,
+    json_problem,
+    scrub,
+)
 from longtalk.core.messages import Message
 
 __all__ = [
@@ -29,30 +35,8 @@ __all__ = [
     "scrub",
 ]
 
-MAX_INT = 2**53 - 1
-"""The largest integer accepted: every JSON client reads it exactly, storage holds it."""
 BODY_DEPTH_MARGIN = 4
 """How much deeper than metadata a request body nests (body, messages, [i], metadata)."""
-SCRUB_DEPTH = 32
-REPLACEMENT = "\ufffd"
-
-
-def scrub(value: Any, depth: int = 0) -> Any:
-    """``value`` made answerable (for rows stored before the limits existed).
-
-    Lone surrogates become U+FFFD; non-finite numbers and nesting past ``SCRUB_DEPTH`` None.
-    """
-    if depth >= SCRUB_DEPTH:
-        return None
-    if isinstance(value, dict):
-        return {scrub(str(k), depth): scrub(v, depth + 1) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [scrub(v, depth + 1) for v in value]
-    if isinstance(value, str) and has_surrogate(value):
-        return "".join(REPLACEMENT if "\ud800" <= ch <= "\udfff" else ch for ch in value)
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
 
 
 class Limits:

@@ -12,7 +12,6 @@ from dataclasses import replace
 from typing import Any
 
 from longtalk.config import ServiceConfig
-from longtalk.core.context import AssembledContext
 from longtalk.core.messages import Message
 from longtalk.engine import MemoryEngine
 from longtalk.errors import ConflictError, NotFoundError
@@ -26,7 +25,6 @@ from longtalk.service.metrics import ServiceMetrics
 from longtalk.service.schemas import (
     ChatOut,
     ContextOut,
-    ContextPartOut,
     StrategyName,
     SummaryCreate,
     SummaryPatchIn,
@@ -171,7 +169,7 @@ class Service:
             summary_max_tokens=summary_max_tokens,
         )
         rows = await self.engine.storage.list_summaries(chat.id)
-        return _context_out(chat.id, engine.config.strategy, assembled, rows)
+        return ContextOut.of(chat.id, engine.config.strategy, assembled, rows)
 
     # -- summaries ----------------------------------------------------------------------------
 
@@ -233,41 +231,3 @@ class Service:
     async def _holds(self, chat_id: str, summary_id: int) -> bool:
         rows = await self.engine.storage.list_summaries(chat_id)
         return any(row.id == summary_id for row in rows)
-
-
-def _context_out(
-    chat_id: str,
-    strategy: StrategyName,
-    assembled: AssembledContext,
-    rows: Sequence[SummaryRow],
-) -> ContextOut:
-    ids = {(r.episode_first, r.episode_last): r.id for r in rows if r.kind != "archived"}
-    parts = []
-    for part in assembled.parts:
-        parts.append(
-            ContextPartOut(
-                kind=part.kind,
-                text=part.text,
-                tokens=part.tokens,
-                messages=list(part.messages),
-                sequences=list(part.sequences),
-                message_ids=list(part.message_ids),
-                scores=list(part.scores),
-                episode_ranges=list(part.episode_ranges),
-                summary_ids=[i for r in part.episode_ranges if (i := ids.get(r)) is not None],
-                truncated=part.truncated,
-            )
-        )
-    return ContextOut(
-        chat_id=chat_id,
-        strategy=strategy,
-        budget_tokens=assembled.budget_tokens,
-        tokens_used=assembled.tokens_used,
-        dropped_recalled=assembled.dropped_recalled,
-        dropped_verbatim=assembled.dropped_verbatim,
-        dropped_pending=assembled.dropped_pending,
-        window_intact=assembled.window_intact,
-        parts=parts,
-        text=assembled.render(),
-        messages=assembled.messages,
-    )

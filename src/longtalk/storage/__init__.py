@@ -5,7 +5,8 @@ The seams are ``ChatStore`` (chats and messages), ``SummaryStore`` (summary rows
 
 ``resolve_storage`` / ``from_url`` pick a backend. ``SqliteStorage`` and ``PostgresStorage``
 are imported from their modules (``longtalk.storage.sqlite`` / ``.postgres``) or lazily
-from here.
+from here; so are ``from_url`` and ``resolve_storage``, so that the records and protocols
+load without SQLAlchemy.
 """
 
 from __future__ import annotations
@@ -30,10 +31,10 @@ from longtalk.storage.base import (
 )
 from longtalk.storage.config import StorageConfig, default_sqlite_path
 from longtalk.storage.memory import InMemoryStorage
-from longtalk.storage.resolve import from_url, resolve_storage
 
 if TYPE_CHECKING:
     from longtalk.storage.postgres import PostgresStorage
+    from longtalk.storage.resolve import from_url, resolve_storage
     from longtalk.storage.sqlite import SqliteStorage
 
 __all__ = [
@@ -63,7 +64,10 @@ __all__ = [
 _LAZY = {
     "SqliteStorage": "longtalk.storage.sqlite",
     "PostgresStorage": "longtalk.storage.postgres",
+    "from_url": "longtalk.storage.resolve",
+    "resolve_storage": "longtalk.storage.resolve",
 }
+"""Loaded on first use: the backends and the resolver need the database drivers."""
 
 
 def __getattr__(name: str) -> Any:

@@ -66,6 +66,14 @@ class UserMemoryStore(Protocol):
         ...
 
 
+def given_fact(text: str, kind: str = "fact") -> UserFact:
+    """What the application asks to keep about a user, checked: a known kind, some text."""
+    checked = check_kind(kind)
+    if not text.strip():
+        raise UsageError("nothing to remember: the text is empty")
+    return UserFact(checked, text.strip())
+
+
 def check_kind(kind: str) -> UserFactKind:
     """``kind`` when it is one of fact, preference, profile; else a ``UsageError``."""
     if kind not in KINDS:

@@ -1,0 +1,140 @@
+"""The assembled context over the wire, and back into the library's own value."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, cast
+
+from pydantic import BaseModel, Field
+
+from longtalk.core.context import AssembledContext, ContextPart
+from longtalk.core.messages import Message
+from longtalk.storage.records import SummaryRow
+from longtalk.wire.fields import (
+    Budget,
+    EpisodeRange,
+    RequestBody,
+    StrategyName,
+    Tokens,
+    Turns,
+)
+from longtalk.wire.users import UserFactOut
+
+
+class ContextIn(RequestBody):
+    """``POST /chats/{id}/context``: strategy and budget default to the configuration."""
+
+    query: str | None = None
+    budget_tokens: Budget | None = None
+    strategy: StrategyName | None = None
+    recent_turns: Turns | None = Field(None, description="Window exchanges.")
+    summary_max_tokens: Tokens | None = Field(None, description="Cap of the summary part.")
+
+
+class ContextPartOut(BaseModel):
+    """One part of the context with its provenance."""
+
+    kind: str
+    text: str
+    tokens: int
+    messages: list[Message] = Field(
+        default_factory=list, description="The part's messages (recalled, verbatim), as shown."
+    )
+    sequences: list[int | None]
+    message_ids: list[str | None]
+    scores: list[float]
+    episode_ranges: list[EpisodeRange]
+    summary_ids: list[int]
+    truncated: bool
+
+    def part(self) -> ContextPart:
+        """The part as the library's value."""
+        return ContextPart(
+            kind=cast(Any, self.kind),
+            text=self.text,
+            tokens=self.tokens,
+            messages=tuple(self.messages),
+            sequences=tuple(s for s in self.sequences if s is not None),
+            scores=tuple(self.scores),
+            episode_ranges=tuple(self.episode_ranges),
+            truncated=self.truncated,
+        )
+
+
+class ContextOut(BaseModel):
+    """The assembled context: ordered parts and the rendered text."""
+
+    chat_id: str
+    strategy: StrategyName
+    budget_tokens: int
+    tokens_used: int
+    dropped_recalled: int
+    dropped_verbatim: int
+    dropped_pending: int = 0
+    dropped_facts: int = Field(0, description="Durable facts left out for room.")
+    window_intact: bool = True
+    parts: list[ContextPartOut]
+    user_facts: list[UserFactOut] = Field(
+        default_factory=list, description="The items of the user part, with provenance."
+    )
+    text: str
+    messages: list[dict[str, str]] = Field(
+        default_factory=list,
+        description='What to send the model: {"role", "content"} dicts, the summary and '
+        "recalled turns as one system message, then the recent window.",
+    )
+
+    @classmethod
+    def of(
+        cls,
+        chat_id: str,
+        strategy: StrategyName,
+        assembled: AssembledContext,
+        rows: Sequence[SummaryRow],
+    ) -> ContextOut:
+        """From the engine's context; ``rows`` name the summary rows each part shows."""
+        ids = {(r.episode_first, r.episode_last): r.id for r in rows if r.kind != "archived"}
+        parts = [
+            ContextPartOut(
+                kind=part.kind,
+                text=part.text,
+                tokens=part.tokens,
+                messages=list(part.messages),
+                sequences=list(part.sequences),
+                message_ids=list(part.message_ids),
+                scores=list(part.scores),
+                episode_ranges=list(part.episode_ranges),
+                summary_ids=[i for r in part.episode_ranges if (i := ids.get(r)) is not None],
+                truncated=part.truncated,
+            )
+            for part in assembled.parts
+        ]
+        return cls(
+            chat_id=chat_id,
+            strategy=strategy,
+            budget_tokens=assembled.budget_tokens,
+            tokens_used=assembled.tokens_used,
+            dropped_recalled=assembled.dropped_recalled,
+            dropped_verbatim=assembled.dropped_verbatim,
+            dropped_pending=assembled.dropped_pending,
+            dropped_facts=assembled.dropped_facts,
+            window_intact=assembled.window_intact,
+            parts=parts,
+            user_facts=[UserFactOut.of(fact) for fact in assembled.user_facts],
+            text=assembled.render(),
+            messages=assembled.messages,
+        )
+
+    def assembled(self) -> AssembledContext:
+        """The context as the engine's own value (``Context`` reads it the same way)."""
+        parts = tuple(part.part() for part in self.parts)
+        return AssembledContext(
+            parts=parts,
+            budget_tokens=self.budget_tokens,
+            allocation={part.kind: part.tokens for part in parts},
+            dropped_recalled=self.dropped_recalled,
+            dropped_verbatim=self.dropped_verbatim,
+            dropped_pending=self.dropped_pending,
+            dropped_facts=self.dropped_facts,
+            user_facts=tuple(fact.fact() for fact in self.user_facts),
+        )
