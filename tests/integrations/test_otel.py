@@ -95,7 +95,10 @@ def backend(server: ScriptedServer) -> OpenAICompatibleLLM:
 @pytest.fixture
 async def engine(tmp_path: Path, server: ScriptedServer) -> AsyncIterator[MemoryEngine]:
     config = MemoryConfig(
-        strategy="running_summary", summary_recent_turns=1, context_max_tokens=100
+        strategy="running_summary",
+        summary_recent_turns=1,
+        context_max_tokens=100,
+        summary_share=0.5,  # room for the whole one-line summary beside the window
     )
     async with from_url(f"sqlite:///{tmp_path / 'otel.db'}") as storage, backend(server) as llm:
         writer = LLMSummaryWriter(llm, use_json_schema=False)
