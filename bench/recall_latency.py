@@ -1,4 +1,4 @@
-"""Recall latency and ingestion throughput on the embedded defaults (issue 5).
+"""Recall latency and ingestion throughput on the embedded defaults.
 
     python bench/recall_latency.py [--sizes 1000,10000,100000] [--chats 1000] [--json OUT]
 

@@ -7,7 +7,8 @@ For each backend, on a fresh database: a chat of ``--messages`` messages (~300 c
 each) is written, then measured, each as p50 / p95 in milliseconds:
 
 - full load: ``load_state`` before any summary exists (every message), the baseline;
-- smart load: ``load_state`` once a summary covers all but the last 4 messages (seed 003);
+- smart load (the LangGraph backend): ``load_state`` once a summary covers all but the last 4
+  messages;
 - commit turn: one ``commit_turn`` with 2 new messages, the summary row replaced, a title
   and the bookkeeping, guarded by the summary compare-and-swap;
 - append turn: one ``commit_turn`` with 2 new messages only.

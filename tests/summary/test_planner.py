@@ -146,10 +146,10 @@ async def test_structured_extension_merges_entities_the_model_forgot() -> None:
 
 def test_trigger_policies_follow_the_seeds() -> None:
     few = [user("x" * 40) for _ in range(20)]
-    seed001 = trigger_policy(MemoryConfig(summary_trigger="count_or_tokens"))
-    assert not seed001.evaluate(few, counter=COUNTER).triggered
-    assert seed001.evaluate([*few, user("y")], counter=COUNTER).triggered
-    seed002 = trigger_policy(MemoryConfig(summary_trigger="tokens_and_episodes"))
+    orbiter = trigger_policy(MemoryConfig(summary_trigger="count_or_tokens"))
+    assert not orbiter.evaluate(few, counter=COUNTER).triggered
+    assert orbiter.evaluate([*few, user("y")], counter=COUNTER).triggered
+    episode_service = trigger_policy(MemoryConfig(summary_trigger="tokens_and_episodes"))
     four = [user("x" * 400) for _ in range(4)]
-    assert not seed002.evaluate(four, new_episodes=4, counter=COUNTER).triggered
-    assert seed002.evaluate([*four, user("z")], new_episodes=5, counter=COUNTER).triggered
+    assert not episode_service.evaluate(four, new_episodes=4, counter=COUNTER).triggered
+    assert episode_service.evaluate([*four, user("z")], new_episodes=5, counter=COUNTER).triggered

@@ -1,4 +1,4 @@
-"""Trigger policies: seed 001's count-or-tokens, seed 002's tokens-and-episodes, composition."""
+"""Trigger policies: Orbiter's count-or-tokens, the episode service's tokens-and-episodes."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def test_result_is_a_frozen_value() -> None:
         result.triggered = True  # type: ignore[misc]
 
 
-# -- check_trigger (seed 001) --------------------------------------------------------------
+# -- check_trigger (Orbiter) --------------------------------------------------------------
 
 
 def test_exactly_twenty_messages_do_not_trigger() -> None:
@@ -87,7 +87,7 @@ def test_a_counter_replaces_the_heuristic() -> None:
     assert by_tokenizer.triggered
 
 
-# -- tokens AND episodes (seed 002) ----------------------------------------------------------
+# -- tokens AND episodes (the episode-summary service) -----------------------------------
 
 
 def test_seed_002_defaults() -> None:
@@ -166,7 +166,7 @@ def test_operators_compose_and_nest() -> None:
     assert either == AnyOf(seed_001, seed_002)
     assert both == AllOf(seed_001, seed_002)
     nested = either & TokensAndEpisodesTrigger(token_threshold=0, min_new_episodes=6)
-    items = messages(30)  # 15 episodes, seed 001 fires on count
+    items = messages(30)  # 15 episodes, Orbiter's policy fires on count
     assert nested.evaluate(items).triggered
     assert not nested.evaluate(items, new_episodes=5).triggered
 
