@@ -94,6 +94,7 @@ class ContextInfo(BaseModel):
     text: str
     parts: list[ContextPartInfo]
     dropped_facts: int = 0
+    user_facts: list[UserFactOut] = []
 
     @classmethod
     def of(cls, chat_id: str, context: MemoryContext) -> ContextInfo:
@@ -108,6 +109,7 @@ class ContextInfo(BaseModel):
                 ContextPartInfo(kind=p.kind, tokens=p.tokens, text=p.text) for p in context.parts
             ],
             dropped_facts=context.dropped_facts,
+            user_facts=[UserFactOut.of(fact) for fact in context.user_facts],
         )
 
 

@@ -67,6 +67,7 @@ class Transcript:
     parts: list[tuple[str, str]] | None = None
     messages: list[dict[str, str]] | None = None
     dropped_facts: int = -1
+    user_facts: list[str] | None = None
     facts: list[str] | None = None
     remembered: tuple[str, str] = ("", "")
     known: list[tuple[str, str, str]] | None = None
@@ -96,8 +97,12 @@ def settings_for(folder: Path, llm: ChatCompletionsServer) -> Settings:
     )
 
 
-def plain(context: Context) -> tuple[list[tuple[str, str]], list[dict[str, str]], int]:
-    return [(p.kind, p.text) for p in context.parts], context.messages, context.dropped_facts
+def plain(
+    context: Context,
+) -> tuple[list[tuple[str, str]], list[dict[str, str]], int, list[str]]:
+    parts = [(p.kind, p.text) for p in context.parts]
+    known = [fact.text for fact in context.user_facts]
+    return parts, context.messages, context.dropped_facts, known
 
 
 def items(found: list[Any]) -> list[tuple[str, str, str]]:
@@ -117,7 +122,7 @@ async def through_async_memory(settings: Settings) -> Transcript:
         seen.remembered = (fact.kind, fact.text)
         await chat.extend([{"role": r, "content": c} for r, c in LATER])
         context = await chat.context(QUERY, budget_tokens=BUDGET)
-        seen.parts, seen.messages, seen.dropped_facts = plain(context)
+        seen.parts, seen.messages, seen.dropped_facts, seen.user_facts = plain(context)
         seen.facts = [item.text for item in await chat.facts()]
         seen.known = items(await memory.user_memory(USER))
         seen.forgotten = await memory.forget(USER, ids=[fact.id or 0])
@@ -141,7 +146,7 @@ def through_memory(settings: Settings) -> Transcript:
         fact = memory.remember(USER, "Prefers window seats", kind="preference")
         seen.remembered = (fact.kind, fact.text)
         chat.extend([{"role": r, "content": c} for r, c in LATER])
-        seen.parts, seen.messages, seen.dropped_facts = plain(
+        seen.parts, seen.messages, seen.dropped_facts, seen.user_facts = plain(
             chat.context(QUERY, budget_tokens=BUDGET)
         )
         seen.facts = [item.text for item in chat.facts()]
@@ -165,7 +170,7 @@ async def through_http(settings: Settings) -> Transcript:
         seen.remembered = (fact.kind, fact.text)
         await chat.extend([{"role": r, "content": c} for r, c in LATER])
         context = await chat.context(QUERY, budget_tokens=BUDGET)
-        seen.parts, seen.messages, seen.dropped_facts = plain(context)
+        seen.parts, seen.messages, seen.dropped_facts, seen.user_facts = plain(context)
         seen.facts = [item.text for item in await chat.facts()]
         seen.known = items(await memory.user_memory(USER))
         seen.forgotten = await memory.forget(USER, ids=[fact.id or 0])
@@ -211,6 +216,7 @@ async def through_mcp(settings: Settings) -> Transcript:
         context = await call("get_context", chat_id="trip", query=QUERY, budget_tokens=BUDGET)
         seen.parts = [(p["kind"], p["text"]) for p in context["parts"]]
         seen.messages, seen.dropped_facts = context["messages"], context["dropped_facts"]
+        seen.user_facts = [item["text"] for item in context["user_facts"]]
         seen.facts = [item["text"] for item in await call("get_facts", chat_id="trip")]
         known = await call("user_memory", user=USER)
         seen.known = [(i["kind"], i["text"], i["origin"]) for i in known]
@@ -281,6 +287,7 @@ async def test_every_door_stores_and_answers_the_same(tmp_path: Path, llm_key: N
     assert kinds == ["facts", "user", "summary", "verbatim"], reference.parts
     texts = dict(reference.parts or [])
     assert "Porto" in texts["facts"] and "Prefers window seats" in texts["user"]
+    assert reference.user_facts == ["Prefers window seats"]
     assert "call-1:" in texts["summary"] and "Tram 15" in texts["verbatim"]
     assert any("Porto" in fact for fact in reference.facts or [])
     assert reference.remembered == ("preference", "Prefers window seats")
