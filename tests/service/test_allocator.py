@@ -1,6 +1,7 @@
 """The server gives freed heap memory back to the system (glibc's malloc_trim).
 
-Run in a fresh interpreter, so the heap starts in a known state.
+Run in a fresh interpreter with free()'s own trimming off, so the heap keeps what it freed
+(as a thread's arena does) whatever state the imports left it in.
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ libc = allocator._libc()
 libc.malloc.restype = ctypes.c_void_p
 libc.free.argtypes = [ctypes.c_void_p]
 libc.memset.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t]
+M_TRIM_THRESHOLD = -1
+libc.mallopt(M_TRIM_THRESHOLD, 1 << 30)  # free() alone keeps what it frees, as an arena does
 before = heap_mb()
 blocks = [libc.malloc(64 * 1024) for _ in range(640)]  # 40 MB, below mmap's threshold
 for block in blocks:
     libc.memset(block, 1, 64 * 1024)
-pin = libc.malloc(16)  # above them: freeing them leaves no free top for free() to shrink
 for block in blocks:
     libc.free(block)
 kept = heap_mb()
