@@ -52,6 +52,10 @@ async def test_second_tenant_sees_nothing(tmp_path: Path, model: SummaryModel) -
         other = await client.post("/chats/secret/messages", json=intrusion, headers=B)
         assert missing.status_code == other.status_code == 404  # existence is not told
         assert other.json()["detail"].replace("secret", "nowhere") == missing.json()["detail"]
+        asked = {"query": "Lisbon"}
+        missing = await client.post("/chats/nowhere/context", json=asked, headers=B)
+        other = await client.post("/chats/secret/context", json=asked, headers=B)
+        assert other.json()["detail"].replace("secret", "nowhere") == missing.json()["detail"]
 
         own = (await client.get("/chats/secret", headers=A)).json()
         assert own["message_count"] == 8

@@ -61,10 +61,10 @@ def context(
         from longtalk.service.state import Service
 
         service = Service(memory, settings.service)
-        record = await service.chat(chat_id, tenant)
         chosen: StrategyName | None = strategy  # type: ignore[assignment]
         return await service.context(
-            record,
+            chat_id,
+            tenant,
             query,
             budget,
             chosen,

@@ -358,14 +358,20 @@ class MemoryEngine:
         recent_turns: int | None = None,
         summary_max_tokens: int | None = None,
         user_memory_tokens: int | None = None,
+        state: ChatState | None = None,
     ) -> AssembledContext:
         """The whole context for ``query``: see :mod:`longtalk.engine.reading`.
 
         ``budget_tokens``, ``recent_turns``, ``summary_max_tokens`` and
-        ``user_memory_tokens`` override the configuration for this call.
+        ``user_memory_tokens`` override the configuration for this call. ``state``, from
+        :meth:`context_state`, spares the read its own load (the caller checked it).
         """
         options = ReadOptions(budget_tokens, recent_turns, summary_max_tokens, user_memory_tokens)
-        return await self.reader.read(chat_id, query, options)
+        return await self.reader.read(chat_id, query, options, state)
+
+    async def context_state(self, chat_id: str) -> ChatState:
+        """The chat's state as :meth:`get_context` loads it (one snapshot)."""
+        return await self.reader.load(chat_id)
 
     async def facts(self, chat_id: str, *, tenant: str | None = None) -> list[DurableFact]:
         """The chat's durable facts, merged and resolved: what its facts part draws from."""

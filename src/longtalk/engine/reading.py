@@ -115,10 +115,23 @@ class ContextReader:
             )
         return budget
 
-    async def read(self, chat_id: str, query: str | None, options: ReadOptions) -> AssembledContext:
-        """The context for ``query`` under the contract (see the module docstring)."""
+    async def load(self, chat_id: str) -> ChatState:
+        """The chat's state as a read needs it (one smart load, the user's memory with it)."""
+        return await self.storage.load_state(chat_id, with_user_memory=self.users_with_state)
+
+    async def read(
+        self,
+        chat_id: str,
+        query: str | None,
+        options: ReadOptions,
+        state: ChatState | None = None,
+    ) -> AssembledContext:
+        """The context for ``query`` under the contract (see the module docstring).
+
+        ``state`` is one :meth:`load` already made (a caller that checked the chat on it).
+        """
         budget = self.budget_of(options)
-        state = await self.storage.load_state(chat_id, with_user_memory=self.users_with_state)
+        state = await self.load(chat_id) if state is None else state
         if self.config.strategy == "none":
             return await self._plain(state)
         user, known = await self._user(state, budget, options)

@@ -191,12 +191,17 @@ async def list_messages(
 
 @router.post("/chats/{chat_id}/context", tags=["context"], responses=CHAT_ROUTE)
 async def chat_context(
-    body: ContextIn, chat: ChatDep, service: ServiceDep, limits: LimitsDep
+    chat_id: str, body: ContextIn, service: ServiceDep, tenant: TenantDep, limits: LimitsDep
 ) -> ContextOut:
-    """[recalled turns] [summary] [recent verbatim] under the budget, with provenance."""
+    """[recalled turns] [summary] [recent verbatim] under the budget, with provenance.
+
+    The chat's tenant is checked on the state the context is read from (no read before it).
+    """
+    limits.text("chat_id", chat_id, "max_id_chars")
     limits.text("query", body.query, "max_query_chars")
     return await service.context(
-        chat,
+        chat_id,
+        tenant,
         body.query,
         body.budget_tokens,
         body.strategy,

@@ -151,7 +151,8 @@ class Service:
 
     async def context(
         self,
-        chat: ChatRecord,
+        chat_id: str,
+        tenant: str,
         query: str | None,
         budget: int | None,
         strategy: StrategyName | None,
@@ -159,17 +160,27 @@ class Service:
         recent_turns: int | None = None,
         summary_max_tokens: int | None = None,
     ) -> ContextOut:
-        """Assemble the context and describe where every part came from."""
+        """Assemble the context and describe where every part came from.
+
+        One load serves the tenant check, the context and the summary ids it names, so the
+        answer comes from one snapshot (one statement on PostgreSQL).
+        """
         engine = self.view(strategy)
+        try:
+            state = await engine.context_state(chat_id)
+        except NotFoundError:
+            state = None
+        if state is None or state.chat.tenant != tenant:
+            raise NotFoundError(f"no chat {chat_id!r}")
         assembled = await engine.get_context(
-            chat.id,
+            chat_id,
             query,
             budget_tokens=budget,
             recent_turns=recent_turns,
             summary_max_tokens=summary_max_tokens,
+            state=state,
         )
-        rows = await self.engine.storage.list_summaries(chat.id)
-        return ContextOut.of(chat.id, engine.config.strategy, assembled, rows)
+        return ContextOut.of(chat_id, engine.config.strategy, assembled, state.summaries)
 
     # -- summaries ----------------------------------------------------------------------------
 
