@@ -41,7 +41,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from longtalk.config import MemoryConfig
-from longtalk.core.messages import Message, format_line, format_transcript
+from longtalk.core.messages import Message, format_transcript
+from longtalk.core.quoting import quoted_line
 from longtalk.core.tokens import HeuristicTokenCounter, TokenUsage
 from longtalk.engine import MemoryEngine
 from longtalk.llm.base import LLMRequest, LLMResponse
@@ -209,10 +210,14 @@ def occurrences(text: str, line: str) -> int:
 def check_loss(
     conversation: Conversation, llm: BehaviourLLM, verbatim: list[Message]
 ) -> tuple[int, int]:
-    """(lost, read twice): each message in exactly one usable input, or still verbatim."""
-    expected = Counter(format_line(m) for m in conversation.messages)
+    """(lost, read twice): each message in exactly one usable input, or still verbatim.
+
+    A message is looked for as the summary prompt quotes it (a multi-line message's
+    continuation lines indented), so it is found however many lines it has.
+    """
+    expected = Counter(quoted_line(m) for m in conversation.messages)
     inputs = [call.request.messages[-1].content for call in llm.calls if call.usable]
-    seen = Counter(format_line(m) for m in verbatim)
+    seen = Counter(quoted_line(m) for m in verbatim)
     for line in expected:
         seen[line] += sum(occurrences(text, line) for text in inputs)
     lost = sum(max(0, n - seen[line]) for line, n in expected.items())

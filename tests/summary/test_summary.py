@@ -1,4 +1,5 @@
 import json
+from datetime import date
 
 from longtalk.summary.model import ConversationSummary, SummaryEntity, combine_details
 
@@ -104,3 +105,22 @@ def test_json_round_trip_and_schema_keys() -> None:
     schema = ConversationSummary.json_schema()
     assert set(schema["required"]) == set(SEED_EXAMPLE)
     assert set(schema["properties"]) == set(SEED_EXAMPLE)
+
+
+def test_prompt_json_leaves_out_only_what_a_model_cannot_use() -> None:
+    summary = ConversationSummary(
+        topics=("trip",),
+        entities=(SummaryEntity(name="John", type="person", details="user"),),
+        narrative="John plans a trip.",
+        covered_turns=7,
+        since=date(2024, 3, 1),
+    )
+    shown = json.loads(summary.to_prompt_json())
+    assert shown == {
+        "topics": ["trip"],
+        "entities": [{"name": "John", "type": "person", "details": "user"}],
+        "narrative": "John plans a trip.",
+        "since": "2024-03-01",
+    }
+    restored = ConversationSummary.parse(summary.to_prompt_json())
+    assert restored == summary.model_copy(update={"covered_turns": 0})

@@ -80,7 +80,7 @@ class LLMSummaryWriter:
         if existing is None or existing.is_empty:
             prompt = self.prompts.compression(transcript)
         else:
-            shown = existing.to_json() if structured else existing.narrative
+            shown = existing.to_prompt_json() if structured else existing.narrative
             prompt = self.prompts.extension(shown, transcript)
         return self._request(prompt, structured=structured)
 
@@ -89,7 +89,7 @@ class LLMSummaryWriter:
     ) -> LLMRequest:
         """The request that folds ``summaries`` (oldest first) into one (computation only)."""
         shown = "\n\n".join(
-            (s.to_json() if structured else s.narrative) for s in summaries if not s.is_empty
+            (s.to_prompt_json() if structured else s.narrative) for s in summaries if not s.is_empty
         )
         return self._request(self.prompts.consolidation(shown, max_tokens), structured=structured)
 

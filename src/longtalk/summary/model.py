@@ -219,6 +219,16 @@ class ConversationSummary(BaseModel):
         data = self.model_dump(mode="json", exclude_none=True)
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
+    def to_prompt_json(self) -> str:
+        """Compact JSON as a prompt shows it: what a model can use, no bookkeeping.
+
+        Empty lists say nothing, and ``covered_turns`` is counted by the planner whatever
+        the model answers, so neither is read again on every extension and consolidation.
+        """
+        data = self.model_dump(mode="json", exclude_none=True, exclude={"covered_turns"})
+        shown = {key: value for key, value in data.items() if value not in ([], "")}
+        return json.dumps(shown, ensure_ascii=False, separators=(",", ":"))
+
 
 def _day(value: date) -> str:
     return f"{value.day} {value:%B %Y}"
