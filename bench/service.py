@@ -40,8 +40,10 @@ JSON keys (top level; latencies of the concurrent phase):
   (``longtalk.index_lag.timed_out`` is then true). ``longtalk.index_lag`` also holds
   the backlog when the load ended (``lag_at_first_poll``), the drain rate
   (``drain_turns_per_s``), a timeline of (seconds, turns behind) after the load, the same
-  sampled every second during the load (``during_load``) and its largest value
-  (``during_load_max``).
+  sampled every second during the load (``during_load``), its largest value
+  (``during_load_max``) and how fast it grew over the load's second half
+  (``growth_per_second``: turns per second, least squares; at most 0 where the indexer
+  keeps up with the load, null with fewer than two samples there).
 * ``lost``: longtalk messages acknowledged (2xx) but not in storage.
 * ``duplicated``: longtalk messages stored more than once (client retries included).
 * ``errors``: longtalk responses that were not 2xx, plus exceptions (timeouts included).
@@ -63,6 +65,7 @@ import random
 import re
 import socket
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -435,6 +438,26 @@ async def sample_lag(client: httpx.AsyncClient, into: list[tuple[float, int]]) -
         into.append((round(time.perf_counter() - started, 2), await total_lag(client)))
 
 
+def backlog_growth(samples: list[tuple[float, int]]) -> float | None:
+    """Turns per second the backlog grew over the second half of the load (least squares).
+
+    The first half is left out: a backlog rises from nothing while the indexer warms up.
+    """
+    if not samples:
+        return None
+    half = [(t, turns) for t, turns in samples if t >= samples[-1][0] / 2]
+    if len(half) < 2:
+        return None
+    times = [t for t, _ in half]
+    mean_t = statistics.fmean(times)
+    mean_n = statistics.fmean(turns for _, turns in half)
+    spread = sum((t - mean_t) ** 2 for t in times)
+    if spread == 0:
+        return None
+    slope = sum((t - mean_t) * (turns - mean_n) for t, turns in half) / spread
+    return round(slope, 2)
+
+
 # -- after the load: index lag and storage ----------------------------------------------------
 
 
@@ -556,6 +579,7 @@ async def bench_system(kind: str, directory: Path, args: argparse.Namespace) -> 
                 lag = await wait_recallable(client, chats, load_end, args.lag_timeout)
                 lag["during_load"] = during
                 lag["during_load_max"] = max((turns for _, turns in during), default=0)
+                lag["growth_per_second"] = backlog_growth(during)
             storage = await verify(client, [single, load])
     return summarize(single, load, lag, storage)
 
@@ -644,6 +668,11 @@ def results(
             lag["seconds"],
             f"<= {LAG_TARGET_S}",
             not lag["timed_out"] and lag["seconds"] <= LAG_TARGET_S,
+        ),
+        "index backlog growth per second (second half of the load)": target(
+            lag.get("growth_per_second"),
+            "<= 0 at a paced load the machine sustains (--rate)",
+            (lag.get("growth_per_second") or 0) <= 0,
         ),
         "lost": target(out["lost"], "0", out["lost"] == 0),
         "duplicated": target(out["duplicated"], "0", out["duplicated"] == 0),

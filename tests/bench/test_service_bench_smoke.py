@@ -35,9 +35,20 @@ def test_service_bench_smoke(tmp_path: Path) -> None:
     assert not lag["timed_out"] and lag["lag_left"] == 0
     assert lag["timeline"][0] == [0.0, lag["lag_at_first_poll"]]
     assert lag["timeline"][-1][1] == 0 or lag["lag_at_first_poll"] == 0
+    growth = lag["growth_per_second"]
+    assert growth is None or isinstance(growth, float)
     for system in ("longtalk", "floor"):
         report = results[system]
         assert report["load"]["requests"] >= 100  # retries come on top
         assert report["load"]["retry"]["n"] > 0  # retries were sent and answered
         assert report["retry_mismatch"] == 0
         assert report["storage"]["acknowledged"] == report["storage"]["stored"] > 0
+
+
+def test_backlog_growth_is_the_slope_of_the_second_half() -> None:
+    growth = load_bench("service").backlog_growth
+    rising_late = [(0.0, 50), (1.0, 0), (2.0, 10), (3.0, 20), (4.0, 30)]
+    assert growth(rising_late) == 10.0  # the warm-up's 50 is left out
+    assert growth([(1.0, 5), (2.0, 5), (3.0, 5)]) == 0.0
+    assert growth([(1.0, 9), (2.0, 6), (3.0, 3)]) == -3.0
+    assert growth([]) is None and growth([(1.0, 4)]) is None
