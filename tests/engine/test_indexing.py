@@ -15,8 +15,11 @@ import pytest
 from longtalk.config import MemoryConfig
 from longtalk.core.messages import assistant, user
 from longtalk.embed.minilm import MiniLMEmbedder
+from longtalk.embed.priority import BACKGROUND_NICE, in_background
 from longtalk.engine import MemoryEngine
+from longtalk.recall.outbox import RecallIndexer
 from longtalk.recall.retriever import HybridRetriever
+from longtalk.storage.memory import InMemoryStorage
 from longtalk.storage.resolve import from_url
 from longtalk.vectors.qdrant_edge import QdrantEdgeStore
 
@@ -139,3 +142,34 @@ async def test_kill_9_during_indexing_then_restart_indexes_every_turn_once(
         assert chat is not None and chat.indexed_sequence == TURNS
         assert await store.count() == TURNS  # every turn once: none lost, none doubled
         await store.close()
+
+
+class PriorityRecordingStore:
+    """A turn store noting the nice value its embedding work would get (as the retriever's)."""
+
+    def __init__(self) -> None:
+        self.runs: list[tuple[int, int]] = []
+
+    async def store_turns(self, scope: object, messages: list[object]) -> int:
+        nice = await in_background(lambda: os.getpriority(os.PRIO_PROCESS, 0))
+        self.runs.append((len(messages), nice))
+        return len(messages)
+
+    async def delete_chat(self, scope: object) -> None:
+        """Nothing kept."""
+
+
+async def test_an_indexer_behind_by_more_than_a_run_catches_up_at_the_process_priority() -> None:
+    storage = InMemoryStorage()
+    engine = MemoryEngine(storage)
+    await engine.create_chat("a")
+    await engine.add_messages("a", conversation(10), index=False)
+    store = PriorityRecordingStore()
+    indexer = RecallIndexer(storage, store, engine.scope)  # type: ignore[arg-type]
+    while (await indexer.index_pending(max_turns=4)).turns:
+        pass
+    base = os.getpriority(os.PRIO_PROCESS, 0)
+    lowered = min(19, base + BACKGROUND_NICE)
+    # 10 and then 6 turns wait for runs of 4: behind, at the process's priority; the last
+    # 2 fit one run: background again.
+    assert store.runs == [(4, base), (4, base), (2, lowered)]

@@ -11,6 +11,12 @@ semantic truncation of a context) keep the process's priority.
 
 There is one niced pool per kind of background work (``INDEXING``, ``SUMMARIES``), so a
 summary job never queues behind a long indexing run, nor the reverse.
+
+Niced work gets only what the requests leave, and under a load that never lets up that can
+be nothing: its backlog would grow without bound. Work that has fallen behind therefore
+runs under :func:`catching_up`, at the process's own priority: it takes its fair share,
+requests slow a little, and the backlog stops growing. The caller decides when it is
+behind (the recall indexer: more turns wait than one run embeds).
 """
 
 from __future__ import annotations
@@ -20,8 +26,9 @@ import contextlib
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import ContextVar
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -38,6 +45,8 @@ POOL_THREADS = {INDEXING: 1, SUMMARIES: 2}
 _lock = threading.Lock()
 _local = threading.local()
 _executors: dict[str, ThreadPoolExecutor] = {}
+_catch_up_executors: dict[str, ThreadPoolExecutor] = {}
+_behind: ContextVar[bool] = ContextVar("longtalk_background_behind", default=False)
 
 
 def lower_priority(step: int | None = None) -> None:
@@ -72,7 +81,27 @@ def background_executor(pool: str = INDEXING) -> ThreadPoolExecutor:
         return _executors[pool]
 
 
+def catch_up_executor(pool: str = INDEXING) -> ThreadPoolExecutor:
+    """Threads of one kind of background work at the process's priority (see the module)."""
+    with _lock:
+        if pool not in _catch_up_executors:
+            _catch_up_executors[pool] = ThreadPoolExecutor(
+                POOL_THREADS.get(pool, 1), f"longtalk-{pool}-catching-up"
+            )
+        return _catch_up_executors[pool]
+
+
+@contextlib.contextmanager
+def catching_up() -> Iterator[None]:
+    """Background work started in this context runs at the process's priority."""
+    token = _behind.set(True)
+    try:
+        yield
+    finally:
+        _behind.reset(token)
+
+
 async def in_background(fn: Callable[..., T], *args: object, pool: str = INDEXING) -> T:
-    """Run ``fn(*args)`` in ``pool``'s niced threads and wait for it."""
-    executor = background_executor(pool)
+    """Run ``fn(*args)`` in ``pool``'s niced threads (unprioritized when catching up)."""
+    executor = catch_up_executor(pool) if _behind.get() else background_executor(pool)
     return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)

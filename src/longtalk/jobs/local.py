@@ -7,23 +7,29 @@ again when the job ends, so later appends coalesce into ONE next job and none is
 ``workers`` tasks take chats off the queue and run them through the :class:`JobRunner`. A
 failed (or backing-off) chat is not run again before the ``retry_at`` its job path set, in
 whichever door the failure happened. ``recover()`` queues every chat with unsummarized
-messages, so work pending when the process stopped is picked up at start-up.
+messages, so work pending when the process stopped is picked up at start-up. While more
+than ``CATCH_UP_QUEUED`` chats wait, jobs run at the process's priority instead of yielding
+to requests, so a load that never lets up cannot starve summaries.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from longtalk.embed.priority import catching_up
 from longtalk.engine import MemoryEngine
 from longtalk.jobs.background import stop_tasks
 from longtalk.jobs.runner import JobReporter, JobResult, JobRunner
 
 log = logging.getLogger(__name__)
 RECOVER_PAGE = 200
+CATCH_UP_QUEUED = 16
+"""Chats waiting for a summary past which jobs stop yielding the CPU to requests."""
 JobKey = tuple[str, str]
 """(chat id, incarnation): a job belongs to one incarnation of a chat."""
 
@@ -165,8 +171,10 @@ class LocalJobs:
         slot.queued, slot.running, slot.dirty = False, True, False
         force, slot.force = slot.force, False
         waiters, slot.waiters = (slot.waiters, []) if force else ([], slot.waiters)
+        behind = self._queue.qsize() > CATCH_UP_QUEUED
         try:
-            result = await self.runner.run(chat_id, force=force, incarnation=incarnation)
+            with catching_up() if behind else contextlib.nullcontext():
+                result = await self.runner.run(chat_id, force=force, incarnation=incarnation)
         finally:
             slot.running = False
         for waiter in waiters:

@@ -6,14 +6,20 @@ waiting first), embeds the turns of several chats in ONE embedder call, upserts 
 only then moves the watermarks. A crash or a failing vector store therefore never loses a
 turn: the next run indexes it; and since points have deterministic ids and known turns are
 skipped, a retried run never duplicates one.
+
+A run embeds at background priority while the indexer keeps up; when more turns wait than
+one run embeds, it catches up at the process's priority, so a load that never lets up
+cannot grow the backlog without bound (appends then share the CPU with it).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from longtalk.embed.priority import catching_up
 from longtalk.errors import BackendError, LongtalkError, VectorStoreError
 from longtalk.storage.base import ChatRecord, ChatStorage, StoredMessage
 from longtalk.vectors.base import (
@@ -72,9 +78,10 @@ class RecallIndexer:
         """
         batches: list[Batch] = []
         try:
-            batches = await self._batches(chat_ids, max_turns)
+            batches, behind = await self._batches(chat_ids, max_turns)
             if batches:
-                await self._store(batches)
+                with catching_up() if behind else contextlib.nullcontext():
+                    await self._store(batches)
             if batches:
                 marks = {chat.id: stored[-1].sequence for chat, stored in batches}
                 incarnations = {chat.id: chat.incarnation for chat, _ in batches}
@@ -114,7 +121,10 @@ class RecallIndexer:
             total = total + run
         return total + run
 
-    async def _batches(self, chat_ids: Sequence[str] | None, max_turns: int) -> list[Batch]:
+    async def _batches(
+        self, chat_ids: Sequence[str] | None, max_turns: int
+    ) -> tuple[list[Batch], bool]:
+        """The run's turns, and whether more wait than it embeds (the indexer is behind)."""
         if chat_ids is None:
             chats = await self.storage.index_backlog(limit=BACKLOG_CHATS)
         elif chat_ids:
@@ -132,7 +142,7 @@ class RecallIndexer:
             if stored:
                 batches.append((chat, stored))
                 room -= len(stored)
-        return batches
+        return batches, sum(chat.index_lag for chat in chats) > max_turns
 
     async def _store(self, batches: Sequence[Batch]) -> None:
         """Store the batches; a custom store's own exception becomes a ``VectorStoreError``."""
