@@ -221,8 +221,9 @@ def narrative_text(sentences: Sequence[Sentence], names: Mapping[str, str] | Non
     (:func:`~longtalk.summary.offline_callnames.called_names`).
     """
     names = names or {}
-    parts = []
+    parts: list[str] = []
     day = ""
+    previous: Sentence | None = None
     for sentence in sentences:
         named = replace(
             sentence,
@@ -232,9 +233,43 @@ def narrative_text(sentences: Sequence[Sentence], names: Mapping[str, str] | Non
         text = reported(named).strip()
         if text and text[-1] not in ".!?":
             text += "."
+        if previous and _continues(previous, named, parts[-1], text):
+            parts[-1] = f"{parts[-1][:-1]} and {text[len(named.speaker) + 1 :]}"
+            previous = None
+            continue
         parts.append(dated(text, sentence.when) if sentence.when != day else text)
         day = sentence.when or day
+        previous = named
     return " ".join(parts)
+
+
+def _continues(previous: Sentence, sentence: Sentence, told: str, text: str) -> bool:
+    """Whether ``text`` joins ``told`` as one sentence: same speaker and day, both short.
+
+    ``Ann moved to Lyon and asks whether Bob cooks`` reads as one account. After a reported
+    clause (``asks whether…``) only another reporting verb may follow, or the added words
+    would read as part of what was asked; a clause that has its own ``and`` stays alone.
+    """
+    subject = f"{sentence.speaker} "
+    if not (
+        sentence.speaker
+        and previous.speaker == sentence.speaker
+        and previous.when == sentence.when
+        and told.startswith(subject)
+        and text.startswith(subject)
+        and told.endswith(".")
+        and text.endswith(".")
+        and " and " not in told
+        and len(words(told)) + len(words(text)) <= _MAX_JOINED_WORDS
+    ):
+        return False
+    return _REPORTING.match(told, len(subject)) is None or (
+        _REPORTING.match(text, len(subject)) is not None
+    )
+
+
+_MAX_JOINED_WORDS = 40
+_REPORTING = re.compile(r"(?:asks|says|tells|suggests|offers|thanks)\b")
 
 
 class OfflineSummaryWriter:
