@@ -37,7 +37,17 @@ from longtalk.summary.offline_text import Sentence
         ("I heard it was good.", "Ann heard it was good."),
         ("You were right.", "Ann says Bob was right."),
         ("It's a nice place, isn't it?", "Ann says it's a nice place."),
-        ("Julia, I'd like a word with you.", "Ann would like a word with Bob."),
+        ("Julia, I'd like a word with you.", "Ann wants a word with Bob."),
+        ("I'm going to send you to a specialist.", "Ann will send Bob to a specialist."),
+        ("I'm going to the movies.", "Ann is going to the movies."),
+        ("I wouldn't want to live there.", "Ann wouldn't want to live there."),
+        ("Are there any rooms left?", "Ann asks whether there are any rooms left."),
+        ("Why don't you try then?", "Ann suggests Bob try then."),
+        ("Why don't we go to the cinema?", "Ann suggests they go to the cinema."),
+        ("What do you say we take a break?", "Ann suggests they take a break."),
+        ("Shall I call a taxi?", "Ann offers to call a taxi."),
+        ("Can I help you?", "Ann offers to help Bob."),
+        ("May I speak to Mr. Smith?", "Ann asks to speak to Mr. Smith."),
         ("Today, we work on legs.", "Ann says today, they work on legs."),
         ("Mr. White?", "Ann asks: Mr. White?"),
     ],
@@ -70,8 +80,20 @@ def test_placeholder_speakers_take_the_names_they_are_called_by() -> None:
     names = called_names(said)
     assert names == {"#Person2#": "Sara", "#Person1#": "Mr. Lee"}
     assert narrative_text([said[0], said[2]], names) == (
-        "Mr. Lee asks whether Sara is finished packing yet. "
-        "Mr. Lee tells Sara not to forget Sara's passport."
+        "Mr. Lee asks whether Sara is finished packing yet and tells Sara not to forget Sara's "
+        "passport."
+    )
+
+
+def test_a_speakers_next_sentence_joins_theirs_only_where_it_reads_as_one() -> None:
+    said = _turns(
+        ("Ann", "I moved to Lyon."),
+        ("Ann", "Do you cook?"),
+        ("Ann", "I never saw them."),
+        ("Bob", "I work at a bakery."),
+    )
+    assert narrative_text(said) == (
+        "Ann moved to Lyon and asks whether Bob cooks. Ann never saw them. Bob works at a bakery."
     )
 
 

@@ -51,6 +51,13 @@ _WH_BE_END = re.compile(
 _ABOUT = re.compile(r"^(?P<wh>how|what) about\s+(?P<rest>.+)$", re.I)
 _REQUEST = re.compile(r"^(?:can|could|will|would)\s+you\s+(?:please\s+)?(?P<rest>.+)$", re.I)
 _NOT_REQUEST = re.compile(r"^(?:like|mind|be|have|prefer|rather|say|think|know)\b", re.I)
+_PROPOSAL = re.compile(
+    r"^(?:why don't (?P<who>we|you)|what do you say(?: we)?|shall (?P<shall>we|I))"
+    r"\s+(?!(?:like|mind|know|think|understand|want|believe)\b)(?P<rest>.+)$",
+    re.I,
+)
+"""A proposal worded as a question: ``Why don't you try?``, ``Shall we go?``."""
+_LEAVE = re.compile(r"^(?:can|could|may)\s+I\s+(?P<rest>.+)$", re.I)
 _LETS = re.compile(r"^let's\s+(?P<rest>.+)$", re.I)
 _IMPERATIVE = re.compile(
     r"^(?:please\s+)?(?P<verb>make sure|don't|do not|remember|take|bring|call|tell|give|try"
@@ -106,6 +113,17 @@ _PAST = dict(
 )
 
 
+_PLAIN = (
+    (r"\b(?:I'd|I would) like\b", "I want"),
+    (r"\b(?:we'd|we would) like\b", "we want"),
+    (
+        r"\b(I|we)(?:'m| am|'re| are) (?:going to|gonna) (?=(?:" + "|".join(_PAST) + r")\b)",
+        r"\1'll ",
+    ),
+)
+"""Said plainly in a summary: ``I'd like`` -> ``wants``, ``I'm going to call`` -> ``will call``."""
+
+
 def reported(sentence: Sentence) -> str:
     """``sentence`` told in the third person as reported speech (see the module docstring)."""
     me, you = sentence.speaker, sentence.addressee or "the other person"
@@ -127,6 +145,11 @@ def reported(sentence: Sentence) -> str:
 
 
 def _question(text: str, me: str, you: str) -> str:
+    if proposal := _PROPOSAL.match(text):
+        return _proposed(proposal, me, you)
+    if leave := _LEAVE.match(text):
+        verb = "offers" if leave["rest"].lower().startswith("help") else "asks"
+        return f"{me} {verb} to {_told(leave['rest'], me, you)}."
     if about := _ABOUT.match(text):
         verb = "suggests" if about["wh"].lower() == "how" else "asks about"
         return f"{me} {verb} {_told(about['rest'], me, you)}."
@@ -145,12 +168,25 @@ def _question(text: str, me: str, you: str) -> str:
     return f"{me} asks: {_told(lower_first(text), me, you)}?"
 
 
+def _proposed(proposal: re.Match[str], me: str, you: str) -> str:
+    """``Why don't we…`` / ``Shall we…`` -> ``suggests they…``; ``Shall I…`` -> ``offers to…``."""
+    who = (proposal["who"] or proposal["shall"] or "we").lower()
+    rest = _told(proposal["rest"], me, you)
+    if who == "i":
+        return f"{me} offers to {rest}."
+    if rest.lower().startswith("to "):
+        return f"{me} suggests {rest[3:]}."
+    return f"{me} suggests {'they' if who == 'we' else you} {rest}."
+
+
 def _declarative(aux: str, subject: str, rest: str) -> str:
     """``do`` + ``you`` + ``like tea`` -> ``you likes tea`` (agreement follows the naming)."""
     aux_ = aux.lower()
     single = subject.lower() not in ("we", "they", "these", "those")
     if subject.lower() == "i" or subject.lower() == "you":
         single = True
+    if subject.lower() == "there":
+        single = aux_ not in ("are", "were")
     if aux_ in ("do", "does", "did"):
         verb_at = _verb_index(rest.split())
         parts = rest.split()
@@ -221,8 +257,8 @@ def _lowered(text: str) -> str:
 
 
 def _told(text: str, me: str, you: str) -> str:
-    """Pronouns resolved to the speakers, ``we`` told as ``they``."""
-    for pattern, replacement in _WE:
+    """Pronouns resolved to the speakers, ``we`` told as ``they``, intentions put plainly."""
+    for pattern, replacement in (*_PLAIN, *_WE):
         text = re.sub(pattern, replacement, text, flags=re.IGNORECASE)
     return pronouns_resolved(_I_AGREE.sub(_agreeing, text), me, you)
 
@@ -231,7 +267,7 @@ _NOT_PRESENT = frozenset(
     """am was will would can could should have had do did must might may shall need ought
     used wanna gotta guess""".split()
 ) | frozenset(_PAST.values())
-_I_AGREE = re.compile(r"\bI\s(?P<adverb>(?:" + "|".join(_NO_S) + r")\s)?(?P<verb>[a-z]+)\b")
+_I_AGREE = re.compile(r"\bI\s(?P<adverb>(?:" + "|".join(_NO_S) + r")\s)?(?P<verb>[a-z]+)\b(?!['’])")
 
 
 def _agreeing(match: re.Match[str]) -> str:
