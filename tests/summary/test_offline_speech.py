@@ -48,6 +48,13 @@ from longtalk.summary.offline_text import Sentence
         ("Shall I call a taxi?", "Ann offers to call a taxi."),
         ("Can I help you?", "Ann offers to help Bob."),
         ("May I speak to Mr. Smith?", "Ann asks to speak to Mr. Smith."),
+        ("They come to the earth?", "Ann asks whether they come to the earth."),
+        (
+            "If you go out, would you please close the window?",
+            "Ann asks Bob to close the window.",
+        ),
+        ("You see, almost everyone has a hobby.", "Ann says almost everyone has a hobby."),
+        ("I'm terribly sorry.", "Ann is sorry."),
         ("Today, we work on legs.", "Ann says today, they work on legs."),
         ("Mr. White?", "Ann asks: Mr. White?"),
     ],

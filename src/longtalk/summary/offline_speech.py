@@ -87,7 +87,9 @@ _THANKS = re.compile(
 )
 _HEDGES = re.compile(
     r",?\s(?:you know|I mean|kind of|sort of)\b,?|\s(?:really|just|actually|so much)\b"
-    r"|,\s(?:please|then)(?=[.!?]$)|^(?:so|and|but|now|actually|anyway|honestly|oh),\s"
+    r"|\s(?:very|pretty|quite|terribly)(?=\s(?!much|well|few|little)[a-z]+\b)"
+    r"|,\s(?:please|then|obviously|anyway|though)(?=[.!?]$)"
+    r"|^(?:so|and|but|now|actually|anyway|honestly|oh|you see|you know|I mean|look|listen),\s"
     r"|^(?:so|and|but|also|plus)\s(?=(?:I|I'm|I've|we|you|my|our)\b)",
     re.IGNORECASE,
 )
@@ -145,6 +147,33 @@ def reported(sentence: Sentence) -> str:
 
 
 def _question(text: str, me: str, you: str) -> str:
+    """A question as reported speech; failing that, its last clause or its statement form.
+
+    ``If you go out, would you close the window?`` is told from its question
+    (``asks Bob to close the window``); ``They come to the earth?`` as ``asks whether they
+    come to the earth``. What none of these fit keeps its words (``asks: Mr. White?``).
+    """
+    _, comma, tail = text.rpartition(", ")
+    for asked in (text, _capitalized(tail) if comma else ""):
+        if asked and (told := _turned(asked, me, you)):
+            return told
+    if _DECLARATIVE_QUESTION.match(text):
+        return f"{me} asks whether {_told(lower_first(text), me, you)}."
+    return f"{me} asks: {_told(lower_first(text), me, you)}?"
+
+
+_DECLARATIVE_QUESTION = re.compile(
+    r"^(?:you|they|he|she|we|those|these|this|that)(?:'re|'s)?\s(?!know\b)[a-z']+\s\w", re.I
+)
+"""A statement asked as a question: ``You want to wait?``, ``Those are the only ones?``."""
+
+
+def _capitalized(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _turned(text: str, me: str, you: str) -> str | None:
+    """``text`` as one of the recognised question forms, or None."""
     if proposal := _PROPOSAL.match(text):
         return _proposed(proposal, me, you)
     if leave := _LEAVE.match(text):
@@ -165,7 +194,7 @@ def _question(text: str, me: str, you: str) -> str:
             return f"{me} asks {head}{_told(clause, me, you)}."
     if re.match(rf"^{_WH}\b", text, re.I):
         return f"{me} asks {_told(lower_first(text), me, you)}."
-    return f"{me} asks: {_told(lower_first(text), me, you)}?"
+    return None
 
 
 def _proposed(proposal: re.Match[str], me: str, you: str) -> str:
@@ -240,7 +269,7 @@ def _statement(text: str, me: str, you: str) -> str:
 
 
 _COMMON_OPENERS = frozenset(
-    """today tomorrow yesterday tonight actually maybe perhaps sometimes usually now then
+    """today tomorrow yesterday tonight actually maybe perhaps sometimes usually now then almost
     everyone everybody everything people most some many last next this these those every
     besides anyway however unfortunately luckily honestly basically normally since love
     making taking having being getting going doing seeing""".split()
@@ -251,7 +280,7 @@ def _lowered(text: str) -> str:
     """Lower-case a first word that is not a name (``Today`` yes, ``Paris`` no)."""
     first = text.split(" ", 1)[0]
     common = first.lower().strip(",")
-    if (common in _COMMON_OPENERS or common.endswith("ing")) and not first.isupper():
+    if (_opener(common) or common.endswith("ing")) and not first.isupper():
         return text[:1].lower() + text[1:]
     return lower_first(text)
 
