@@ -89,8 +89,10 @@ _HEDGES = re.compile(
     r",?\s(?:you know|I mean|kind of|sort of)\b,?|\s(?:really|just|actually|so much)\b"
     r"|\s(?:very|pretty|quite|terribly)(?=\s(?!much|well|few|little)[a-z]+\b)"
     r"|,\s(?:please|then|obviously|anyway|though)(?=[.!?]$)"
-    r"|^(?:so|and|but|now|actually|anyway|honestly|oh|you see|you know|I mean|look|listen),\s"
-    r"|^(?:so|and|but|also|plus)\s(?=(?:I|I'm|I've|we|you|my|our)\b)",
+    r"|^(?:so|and|but|now|actually|anyway|honestly|oh|besides|you see|you know|I mean|look"
+    r"|listen),\s"
+    r"|^(?:so|and|but|also|plus)\s(?=(?:I|I'm|I've|we|you|my|our)\b)"
+    r"|^(?:and|but|also|plus|besides)\s(?=[a-z])",
     re.IGNORECASE,
 )
 _WE = (
