@@ -55,6 +55,7 @@ from longtalk.summary.offline_text import Sentence
         ),
         ("You see, almost everyone has a hobby.", "Ann says almost everyone has a hobby."),
         ("I'm terribly sorry.", "Ann is sorry."),
+        ("How much do I need to deposit?", "Ann asks how much Ann needs to deposit."),
         ("Today, we work on legs.", "Ann says today, they work on legs."),
         ("Mr. White?", "Ann asks: Mr. White?"),
     ],

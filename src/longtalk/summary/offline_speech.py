@@ -226,7 +226,7 @@ def _declarative(aux: str, subject: str, rest: str) -> str:
         verb = parts[verb_at]
         if aux_ == "did":
             parts[verb_at] = _past(verb)
-        elif single:
+        elif single and subject.lower() != "i":  # ``I`` agrees once it is named (_told)
             parts[verb_at] = {"have": "has", "be": "is"}.get(verb) or inflect(verb)
         return " ".join([subject, *parts])
     if aux_ in _BE:
