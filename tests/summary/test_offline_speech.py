@@ -36,7 +36,7 @@ from longtalk.summary.offline_text import Sentence
         ("I never go there.", "Ann never goes there."),
         ("I heard it was good.", "Ann heard it was good."),
         ("You were right.", "Ann says Bob was right."),
-        ("It's a nice place, isn't it?", "Ann says it's a nice place."),
+        ("It's a nice place, isn't it?", "Ann tells Bob it's a nice place."),
         ("Julia, I'd like a word with you.", "Ann wants a word with Bob."),
         ("I'm going to send you to a specialist.", "Ann will send Bob to a specialist."),
         ("I'm going to the movies.", "Ann is going to the movies."),
@@ -53,15 +53,26 @@ from longtalk.summary.offline_text import Sentence
             "If you go out, would you please close the window?",
             "Ann asks Bob to close the window.",
         ),
-        ("You see, almost everyone has a hobby.", "Ann says almost everyone has a hobby."),
+        ("You see, almost everyone has a hobby.", "Ann tells Bob almost everyone has a hobby."),
         ("I'm terribly sorry.", "Ann is sorry."),
         ("How much do I need to deposit?", "Ann asks how much Ann needs to deposit."),
-        ("Today, we work on legs.", "Ann says today, they work on legs."),
+        ("Today, we work on legs.", "Ann tells Bob today, they work on legs."),
         ("Mr. White?", "Ann asks: Mr. White?"),
     ],
 )
 def test_spoken_sentences_are_told_as_reported_speech(said: str, told: str) -> None:
     assert reported(Sentence(said, "Ann", "Bob")) == told
+
+
+def test_news_is_told_to_the_listener_a_remark_about_them_or_an_exclamation_said() -> None:
+    assert (
+        reported(Sentence("The train is late.", "Ann", "Bob")) == "Ann tells Bob the train is late."
+    )
+    assert reported(Sentence("You were right.", "Ann", "Bob")) == "Ann says Bob was right."
+    assert reported(Sentence("The train is late!", "Ann", "Bob")) == "Ann says the train is late!"
+    assert reported(Sentence("Paris is big.", "Ann", "Bob")) == "Ann says Paris is big."
+    told = reported(Sentence("The train is late.", "Ann", "Assistant"))
+    assert told == "Ann says the train is late."
 
 
 def test_a_name_the_listener_is_called_by_is_dropped_not_told() -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from longtalk.summary.offline_details import is_ai_assistant
 from longtalk.summary.offline_text import (
     STOPWORDS,
     Sentence,
@@ -128,9 +129,12 @@ _PLAIN = (
 """Said plainly in a summary: ``I'd like`` -> ``wants``, ``I'm going to call`` -> ``will call``."""
 
 
+_NOBODY = "the other person"
+
+
 def reported(sentence: Sentence) -> str:
     """``sentence`` told in the third person as reported speech (see the module docstring)."""
-    me, you = sentence.speaker, sentence.addressee or "the other person"
+    me, you = sentence.speaker, sentence.addressee or _NOBODY
     if me and (thanks := _THANKS.match(_without_vocative(sentence.text, you))):
         return f"{me} thanks {you} for {_told(_HEDGES.sub('', thanks['rest']), me, you)}"
     text = _without_vocative(strip_interjections(sentence.text), you)
@@ -267,7 +271,22 @@ def _statement(text: str, me: str, you: str) -> str:
     told = _told(text, me, you)
     if told.startswith(me):
         return told
-    return f"{me} says {_lowered(told)}"
+    told = _lowered(told)
+    return f"{me} {_telling(told, you)} {told}"
+
+
+def _telling(told: str, you: str) -> str:
+    """``tells Bob`` for news given to the listener, else ``says``.
+
+    ``says`` for an exclamation, a remark about the listener (``says Bob was right``), a
+    clause opening with a name (``tells Bob Eve…`` would read as one name) or when nobody
+    is listening (or only an AI assistant: the narrative is what the people said).
+    """
+    if you == _NOBODY or is_ai_assistant(you) or told.endswith("!"):
+        return "says"
+    if told.startswith(you) or not told[:1].islower():
+        return "says"
+    return f"tells {you}"
 
 
 _COMMON_OPENERS = frozenset(
