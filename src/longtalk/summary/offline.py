@@ -248,7 +248,7 @@ def _continues(previous: Sentence, sentence: Sentence, told: str, text: str) -> 
 
     ``Ann moved to Lyon and asks whether Bob cooks`` reads as one account. After a reported
     clause (``asks whether…``) only another reporting verb may follow, or the added words
-    would read as part of what was asked; a clause that has its own ``and`` stays alone.
+    would read as part of what was asked; a sentence already joined stays alone.
     """
     subject = f"{sentence.speaker} "
     if not (
@@ -259,7 +259,7 @@ def _continues(previous: Sentence, sentence: Sentence, told: str, text: str) -> 
         and text.startswith(subject)
         and told.endswith(".")
         and text.endswith(".")
-        and " and " not in told
+        and not _CLAUSE_JOINT.search(told)
         and len(words(told)) + len(words(text)) <= _MAX_JOINED_WORDS
     ):
         return False
@@ -269,6 +269,8 @@ def _continues(previous: Sentence, sentence: Sentence, told: str, text: str) -> 
 
 
 _MAX_JOINED_WORDS = 40
+_CLAUSE_JOINT = re.compile(r" and |[,;:]| [–—-] ")
+"""A sentence already joined (``and``, a comma, a dash) takes no further clause."""
 _REPORTING = re.compile(r"(?:asks|says|tells|suggests|offers|thanks)\b")
 
 
