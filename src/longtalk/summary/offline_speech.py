@@ -39,6 +39,12 @@ _MODALS = frozenset("can could will would should may might must shall".split())
 _HAVE = frozenset("have has had".split())
 _AUX = "(?i:" + "|".join(["do", "does", "did", *_BE, *_MODALS, *_HAVE]) + ")"
 _YES_NO = re.compile(rf"^(?P<aux>{_AUX})\s+(?P<subject>{_SUBJECT})\b\s*(?P<rest>.*)$")
+_YES_NO_NOUN = re.compile(
+    r"^(?P<aux>do|does|did)\s+(?P<subject>(?:this|that|these|those|the|your|my|our|his|her"
+    r"|their)\s[a-z]+(?<!ing))\s+(?P<rest>[a-z]+\b.*)$",
+    re.I,
+)
+"""``Does this bus go…?``, ``Did your bid win?``: a subject with its determiner."""
 _WH = r"(?i:what|where|when|why|how|who|whom|whose|which)"
 _WH_INVERTED = re.compile(
     rf"^(?P<wh>{_WH}(?:\s+[a-z]+){{0,3}}?)\s+(?P<aux>{_AUX})\s+(?P<subject>{_SUBJECT})\b"
@@ -164,7 +170,7 @@ def _question(text: str, me: str, you: str) -> str:
         if asked and (told := _turned(asked, me, you)):
             return told
     if _DECLARATIVE_QUESTION.match(text):
-        return f"{me} asks whether {_told(lower_first(text), me, you)}."
+        return _asking(me, you, "whether ", _told(lower_first(text), me, you))
     return f"{me} asks: {_told(lower_first(text), me, you)}?"
 
 
@@ -191,16 +197,29 @@ def _turned(text: str, me: str, you: str) -> str | None:
     request = _REQUEST.match(text)
     if request and not _NOT_REQUEST.match(request["rest"]):
         return f"{me} asks {you} to {_told(request['rest'], me, you)}."
-    for pattern, link in ((_WH_BE_END, ""), (_WH_INVERTED, ""), (_YES_NO, "whether ")):
+    forms = (
+        (_WH_BE_END, ""),
+        (_WH_INVERTED, ""),
+        (_YES_NO_NOUN, "whether "),
+        (_YES_NO, "whether "),
+    )
+    for pattern, link in forms:
         if match := pattern.match(text):
             wh = match.groupdict().get("wh")
             rest = match.groupdict().get("rest") or ""
             clause = _declarative(match["aux"], match["subject"], rest)
             head = f"{wh.lower()} " if wh else link
-            return f"{me} asks {head}{_told(clause, me, you)}."
+            return _asking(me, you, head, _told(clause, me, you))
     if re.match(rf"^{_WH}\b", text, re.I):
-        return f"{me} asks {_told(lower_first(text), me, you)}."
+        return _asking(me, you, "", _told(lower_first(text), me, you))
     return None
+
+
+def _asking(me: str, you: str, head: str, clause: str) -> str:
+    """``Ann asks Bob how much it costs``; ``Ann asks whether Bob cooks`` (Bob named once)."""
+    if you == _NOBODY or is_ai_assistant(you) or clause.startswith(you):
+        return f"{me} asks {head}{clause}."
+    return f"{me} asks {you} {head}{clause}."
 
 
 def _proposed(proposal: re.Match[str], me: str, you: str) -> str:
@@ -220,6 +239,12 @@ def _declarative(aux: str, subject: str, rest: str) -> str:
     single = subject.lower() not in ("we", "they", "these", "those")
     if subject.lower() == "i" or subject.lower() == "you":
         single = True
+    if " " in subject:  # ``this bus``, ``the kids``
+        determiner, noun = subject.lower().rsplit(" ", 1)
+        plural = noun.endswith("s") and not noun.endswith(("ss", "us"))
+        single = determiner in ("this", "that") or (
+            determiner not in ("these", "those") and not plural
+        )
     if subject.lower() == "there":
         single = aux_ not in ("are", "were")
     if aux_ in ("do", "does", "did"):
