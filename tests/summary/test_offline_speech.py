@@ -58,6 +58,8 @@ from longtalk.summary.offline_text import Sentence
         ("How much do I need to deposit?", "Ann asks Bob how much Ann needs to deposit."),
         ("Does this bus go downtown?", "Ann asks Bob whether this bus goes downtown."),
         ("Did your bid win?", "Ann asks whether Bob's bid won."),
+        ("You should quit smoking.", "Ann advises Bob to quit smoking."),
+        ("You have to sign here.", "Ann tells Bob to sign here."),
         ("Today, we work on legs.", "Ann tells Bob today, they work on legs."),
         ("Mr. White?", "Ann asks: Mr. White?"),
     ],

@@ -64,6 +64,13 @@ _PROPOSAL = re.compile(
     re.I,
 )
 """A proposal worded as a question: ``Why don't you try?``, ``Shall we go?``."""
+_ADVICE = re.compile(
+    r"^you(?:'d| had)? (?P<how>should|better|ought to|must|have to|need to)\s+(?!not\b|be\b)"
+    r"(?P<rest>[a-z].+)$",
+    re.I,
+)
+"""Advice or an order put as a statement: ``You should rest``, ``You have to sign here``."""
+_ADVISING = frozenset(("should", "better", "ought to"))
 _LEAVE = re.compile(r"^(?:can|could|may)\s+I\s+(?P<rest>.+)$", re.I)
 _LETS = re.compile(r"^let's\s+(?P<rest>.+)$", re.I)
 _IMPERATIVE = re.compile(
@@ -293,6 +300,9 @@ def _statement(text: str, me: str, you: str) -> str:
         action = _told(f"{verb} {order['rest']}".strip(), me, you)
         action = re.sub(r"^(?:don't|do not)\b", "not to", action)
         return f"{me} tells {you} {action if action.startswith('not to') else 'to ' + action}"
+    if advice := _ADVICE.match(text):
+        verb = "advises" if advice["how"].lower() in _ADVISING else "tells"
+        return f"{me} {verb} {you} to {_told(advice['rest'], me, you)}"
     told = _told(text, me, you)
     if told.startswith(me):
         return told
