@@ -120,6 +120,13 @@ def test_a_speakers_next_sentence_joins_theirs_only_where_it_reads_as_one() -> N
     )
 
 
+def test_a_question_and_its_reply_are_told_as_one_exchange() -> None:
+    said = _turns(("Ann", "Do you cook?"), ("Bob", "I make pasta every day."))
+    assert narrative_text(said) == "Ann asks whether Bob cooks, and Bob makes pasta every day."
+    later = _turns(("Ann", "Do you cook?"), ("Bob", "Maybe."), ("Bob", "I make pasta."))
+    assert narrative_text([later[0], later[2]]) == ("Ann asks whether Bob cooks. Bob makes pasta.")
+
+
 def test_real_labels_and_words_that_are_not_names_are_never_used() -> None:
     said = _turns(
         ("Maya", "Lisbon, here we come!"),

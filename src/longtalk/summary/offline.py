@@ -237,6 +237,10 @@ def narrative_text(sentences: Sequence[Sentence], names: Mapping[str, str] | Non
             parts[-1] = f"{parts[-1][:-1]} and {text[len(named.speaker) + 1 :]}"
             previous = None
             continue
+        if previous and _answers(previous, named, parts[-1], text):
+            parts[-1] = f"{parts[-1][:-1]}, and {text}"
+            previous = None
+            continue
         parts.append(dated(text, sentence.when) if sentence.when != day else text)
         day = sentence.when or day
         previous = named
@@ -265,6 +269,24 @@ def _continues(previous: Sentence, sentence: Sentence, told: str, text: str) -> 
         return False
     return _REPORTING.match(told, len(subject)) is None or (
         _REPORTING.match(text, len(subject)) is not None
+    )
+
+
+def _answers(previous: Sentence, sentence: Sentence, told: str, text: str) -> bool:
+    """Whether ``text`` is the reply to the question ``told``, told in the same sentence.
+
+    ``Ann asks Bob whether he cooks, and Bob says he never does``: the exchange reads as one.
+    """
+    return (
+        bool(sentence.speaker)
+        and sentence.speaker == previous.addressee != previous.speaker
+        and sentence.turn == previous.turn + 1
+        and sentence.when == previous.when
+        and told.startswith(f"{previous.speaker} asks ")
+        and told.endswith(".")
+        and text.endswith(".")
+        and not _CLAUSE_JOINT.search(told)
+        and len(words(told)) + len(words(text)) <= _MAX_JOINED_WORDS
     )
 
 
