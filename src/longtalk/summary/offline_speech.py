@@ -71,6 +71,8 @@ _ADVICE = re.compile(
 )
 """Advice or an order put as a statement: ``You should rest``, ``You have to sign here``."""
 _ADVISING = frozenset(("should", "better", "ought to"))
+_OFFER = re.compile(r"^would you (?:like|care for)\s+(?P<rest>.+)$", re.I)
+"""``Would you like some tea?`` offers it; ``Would you like to…`` asks what they want."""
 _LEAVE = re.compile(r"^(?:can|could|may)\s+I\s+(?P<rest>.+)$", re.I)
 _LETS = re.compile(r"^let's\s+(?P<rest>.+)$", re.I)
 _IMPERATIVE = re.compile(
@@ -195,6 +197,12 @@ def _turned(text: str, me: str, you: str) -> str | None:
     """``text`` as one of the recognised question forms, or None."""
     if proposal := _PROPOSAL.match(text):
         return _proposed(proposal, me, you)
+    if offer := _OFFER.match(text):
+        if offer["rest"].lower().startswith("me to "):
+            return f"{me} offers to {_told(offer['rest'][6:], me, you)}."
+        if offer["rest"].lower().startswith("to "):
+            return _asking(me, you, "whether ", f"{you} wants {_told(offer['rest'], me, you)}")
+        return f"{me} offers {you} {_told(offer['rest'], me, you)}."
     if leave := _LEAVE.match(text):
         verb = "offers" if leave["rest"].lower().startswith("help") else "asks"
         return f"{me} {verb} to {_told(leave['rest'], me, you)}."
