@@ -63,6 +63,8 @@ from longtalk.summary.offline_text import Sentence
         ("Would you like some tea?", "Ann offers Bob some tea."),
         ("Would you like me to call a taxi?", "Ann offers to call a taxi."),
         ("Would you like to order now?", "Ann asks whether Bob wants to order now."),
+        ("I'm afraid it's bad news.", "Ann tells Bob it's bad news."),
+        ("I'm afraid of dogs.", "Ann is afraid of dogs."),
         ("Today, we work on legs.", "Ann tells Bob today, they work on legs."),
         ("Mr. White?", "Ann asks: Mr. White?"),
     ],

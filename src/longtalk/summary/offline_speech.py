@@ -108,7 +108,8 @@ _HEDGES = re.compile(
     r"|^(?:so|and|but|now|actually|anyway|honestly|oh|besides|you see|you know|I mean|look"
     r"|listen),\s"
     r"|^(?:so|and|but|also|plus)\s(?=(?:I|I'm|I've|we|you|my|our)\b)"
-    r"|^(?:and|but|also|plus|besides)\s(?=[a-z])",
+    r"|^(?:and|but|also|plus|besides)\s(?=[a-z])"
+    r"|^(?:I'm|I am) afraid(?: that)?,?\s(?!of\b|to\b|so\b|not\b)",
     re.IGNORECASE,
 )
 _WE = (
