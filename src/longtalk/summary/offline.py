@@ -5,7 +5,8 @@ dropped, each sentence is scored by embedding centrality (cosine to the length-w
 centroid of the conversation) with mild length and position priors, and sentences are picked
 by maximal marginal relevance under a word budget, then told as reported speech
 (``Alice: I moved to Lyon`` becomes ``Alice moved to Lyon``, ``Do you cook?`` becomes
-``Alice asks whether Bob cooks``; :mod:`longtalk.summary.offline_speech`), with speakers
+``Alice asks whether Bob cooks``; :mod:`longtalk.summary.offline_speech`; a speaker's
+next sentence and the reply to a question join it), with speakers
 labelled only ``Speaker 2`` named as the others call them. Topics, entities, decisions, open
 questions and preferences come from :mod:`longtalk.summary.offline_facts`; items from dated
 messages carry their day, e.g. ``(8 May 2023)``.

@@ -4,12 +4,14 @@ A summary a person reads says ``Ann asks whether Bob wants to go`` and ``Ann tel
 bring the tickets``, not ``Ann asks: do Bob want to go?`` or ``Ann: bring the tickets``.
 So a spoken sentence is told as:
 
-- a question: ``asks whether`` (``Do you want to go?``), ``asks how`` (``How do you get
-  there?``), ``asks Bob to`` (``Can you help me?``), ``suggests`` (``How about tea?``);
-- an order or a proposal: ``tells Bob to`` (``Bring the tickets``), ``suggests they``
-  (``Let's go``);
-- a statement about the speaker or the listener as it stands (``Ann is tired``);
-- any other statement: ``Ann says the train is late``.
+- a question: ``asks whether`` (``Do you want to go?``), ``asks Bob how`` (``How do we get
+  there?``), ``asks Bob to`` (``Can you help me?``), ``suggests`` (``How about tea?``,
+  ``Why don't we go?``), ``offers`` (``Would you like tea?``, ``Shall I call?``);
+- an order, advice or a proposal: ``tells Bob to`` (``Bring the tickets``), ``advises Bob
+  to`` (``You should rest``), ``suggests they`` (``Let's go``);
+- a statement about the speaker as it stands (``Ann is tired``);
+- any other statement: ``Ann tells Bob the train is late`` (``says`` for a remark about the
+  listener, an exclamation, or when only an assistant listens).
 
 Like the third-person rewriting it builds on, this is a small rule set, not a parser: a
 question it cannot turn keeps its words (``Ann asks: Mr. White?``).
