@@ -5,7 +5,8 @@ dropped, each sentence is scored by embedding centrality (cosine to the length-w
 centroid of the conversation) with mild length and position priors, and sentences are picked
 by maximal marginal relevance under a word budget, then told as reported speech
 (``Alice: I moved to Lyon`` becomes ``Alice moved to Lyon``, ``Do you cook?`` becomes
-``Alice asks whether Bob cooks``; :mod:`longtalk.summary.offline_speech`), with speakers
+``Alice asks whether Bob cooks``; :mod:`longtalk.summary.offline_speech`; a speaker's
+next sentence and the reply to a question join it), with speakers
 labelled only ``Speaker 2`` named as the others call them. Topics, entities, decisions, open
 questions and preferences come from :mod:`longtalk.summary.offline_facts`; items from dated
 messages carry their day, e.g. ``(8 May 2023)``.
@@ -221,8 +222,9 @@ def narrative_text(sentences: Sequence[Sentence], names: Mapping[str, str] | Non
     (:func:`~longtalk.summary.offline_callnames.called_names`).
     """
     names = names or {}
-    parts = []
+    parts: list[str] = []
     day = ""
+    previous: Sentence | None = None
     for sentence in sentences:
         named = replace(
             sentence,
@@ -232,9 +234,67 @@ def narrative_text(sentences: Sequence[Sentence], names: Mapping[str, str] | Non
         text = reported(named).strip()
         if text and text[-1] not in ".!?":
             text += "."
+        if previous and _continues(previous, named, parts[-1], text):
+            parts[-1] = f"{parts[-1][:-1]} and {text[len(named.speaker) + 1 :]}"
+            previous = None
+            continue
+        if previous and _answers(previous, named, parts[-1], text):
+            parts[-1] = f"{parts[-1][:-1]}, and {text}"
+            previous = None
+            continue
         parts.append(dated(text, sentence.when) if sentence.when != day else text)
         day = sentence.when or day
+        previous = named
     return " ".join(parts)
+
+
+def _continues(previous: Sentence, sentence: Sentence, told: str, text: str) -> bool:
+    """Whether ``text`` joins ``told`` as one sentence: same speaker and day, both short.
+
+    ``Ann moved to Lyon and asks whether Bob cooks`` reads as one account. After a reported
+    clause (``asks whether…``) only another reporting verb may follow, or the added words
+    would read as part of what was asked; a sentence already joined stays alone.
+    """
+    subject = f"{sentence.speaker} "
+    if not (
+        sentence.speaker
+        and previous.speaker == sentence.speaker
+        and previous.when == sentence.when
+        and told.startswith(subject)
+        and text.startswith(subject)
+        and told.endswith(".")
+        and text.endswith(".")
+        and not _CLAUSE_JOINT.search(told)
+        and len(words(told)) + len(words(text)) <= _MAX_JOINED_WORDS
+    ):
+        return False
+    return _REPORTING.match(told, len(subject)) is None or (
+        _REPORTING.match(text, len(subject)) is not None
+    )
+
+
+def _answers(previous: Sentence, sentence: Sentence, told: str, text: str) -> bool:
+    """Whether ``text`` is the reply to the question ``told``, told in the same sentence.
+
+    ``Ann asks Bob whether he cooks, and Bob says he never does``: the exchange reads as one.
+    """
+    return (
+        bool(sentence.speaker)
+        and sentence.speaker == previous.addressee != previous.speaker
+        and sentence.turn == previous.turn + 1
+        and sentence.when == previous.when
+        and told.startswith(f"{previous.speaker} asks ")
+        and told.endswith(".")
+        and text.endswith(".")
+        and not _CLAUSE_JOINT.search(told)
+        and len(words(told)) + len(words(text)) <= _MAX_JOINED_WORDS
+    )
+
+
+_MAX_JOINED_WORDS = 40
+_CLAUSE_JOINT = re.compile(r" and |[,;:]| [–—-] ")
+"""A sentence already joined (``and``, a comma, a dash) takes no further clause."""
+_REPORTING = re.compile(r"(?:asks|says|tells|suggests|offers|thanks)\b")
 
 
 class OfflineSummaryWriter:

@@ -4,12 +4,14 @@ A summary a person reads says ``Ann asks whether Bob wants to go`` and ``Ann tel
 bring the tickets``, not ``Ann asks: do Bob want to go?`` or ``Ann: bring the tickets``.
 So a spoken sentence is told as:
 
-- a question: ``asks whether`` (``Do you want to go?``), ``asks how`` (``How do you get
-  there?``), ``asks Bob to`` (``Can you help me?``), ``suggests`` (``How about tea?``);
-- an order or a proposal: ``tells Bob to`` (``Bring the tickets``), ``suggests they``
-  (``Let's go``);
-- a statement about the speaker or the listener as it stands (``Ann is tired``);
-- any other statement: ``Ann says the train is late``.
+- a question: ``asks whether`` (``Do you want to go?``), ``asks Bob how`` (``How do we get
+  there?``), ``asks Bob to`` (``Can you help me?``), ``suggests`` (``How about tea?``,
+  ``Why don't we go?``), ``offers`` (``Would you like tea?``, ``Shall I call?``);
+- an order, advice or a proposal: ``tells Bob to`` (``Bring the tickets``), ``advises Bob
+  to`` (``You should rest``), ``suggests they`` (``Let's go``);
+- a statement about the speaker as it stands (``Ann is tired``);
+- any other statement: ``Ann tells Bob the train is late`` (``says`` for a remark about the
+  listener, an exclamation, or when only an assistant listens).
 
 Like the third-person rewriting it builds on, this is a small rule set, not a parser: a
 question it cannot turn keeps its words (``Ann asks: Mr. White?``).
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from longtalk.summary.offline_details import is_ai_assistant
 from longtalk.summary.offline_text import (
     STOPWORDS,
     Sentence,
@@ -38,6 +41,12 @@ _MODALS = frozenset("can could will would should may might must shall".split())
 _HAVE = frozenset("have has had".split())
 _AUX = "(?i:" + "|".join(["do", "does", "did", *_BE, *_MODALS, *_HAVE]) + ")"
 _YES_NO = re.compile(rf"^(?P<aux>{_AUX})\s+(?P<subject>{_SUBJECT})\b\s*(?P<rest>.*)$")
+_YES_NO_NOUN = re.compile(
+    r"^(?P<aux>do|does|did)\s+(?P<subject>(?:this|that|these|those|the|your|my|our|his|her"
+    r"|their)\s[a-z]+(?<!ing))\s+(?P<rest>[a-z]+\b.*)$",
+    re.I,
+)
+"""``Does this bus go…?``, ``Did your bid win?``: a subject with its determiner."""
 _WH = r"(?i:what|where|when|why|how|who|whom|whose|which)"
 _WH_INVERTED = re.compile(
     rf"^(?P<wh>{_WH}(?:\s+[a-z]+){{0,3}}?)\s+(?P<aux>{_AUX})\s+(?P<subject>{_SUBJECT})\b"
@@ -51,6 +60,22 @@ _WH_BE_END = re.compile(
 _ABOUT = re.compile(r"^(?P<wh>how|what) about\s+(?P<rest>.+)$", re.I)
 _REQUEST = re.compile(r"^(?:can|could|will|would)\s+you\s+(?:please\s+)?(?P<rest>.+)$", re.I)
 _NOT_REQUEST = re.compile(r"^(?:like|mind|be|have|prefer|rather|say|think|know)\b", re.I)
+_PROPOSAL = re.compile(
+    r"^(?:why don't (?P<who>we|you)|what do you say(?: we)?|shall (?P<shall>we|I))"
+    r"\s+(?!(?:like|mind|know|think|understand|want|believe)\b)(?P<rest>.+)$",
+    re.I,
+)
+"""A proposal worded as a question: ``Why don't you try?``, ``Shall we go?``."""
+_ADVICE = re.compile(
+    r"^you(?:'d| had)? (?P<how>should|better|ought to|must|have to|need to)\s+(?!not\b|be\b)"
+    r"(?P<rest>[a-z].+)$",
+    re.I,
+)
+"""Advice or an order put as a statement: ``You should rest``, ``You have to sign here``."""
+_ADVISING = frozenset(("should", "better", "ought to"))
+_OFFER = re.compile(r"^would you (?:like|care for)\s+(?P<rest>.+)$", re.I)
+"""``Would you like some tea?`` offers it; ``Would you like to…`` asks what they want."""
+_LEAVE = re.compile(r"^(?:can|could|may)\s+I\s+(?P<rest>.+)$", re.I)
 _LETS = re.compile(r"^let's\s+(?P<rest>.+)$", re.I)
 _IMPERATIVE = re.compile(
     r"^(?:please\s+)?(?P<verb>make sure|don't|do not|remember|take|bring|call|tell|give|try"
@@ -80,8 +105,13 @@ _THANKS = re.compile(
 )
 _HEDGES = re.compile(
     r",?\s(?:you know|I mean|kind of|sort of)\b,?|\s(?:really|just|actually|so much)\b"
-    r"|,\s(?:please|then)(?=[.!?]$)|^(?:so|and|but|now|actually|anyway|honestly|oh),\s"
-    r"|^(?:so|and|but|also|plus)\s(?=(?:I|I'm|I've|we|you|my|our)\b)",
+    r"|\s(?:very|pretty|quite|terribly)(?=\s(?!much|well|few|little)[a-z]+\b)"
+    r"|,\s(?:please|then|obviously|anyway|though)(?=[.!?]$)"
+    r"|^(?:so|and|but|now|actually|anyway|honestly|oh|besides|you see|you know|I mean|look"
+    r"|listen),\s"
+    r"|^(?:so|and|but|also|plus)\s(?=(?:I|I'm|I've|we|you|my|our)\b)"
+    r"|^(?:and|but|also|plus|besides)\s(?=[a-z])"
+    r"|^(?:I'm|I am) afraid(?: that)?,?\s(?!of\b|to\b|so\b|not\b)",
     re.IGNORECASE,
 )
 _WE = (
@@ -106,9 +136,23 @@ _PAST = dict(
 )
 
 
+_PLAIN = (
+    (r"\b(?:I'd|I would) like\b", "I want"),
+    (r"\b(?:we'd|we would) like\b", "we want"),
+    (
+        r"\b(I|we)(?:'m| am|'re| are) (?:going to|gonna) (?=(?:" + "|".join(_PAST) + r")\b)",
+        r"\1'll ",
+    ),
+)
+"""Said plainly in a summary: ``I'd like`` -> ``wants``, ``I'm going to call`` -> ``will call``."""
+
+
+_NOBODY = "the other person"
+
+
 def reported(sentence: Sentence) -> str:
     """``sentence`` told in the third person as reported speech (see the module docstring)."""
-    me, you = sentence.speaker, sentence.addressee or "the other person"
+    me, you = sentence.speaker, sentence.addressee or _NOBODY
     if me and (thanks := _THANKS.match(_without_vocative(sentence.text, you))):
         return f"{me} thanks {you} for {_told(_HEDGES.sub('', thanks['rest']), me, you)}"
     text = _without_vocative(strip_interjections(sentence.text), you)
@@ -127,22 +171,84 @@ def reported(sentence: Sentence) -> str:
 
 
 def _question(text: str, me: str, you: str) -> str:
+    """A question as reported speech; failing that, its last clause or its statement form.
+
+    ``If you go out, would you close the window?`` is told from its question
+    (``asks Bob to close the window``); ``They come to the earth?`` as ``asks whether they
+    come to the earth``. What none of these fit keeps its words (``asks: Mr. White?``).
+    """
+    _, comma, tail = text.rpartition(", ")
+    for asked in (text, _capitalized(tail) if comma else ""):
+        if asked and (told := _turned(asked, me, you)):
+            return told
+    if _DECLARATIVE_QUESTION.match(text):
+        return _asking(me, you, "whether ", _told(lower_first(text), me, you))
+    return f"{me} asks: {_told(lower_first(text), me, you)}?"
+
+
+_DECLARATIVE_QUESTION = re.compile(
+    r"^(?:you|they|he|she|we|those|these|this|that)(?:'re|'s)?\s(?!know\b)[a-z']+\s\w", re.I
+)
+"""A statement asked as a question: ``You want to wait?``, ``Those are the only ones?``."""
+
+
+def _capitalized(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _turned(text: str, me: str, you: str) -> str | None:
+    """``text`` as one of the recognised question forms, or None."""
+    if proposal := _PROPOSAL.match(text):
+        return _proposed(proposal, me, you)
+    if offer := _OFFER.match(text):
+        if offer["rest"].lower().startswith("me to "):
+            return f"{me} offers to {_told(offer['rest'][6:], me, you)}."
+        if offer["rest"].lower().startswith("to "):
+            return _asking(me, you, "whether ", f"{you} wants {_told(offer['rest'], me, you)}")
+        return f"{me} offers {you} {_told(offer['rest'], me, you)}."
+    if leave := _LEAVE.match(text):
+        verb = "offers" if leave["rest"].lower().startswith("help") else "asks"
+        return f"{me} {verb} to {_told(leave['rest'], me, you)}."
     if about := _ABOUT.match(text):
         verb = "suggests" if about["wh"].lower() == "how" else "asks about"
         return f"{me} {verb} {_told(about['rest'], me, you)}."
     request = _REQUEST.match(text)
     if request and not _NOT_REQUEST.match(request["rest"]):
         return f"{me} asks {you} to {_told(request['rest'], me, you)}."
-    for pattern, link in ((_WH_BE_END, ""), (_WH_INVERTED, ""), (_YES_NO, "whether ")):
+    forms = (
+        (_WH_BE_END, ""),
+        (_WH_INVERTED, ""),
+        (_YES_NO_NOUN, "whether "),
+        (_YES_NO, "whether "),
+    )
+    for pattern, link in forms:
         if match := pattern.match(text):
             wh = match.groupdict().get("wh")
             rest = match.groupdict().get("rest") or ""
             clause = _declarative(match["aux"], match["subject"], rest)
             head = f"{wh.lower()} " if wh else link
-            return f"{me} asks {head}{_told(clause, me, you)}."
+            return _asking(me, you, head, _told(clause, me, you))
     if re.match(rf"^{_WH}\b", text, re.I):
-        return f"{me} asks {_told(lower_first(text), me, you)}."
-    return f"{me} asks: {_told(lower_first(text), me, you)}?"
+        return _asking(me, you, "", _told(lower_first(text), me, you))
+    return None
+
+
+def _asking(me: str, you: str, head: str, clause: str) -> str:
+    """``Ann asks Bob how much it costs``; ``Ann asks whether Bob cooks`` (Bob named once)."""
+    if you == _NOBODY or is_ai_assistant(you) or clause.startswith(you):
+        return f"{me} asks {head}{clause}."
+    return f"{me} asks {you} {head}{clause}."
+
+
+def _proposed(proposal: re.Match[str], me: str, you: str) -> str:
+    """``Why don't we…`` / ``Shall we…`` -> ``suggests they…``; ``Shall I…`` -> ``offers to…``."""
+    who = (proposal["who"] or proposal["shall"] or "we").lower()
+    rest = _told(proposal["rest"], me, you)
+    if who == "i":
+        return f"{me} offers to {rest}."
+    if rest.lower().startswith("to "):
+        return f"{me} suggests {rest[3:]}."
+    return f"{me} suggests {'they' if who == 'we' else you} {rest}."
 
 
 def _declarative(aux: str, subject: str, rest: str) -> str:
@@ -151,6 +257,14 @@ def _declarative(aux: str, subject: str, rest: str) -> str:
     single = subject.lower() not in ("we", "they", "these", "those")
     if subject.lower() == "i" or subject.lower() == "you":
         single = True
+    if " " in subject:  # ``this bus``, ``the kids``
+        determiner, noun = subject.lower().rsplit(" ", 1)
+        plural = noun.endswith("s") and not noun.endswith(("ss", "us"))
+        single = determiner in ("this", "that") or (
+            determiner not in ("these", "those") and not plural
+        )
+    if subject.lower() == "there":
+        single = aux_ not in ("are", "were")
     if aux_ in ("do", "does", "did"):
         verb_at = _verb_index(rest.split())
         parts = rest.split()
@@ -159,7 +273,7 @@ def _declarative(aux: str, subject: str, rest: str) -> str:
         verb = parts[verb_at]
         if aux_ == "did":
             parts[verb_at] = _past(verb)
-        elif single:
+        elif single and subject.lower() != "i":  # ``I`` agrees once it is named (_told)
             parts[verb_at] = {"have": "has", "be": "is"}.get(verb) or inflect(verb)
         return " ".join([subject, *parts])
     if aux_ in _BE:
@@ -197,14 +311,32 @@ def _statement(text: str, me: str, you: str) -> str:
         action = _told(f"{verb} {order['rest']}".strip(), me, you)
         action = re.sub(r"^(?:don't|do not)\b", "not to", action)
         return f"{me} tells {you} {action if action.startswith('not to') else 'to ' + action}"
+    if advice := _ADVICE.match(text):
+        verb = "advises" if advice["how"].lower() in _ADVISING else "tells"
+        return f"{me} {verb} {you} to {_told(advice['rest'], me, you)}"
     told = _told(text, me, you)
     if told.startswith(me):
         return told
-    return f"{me} says {_lowered(told)}"
+    told = _lowered(told)
+    return f"{me} {_telling(told, you)} {told}"
+
+
+def _telling(told: str, you: str) -> str:
+    """``tells Bob`` for news given to the listener, else ``says``.
+
+    ``says`` for an exclamation, a remark about the listener (``says Bob was right``), a
+    clause opening with a name (``tells Bob Eve…`` would read as one name) or when nobody
+    is listening (or only an AI assistant: the narrative is what the people said).
+    """
+    if you == _NOBODY or is_ai_assistant(you) or told.endswith("!"):
+        return "says"
+    if told.startswith(you) or not told[:1].islower():
+        return "says"
+    return f"tells {you}"
 
 
 _COMMON_OPENERS = frozenset(
-    """today tomorrow yesterday tonight actually maybe perhaps sometimes usually now then
+    """today tomorrow yesterday tonight actually maybe perhaps sometimes usually now then almost
     everyone everybody everything people most some many last next this these those every
     besides anyway however unfortunately luckily honestly basically normally since love
     making taking having being getting going doing seeing""".split()
@@ -215,14 +347,14 @@ def _lowered(text: str) -> str:
     """Lower-case a first word that is not a name (``Today`` yes, ``Paris`` no)."""
     first = text.split(" ", 1)[0]
     common = first.lower().strip(",")
-    if (common in _COMMON_OPENERS or common.endswith("ing")) and not first.isupper():
+    if (_opener(common) or common.endswith("ing")) and not first.isupper():
         return text[:1].lower() + text[1:]
     return lower_first(text)
 
 
 def _told(text: str, me: str, you: str) -> str:
-    """Pronouns resolved to the speakers, ``we`` told as ``they``."""
-    for pattern, replacement in _WE:
+    """Pronouns resolved to the speakers, ``we`` told as ``they``, intentions put plainly."""
+    for pattern, replacement in (*_PLAIN, *_WE):
         text = re.sub(pattern, replacement, text, flags=re.IGNORECASE)
     return pronouns_resolved(_I_AGREE.sub(_agreeing, text), me, you)
 
@@ -231,7 +363,7 @@ _NOT_PRESENT = frozenset(
     """am was will would can could should have had do did must might may shall need ought
     used wanna gotta guess""".split()
 ) | frozenset(_PAST.values())
-_I_AGREE = re.compile(r"\bI\s(?P<adverb>(?:" + "|".join(_NO_S) + r")\s)?(?P<verb>[a-z]+)\b")
+_I_AGREE = re.compile(r"\bI\s(?P<adverb>(?:" + "|".join(_NO_S) + r")\s)?(?P<verb>[a-z]+)\b(?!['’])")
 
 
 def _agreeing(match: re.Match[str]) -> str:
