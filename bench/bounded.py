@@ -79,6 +79,7 @@ from typing import Any
 
 from longtalk.config import MemoryConfig
 from longtalk.core.messages import Message, format_line, format_transcript
+from longtalk.core.quoting import quoted_line
 from longtalk.core.tokens import HeuristicTokenCounter
 from longtalk.engine import MemoryEngine
 from longtalk.llm.base import LLMRequest, LLMResponse
@@ -332,13 +333,18 @@ async def record(
 
 
 def loss(messages: Sequence[Message], meter: Meter, verbatim: Sequence[Message]) -> tuple[int, int]:
-    """(lost, read twice): every message must reach a summarizer input or still be verbatim."""
-    expected = Counter(format_line(m) for m in messages)
+    """(lost, read twice): every message must reach a summarizer input or still be verbatim.
+
+    A prompt holds a message as the summary prompt quotes it (a multi-line message's
+    continuation lines indented); the offline writer's arguments and the verbatim rest hold
+    it as it is.
+    """
+    expected = Counter((format_line(m), quoted_line(m)) for m in messages)
     seen = Counter(format_line(m) for m in verbatim) + meter.lines
-    for line in expected:
-        seen[line] += sum(occurrences(prompt, line) for prompt in meter.prompts)
-    lost = sum(max(0, n - seen[line]) for line, n in expected.items())
-    twice = sum(max(0, seen[line] - n) for line, n in expected.items())
+    for line, quoted in expected:
+        seen[line] += sum(occurrences(prompt, quoted) for prompt in meter.prompts)
+    lost = sum(max(0, n - seen[line]) for (line, _), n in expected.items())
+    twice = sum(max(0, seen[line] - n) for (line, _), n in expected.items())
     return lost, twice
 
 
