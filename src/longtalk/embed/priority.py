@@ -44,8 +44,7 @@ POOL_THREADS = {INDEXING: 1, SUMMARIES: 2}
 
 _lock = threading.Lock()
 _local = threading.local()
-_executors: dict[str, ThreadPoolExecutor] = {}
-_catch_up_executors: dict[str, ThreadPoolExecutor] = {}
+_executors: dict[tuple[str, bool], ThreadPoolExecutor] = {}
 _behind: ContextVar[bool] = ContextVar("longtalk_background_behind", default=False)
 
 
@@ -73,28 +72,25 @@ def is_background() -> bool:
 
 def background_executor(pool: str = INDEXING) -> ThreadPoolExecutor:
     """The niced threads of one kind of background work (created on first use)."""
-    with _lock:
-        if pool not in _executors:
-            _executors[pool] = ThreadPoolExecutor(
-                POOL_THREADS.get(pool, 1), f"longtalk-{pool}", initializer=lower_priority
-            )
-        return _executors[pool]
+    return _executor(pool, niced=True)
 
 
-def catch_up_executor(pool: str = INDEXING) -> ThreadPoolExecutor:
-    """Threads of one kind of background work at the process's priority (see the module)."""
+def _executor(pool: str, *, niced: bool) -> ThreadPoolExecutor:
     with _lock:
-        if pool not in _catch_up_executors:
-            _catch_up_executors[pool] = ThreadPoolExecutor(
-                POOL_THREADS.get(pool, 1), f"longtalk-{pool}-catching-up"
+        key = (pool, niced)
+        if key not in _executors:
+            _executors[key] = ThreadPoolExecutor(
+                POOL_THREADS.get(pool, 1),
+                f"longtalk-{pool}" if niced else f"longtalk-{pool}-catching-up",
+                initializer=lower_priority if niced else None,
             )
-        return _catch_up_executors[pool]
+        return _executors[key]
 
 
 @contextlib.contextmanager
-def catching_up() -> Iterator[None]:
-    """Background work started in this context runs at the process's priority."""
-    token = _behind.set(True)
+def catching_up(behind: bool = True) -> Iterator[None]:
+    """Background work started in this context runs at the process's priority if ``behind``."""
+    token = _behind.set(behind)
     try:
         yield
     finally:
@@ -103,5 +99,5 @@ def catching_up() -> Iterator[None]:
 
 async def in_background(fn: Callable[..., T], *args: object, pool: str = INDEXING) -> T:
     """Run ``fn(*args)`` in ``pool``'s niced threads (unprioritized when catching up)."""
-    executor = catch_up_executor(pool) if _behind.get() else background_executor(pool)
+    executor = _executor(pool, niced=not _behind.get())
     return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)

@@ -15,7 +15,6 @@ to requests, so a load that never lets up cannot starve summaries.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -173,7 +172,7 @@ class LocalJobs:
         waiters, slot.waiters = (slot.waiters, []) if force else ([], slot.waiters)
         behind = self._queue.qsize() > CATCH_UP_QUEUED
         try:
-            with catching_up() if behind else contextlib.nullcontext():
+            with catching_up(behind):
                 result = await self.runner.run(chat_id, force=force, incarnation=incarnation)
         finally:
             slot.running = False

@@ -14,7 +14,6 @@ cannot grow the backlog without bound (appends then share the CPU with it).
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -80,7 +79,7 @@ class RecallIndexer:
         try:
             batches, behind = await self._batches(chat_ids, max_turns)
             if batches:
-                with catching_up() if behind else contextlib.nullcontext():
+                with catching_up(behind):
                     await self._store(batches)
             if batches:
                 marks = {chat.id: stored[-1].sequence for chat, stored in batches}
