@@ -448,14 +448,11 @@ def backlog_growth(samples: list[tuple[float, int]]) -> float | None:
     half = [(t, turns) for t, turns in samples if t >= samples[-1][0] / 2]
     if len(half) < 2:
         return None
-    times = [t for t, _ in half]
-    mean_t = statistics.fmean(times)
-    mean_n = statistics.fmean(turns for _, turns in half)
-    spread = sum((t - mean_t) ** 2 for t in times)
-    if spread == 0:
+    times, turns = zip(*half, strict=True)
+    try:
+        return round(statistics.linear_regression(times, turns).slope, 2)
+    except statistics.StatisticsError:  # every sample at one moment
         return None
-    slope = sum((t - mean_t) * (turns - mean_n) for t, turns in half) / spread
-    return round(slope, 2)
 
 
 # -- after the load: index lag and storage ----------------------------------------------------
