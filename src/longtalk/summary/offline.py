@@ -259,13 +259,9 @@ def _continues(previous: Sentence, sentence: Sentence, told: str, text: str) -> 
     if not (
         sentence.speaker
         and previous.speaker == sentence.speaker
-        and previous.when == sentence.when
         and told.startswith(subject)
         and text.startswith(subject)
-        and told.endswith(".")
-        and text.endswith(".")
-        and not _CLAUSE_JOINT.search(told)
-        and len(words(told)) + len(words(text)) <= _MAX_JOINED_WORDS
+        and _joinable(previous, sentence, told, text)
     ):
         return False
     return _REPORTING.match(told, len(subject)) is None or (
@@ -282,8 +278,15 @@ def _answers(previous: Sentence, sentence: Sentence, told: str, text: str) -> bo
         bool(sentence.speaker)
         and sentence.speaker == previous.addressee != previous.speaker
         and sentence.turn == previous.turn + 1
-        and sentence.when == previous.when
         and told.startswith(f"{previous.speaker} asks ")
+        and _joinable(previous, sentence, told, text)
+    )
+
+
+def _joinable(previous: Sentence, sentence: Sentence, told: str, text: str) -> bool:
+    """Two whole sentences of one day, short together, the first not joined already."""
+    return (
+        sentence.when == previous.when
         and told.endswith(".")
         and text.endswith(".")
         and not _CLAUSE_JOINT.search(told)

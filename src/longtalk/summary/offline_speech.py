@@ -235,7 +235,7 @@ def _turned(text: str, me: str, you: str) -> str | None:
 
 def _asking(me: str, you: str, head: str, clause: str) -> str:
     """``Ann asks Bob how much it costs``; ``Ann asks whether Bob cooks`` (Bob named once)."""
-    if you == _NOBODY or is_ai_assistant(you) or clause.startswith(you):
+    if _unnamed(you) or clause.startswith(you):
         return f"{me} asks {head}{clause}."
     return f"{me} asks {you} {head}{clause}."
 
@@ -328,11 +328,16 @@ def _telling(told: str, you: str) -> str:
     clause opening with a name (``tells Bob Eve…`` would read as one name) or when nobody
     is listening (or only an AI assistant: the narrative is what the people said).
     """
-    if you == _NOBODY or is_ai_assistant(you) or told.endswith("!"):
+    if _unnamed(you) or told.endswith("!"):
         return "says"
     if told.startswith(you) or not told[:1].islower():
         return "says"
     return f"tells {you}"
+
+
+def _unnamed(you: str) -> bool:
+    """A listener the narrative does not name: nobody known, or only an AI assistant."""
+    return you == _NOBODY or is_ai_assistant(you)
 
 
 _COMMON_OPENERS = frozenset(
