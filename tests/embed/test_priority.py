@@ -141,3 +141,51 @@ async def test_the_offline_summarizer_works_at_background_priority(
     messages = [user("Maya booked a flight to Lisbon for May."), assistant("Lovely, Alfama!")]
     draft = await summarizer.extend(None, messages, structured=True)
     assert seen == [lowered(base)] and "Lisbon" in draft.summary.model_dump_json()
+
+
+def chunk_nice_values(embedder: MiniLMEmbedder, texts: list[str]) -> tuple[set[int], np.ndarray]:
+    """Embed ``texts`` from a thread that is catching up: each chunk's nice value, the vectors."""
+    seen: set[int] = set()
+    real = minilm._unit
+
+    def recording_unit(pooled: np.ndarray) -> np.ndarray:
+        seen.add(niceness())
+        return real(pooled)
+
+    async def catching_up_call() -> np.ndarray:
+        with priority.catching_up():
+            return await asyncio.wait_for(in_background(embedder.embed, texts), 30)
+
+    minilm._unit = recording_unit  # type: ignore[assignment]
+    try:
+        vectors = asyncio.run(catching_up_call())
+    finally:
+        minilm._unit = real  # type: ignore[assignment]
+    return seen, vectors
+
+
+TEXTS = [f"sentence number {i} about the trip to Lisbon in May, and the budget" for i in range(400)]
+
+
+def test_a_call_that_is_catching_up_works_at_its_priority_with_niced_helpers() -> None:
+    """One thread's fair share at the process's priority; the other chunks go to niced helpers."""
+    base = niceness()
+    embedder = MiniLMEmbedder(threads=2, batch_tokens=512)
+    seen, vectors = chunk_nice_values(embedder, TEXTS)
+    assert seen == {base, lowered(base)}
+    np.testing.assert_allclose(vectors, embedder.embed(TEXTS), atol=1e-6)
+
+
+def test_a_busy_helper_pool_cannot_hold_up_a_call_that_is_catching_up() -> None:
+    """With every niced helper busy, the calling thread embeds every chunk itself."""
+    base = niceness()
+    embedder = MiniLMEmbedder(threads=2, batch_tokens=512)
+    release = threading.Event()
+    busy = minilm._executor(1, background=True).submit(release.wait, 30)
+    try:
+        seen, vectors = chunk_nice_values(embedder, TEXTS)
+    finally:
+        release.set()
+        busy.result()
+    assert seen == {base}
+    np.testing.assert_allclose(vectors, embedder.embed(TEXTS), atol=1e-6)

@@ -13,11 +13,12 @@ packed without padding.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +31,7 @@ from longtalk import legacy
 from longtalk.embed import _onnx
 from longtalk.embed._bert import BertEncoder, Dense
 from longtalk.embed._blas import blas_threads
-from longtalk.embed.priority import is_background, lower_priority
+from longtalk.embed.priority import is_background, is_catching_up, lower_priority
 from longtalk.errors import EmbeddingError, MissingExtraError, UnknownBackendError
 
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
@@ -244,14 +245,54 @@ class MiniLMEmbedder:
             with blas_threads(1):
                 return _unit(model.encoder.mean_pooled([ids[i] for i in chunk], dense))
 
-        results: Iterator[npt.NDArray[np.float32]]
+        results: Iterable[npt.NDArray[np.float32]]
         if threads == 1 or len(chunks) == 1:
             results = map(run, chunks)
+        elif is_catching_up():
+            results = _shared(run, chunks, _executor(threads - 1, background=True), threads - 1)
         else:
             results = _executor(threads, is_background()).map(run, chunks)
         for chunk, vectors in zip(chunks, results, strict=True):
             out[chunk] = vectors
         return out
+
+
+def _shared(
+    run: Callable[[list[int]], npt.NDArray[np.float32]],
+    chunks: list[list[int]],
+    helpers: ThreadPoolExecutor,
+    count: int,
+) -> list[npt.NDArray[np.float32]]:
+    """Run ``chunks`` in the calling thread and ``helpers``, each taking the next one left.
+
+    The caller keeps its priority and the helpers are niced: on a busy machine the caller
+    does most chunks at its fair share, on an idle one every core works. Helpers that never
+    started are cancelled, so a busy helper pool cannot hold the call up.
+    """
+    results: list[npt.NDArray[np.float32] | None] = [None] * len(chunks)
+    taken = itertools.count()
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def work() -> None:
+        while not stop.is_set():
+            with lock:
+                index = next(taken)
+            if index >= len(chunks):
+                return
+            results[index] = run(chunks[index])
+
+    futures = [helpers.submit(work) for _ in range(count)]
+    try:
+        work()
+    finally:
+        stop.set()
+        for future in futures:
+            if not future.cancel():
+                future.result()
+    done = [vectors for vectors in results if vectors is not None]
+    assert len(done) == len(chunks)  # every chunk was taken and ran without an error
+    return done
 
 
 def _chunks(lengths: list[int], threads: int, batch_tokens: int) -> list[tuple[int, int]]:

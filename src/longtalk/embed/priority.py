@@ -14,9 +14,12 @@ summary job never queues behind a long indexing run, nor the reverse.
 
 Niced work gets only what the requests leave, and under a load that never lets up that can
 be nothing: its backlog would grow without bound. Work that has fallen behind therefore
-runs under :func:`catching_up`, at the process's own priority: it takes its fair share,
-requests slow a little, and the backlog stops growing. The caller decides when it is
-behind (the recall indexer: more turns wait than one run embeds).
+runs under :func:`catching_up`, in one thread per kind at the process's own priority: it
+takes one thread's fair share, requests slow a little, and the backlog stops growing. The
+embedder shares a bulk call from such a thread between that thread and niced helpers, so
+an idle machine still lends every core and a busy one gives up no more than that share.
+The caller decides when it is behind (the recall indexer: more turns wait than one run
+embeds).
 """
 
 from __future__ import annotations
@@ -70,6 +73,15 @@ def is_background() -> bool:
     return bool(getattr(_local, "background", False))
 
 
+def _mark_catching_up() -> None:
+    _local.catching_up = True
+
+
+def is_catching_up() -> bool:
+    """Whether the calling thread runs background work that has fallen behind."""
+    return bool(getattr(_local, "catching_up", False))
+
+
 def background_executor(pool: str = INDEXING) -> ThreadPoolExecutor:
     """The niced threads of one kind of background work (created on first use)."""
     return _executor(pool, niced=True)
@@ -80,9 +92,9 @@ def _executor(pool: str, *, niced: bool) -> ThreadPoolExecutor:
         key = (pool, niced)
         if key not in _executors:
             _executors[key] = ThreadPoolExecutor(
-                POOL_THREADS.get(pool, 1),
+                POOL_THREADS.get(pool, 1) if niced else 1,
                 f"longtalk-{pool}" if niced else f"longtalk-{pool}-catching-up",
-                initializer=lower_priority if niced else None,
+                initializer=lower_priority if niced else _mark_catching_up,
             )
         return _executors[key]
 
