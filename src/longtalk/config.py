@@ -190,6 +190,13 @@ class MemoryConfig(_Strict):
         description="Rows since the digest (the newest that fill the cap aside) past this "
         "are consolidated (None: four times summary_max_tokens).",
     )
+    summary_consolidation: Literal["merge", "model"] = Field(
+        "merge",
+        description="How older rows become the digest: merge (structurally, no model call: "
+        "every entity and kept list survives, the story keeps its opening and newest "
+        "sentences) or model (the summary model rewrites them: one more call that re-reads "
+        "every folded row).",
+    )
     summary_share: float = Field(
         0.3,
         ge=0.0,

@@ -70,15 +70,18 @@ async def run_chat(exchanges: int, config: MemoryConfig) -> tuple[MemoryEngine, 
     return engine, llm
 
 
+FOLDING = MemoryConfig(
+    strategy="running_summary",
+    summary_recent_turns=1,
+    summary_trigger_tokens=40,
+    summary_row_max_tokens=50,
+    summary_max_tokens=120,
+    summary_consolidate_tokens=60,
+)
+
+
 async def test_fifty_consolidations_keep_every_entity_preference_and_decision() -> None:
-    config = MemoryConfig(
-        strategy="running_summary",
-        summary_recent_turns=1,
-        summary_trigger_tokens=40,
-        summary_row_max_tokens=50,
-        summary_max_tokens=120,
-        summary_consolidate_tokens=60,
-    )
+    config = FOLDING.model_copy(update={"summary_consolidation": "model"})
     engine, llm = await run_chat(150, config)
     merges = [c for c in llm.calls if c.text.startswith("Merge") or "Merge these" in c.text]
     assert len(merges) >= 50
@@ -199,3 +202,35 @@ def test_a_large_digest_does_not_make_every_new_row_a_consolidation() -> None:
     assert not due([row(500)], 40, 100)  # nothing older to fold
     assert not due([row(60), row(30), row(20)], 40, 100)  # keeps 30 + 20, folds 60
     assert due([row(60), row(50), row(30), row(20)], 40, 100)  # folds 60 + 50
+
+
+async def test_by_default_the_digest_is_merged_without_a_model_call() -> None:
+    """The model reads each message once; folding its own rows into the digest costs nothing."""
+    engine, llm = await run_chat(150, FOLDING)
+    assert not [c for c in llm.calls if "Merge these" in c.text]
+    prompts = sum(c.text.count("The user met Person") for c in llm.calls)
+    assert prompts <= 150  # no row is read back by the model: each extension sees its own row
+    state = await engine.storage.load_state("c")
+    digests = [row for row in state.summaries if row.kind == "digest"]
+    assert len(digests) == 1 and len(state.summaries) <= 4
+    digest = ConversationSummary.parse(digests[0].summary_text)
+    folded = digests[0].episode_last
+    assert {f"Person{n}" for n in range(folded)} <= {e.name for e in digest.entities}
+    assert {f"loves hobby{n}" for n in range(folded)} <= set(digest.user_preferences)
+    assert digest.narrative.startswith("The user met Person0.")  # how it began
+    assert f"Person{folded - 1}." in digest.narrative  # and what happened last
+    chat = await engine.storage.get_chat("c")
+    assert chat is not None and chat.stats.calls == len(llm.calls)  # merges are no calls
+
+
+def test_a_merged_story_keeps_its_opening_and_its_newest_sentences() -> None:
+    from longtalk.summary.consolidate import story
+
+    text = " ".join(f"Sentence number {n} tells what happened on day {n}." for n in range(30))
+    kept = story(text, 60, COUNTER)
+    assert kept.startswith("Sentence number 0 tells")
+    assert kept.endswith("Sentence number 29 tells what happened on day 29.")
+    assert "day 15." not in kept and COUNTER.count(kept) <= 60
+    assert story("One short story.", 60, COUNTER) == "One short story."
+    long_opening = "An opening that runs on " + "and on " * 40 + "forever. Then a short end."
+    assert story(long_opening, 60, COUNTER) == "Then a short end."

@@ -3,10 +3,12 @@
 When the rows since the last digest, past the newest ones that fill ``summary_max_tokens``,
 hold more than ``summary_consolidate_tokens`` (default: four times ``summary_max_tokens``),
 they are folded, with the old digest, into one new *digest* row covering their episodes; the
-folded rows stay in storage as ``archived`` (provenance, web view). A writer that can
-consolidate (an LLM: merge, drop what later messages contradicted, keep dates) is asked;
-otherwise the rows are merged structurally (entities deduplicated, every kept list kept, a
-thing's details capped to what it is, a person's profile kept whole).
+folded rows stay in storage as ``archived`` (provenance, web view). By default the rows are
+merged structurally (entities deduplicated, every kept list kept, a thing's details capped
+to what it is, a person's profile kept whole, the story's opening and newest sentences):
+the model already read every message once, and re-reading its own rows would cost about a
+seventh of the transcript again. With ``summary_consolidation = "model"`` a writer that can
+consolidate (an LLM: merge, drop what later messages contradicted, keep dates) is asked.
 Either way the digest is checked: every entity, preference, decision and open question of
 the inputs that the digest lost is put back, so consolidation has no information cliff.
 """
@@ -52,7 +54,8 @@ class Consolidation:
 
     ``folded`` chain rows were consolidated (the old digest among them, which the new one
     replaces in place: its content is all in the new digest, so keeping it would only
-    store the same facts again and again).
+    store the same facts again and again). ``by_writer``: the writer (its model) wrote the
+    digest; otherwise it is the structural merge.
     """
 
     digest: SummaryRow
@@ -60,6 +63,7 @@ class Consolidation:
     usage: TokenUsage
     restored: int = 0
     folded: int = 0
+    by_writer: bool = False
 
     @property
     def rows(self) -> tuple[SummaryRow, ...]:
@@ -132,11 +136,12 @@ async def consolidate(
 ) -> Consolidation:
     """Fold the older rows of ``chain`` (the digest among them) into one digest row.
 
-    The newest rows that fill ``max_tokens`` stay as they are.
+    The newest rows that fill ``max_tokens`` stay as they are. ``writer`` is asked when it
+    can consolidate (see :class:`Consolidator`); None or any other writer: the merge.
     """
     older, _ = split(chain, max_tokens)
     inputs = [row_summary(row) for row in older]
-    digest, usage = await _digest(
+    digest, usage, by_writer = await _digest(
         inputs, writer, max_tokens=max_tokens, structured=structured, counter=counter
     )
     digest, restored = restore_lost(digest, inputs)
@@ -156,7 +161,7 @@ async def consolidate(
     if older[0].kind == "digest":  # the new digest replaces the old one in place
         row = replace(row, id=older[0].id, sequence=older[0].sequence)
     archived = tuple(replace(old, kind="archived") for old in older if old.kind != "digest")
-    return Consolidation(row, archived, usage, restored, folded=len(older))
+    return Consolidation(row, archived, usage, restored, folded=len(older), by_writer=by_writer)
 
 
 async def _digest(
@@ -166,28 +171,43 @@ async def _digest(
     max_tokens: int,
     structured: bool,
     counter: TokenCounter,
-) -> tuple[ConversationSummary, TokenUsage]:
+) -> tuple[ConversationSummary, TokenUsage, bool]:
+    """The digest of ``inputs``, what writing it cost, and whether the writer wrote it."""
     if isinstance(writer, Consolidator):
         try:
             draft = await writer.consolidate(inputs, max_tokens=max_tokens, structured=structured)
-            return draft.summary, draft.usage
+            return draft.summary, draft.usage, True
         except LLMError as exc:
             log.warning("consolidation by the model failed, merging instead: %s", exc)
     digest = merged(inputs)
     update = {
         # a thing keeps what it is; a person's profile is kept whole (the shown cut trims it)
         "entities": tuple(e if e.type == "person" else capped_details(e) for e in digest.entities),
-        "narrative": newest_sentences(digest.narrative, max_tokens // 2, counter),
+        "narrative": story(digest.narrative, max_tokens // 2, counter),
         # what is not promised to survive keeps only its newest items
         "topics": digest.topics[-DIGEST_LIST_ITEMS:],
         "actions_taken": digest.actions_taken[-DIGEST_LIST_ITEMS:],
     }
-    return digest.model_copy(update=update), TokenUsage()
+    return digest.model_copy(update=update), TokenUsage(), False
 
 
-def newest_sentences(text: str, max_tokens: int, counter: TokenCounter) -> str:
-    """The newest whole sentences of ``text`` within ``max_tokens`` (the oldest go first)."""
+def story(text: str, max_tokens: int, counter: TokenCounter) -> str:
+    """The opening sentence of ``text``, then its newest whole sentences, within ``max_tokens``.
+
+    A digest merged again and again keeps how the conversation began; the rest of its room
+    goes to what happened last (the middle stays in the archived rows and in recall). An
+    opening longer than half the room gives way to the newest sentences.
+    """
     sentences = split_sentences(text)
+    opening = sentences[:1]
+    room = max_tokens - sum(counter.count(s) + 1 for s in opening)
+    if len(sentences) < 2 or room < max_tokens // 2:
+        return " ".join(_newest(sentences, max_tokens, counter))
+    return " ".join([*opening, *_newest(sentences[1:], room, counter)])
+
+
+def _newest(sentences: Sequence[str], max_tokens: int, counter: TokenCounter) -> list[str]:
+    """The newest of ``sentences`` within ``max_tokens``, in their order."""
     kept: list[str] = []
     used = 0
     for sentence in reversed(sentences):
@@ -196,7 +216,7 @@ def newest_sentences(text: str, max_tokens: int, counter: TokenCounter) -> str:
             break
         kept.append(sentence)
         used += cost
-    return " ".join(reversed(kept))
+    return kept[::-1]
 
 
 MAX_ENTITY_DETAILS = 200

@@ -66,6 +66,7 @@ class SummaryPlan:
     decision: TriggerResult = TriggerResult(False, "nothing pending", 0, 0)
     error: LLMError | None = None
     consolidations: int = 0
+    """Consolidations the writer made (a structural merge calls no model and is not one)."""
     replies: tuple[str, ...] = ()
 
     @property
@@ -151,14 +152,14 @@ class SummaryPlanner:
         if folded and due(state.rows, cap, self.config.consolidate_threshold):
             result = await consolidate(
                 state.rows,
-                self.writer,
+                self.writer if self.config.summary_consolidation == "model" else None,
                 max_tokens=self.config.summary_max_tokens,
                 counter=self.counter,
                 structured=self.config.structured_output,
             )
             state.consolidated(result)
             usage += result.usage
-            consolidations = 1
+            consolidations = int(result.by_writer)
         return SummaryPlan(
             rows=tuple(state.touched()),
             chain=tuple(state.rows) if folded else (),
