@@ -19,6 +19,7 @@ and entities are merged with :meth:`ConversationSummary.merge` and keep what was
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -65,7 +66,11 @@ class NarrativeConfig:
     ``let's``; the old narrative counts as one) weighs ``personal_prior`` times another:
     the narrative is what the participants said of themselves and each other.
     ``diversity`` is MMR's weight on novelty (0 = centrality only); the length and position
-    priors favour informative sentences and conversation openings; beyond
+    priors favour informative sentences and conversation openings, and a first summary's
+    first sentence, which usually says what the conversation is for, weighs
+    ``opening_prior`` times more. A sentence whose content words come up again elsewhere in
+    the conversation weighs up to ``1 + cohesion`` times one whose words are said once:
+    what the participants keep talking about is what the conversation is about. Beyond
     ``max_candidates`` sentences only the richest are embedded.
     """
 
@@ -79,6 +84,8 @@ class NarrativeConfig:
     max_candidates: int = 400
     story_prior: float = 1.25
     personal_prior: float = 1.3
+    opening_prior: float = 1.2
+    cohesion: float = 0.5
 
 
 def default_embedder() -> Embedder:
@@ -164,10 +171,38 @@ def _relevance(
     centrality = vectors @ centroid
     length_factor = 1.0 - np.exp(-lengths / config.length_prior)
     too_long = np.array([len(words(s.text)) > config.max_sentence_words for s in candidates])
-    position = _position_prior(candidates, config.position_prior, config.story_prior)
+    position = _position_prior(
+        candidates, config.position_prior, config.story_prior, config.opening_prior
+    )
     personal = np.array([s.turn < 0 or _PERSONAL.match(s.text) is not None for s in candidates])
     weight = position * np.where(too_long, 0.5, 1.0) * np.where(personal, config.personal_prior, 1)
+    weight *= 1.0 + config.cohesion * _recurrence(candidates)
     return np.asarray(centrality * length_factor * weight)
+
+
+_RECURRENCE_CAP = 2
+"""Mentions elsewhere beyond this many add nothing (a word said everywhere is no topic)."""
+
+
+def _recurrence(candidates: Sequence[Sentence]) -> npt.NDArray[np.float64]:
+    """Per sentence, how often its content words recur in the others, from 0 to 1.
+
+    The mean over its content words (compared by their first five letters, so ``train``
+    and ``trains`` count as one) of the other sentences that use them, capped at
+    ``_RECURRENCE_CAP`` and divided by it.
+    """
+    stems = [{w[:5] for w in content_words(s.text)} for s in candidates]
+    used = Counter(stem for group in stems for stem in group)
+    return np.array(
+        [
+            sum(min(used[stem] - 1, _RECURRENCE_CAP) for stem in group)
+            / (_RECURRENCE_CAP * len(group))
+            if group
+            else 0.0
+            for group in stems
+        ],
+        dtype=np.float64,
+    )
 
 
 _PERSONAL = re.compile(
@@ -179,13 +214,19 @@ _PERSONAL = re.compile(
 
 
 def _position_prior(
-    candidates: Sequence[Sentence], strength: float, story: float = 1.0
+    candidates: Sequence[Sentence], strength: float, story: float = 1.0, opening: float = 1.0
 ) -> npt.NDArray[np.float64]:
-    """Earlier new sentences weigh more (openings set the topic); old narrative gets ``story``."""
+    """Earlier new sentences weigh more (openings set the topic); old narrative gets ``story``.
+
+    The conversation's first sentence weighs ``opening`` times more again; an extension's
+    first new sentence does not (the conversation opened in the old narrative).
+    """
     fresh = [i for i, s in enumerate(candidates) if s.turn >= 0]
     prior = np.full(len(candidates), story)
     for rank, index in enumerate(fresh):
         prior[index] = 1.0 - strength * rank / max(len(fresh) - 1, 1)
+    if fresh and len(fresh) == len(candidates):
+        prior[fresh[0]] *= opening
     return prior
 
 
