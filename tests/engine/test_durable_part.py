@@ -76,3 +76,13 @@ async def test_the_share_bounds_the_part_and_recall_never_takes_it() -> None:
         assert facts is not None and context.parts[0] is facts
         cap = min(memory.config.facts_max_tokens, int(budget * memory.config.facts_share))
         assert facts.tokens <= cap and context.tokens_used <= budget
+
+
+async def test_without_recall_the_facts_take_nothing_from_the_summary_room() -> None:
+    """The summary keeps its whole room unless recall needs it for a question."""
+    memory = await make_engine(summary_max_tokens=80, summary_recent_turns=2)
+    await memory.summarize("c", force=True)
+    context = await memory.get_context("c", budget_tokens=1000)
+    facts, summary = context.part("facts"), context.part("summary")
+    assert facts is not None and summary is not None and facts.tokens > 80
+    assert 60 < summary.tokens <= 80  # were the facts charged to it, only its last sentence

@@ -234,3 +234,19 @@ def test_a_merged_story_keeps_its_opening_and_its_newest_sentences() -> None:
     assert story("One short story.", 60, COUNTER) == "One short story."
     long_opening = "An opening that runs on " + "and on " * 40 + "forever. Then a short end."
     assert story(long_opening, 60, COUNTER) == "Then a short end."
+
+
+def test_a_long_sentence_cut_leaves_room_for_a_shorter_one_cut_before_it() -> None:
+    story = (
+        "Ana booked Lisbon. "
+        + "Then the group argued at great length about "
+        + "every single hotel and hostel in the whole old town " * 4
+        + "before agreeing."
+    )
+    rows = [
+        SummaryRow("c", ConversationSummary(narrative=text).model_dump_json(), format="json")
+        for text in (story, "Tom paid.")
+    ]
+    shown = shown_summary(rows, max_tokens=30, counter=COUNTER)
+    assert "Ana booked Lisbon." in shown.text and "argued" not in shown.text
+    assert "Tom paid." in shown.text and COUNTER.count(shown.text) <= 30

@@ -190,7 +190,9 @@ class ContextReader:
             room_for_text = fit.summary_room - (
                 self.counter.count(SUMMARY_HEADER) + 1 if rules.headers else 0
             )
-            if facts is not None:  # what people said of themselves is shown there already
+            if facts is not None and recall is not None:
+                # recall needs the room for the answer, and the summary would repeat what the
+                # facts say of people; without a question it is the only view of the past
                 room_for_text -= facts.tokens
             shown = self.shown_summaries(state.summaries, max_tokens=max(0, room_for_text))
             recalled = await recall if recall is not None else []

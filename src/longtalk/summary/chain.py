@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import reduce
 
@@ -76,17 +76,46 @@ def shown_summary(
     if counter.count(text) <= max_tokens:
         return ShownSummary(text, tuple(rows))
     sentences = [split_sentences(summary.narrative) for summary in summaries]
-    units = _detail_units(summaries, sentences)
+    tiers, units = _detail_units(summaries, sentences)
+
+    def fits(cut: Sequence[_Unit]) -> bool:
+        return counter.count(_render_without(rows, summaries, sentences, cut)) <= max_tokens
+
     low, high = 0, len(units)  # the fewest oldest units to cut so that the text fits
     while low < high:
         middle = (low + high) // 2
-        cut = units[:middle]
-        if counter.count(_render_without(rows, summaries, sentences, cut)) <= max_tokens:
+        if fits(units[:middle]):
             high = middle
         else:
             low = middle + 1
-    kept_rows, kept = _without(rows, summaries, sentences, units[:low])
+    same_tier = [
+        unit for tier, unit in zip(tiers[:low], units, strict=False) if tier == tiers[low - 1]
+    ]
+    cut = _put_back(units[:low], same_tier, fits)
+    kept_rows, kept = _without(rows, summaries, sentences, cut)
     return ShownSummary(render_summaries(kept_rows, kept), tuple(kept_rows), truncated=True)
+
+
+PUT_BACK_TRIES = 24
+"""How many cut pieces of the last one's tier are tried again in the room it left."""
+
+
+def _put_back(
+    cut: Sequence[_Unit], tier: Sequence[_Unit], fits: Callable[[Sequence[_Unit]], bool]
+) -> list[_Unit]:
+    """``cut`` less the pieces of ``tier`` (the last cut piece's) that fit back, newest first.
+
+    Cutting stops at the first piece that makes the text fit; when that piece was a long
+    one, the room it leaves can hold shorter pieces of the same tier cut before it (an
+    older sentence of the story). Putting them back fills the cap instead of leaving it
+    half empty; a less salient tier (topics, mentions) never comes back while it is cut.
+    """
+    kept_cut = list(cut)
+    for unit in list(reversed(tier))[1:PUT_BACK_TRIES]:
+        trial = [other for other in kept_cut if other != unit]
+        if fits(trial):
+            kept_cut = trial
+    return kept_cut
 
 
 class ShownSummaries:
@@ -164,8 +193,10 @@ _TIER_OF_LIST = {
 
 def _detail_units(
     summaries: Sequence[ConversationSummary], sentences: Sequence[Sequence[str]]
-) -> list[_Unit]:
-    """Every cuttable piece, in the order :data:`CUT_ORDER` says (``sentences``: narratives').
+) -> tuple[list[int], list[_Unit]]:
+    """Every cuttable piece and its tier, in the order :data:`CUT_ORDER` says.
+
+    ``sentences`` are the narratives' sentences.
 
     The newest row's last narrative sentence is never listed: the newest thing the summary
     says stays.
@@ -186,7 +217,7 @@ def _detail_units(
             ranked += [(rank, index, pos / count, (index, name, pos, -1)) for pos in range(count)]
         ranked += _entity_units(index, summary.entities, tier)
     ranked.sort(key=lambda item: item[:3])
-    return [unit for *_, unit in ranked]
+    return [item[0] for item in ranked], [unit for *_, unit in ranked]
 
 
 def _entity_units(
