@@ -142,3 +142,23 @@ def test_a_name_spoken_to_is_not_a_detail_of_that_name() -> None:
     details = " ".join(e.details for e in summary.entities if e.name == "Mel")
     for spoken_to in ("stoked", "sounds great", "sweet"):  # said to Mel, not of her
         assert spoken_to not in details
+
+
+def test_a_we_preference_is_reported_and_list_items_join_cleanly() -> None:
+    summary = summarize(
+        [
+            maya("We are both vegetarian, by the way, and Tom is allergic to peanuts."),
+            assistant("Noted."),
+            maya("I prefer quiet places."),
+            assistant("Noted."),
+        ]
+    )
+    assert "Maya says they are both vegetarian" in " ".join(summary.user_preferences)
+    assert not any(p.startswith("Maya: we") for p in summary.user_preferences)
+    assert ".;" not in summary.to_context_string()
+
+
+def test_a_leading_so_before_the_subject_is_not_reported() -> None:
+    summary = summarize([maya("So the car goes from Lisbon all the way to Porto via the Douro.")])
+    assert "says the car goes from Lisbon" in summary.narrative
+    assert "says so" not in summary.narrative

@@ -169,7 +169,7 @@ class ConversationSummary(BaseModel):
         )
         for label, items in sections:
             if items:
-                lines.append(f"{label}: " + "; ".join(items))
+                lines.append(f"{label}: " + "; ".join(_unstopped(item) for item in items))
         described = [e for e in self.entities if e.details]
         if described:
             lines.append("Entities: " + "; ".join(_render_entity(e) for e in described))
@@ -364,3 +364,8 @@ def _load_object(candidate: str) -> dict[str, Any] | None:
         except Exception:  # noqa: BLE001 - json-repair raises assorted errors on garbage
             return None
     return data if isinstance(data, dict) and data else None
+
+
+def _unstopped(item: str) -> str:
+    """A list item without its closing full stop (items are joined with ``;``)."""
+    return item[:-1] if item.endswith(".") and not item.endswith("..") else item

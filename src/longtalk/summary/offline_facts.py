@@ -21,6 +21,7 @@ from longtalk.summary.offline_details import detail, is_ai_assistant
 from longtalk.summary.offline_entities import best_kind, mentions
 from longtalk.summary.offline_profiles import profiles
 from longtalk.summary.offline_questions import open_questions
+from longtalk.summary.offline_speech import reported
 from longtalk.summary.offline_text import (
     STOPWORDS,
     Sentence,
@@ -154,7 +155,7 @@ def preferences(sentences: Sequence[Sentence]) -> tuple[str, ...]:
     for sentence in sentences:
         clause = "" if is_ai_assistant(sentence.speaker) else preference_clause(sentence.text)
         if clause:
-            told = third_person(replace(sentence, text=clause))
+            told = reported(replace(sentence, text=clause))  # "we are…": "Maya says they are…"
             found.append(dated(_short(told), sentence.when))
     return tuple(dict.fromkeys(found))[:MAX_ITEMS]
 

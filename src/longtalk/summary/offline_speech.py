@@ -109,7 +109,7 @@ _HEDGES = re.compile(
     r"|,\s(?:please|then|obviously|anyway|though)(?=[.!?]$)"
     r"|^(?:so|and|but|now|actually|anyway|honestly|oh|besides|you see|you know|I mean|look"
     r"|listen),\s"
-    r"|^(?:so|and|but|also|plus)\s(?=(?:I|I'm|I've|we|you|my|our)\b)"
+    r"|^(?:so|and|but|also|plus)\s(?=(?:I|I'm|I've|we|you|my|our|the|this|that)\b)"
     r"|^(?:and|but|also|plus|besides)\s(?=[a-z])"
     r"|^(?:I'm|I am) afraid(?: that)?,?\s(?!of\b|to\b|so\b|not\b)",
     re.IGNORECASE,
