@@ -88,9 +88,8 @@ def shown_summary(
             high = middle
         else:
             low = middle + 1
-    same_tier = [
-        unit for tier, unit in zip(tiers[:low], units, strict=False) if tier == tiers[low - 1]
-    ]
+    last = tiers[low - 1] if low else None
+    same_tier = [unit for tier, unit in zip(tiers[:low], units, strict=False) if tier == last]
     cut = _put_back(units[:low], same_tier, fits)
     kept_rows, kept = _without(rows, summaries, sentences, cut)
     return ShownSummary(render_summaries(kept_rows, kept), tuple(kept_rows), truncated=True)
