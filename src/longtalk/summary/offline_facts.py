@@ -29,6 +29,7 @@ from longtalk.summary.offline_text import (
     dated,
     normalize_spacing,
     third_person,
+    upper_first,
 )
 
 __all__ = [
@@ -180,7 +181,7 @@ def preference_clause(text: str) -> str:
         informative = len(content_words(clause)) >= 2
     if not informative:
         return ""
-    return clause[:1].upper() + clause[1:] + "."
+    return upper_first(clause) + "."
 
 
 def keyphrases(texts: Iterable[str], limit: int = 5) -> tuple[str, ...]:

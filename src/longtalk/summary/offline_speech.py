@@ -23,12 +23,14 @@ import re
 
 from longtalk.summary.offline_details import is_ai_assistant
 from longtalk.summary.offline_text import (
+    NOBODY,
     STOPWORDS,
     Sentence,
     inflect,
     lower_first,
     pronouns_resolved,
     strip_interjections,
+    upper_first,
 )
 
 __all__ = ["reported"]
@@ -147,12 +149,9 @@ _PLAIN = (
 """Said plainly in a summary: ``I'd like`` -> ``wants``, ``I'm going to call`` -> ``will call``."""
 
 
-_NOBODY = "the other person"
-
-
 def reported(sentence: Sentence) -> str:
     """``sentence`` told in the third person as reported speech (see the module docstring)."""
-    me, you = sentence.speaker, sentence.addressee or _NOBODY
+    me, you = sentence.speaker, sentence.addressee or NOBODY
     if me and (thanks := _THANKS.match(_without_vocative(sentence.text, you))):
         return f"{me} thanks {you} for {_told(_HEDGES.sub('', thanks['rest']), me, you)}"
     text = _without_vocative(strip_interjections(sentence.text), you)
@@ -178,7 +177,7 @@ def _question(text: str, me: str, you: str) -> str:
     come to the earth``. What none of these fit keeps its words (``asks: Mr. White?``).
     """
     _, comma, tail = text.rpartition(", ")
-    for asked in (text, _capitalized(tail) if comma else ""):
+    for asked in (text, upper_first(tail) if comma else ""):
         if asked and (told := _turned(asked, me, you)):
             return told
     if _DECLARATIVE_QUESTION.match(text):
@@ -190,10 +189,6 @@ _DECLARATIVE_QUESTION = re.compile(
     r"^(?:you|they|he|she|we|those|these|this|that)(?:'re|'s)?\s(?!know\b)[a-z']+\s\w", re.I
 )
 """A statement asked as a question: ``You want to wait?``, ``Those are the only ones?``."""
-
-
-def _capitalized(text: str) -> str:
-    return text[:1].upper() + text[1:]
 
 
 def _turned(text: str, me: str, you: str) -> str | None:
@@ -337,7 +332,7 @@ def _telling(told: str, you: str) -> str:
 
 def _unnamed(you: str) -> bool:
     """A listener the narrative does not name: nobody known, or only an AI assistant."""
-    return you == _NOBODY or is_ai_assistant(you)
+    return you == NOBODY or is_ai_assistant(you)
 
 
 _COMMON_OPENERS = frozenset(
@@ -382,7 +377,7 @@ def _agreeing(match: re.Match[str]) -> str:
 def _trimmed(text: str) -> str:
     """Without hedges and fillers (``you know``, ``really``, ``, please``)."""
     trimmed = _HEDGES.sub("", text).strip()
-    return trimmed[:1].upper() + trimmed[1:] if trimmed else text
+    return upper_first(trimmed) if trimmed else text
 
 
 def _without_vocative(text: str, you: str = "") -> str:
@@ -398,7 +393,7 @@ def _without_vocative(text: str, you: str = "") -> str:
     first = you.split(" ")[0]
     if first[:1].isupper():
         text = re.sub(rf",\s+{re.escape(first)}(?:\s\w+)?(?=[.!?]+$)", "", text)
-    return text[:1].upper() + text[1:]
+    return upper_first(text)
 
 
 def _opener(word: str) -> bool:

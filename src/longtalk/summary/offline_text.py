@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 __all__ = [
+    "NOBODY",
     "STOPWORDS",
     "Sentence",
     "content_words",
@@ -31,6 +32,7 @@ __all__ = [
     "split_sentences",
     "strip_interjections",
     "third_person",
+    "upper_first",
     "words",
 ]
 
@@ -158,7 +160,7 @@ def is_acknowledgement(text: str, previous: str) -> bool:
 def strip_interjections(text: str) -> str:
     """Drop leading acknowledgements (``Well, yes, ...``) from a sentence."""
     rest = _FILLER.sub("", text.strip())
-    return _capitalize(rest) if rest else text.strip()
+    return upper_first(rest) if rest else text.strip()
 
 
 # --- third-person rewriting -------------------------------------------------------------
@@ -190,6 +192,10 @@ _AUXILIARIES = frozenset(
 _NO_S = frozenset("just really also still never always already only often usually".split())
 
 
+NOBODY = "the other person"
+"""Who a sentence is said to when its listener is not known."""
+
+
 def third_person(sentence: Sentence) -> str:
     """Rewrite a spoken sentence in the third person, naming speaker and addressee.
 
@@ -200,7 +206,7 @@ def third_person(sentence: Sentence) -> str:
     text = strip_interjections(sentence.text)
     if not sentence.speaker:
         return text
-    me, you = sentence.speaker, sentence.addressee or "the other person"
+    me, you = sentence.speaker, sentence.addressee or NOBODY
     text = _resolve_pronouns(text, me, you)
     if text.startswith(me) or text.startswith(you):
         return text
@@ -215,7 +221,7 @@ def resolve_pronouns(sentence: Sentence) -> str:
     text = strip_interjections(sentence.text)
     if not sentence.speaker:
         return text
-    return _resolve_pronouns(text, sentence.speaker, sentence.addressee or "the other person")
+    return _resolve_pronouns(text, sentence.speaker, sentence.addressee or NOBODY)
 
 
 _SUBJECT_VERB = (
@@ -310,7 +316,8 @@ def inflect(verb: str) -> str:
     return verb + "s"
 
 
-def _capitalize(text: str) -> str:
+def upper_first(text: str) -> str:
+    """``text`` with its first letter upper-cased (a sentence's start)."""
     return text[:1].upper() + text[1:]
 
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from longtalk.core.messages import Message, Role
 from longtalk.summary.model import ConversationSummary
 from longtalk.summary.offline_entities import mentions
-from longtalk.summary.offline_text import STOPWORDS
+from longtalk.summary.offline_text import STOPWORDS, upper_first
 
 __all__ = ["MAX_TITLE_WORDS", "natural_title"]
 
@@ -73,7 +73,7 @@ def _around_place(places: Sequence[str], texts: Sequence[str]) -> str:
         for text in texts:
             match = re.search(pattern, text)
             if match and match.group(1) not in STOPWORDS:
-                return _cap(f"{match.group(1)} {match.group(2)} {place}")
+                return upper_first(f"{match.group(1)} {match.group(2)} {place}")
     return ""
 
 
@@ -85,7 +85,7 @@ def _with_name(topics: Sequence[str], texts: Sequence[str]) -> str:
             for match in re.finditer(pattern, text, re.IGNORECASE):
                 name = _proper(match.group(3))
                 if name:
-                    return _cap(f"{match.group(1).lower()} {match.group(2).lower()} {name}")
+                    return upper_first(f"{match.group(1).lower()} {match.group(2).lower()} {name}")
     return ""
 
 
@@ -109,10 +109,10 @@ def _from_topics(topics: Sequence[str], places: Sequence[str]) -> str:
     if not topics:
         return ""
     if places:
-        return _cut(f"{_cap(topics[0])} in {places[0]}")
+        return _cut(f"{upper_first(topics[0])} in {places[0]}")
     if len(topics) > 1:
-        return _cut(f"{_cap(topics[0])} and {topics[1]}")
-    return _cap(topics[0])
+        return _cut(f"{upper_first(topics[0])} and {topics[1]}")
+    return upper_first(topics[0])
 
 
 _INTRODUCTION = re.compile(r"^(?:i'm|i am|my name is|this is|it's|it is)\s+\S+$", re.I)
@@ -124,7 +124,7 @@ def _opening(messages: Sequence[Message]) -> str:
     clauses = re.split(r"[.!?;:]\s|[,]\s(?:and|but|so)\s|\n", _GREETING.sub("", first.strip()))
     for clause in (c.strip(" ,.!?") for c in clauses):
         if clause and not _INTRODUCTION.match(clause):
-            return _cap(_cut(clause))
+            return upper_first(_cut(clause))
     return ""
 
 
@@ -140,7 +140,3 @@ def _proper(name: str) -> str:
 
 def _cut(text: str) -> str:
     return " ".join(text.split()[:MAX_TITLE_WORDS])
-
-
-def _cap(text: str) -> str:
-    return text[:1].upper() + text[1:]
