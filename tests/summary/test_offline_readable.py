@@ -162,3 +162,11 @@ def test_a_leading_so_before_the_subject_is_not_reported() -> None:
     summary = summarize([maya("So the car goes from Lisbon all the way to Porto via the Douro.")])
     assert "says the car goes from Lisbon" in summary.narrative
     assert "says so" not in summary.narrative
+
+
+def test_love_inside_a_relative_clause_is_no_preference() -> None:
+    """``doing something I love is awesome`` names no thing loved."""
+    summary = summarize(
+        [user("Being my own boss and doing something I love is awesome.", name="Gina")]
+    )
+    assert not any("loves is" in p for p in summary.user_preferences)

@@ -72,7 +72,7 @@ _ACTION = re.compile(
 _PREFERENCE = re.compile(
     r"\b(?:i (?:really |do |just |absolutely |also )?(?:prefer|like|love|hate|enjoy|dislike"
     r"|adore|can't stand)(?:s|d|ed)?\b(?!\s+(?:it|that|this|those|these|your|you|how|what"
-    r"|when|the way|the idea|hearing|seeing|to hear|to see)\b)"
+    r"|when|the way|the idea|hearing|seeing|to hear|to see|is|are|was|were|has|had)\b)"
     r"|i (?:don't|do not|didn't) (?:like|enjoy|eat|drink)|i'd rather|i would rather"
     r"|i (?:can't|cannot|can not) (?:eat|drink|have|stand)|i'm (?:a |an )?(?:allergic|vegetarian"
     r"|vegan|lactose|big fan|huge fan|into)|i am (?:a |an )?(?:allergic|vegetarian|vegan)"
