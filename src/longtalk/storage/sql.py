@@ -33,6 +33,7 @@ from longtalk.errors import (
     StorageUnavailableError,
 )
 from longtalk.storage import migrations
+from longtalk.storage import sql_statements as prebuilt
 from longtalk.storage.base import (
     DEFAULT_SMART_LOAD_TAIL,
     ChatRecord,
@@ -51,7 +52,7 @@ from longtalk.storage.base import (
     replayed,
     smart_load_after,
 )
-from longtalk.storage.schema import chats, conversation_summaries, jobs, messages
+from longtalk.storage.schema import chats, conversation_summaries
 from longtalk.storage.user_memory_rows import select_items
 
 log = logging.getLogger(__name__)
@@ -490,9 +491,7 @@ class SqlStorage(StorageBase):
         An existing row (queued or running) gets a new generation, so a worker finishing
         the older one runs the chat again instead of dropping the request.
         """
-        table = jobs
-        bump = update(table).where(table.c.kind == kind, table.c.chat_id == chat.id)
-        if conn.execute(bump.values(generation=table.c.generation + 1)).rowcount:
+        if conn.execute(prebuilt.bump_job(), {"job_kind": kind, "job_chat": chat.id}).rowcount:
             return False
         values = {
             "kind": kind,
@@ -501,7 +500,7 @@ class SqlStorage(StorageBase):
             "generation": 0,
             "due_at": _now(),
         }
-        conn.execute(insert(table).values(values))
+        conn.execute(prebuilt.insert_job(), values)
         return True
 
     async def _committed(self, commit: TurnCommit, ids: Sequence[str]) -> CommitResult | None:
@@ -746,41 +745,29 @@ def _chat(conn: Connection, chat_id: str, *, lock: bool) -> ChatRecord:
 
 
 def _chat_row(conn: Connection, chat_id: str, *, lock: bool) -> Row[Any]:
-    query = select(chats).where(chats.c.id == chat_id)
-    row = (conn.execute(query.with_for_update() if lock else query)).first()
+    row = conn.execute(prebuilt.chat_by_id(lock), {"chat_id": chat_id}).first()
     if row is None:
         raise NotFoundError(f"no chat with id {chat_id!r}; create it first with create_chat()")
     return row
 
 
 def _messages_by_id(conn: Connection, chat_id: str, ids: Sequence[str]) -> list[StoredMessage]:
-    query = select(messages).where(messages.c.chat_id == chat_id, messages.c.message_id.in_(ids))
-    return [_stored_message(row) for row in conn.execute(query.order_by(messages.c.sequence))]
+    query = prebuilt.messages_by_id()
+    return [_stored_message(row) for row in conn.execute(query, {"chat_id": chat_id, "ids": ids})]
 
 
 def _select_messages(
     conn: Connection, chat_id: str, after: int, limit: int | None
 ) -> list[StoredMessage]:
-    query = (
-        select(messages)
-        .where(messages.c.chat_id == chat_id, messages.c.sequence > after)
-        .order_by(messages.c.sequence)
-        .limit(limit)
-    )
-    return [_stored_message(row) for row in conn.execute(query)]
+    query = prebuilt.messages_after(limited=limit is not None)
+    values = {"chat_id": chat_id, "after": after, "limit": limit}
+    return [_stored_message(row) for row in conn.execute(query, values)]
 
 
 def _select_summaries(conn: Connection, chat_id: str, *, active: bool = False) -> list[SummaryRow]:
     """Every row by sequence, or (``active``) the shown chain: no archived rows, by episode."""
-    table = conversation_summaries
-    query = select(table).where(table.c.chat_id == chat_id)
-    if active:
-        query = query.where(table.c.kind != "archived").order_by(
-            table.c.episode_first, table.c.sequence
-        )
-    else:
-        query = query.order_by(table.c.sequence)
-    return [_summary_row(row) for row in conn.execute(query)]
+    query = prebuilt.summaries_of(active)
+    return [_summary_row(row) for row in conn.execute(query, {"chat_id": chat_id})]
 
 
 def _insert_messages(
@@ -789,7 +776,7 @@ def _insert_messages(
     first = chat.message_count + 1
     if new:
         values = [_message_values(chat.id, first + i, m, now) for i, m in enumerate(new)]
-        conn.execute(insert(messages), values)
+        conn.execute(prebuilt.insert_messages(), values)
     return [StoredMessage(chat.id, first + i, message) for i, message in enumerate(new)]
 
 
@@ -855,5 +842,6 @@ def _update_chat(
     values = _changing_values(chat)
     if facts is not None:
         values["facts"] = [dict(fact) for fact in facts]
-    statement = update(chats).where(chats.c.id == chat.id).values(values).returning(*chats.c)
-    return _chat_record((conn.execute(statement)).one())
+    statement = prebuilt.update_chat(tuple(values))
+    bound = {f"new_{name}": value for name, value in values.items()}
+    return _chat_record(conn.execute(statement, {"chat_id": chat.id, **bound}).one())
