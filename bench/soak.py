@@ -11,7 +11,8 @@ same size: a chat that reached ``--chat-messages`` is deleted and a new one take
 so what grows is the process, not the data it serves.
 
 The server's resident memory (``VmRSS``) and open file descriptors are sampled every
-``--sample-seconds``. Reported: RSS at the start (the server up, nothing loaded yet), after
+``--sample-seconds``, summed over its process tree (the background embedding process
+included). Reported: RSS at the start (the server up, nothing loaded yet), after
 the warm-up (``--warmup-minutes``: the model loaded, the caches filled), at the end, and the
 slope of a least-squares line over the last half of the run in MB per minute, with the
 ratio of the end to the warm-up (the run's own baseline).
@@ -121,15 +122,36 @@ Sample = tuple[float, float, int, float, float]
 """Seconds since the start, RSS MB, open fds, anonymous MB, file-backed MB."""
 
 
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (the server's background embedding process among them)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:  # the process ended meanwhile
+                continue
+            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    tree, index = [pid], 0
+    while index < len(tree):
+        tree.extend(child for child, parent in parents.items() if parent == tree[index])
+        index += 1
+    return tree
+
+
 def take(pid: int, t0: float) -> Sample:
-    memory = memory_mb(pid)
-    return (
-        time.perf_counter() - t0,
-        memory["VmRSS"],
-        open_fds(pid),
-        memory.get("RssAnon", 0.0),
-        memory.get("RssFile", 0.0),
-    )
+    """One sample of the server's whole process tree (summed)."""
+    totals = {"VmRSS": 0.0, "RssAnon": 0.0, "RssFile": 0.0}
+    fds = 0
+    for member in process_tree(pid):
+        try:
+            memory, opened = memory_mb(member), open_fds(member)
+        except OSError:  # a child that ended between the listing and the read
+            continue
+        for key in totals:
+            totals[key] += memory.get(key, 0.0)
+        fds += opened
+    return (time.perf_counter() - t0, totals["VmRSS"], fds, totals["RssAnon"], totals["RssFile"])
 
 
 async def sample(pid: int, every: float, into: list[Sample], t0: float) -> None:

@@ -13,7 +13,7 @@ Layout (every key optional)::
       - name: my-agent
         prompt_sections: {summary_compression_system_prompt, ...}
     storage: {url, sqlite_path, smart_load_tail, busy_timeout_seconds, ...}
-    vectors: {url, embedder}
+    vectors: {url, embedder, background_embedding}
     llm: {base_url, api_key_env, timeout_seconds, max_retries}
     limits: {max_message_chars, max_batch_size, max_metadata_depth, ...}   # every door's
     service: {host, port, api_keys, max_body_bytes, ...}
@@ -321,6 +321,7 @@ class VectorsConfig(_Strict):
 
     url: str | None = None
     embedder: str = "minilm"
+    background_embedding: Literal["process", "thread"] = "process"
 
 
 class LLMConfig(_Strict):

@@ -56,9 +56,12 @@ def summary_llm(settings: Settings) -> LLM | None:
 def summary_writer(settings: Settings, llm: LLM | None, agent: str | None = None) -> SummaryWriter:
     """An LLM-backed writer with the agent's prompts, or the offline summarizer."""
     if llm is None:
+        from longtalk.embed.minilm import MiniLMEmbedder
         from longtalk.summary.offline import OfflineSummaryWriter
 
-        return OfflineSummaryWriter()
+        return OfflineSummaryWriter(
+            MiniLMEmbedder(background=settings.vectors.background_embedding)
+        )
     return LLMSummaryWriter(llm, prompts=prompts_for(settings, agent), config=settings.memory)
 
 
@@ -75,7 +78,7 @@ def embedder_for(settings: Settings) -> Embedder:
     if name == "minilm":
         from longtalk.embed.minilm import MiniLMEmbedder
 
-        return MiniLMEmbedder()
+        return MiniLMEmbedder(background=settings.vectors.background_embedding)
     if name == "hashing":
         from longtalk.embed.hashing import HashingEmbedder
 

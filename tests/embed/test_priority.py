@@ -74,7 +74,7 @@ def test_a_bulk_call_runs_at_its_callers_priority() -> None:
         seen[caller].add(niceness())
         return real(pooled)
 
-    embedder = MiniLMEmbedder(threads=2)
+    embedder = MiniLMEmbedder(threads=2, background="thread")  # the child runs the same code
     texts = [f"sentence number {i} about the trip to Lisbon in May" for i in range(200)]
     minilm._unit = recording_unit  # type: ignore[assignment]
     try:
@@ -170,7 +170,7 @@ TEXTS = [f"sentence number {i} about the trip to Lisbon in May, and the budget" 
 def test_a_call_that_is_catching_up_works_at_its_priority_with_niced_helpers() -> None:
     """One thread's fair share at the process's priority; the other chunks go to niced helpers."""
     base = niceness()
-    embedder = MiniLMEmbedder(threads=2, batch_tokens=512)
+    embedder = MiniLMEmbedder(threads=2, batch_tokens=512, background="thread")
     seen, vectors = chunk_nice_values(embedder, TEXTS)
     assert seen == {base, lowered(base)}
     np.testing.assert_allclose(vectors, embedder.embed(TEXTS), atol=1e-6)
@@ -179,7 +179,7 @@ def test_a_call_that_is_catching_up_works_at_its_priority_with_niced_helpers() -
 def test_a_busy_helper_pool_cannot_hold_up_a_call_that_is_catching_up() -> None:
     """With every niced helper busy, the calling thread embeds every chunk itself."""
     base = niceness()
-    embedder = MiniLMEmbedder(threads=2, batch_tokens=512)
+    embedder = MiniLMEmbedder(threads=2, batch_tokens=512, background="thread")
     release = threading.Event()
     busy = minilm._executor(1, background=True).submit(release.wait, 30)
     try:

@@ -32,6 +32,7 @@ from longtalk.embed import _onnx
 from longtalk.embed._bert import BertEncoder, Dense
 from longtalk.embed._blas import blas_threads
 from longtalk.embed.priority import is_background, is_catching_up, lower_priority
+from longtalk.embed.process import BACKGROUND_ENV, MODES, process_for
 from longtalk.errors import EmbeddingError, MissingExtraError, UnknownBackendError
 
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
@@ -176,9 +177,15 @@ class MiniLMEmbedder:
             Runtime, ``"numpy"`` in numpy, ``"auto"`` in ONNX Runtime when it can be
             imported. Default: the ``LONGTALK_EMBED_BACKEND`` environment variable, else
             ``"auto"``. The vectors agree to cosine > 0.99999 and ``model_id`` is the same.
+        background: Where calls from background threads run: ``"process"`` in a child
+            process (:mod:`longtalk.embed.process`; the request path's interpreter lock
+            stays free, and it falls back to this process if the child fails),
+            ``"thread"`` in this process's niced threads. Default: the
+            ``LONGTALK_EMBED_BACKGROUND`` environment variable, else ``"process"``.
+            Foreground calls (a query) always run in the calling thread's process.
 
     Raises:
-        UnknownBackendError: ``backend`` is none of ``BACKENDS``.
+        UnknownBackendError: ``backend`` or ``background`` is none of the choices.
 
     Thread-safe: the model is read-only after loading, and loading is guarded by a lock.
     """
@@ -192,6 +199,7 @@ class MiniLMEmbedder:
         directory: Path | None = None,
         threads: int | None = None,
         backend: str | None = None,
+        background: str | None = None,
     ) -> None:
         self._directory = directory
         self._batch_tokens = max(MAX_TOKENS, batch_tokens)
@@ -203,6 +211,13 @@ class MiniLMEmbedder:
                 f"choose one of {', '.join(BACKENDS)}"
             )
         self._backend = chosen
+        where = (background or legacy.getenv(BACKGROUND_ENV) or "process").strip().lower()
+        if where not in MODES:
+            raise UnknownBackendError(
+                f"unknown background embedding {where!r} (background= or {BACKGROUND_ENV}); "
+                f"choose one of {', '.join(MODES)}"
+            )
+        self._in_child = where == "process"
 
     @property
     def _model(self) -> _Model:
@@ -229,6 +244,15 @@ class MiniLMEmbedder:
         out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
         if not texts:
             return out
+        if self._in_child and (is_background() or is_catching_up()):
+            vectors = process_for(self._directory or model_dir(), self._backend).embed(
+                texts,
+                catching_up=is_catching_up(),
+                threads=self._threads,
+                batch_tokens=self._batch_tokens,
+            )
+            if vectors is not None:
+                return vectors
         model, dense = self._model, self._dense()
         try:
             encodings = model.tokenizer.encode_batch(list(texts), add_special_tokens=True)

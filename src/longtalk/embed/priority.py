@@ -73,7 +73,8 @@ def is_background() -> bool:
     return bool(getattr(_local, "background", False))
 
 
-def _mark_catching_up() -> None:
+def mark_catching_up() -> None:
+    """Mark the calling thread as running background work that has fallen behind."""
     _local.catching_up = True
 
 
@@ -94,7 +95,7 @@ def _executor(pool: str, *, niced: bool) -> ThreadPoolExecutor:
             _executors[key] = ThreadPoolExecutor(
                 POOL_THREADS.get(pool, 1) if niced else 1,
                 f"longtalk-{pool}" if niced else f"longtalk-{pool}-catching-up",
-                initializer=lower_priority if niced else _mark_catching_up,
+                initializer=lower_priority if niced else mark_catching_up,
             )
         return _executors[key]
 
