@@ -321,7 +321,7 @@ class VectorsConfig(_Strict):
 
     url: str | None = None
     embedder: str = "minilm"
-    background_embedding: Literal["process", "thread"] = "process"
+    background_embedding: Literal["process", "thread"] | None = None
 
 
 class LLMConfig(_Strict):

@@ -52,3 +52,15 @@ def test_backlog_growth_is_the_slope_of_the_second_half() -> None:
     assert growth([(1.0, 5), (2.0, 5), (3.0, 5)]) == 0.0
     assert growth([(1.0, 9), (2.0, 6), (3.0, 3)]) == -3.0
     assert growth([]) is None and growth([(1.0, 4)]) is None
+
+
+def test_a_flat_backlog_is_not_growing_and_a_rising_one_is() -> None:
+    bench = load_bench("service")
+    flat = [(float(t), [3, 9, 1, 6, 2, 8, 0, 7, 4, 5][t % 10]) for t in range(60)]
+    rising = [(float(t), 2 * t + [3, 9, 1, 6, 2][t % 5]) for t in range(60)]
+    flat_error = bench.backlog_growth_error(flat)
+    assert flat_error is not None and flat_error > 0
+    assert bench.not_growing(bench.backlog_growth(flat), flat_error)
+    assert bench.backlog_growth(rising) > 1.5
+    assert not bench.not_growing(bench.backlog_growth(rising), bench.backlog_growth_error(rising))
+    assert bench.backlog_growth_error([(1.0, 4), (2.0, 5)]) is None  # too few to tell

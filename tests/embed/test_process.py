@@ -175,3 +175,17 @@ def test_concurrent_background_callers_each_get_their_own_vectors() -> None:
         thread.join(120)
     for n, batch in enumerate(batches):
         np.testing.assert_allclose(results[n], embedder.embed(batch), atol=1e-5)
+
+
+@pytest.mark.parametrize(("setting", "here"), [("thread", True), ("process", False)])
+def test_the_configuration_chooses_where_background_embeddings_run(
+    setting: str, here: bool, calls_here: list[int]
+) -> None:
+    from longtalk.config import load_settings
+    from longtalk.factory import embedder_for
+
+    settings = load_settings(environ={"LONGTALK_VECTORS__BACKGROUND_EMBEDDING": setting})
+    embedder = embedder_for(settings)
+    assert isinstance(embedder, MiniLMEmbedder)
+    in_background(embedder, TEXTS)
+    assert (sum(calls_here) == len(TEXTS)) is here
