@@ -189,3 +189,25 @@ def test_the_configuration_chooses_where_background_embeddings_run(
     assert isinstance(embedder, MiniLMEmbedder)
     in_background(embedder, TEXTS)
     assert (sum(calls_here) == len(TEXTS)) is here
+
+
+def test_a_client_without_the_key_is_turned_away_and_the_child_serves_on() -> None:
+    from multiprocessing import AuthenticationError
+    from multiprocessing.connection import Client
+
+    embedder = MiniLMEmbedder()
+    expected = in_background(embedder, TEXTS[:5])
+    pid = child().pid
+    with pytest.raises((AuthenticationError, EOFError, OSError)):
+        Client(child()._address, authkey=b"not the key")
+    seen: list[object] = []
+
+    def new_caller() -> None:  # a thread of its own: a new connection, accepted after that
+        priority.lower_priority()
+        seen.append(embedder.embed(TEXTS[:5]))
+
+    thread = threading.Thread(target=new_caller)
+    thread.start()
+    thread.join(60)
+    np.testing.assert_allclose(seen[0], expected, atol=1e-6)
+    assert child().pid == pid

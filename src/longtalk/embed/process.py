@@ -28,6 +28,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Sequence
+from multiprocessing import AuthenticationError
 from multiprocessing.connection import Client, Connection
 from pathlib import Path
 
@@ -108,7 +109,7 @@ class BackgroundProcess:
             try:
                 connection = Client(self._address, authkey=self._authkey)
                 connection.send(CATCHING_UP if catching_up else BACKGROUND)
-            except (OSError, EOFError) as exc:
+            except (OSError, EOFError, AuthenticationError) as exc:
                 child = self._child
                 if child is None or child.poll() is not None or time.monotonic() > deadline:
                     self._failed(exc, generation)

@@ -18,6 +18,7 @@ import json
 import os
 import sys
 import threading
+from multiprocessing import AuthenticationError
 from multiprocessing.connection import Connection, Listener
 from pathlib import Path
 from typing import Any
@@ -80,7 +81,7 @@ def _accept(listener: Listener, models: _Models) -> None:
     while True:
         try:
             connection = listener.accept()
-        except (OSError, EOFError):  # a client that failed the key exchange
+        except (OSError, EOFError, AuthenticationError):  # a client without the key
             continue
         threading.Thread(target=_serve, args=(connection, models), daemon=True).start()
 
