@@ -211,3 +211,10 @@ def test_a_client_without_the_key_is_turned_away_and_the_child_serves_on() -> No
     thread.join(60)
     np.testing.assert_allclose(seen[0], expected, atol=1e-6)
     assert child().pid == pid
+
+
+def test_the_socket_lives_where_only_this_user_can_enter() -> None:
+    in_background(MiniLMEmbedder(), TEXTS[:2])
+    folder = Path(child()._address).parent
+    assert folder.stat().st_mode & 0o777 == 0o700
+    assert folder.stat().st_uid == os.getuid()
