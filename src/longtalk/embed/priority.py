@@ -20,6 +20,10 @@ embedder shares a bulk call from such a thread between that thread and niced hel
 an idle machine still lends every core and a busy one gives up no more than that share.
 The caller decides when it is behind (the recall indexer: more turns wait than one run
 embeds).
+
+By default the embeddings themselves run in a child process (:mod:`longtalk.embed.process`),
+in a thread of the caller's kind, so these rules hold there while this process's
+interpreter lock stays with the requests.
 """
 
 from __future__ import annotations
