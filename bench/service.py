@@ -265,10 +265,17 @@ def serve_child(argv: list[str]) -> None:
         from longtalk.config import load_settings
         from longtalk.service import create_app
 
-        app = create_app(load_settings(directory / "agents.yaml"))
+        settings = load_settings(directory / "agents.yaml")
+        app = create_app(settings)
+        keep_alive = settings.service.keep_alive_seconds
     else:
+        from longtalk.config import ServiceConfig
+
         app = floor_app(directory / "floor.db")
-    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2)
+        keep_alive = ServiceConfig().keep_alive_seconds
+    config = uvicorn.Config(
+        app, log_level="warning", timeout_graceful_shutdown=2, timeout_keep_alive=keep_alive
+    )
     with socket.socket(fileno=fd) as sock:
         asyncio.run(uvicorn.Server(config).serve(sockets=[sock]))
 

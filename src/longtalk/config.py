@@ -383,6 +383,12 @@ class ServiceConfig(_Strict):
         description="Host names accepted besides loopback ones (keyless mode checks Host).",
     )
     max_body_bytes: int = Field(16_000_000, ge=1024, description="A request body's size.")
+    keep_alive_seconds: int = Field(
+        65,
+        ge=1,
+        description="An idle connection stays open this long: longer than clients and load "
+        "balancers keep theirs, so none sends a request on a connection being closed.",
+    )
     max_message_chars: int | None = Field(None, ge=1, description=_FORMER_LIMIT)
     max_batch_size: int | None = Field(None, ge=1, description=_FORMER_LIMIT)
     max_id_chars: int | None = Field(None, ge=1, description=_FORMER_LIMIT)

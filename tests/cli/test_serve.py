@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 import time
@@ -49,3 +50,34 @@ def test_serve_without_keys_binds_localhost(tmp_path: Path) -> None:
     assert process.returncode in (0, -15), err  # uvicorn re-raises SIGTERM after shutdown
     assert f"http://127.0.0.1:{port}/ui/" in out
     assert "bound to 127.0.0.1 only" in err
+
+
+def get_on(connection: socket.socket) -> bytes:
+    """One keep-alive GET /healthz on ``connection``: the response's head (b"" if closed)."""
+    connection.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    return connection.recv(65536)
+
+
+def test_an_idle_connection_outlives_the_clients_own_keep_alive(tmp_path: Path) -> None:
+    """A server that drops idle connections first makes clients send into closing sockets."""
+    config = tmp_path / "agents.yaml"
+    config.write_text(f"storage:\n  sqlite_path: {tmp_path / 'serve.db'}\n", encoding="utf-8")
+    port = free_port()
+    command = [sys.executable, "-m", "longtalk.cli", "serve", "-c", str(config)]
+    command += ["--port", str(port), "--log-level", "warning"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(300):
+            assert process.poll() is None, process.communicate()
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/healthz").status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.05)
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
+            assert get_on(connection).startswith(b"HTTP/1.1 200")
+            time.sleep(6)  # longer than httpx keeps an idle connection (5 s)
+            assert get_on(connection).startswith(b"HTTP/1.1 200")
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)

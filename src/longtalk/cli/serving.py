@@ -66,6 +66,7 @@ def serve(
         port=port,
         log_level=log_level,
         timeout_graceful_shutdown=2,
+        timeout_keep_alive=settings.service.keep_alive_seconds,
     )
 
 
