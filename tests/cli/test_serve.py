@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import socket
+import http.client
 import subprocess
 import sys
 import time
@@ -52,10 +52,12 @@ def test_serve_without_keys_binds_localhost(tmp_path: Path) -> None:
     assert "bound to 127.0.0.1 only" in err
 
 
-def get_on(connection: socket.socket) -> bytes:
-    """One keep-alive GET /healthz on ``connection``: the response's head (b"" if closed)."""
-    connection.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-    return connection.recv(65536)
+def get_on(connection: http.client.HTTPConnection) -> int:
+    """One GET /healthz on ``connection``'s open socket: its status, the body read whole."""
+    connection.request("GET", "/healthz")
+    answer = connection.getresponse()
+    answer.read()
+    return answer.status
 
 
 def test_an_idle_connection_outlives_the_clients_own_keep_alive(tmp_path: Path) -> None:
@@ -74,10 +76,15 @@ def test_an_idle_connection_outlives_the_clients_own_keep_alive(tmp_path: Path) 
                     break
             except httpx.TransportError:
                 time.sleep(0.05)
-        with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
-            assert get_on(connection).startswith(b"HTTP/1.1 200")
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        try:
+            assert get_on(connection) == 200
+            opened = connection.sock
             time.sleep(6)  # longer than httpx keeps an idle connection (5 s)
-            assert get_on(connection).startswith(b"HTTP/1.1 200")
+            assert get_on(connection) == 200  # a closed socket: RemoteDisconnected
+            assert connection.sock is opened  # the same connection, not a new one
+        finally:
+            connection.close()
     finally:
         process.terminate()
         process.communicate(timeout=30)
