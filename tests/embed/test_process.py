@@ -103,19 +103,21 @@ def test_the_child_serves_each_caller_at_that_callers_priority() -> None:
     assert {base, min(19, base + priority.BACKGROUND_NICE)} <= task_nice_values(pid)
 
 
-def test_a_dead_child_falls_back_to_this_process_and_is_replaced(
+def test_a_child_that_dies_mid_call_falls_back_to_this_process_and_is_replaced(
     calls_here: list[int], caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     embedder = MiniLMEmbedder()
     expected = embedder.embed(TEXTS)
     in_background(embedder, TEXTS)
-    first = child().pid
-    assert first is not None
+    running = child()
+    first = running.pid
+    assert first is not None and running._child is not None
+    monkeypatch.setattr(running._child, "poll", lambda: None)  # not yet seen to be dead
     os.kill(first, signal.SIGKILL)
     assert gone(first, 10)
     calls_here.clear()
     with caplog.at_level(logging.WARNING, logger="longtalk.embed.process"):
-        vectors = in_background(embedder, TEXTS)
+        vectors = in_background(embedder, TEXTS)  # meets the dead socket
     np.testing.assert_allclose(vectors, expected, atol=1e-5)  # nothing lost
     assert sum(calls_here) == len(TEXTS)  # embedded here instead
     assert "embedding process failed" in caplog.text
@@ -126,6 +128,29 @@ def test_a_dead_child_falls_back_to_this_process_and_is_replaced(
     assert second is not None and second != first
     assert calls_here == []
     np.testing.assert_allclose(vectors, expected, atol=1e-5)
+
+
+def test_a_child_that_cannot_start_leaves_the_embedding_here(
+    calls_here: list[int],
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    embedder = MiniLMEmbedder()
+    expected = embedder.embed(TEXTS)
+    child().close()
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "no-python-here"))
+    calls_here.clear()
+    with caplog.at_level(logging.WARNING, logger="longtalk.embed.process"):
+        vectors = in_background(embedder, TEXTS)
+    np.testing.assert_allclose(vectors, expected, atol=1e-5)
+    assert sum(calls_here) == len(TEXTS)
+    assert "cannot start the embedding process" in caplog.text
+    monkeypatch.undo()
+    monkeypatch.setattr(process, "RETRY_SECONDS", 0.0)
+    calls_here.clear()
+    in_background(embedder, TEXTS)
+    assert calls_here == [] and child().pid is not None
 
 
 def test_an_error_in_the_child_is_an_embedding_error_and_the_child_lives_on() -> None:

@@ -195,9 +195,10 @@ class BackgroundProcess:
             self._tmp = None
 
     def close(self) -> None:
-        """Stop the child (a later call starts a new one)."""
+        """Stop the child (a later call starts a new one, whatever failed before)."""
         with self._lock:
             self._generation += 1
+            self._failed_at = None
             self._stop()
 
     @property
