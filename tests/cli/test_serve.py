@@ -13,6 +13,17 @@ import httpx
 from longtalk.testing import free_port
 
 
+def wait_until_healthy(process: subprocess.Popen[str], base: str) -> None:
+    """Wait (up to ~15 s) until the served ``/healthz`` answers 200; fail if the server exits."""
+    for _ in range(300):
+        assert process.poll() is None, process.communicate()
+        try:
+            if httpx.get(f"{base}/healthz").status_code == 200:
+                return
+        except httpx.TransportError:
+            time.sleep(0.05)
+
+
 def test_serve_without_keys_binds_localhost(tmp_path: Path) -> None:
     config = tmp_path / "agents.yaml"
     config.write_text(f"storage:\n  sqlite_path: {tmp_path / 'serve.db'}\n", encoding="utf-8")
@@ -34,13 +45,7 @@ def test_serve_without_keys_binds_localhost(tmp_path: Path) -> None:
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(300):
-            assert process.poll() is None, process.communicate()
-            try:
-                if httpx.get(f"{base}/healthz").status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.05)
+        wait_until_healthy(process, base)
         created = httpx.post(f"{base}/chats", json={"id": "served"})
         assert created.status_code == 201 and created.json()["tenant"] == "default"
         assert httpx.get(f"{base}/ui/").status_code == 200
@@ -69,13 +74,7 @@ def test_an_idle_connection_outlives_the_clients_own_keep_alive(tmp_path: Path) 
     command += ["--port", str(port), "--log-level", "warning"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        for _ in range(300):
-            assert process.poll() is None, process.communicate()
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/healthz").status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.05)
+        wait_until_healthy(process, f"http://127.0.0.1:{port}")
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         try:
             assert get_on(connection) == 200
