@@ -28,6 +28,7 @@ from longtalk.core.messages import Message
 from longtalk.core.tokens import TokenCounter, resolve_counter
 from longtalk.core.truncation import TruncationStrategy
 from longtalk.embed.truncation import TextEmbedder
+from longtalk.engine.appending import AppendWriter
 from longtalk.engine.job import FactKeeper, JobListener, SummarizeOutcome, SummaryJob
 from longtalk.engine.pipeline import shortener_for
 from longtalk.engine.reading import ContextReader, ReadOptions
@@ -90,6 +91,7 @@ class MemoryEngine:
         limits: InputLimits | None = None,
     ) -> None:
         self.storage = storage
+        self.appends = AppendWriter(storage)
         self.embedder = embedder
         self.config = config or MemoryConfig()
         self.limits = limits or DEFAULT_LIMITS
@@ -205,14 +207,8 @@ class MemoryEngine:
         waits for a summary. ``enqueue`` requests a background job of that kind in the same
         commit (a queue in the database). Returns the chat afterwards and the stored messages.
         """
-        commit = TurnCommit(
-            chat_id,
-            new_messages=messages,
-            tenant=tenant,
-            facts_of=self.job.facts.of_messages,
-            enqueue=enqueue,
-        )
-        result = await self.storage.commit_turn(commit)
+        commit = TurnCommit(chat_id, new_messages=messages, tenant=tenant, enqueue=enqueue)
+        result = await self.appends.commit(commit, self.job.facts.of_messages)
         return result.chat, list(result.messages)
 
     async def add_messages(

@@ -23,7 +23,8 @@ from longtalk.storage.records import (
     ChatRecord,
     ChatState,
     CommitResult,
-    FactsOf,
+    FoundFacts,
+    MessageCountMoved,
     Origin,
     StoredMessage,
     SummaryFormat,
@@ -45,8 +46,9 @@ __all__ = [
     "ChatStorage",
     "ChatStore",
     "CommitResult",
-    "FactsOf",
+    "FoundFacts",
     "IndexOutbox",
+    "MessageCountMoved",
     "Origin",
     "StorageBase",
     "StoredMessage",
@@ -352,7 +354,8 @@ def check_commit(chat: ChatRecord, commit: TurnCommit) -> None:
 
     ``NotFoundError`` when the chat is another incarnation than the commit's;
     ``ConflictError`` when the summary compare-and-swap fails or the summary bookkeeping
-    would move backwards; ``UsageError`` when it points past the chat's last message or
+    would move backwards (``MessageCountMoved`` when found facts were numbered for another
+    message count); ``UsageError`` when it points past the chat's last message or
     carries a summary row of another chat.
     """
     if commit.incarnation is not None and commit.incarnation != chat.incarnation:
@@ -365,6 +368,10 @@ def check_commit(chat: ChatRecord, commit: TurnCommit) -> None:
         raise UsageError(
             f"chat {chat.id!r}: the turn carries a summary row of chat {strangers[0].chat_id!r}"
         )
+    found = commit.found_facts
+    if found is not None and found.facts and commit.new_messages:
+        if found.numbered_for != chat.message_count:
+            raise MessageCountMoved(chat.id, found.numbered_for, chat.message_count)
     if not commit.changes_summaries:
         return
     expected = commit.expected_summary_version

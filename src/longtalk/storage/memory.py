@@ -148,7 +148,7 @@ class InMemoryStorage(StorageBase):
         stored = [StoredMessage(chat.id, first + i, m) for i, m in enumerate(commit.new_messages)]
         chain = list(self._summaries[chat.id])
         written = [self._write_row(chain, row, now) for row in commit.summaries]
-        facts = commit.facts_after(self._facts.get(chat.id, ()), stored)
+        facts = commit.facts_after(self._facts.get(chat.id, ()))
         chat = chat_after(chat, commit, added=len(stored), now=now)
         if facts is not None:
             self._facts[chat.id] = tuple(dict(fact) for fact in facts)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
@@ -71,8 +70,6 @@ _SCHEMA_LOCK_KEY = int.from_bytes(b"memstrat", "big", signed=True)
 _SCHEMES = ("postgresql", "postgres", "postgresql+asyncpg")
 TURN_ATTEMPTS = 4
 """Races lost by a turn's single statement before the general transaction writes it."""
-KNOWN_COUNTS = 4096
-"""Chats whose message count is remembered (what an append's facts are numbered from)."""
 CHECK_DELAYS = (0.0, 0.2, 0.5)
 """Waits before each look at whether a commit whose answer was lost landed after all."""
 _ENQUEUE = text(
@@ -140,7 +137,6 @@ class PostgresStorage(AsyncEngineStorage):
             asyncpg.InterfaceError,
         )
         self._unique_violation: type[BaseException] = asyncpg.UniqueViolationError
-        self._counts: OrderedDict[str, int] = OrderedDict()
         self._last_stamp = datetime.min.replace(tzinfo=UTC)
         self.outbox = NotifyOutbox()
         """Notifications riding along with this storage's next single statement."""
@@ -202,7 +198,7 @@ class PostgresStorage(AsyncEngineStorage):
             row = await db.fetchrow(pg_sql.GET_CHAT, chat_id, tenant)
         if row is None:
             return None
-        return self._seen(chat_record(row))
+        return chat_record(row)
 
     async def load_state(
         self, chat_id: str, *, tail: int | None = None, with_user_memory: bool = False
@@ -216,7 +212,6 @@ class PostgresStorage(AsyncEngineStorage):
         if row is None:
             raise NotFoundError(f"no chat with id {chat_id!r}; create it first with create_chat()")
         state = state_of(row, users=with_user_memory)
-        self._seen(state.chat)
         return state
 
     # -- turns ------------------------------------------------------------------------------
@@ -225,11 +220,9 @@ class PostgresStorage(AsyncEngineStorage):
         """Write a turn in one statement (see the module docstring); the same contract."""
         ids = message_ids(commit.new_messages)
         now = self._stamp()
-        numbered_for = self._counts.get(commit.chat_id, 0)
         try:
             for _ in range(TURN_ATTEMPTS):
-                result, numbered_for = await self._try_turn(commit, ids, now, numbered_for)
-                if result is not None:
+                if (result := await self._try_turn(commit, ids, now)) is not None:
                     return result
         except StorageUnavailableError:
             if (settled := await self._landed(commit, ids, now)) is None:
@@ -238,10 +231,9 @@ class PostgresStorage(AsyncEngineStorage):
         return await super().commit_turn(commit)
 
     async def _try_turn(
-        self, commit: TurnCommit, ids: Sequence[str], now: datetime, numbered_for: int
-    ) -> tuple[CommitResult | None, int]:
-        """One run of the turn's statement: the result, or None and the count to number for."""
-        facts = _facts(commit, numbered_for)
+        self, commit: TurnCommit, ids: Sequence[str], now: datetime
+    ) -> CommitResult | None:
+        """One run of the turn's statement: the result, or None when it must run again."""
         try:
             doing = (
                 f"writing the turn ({len(commit.new_messages)} messages, "
@@ -252,11 +244,11 @@ class PostgresStorage(AsyncEngineStorage):
                 self.riding() as notes,
                 self.statement(operation, write=True, doing=doing) as db,
             ):
-                params = commit_params(commit, ids, now=now, facts=facts, notes=notes)
+                params = commit_params(commit, ids, now=now, facts=_facts(commit), notes=notes)
                 row = await db.fetchrow(pg_sql.COMMIT_TURN, *params)
         except LongtalkError as exc:
             if isinstance(exc.__cause__, self._unique_violation):
-                return None, numbered_for  # an id or a chain row landed meanwhile: again
+                return None  # an id or a chain row landed meanwhile: again
             raise
         if row["before"] is None:
             raise NotFoundError(
@@ -265,24 +257,24 @@ class PostgresStorage(AsyncEngineStorage):
         before = chat_of_json(row["before"])
         check_tenant(before, commit)
         if not row["fresh"]:
-            return None, before.message_count
+            return None
         if row["found"]:
             stored = [message_of(before.id, item) for item in row["found"]]
             replay = replayed(stored, commit.new_messages)
             if replay is not None:
-                return CommitResult(before, replay, ()), numbered_for
+                return CommitResult(before, replay, ())
         if row["after"] is not None:
-            return self._written(commit, row), numbered_for
+            return self._written(commit, row)
         check_commit(before, commit)
         known = set(row["targets"] or ())
         missing = [r.id for r in commit.summaries if r.id is not None and r.id not in known]
         if missing:
             raise NotFoundError(f"chat {before.id!r} has no summary row with id {missing[0]}")
-        return None, before.message_count  # the facts were numbered from a stale count
+        return None
 
     def _written(self, commit: TurnCommit, row: Any) -> CommitResult:
         """The result of a turn the statement wrote."""
-        chat = self._seen(chat_of_json(row["after"]))
+        chat = chat_of_json(row["after"])
         first = chat.message_count - len(commit.new_messages) + 1
         stored = tuple(
             StoredMessage(chat.id, first + i, message)
@@ -335,14 +327,6 @@ class PostgresStorage(AsyncEngineStorage):
         self._last_stamp = stamp
         return stamp
 
-    def _seen(self, chat: ChatRecord) -> ChatRecord:
-        """Remember the chat's message count: the next append numbers its facts from it."""
-        self._counts[chat.id] = chat.message_count
-        self._counts.move_to_end(chat.id)
-        while len(self._counts) > KNOWN_COUNTS:
-            self._counts.popitem(last=False)
-        return chat
-
     # -- jobs and migrations ------------------------------------------------------------------
 
     @asynccontextmanager
@@ -357,18 +341,15 @@ class PostgresStorage(AsyncEngineStorage):
         conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK_KEY})
 
 
-def _facts(commit: TurnCommit, numbered_for: int) -> tuple[str, str | None, int | None]:
+def _facts(commit: TurnCommit) -> tuple[str, str | None, int | None]:
     """How the turn changes the chat's facts: (keep | replace | append, JSON, numbered for).
 
-    Facts found in new messages carry the sequences the messages get, which are known only
-    under the chat's lock: they are numbered from ``numbered_for`` (the count last seen)
-    and the statement writes them only if the chat still has that many messages.
+    Found facts carry the sequences their messages get; the statement writes them only if
+    the chat still has the message count they were numbered for.
     """
-    new = commit.new_messages
-    added: Sequence[Any] = ()
-    if commit.facts_of is not None and new:
-        added = commit.facts_of([(numbered_for + 1 + i, m) for i, m in enumerate(new)])
-    guard = numbered_for if added else None
+    found = commit.found_facts
+    added = found.facts if found is not None and commit.new_messages else ()
+    guard = found.numbered_for if found is not None and added else None
     if commit.facts is not None:
         return "replace", json.dumps([dict(f) for f in (*commit.facts, *added)]), guard
     if added:

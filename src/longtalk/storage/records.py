@@ -6,12 +6,13 @@ storage's business and live on these records.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
 from longtalk.core.messages import Message
+from longtalk.errors import ConflictError
 
 SummaryFormat = Literal["text", "json"]
 SummaryKind = Literal["row", "digest", "archived"]
@@ -236,10 +237,9 @@ class TurnCommit:
     ``tenant`` (when set) is whose chat it must be: another tenant's chat is answered as
     one that does not exist, before anything else (a replay included).
     ``title`` is set as ``title_source`` says: a generated title never replaces one the
-    user set. ``facts`` (when not None) replace the chat's durable facts; ``facts_of``, given
-    the new messages with the sequences they get, returns facts to add to the chat's (in the
-    same transaction): whether it finds any may depend on the messages, not on their
-    sequences (a backend may call it before it knows them, and again once it does).
+    user set. ``facts`` (when not None) replace the chat's durable facts; ``found_facts``
+    are facts the new messages state, added to the chat's (after ``facts``), as computed
+    before the commit (see :class:`FoundFacts`).
     ``run`` counts a summary job's run in the chat's ``stats``. ``enqueue`` names a kind of
     background job to request for the chat in the same transaction when messages are
     stored (a row of the job table, announced to the workers when new); backends without
@@ -256,20 +256,16 @@ class TurnCommit:
     tenant: str | None = None
     title_source: TitleSource = "generated"
     facts: Sequence[Mapping[str, Any]] | None = None
-    facts_of: FactsOf | None = None
+    found_facts: FoundFacts | None = None
     run: SummaryRun | None = None
     enqueue: str | None = None
 
     def facts_after(
-        self, current: Sequence[Mapping[str, Any]], stored: Sequence[StoredMessage]
+        self, current: Sequence[Mapping[str, Any]]
     ) -> tuple[Mapping[str, Any], ...] | None:
         """The chat's facts after this commit; None when it leaves them as they are."""
         base = current if self.facts is None else self.facts
-        added = (
-            self.facts_of([(item.sequence, item.message) for item in stored])
-            if (self.facts_of is not None and stored)
-            else ()
-        )
+        added = self.found_facts.facts if self.found_facts and self.new_messages else ()
         if self.facts is None and not added:
             return None
         return (*base, *added)
@@ -280,8 +276,29 @@ class TurnCommit:
         return bool(self.summaries) or self.last_summarized_sequence is not None
 
 
-FactsOf = Callable[[Sequence[tuple[int, Message]]], Sequence[Mapping[str, Any]]]
-"""The durable facts numbered messages state (the facts layer's extractor, serialised)."""
+@dataclass(frozen=True, slots=True)
+class FoundFacts:
+    """Durable facts an append's messages state, computed by the caller before the commit.
+
+    Each fact names the sequences of the messages it came from, which depend on how many
+    messages the chat holds: the facts were numbered as if it held ``numbered_for``. The
+    commit writes them only if it still does; otherwise nothing is written and
+    :class:`MessageCountMoved` tells the count to number from.
+    """
+
+    facts: tuple[Mapping[str, Any], ...]
+    numbered_for: int
+
+
+class MessageCountMoved(ConflictError):
+    """An append's facts were numbered for another message count than the chat's now."""
+
+    def __init__(self, chat_id: str, numbered_for: int, message_count: int) -> None:
+        super().__init__(
+            f"chat {chat_id!r}: the append's facts were numbered for {numbered_for} messages, "
+            f"the chat holds {message_count}; number them again and retry"
+        )
+        self.message_count = message_count
 
 
 @dataclass(frozen=True, slots=True)

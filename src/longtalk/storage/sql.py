@@ -471,7 +471,7 @@ class SqlStorage(StorageBase):
             rows = _write_summaries(conn, chat.id, commit.summaries, now)
             progress.doing = "updating the chat"
             after = chat_after(chat, commit, added=len(stored), now=now)
-            facts = commit.facts_after(row._mapping["facts"] or (), stored)
+            facts = commit.facts_after(row._mapping["facts"] or ())
             chat = _update_chat(conn, after, facts=facts)
             if commit.enqueue is not None and stored:
                 progress.doing = f"requesting a {commit.enqueue} job"

@@ -22,7 +22,7 @@ memory, SQLite and PostgreSQL run them in longtalk's own tests.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
@@ -33,6 +33,8 @@ from longtalk.core.messages import Message, assistant, system, tool_call, tool_r
 from longtalk.errors import ConflictError, NotFoundError, StorageError, UsageError
 from longtalk.storage.base import (
     ChatStorage,
+    FoundFacts,
+    MessageCountMoved,
     SummaryPatch,
     SummaryRow,
     SummaryRun,
@@ -101,13 +103,16 @@ async def summarize(storage: ChatStorage, chat_id: str, text: str, last: int) ->
     return result.summaries[0]
 
 
-def _facts_of(messages: Sequence[tuple[int, Message]]) -> list[Mapping[str, Any]]:
-    """A stand-in facts extractor: every message saying 'I like' states a fact."""
-    return [
-        {"text": message.content, "sequences": [sequence]}
-        for sequence, message in messages
-        if "I like" in message.content
-    ]
+def liked(messages: Sequence[Message], numbered_for: int) -> FoundFacts:
+    """Stand-in found facts: every message saying 'I like' states one, numbered for a count."""
+    return FoundFacts(
+        tuple(
+            {"text": message.content, "sequences": [numbered_for + 1 + index]}
+            for index, message in enumerate(messages)
+            if "I like" in message.content
+        ),
+        numbered_for,
+    )
 
 
 class ChatStoreConformance:
@@ -290,36 +295,44 @@ class ChatStoreConformance:
             await storage.commit_turn(stale)
         assert await storage.list_messages("x") == []
 
-    async def test_facts_found_in_new_messages_carry_their_sequences(
-        self, storage: ChatStorage
-    ) -> None:
+    async def test_found_facts_join_the_chats_facts(self, storage: ChatStorage) -> None:
         chat_id = await new_chat(storage, 3)
-        commit = TurnCommit(
-            chat_id,
-            new_messages=[user("I like trams"), assistant("noted"), user("I like tiles")],
-            facts_of=_facts_of,
-        )
+        new = [user("I like trams"), assistant("noted"), user("I like tiles")]
+        commit = TurnCommit(chat_id, new_messages=new, found_facts=liked(new, 3))
         await storage.commit_turn(commit)
         facts = (await storage.load_state(chat_id)).facts
         assert [dict(f) for f in facts] == [
             {"text": "I like trams", "sequences": [4]},
             {"text": "I like tiles", "sequences": [6]},
         ]
-        other = await new_chat(storage, 1)  # numbered from this chat's own count
-        more = TurnCommit(other, new_messages=[user("I like fado")], facts_of=_facts_of)
-        await storage.commit_turn(more)
         await storage.commit_turn(TurnCommit(chat_id, new_messages=[user("no fact here")]))
-        assert [f["sequences"] for f in (await storage.load_state(other)).facts] == [[2]]
         assert len((await storage.load_state(chat_id)).facts) == 2
+
+    async def test_found_facts_numbered_for_another_count_write_nothing(
+        self, storage: ChatStorage
+    ) -> None:
+        chat_id = await new_chat(storage, 2)
+        new = [user("I like fado", id="f1")]
+        with pytest.raises(MessageCountMoved) as moved:
+            await storage.commit_turn(
+                TurnCommit(chat_id, new_messages=new, found_facts=liked(new, 1))
+            )
+        assert moved.value.message_count == 2
+        state = await storage.load_state(chat_id)
+        assert (state.chat.message_count, state.facts) == (2, ())
+        again = TurnCommit(chat_id, new_messages=new, found_facts=liked(new, 2))
+        assert [m.sequence for m in (await storage.commit_turn(again)).messages] == [3]
+        retried = await storage.commit_turn(replace(again, found_facts=liked(new, 3)))
+        assert [m.sequence for m in retried.messages] == [3]  # a retry is no new numbering
+        assert [f["sequences"] for f in (await storage.load_state(chat_id)).facts] == [[3]]
 
     async def test_facts_replaced_by_a_commit_and_joined_by_new_ones(
         self, storage: ChatStorage
     ) -> None:
         chat_id = await new_chat(storage, 2)
         merged = [{"text": "likes trams and tiles", "sequences": [1, 2]}]
-        commit = TurnCommit(
-            chat_id, new_messages=[user("I like fado")], facts=merged, facts_of=_facts_of
-        )
+        new = [user("I like fado")]
+        commit = TurnCommit(chat_id, new_messages=new, facts=merged, found_facts=liked(new, 2))
         await storage.commit_turn(commit)
         facts = [dict(f) for f in (await storage.load_state(chat_id)).facts]
         assert facts == [*merged, {"text": "I like fado", "sequences": [3]}]
