@@ -18,10 +18,10 @@ from typing import Any
 from longtalk.core.history import Numbered
 from longtalk.core.messages import Message
 from longtalk.storage.base import (
-    ChatStore,
     CommitResult,
     FoundFacts,
     MessageCountMoved,
+    MessageStore,
     TurnCommit,
 )
 
@@ -36,7 +36,7 @@ KNOWN_COUNTS = 4096
 class AppendWriter:
     """Commits appends with their found facts; remembers each chat's message count."""
 
-    def __init__(self, storage: ChatStore) -> None:
+    def __init__(self, storage: MessageStore) -> None:
         self.storage = storage
         self._counts: OrderedDict[str, int] = OrderedDict()
 

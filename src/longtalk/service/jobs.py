@@ -19,16 +19,23 @@ from longtalk.service.events import ChatEvent, EventHub, SummaryState, SummarySt
 from longtalk.service.job_reports import ServiceReporter
 from longtalk.service.metrics import ServiceMetrics
 
-__all__ = ["JobOutcome", "JobResult", "SummaryJobs", "SummaryQueue"]
+__all__ = [
+    "JobOutcome",
+    "JobRequests",
+    "JobResult",
+    "QueueLifecycle",
+    "QueueStatus",
+    "SummaryJobs",
+    "SummaryQueue",
+]
 
 log = logging.getLogger(__name__)
 
 
-class SummaryQueue(Protocol):
-    """Where the service sends summarization work (in-process or PostgreSQL-leased)."""
+class QueueLifecycle(Protocol):
+    """A queue's workers: started, stopped, drained, counted."""
 
     workers: int
-    runner: JobRunner
 
     def start(self) -> None:
         """Start the workers."""
@@ -38,13 +45,18 @@ class SummaryQueue(Protocol):
         """Stop the workers; unfinished work stays in storage."""
         ...
 
-    async def recover(self, tenants: Iterable[str]) -> int:
-        """Queue every chat of ``tenants`` with unsummarized messages; returns how many."""
-        ...
-
     async def drain(self) -> None:
         """Wait until nothing is queued or running (scheduled retries excepted)."""
         ...
+
+    @property
+    def runs(self) -> int:
+        """Jobs of this process that ran the summarizer."""
+        ...
+
+
+class JobRequests(Protocol):
+    """What the service asks of a queue for chats: look at one, run one now, forget one."""
 
     async def notify(self, chat_id: str, tenant: str, *, incarnation: str = "") -> None:
         """New messages in a chat: make sure a job will look at it."""
@@ -54,26 +66,38 @@ class SummaryQueue(Protocol):
         """Summarize now, even below the trigger, one job per chat at a time; wait for it."""
         ...
 
+    async def recover(self, tenants: Iterable[str]) -> int:
+        """Queue every chat of ``tenants`` with unsummarized messages; returns how many."""
+        ...
+
     def forget(self, chat_id: str, *, incarnation: str = "") -> None:
         """Drop a deleted chat's state; its queued or running job finds the chat gone."""
         ...
 
+
+class QueueStatus(Protocol):
+    """What a queue reports: each chat's summary state, and the backlog for ``/healthz``."""
+
     def state(self, chat_id: str, *, incarnation: str = "") -> tuple[SummaryState, str | None]:
         """The chat's summary state and last error."""
-        ...
-
-    def backlog(self) -> dict[str, int | str | None]:
-        """The queue for ``/healthz``: jobs running here, chats failing, the last error."""
         ...
 
     def event(self, chat_id: str, *, incarnation: str = "") -> ChatEvent:
         """The chat's current state as a ``state`` event (of that incarnation)."""
         ...
 
-    @property
-    def runs(self) -> int:
-        """Jobs of this process that ran the summarizer."""
+    def backlog(self) -> dict[str, int | str | None]:
+        """The queue for ``/healthz``: jobs running here, chats failing, the last error."""
         ...
+
+
+class SummaryQueue(QueueLifecycle, JobRequests, QueueStatus, Protocol):
+    """Where the service sends summarization work (in-process or PostgreSQL-leased).
+
+    The intersection of the three seams above, with the runner its jobs go through.
+    """
+
+    runner: JobRunner
 
 
 class SummaryJobs(LocalJobs):

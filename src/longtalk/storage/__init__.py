@@ -1,7 +1,8 @@
 """Chat storage: its seams, an in-memory store, SQLite and PostgreSQL.
 
-The seams are ``ChatStore`` (chats and messages), ``SummaryStore`` (summary rows) and
-``IndexOutbox`` (the recall index's watermarks); ``ChatStorage`` is all three.
+The seams are ``ChatStore`` (chats), ``MessageStore`` (messages and turns),
+``SummaryStore`` (summary rows) and ``IndexOutbox`` (the recall index's watermarks), each of
+at most five required methods; ``ChatStorage`` is all four with a lifecycle.
 
 ``resolve_storage`` / ``from_url`` pick a backend. ``SqliteStorage`` and ``PostgresStorage``
 are imported from their modules (``longtalk.storage.sqlite`` / ``.postgres``) or lazily
@@ -21,6 +22,7 @@ from longtalk.storage.base import (
     ChatStore,
     CommitResult,
     IndexOutbox,
+    MessageStore,
     StorageBase,
     StoredMessage,
     SummaryFormat,
@@ -46,6 +48,7 @@ __all__ = [
     "CommitResult",
     "InMemoryStorage",
     "IndexOutbox",
+    "MessageStore",
     "PostgresStorage",
     "SqliteStorage",
     "StorageBase",

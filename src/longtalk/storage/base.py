@@ -1,11 +1,12 @@
-"""The chat-storage seams: chats and messages, summary rows, the recall index's outbox.
+"""The chat-storage seams: chats, messages and turns, summary rows, the recall index's outbox.
 
-Each seam is a small protocol; :class:`ChatStorage` is all three with a lifecycle, what the
-engine takes. A backend implements the required methods and inherits the conveniences
-built on them from :class:`StorageBase` (``append_messages`` and ``create_summary`` on
-``commit_turn``, ``mark_indexed`` on ``mark_indexed_many``). The records they store are in
-:mod:`longtalk.storage.records` (re-exported here); the conformance suite of each seam is
-in :mod:`longtalk.testing`.
+Each seam is a small protocol of at most five required methods, with its conveniences
+built on them in the protocol (``append_messages`` and ``create_summary`` on
+``commit_turn``, ``mark_indexed`` on ``mark_indexed_many``). :class:`ChatStorage` is their
+intersection with a lifecycle, what the engine takes; a backend subclasses
+:class:`StorageBase` (or the protocols) and implements the required methods. The records
+they store are in :mod:`longtalk.storage.records` (re-exported here); the conformance suite
+of each seam is in :mod:`longtalk.testing`.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ __all__ = [
     "CommitResult",
     "FoundFacts",
     "IndexOutbox",
+    "MessageStore",
     "MessageCountMoved",
     "Origin",
     "StorageBase",
@@ -75,12 +77,7 @@ __all__ = [
 
 @runtime_checkable
 class ChatStore(Protocol):
-    """Chats and their messages. Every method is one transaction.
-
-    Required: ``create_chat``, ``get_chat``, ``list_chats``, ``delete_chat``,
-    ``delete_chats``, ``commit_turn``, ``list_messages``, ``load_state``;
-    ``append_messages`` is ``commit_turn`` with messages only (``StorageBase``).
-    """
+    """Chats: create, read, list, delete. Every method is one transaction."""
 
     async def create_chat(
         self,
@@ -111,14 +108,17 @@ class ChatStore(Protocol):
         """Delete every chat of a tenant (or of one user of it) with its rows; the chats."""
         ...
 
-    async def commit_turn(self, commit: TurnCommit) -> CommitResult:
-        """Write a turn atomically; ``ConflictError`` when the summary CAS fails."""
-        ...
 
-    async def append_messages(
-        self, chat_id: str, messages: Sequence[Message]
-    ) -> list[StoredMessage]:
-        """Append messages at the end of the chat, atomically, in order."""
+@runtime_checkable
+class MessageStore(Protocol):
+    """A chat's messages and what a turn writes. Every method is one transaction.
+
+    Required: ``commit_turn``, ``list_messages``, ``load_state``; ``append_messages`` is
+    ``commit_turn`` with messages only.
+    """
+
+    async def commit_turn(self, commit: TurnCommit) -> CommitResult:
+        """Write a turn atomically; ``ConflictError`` when a guard of the commit fails."""
         ...
 
     async def list_messages(
@@ -139,26 +139,40 @@ class ChatStore(Protocol):
         """
         ...
 
+    async def append_messages(
+        self, chat_id: str, messages: Sequence[Message]
+    ) -> list[StoredMessage]:
+        """Append messages at the end of the chat, atomically, in order."""
+        result = await self.commit_turn(TurnCommit(chat_id, new_messages=messages))
+        return list(result.messages)
+
 
 @runtime_checkable
 class SummaryStore(Protocol):
     """A chat's summary rows, as the episode-summary service exposes them.
 
-    Required: ``list_summaries`` and ``update_summary``; ``create_summary`` is a
-    ``commit_turn`` with one new row (``StorageBase``).
+    Required: ``list_summaries``, ``update_summary`` and ``commit_turn``; ``create_summary``
+    is a ``commit_turn`` with one new row.
     """
 
     async def list_summaries(self, chat_id: str) -> list[SummaryRow]:
         """The chat's summary chain, oldest first."""
         ...
 
-    async def create_summary(self, row: SummaryRow) -> SummaryRow:
-        """Insert a summary row at the end of its chat's chain."""
-        ...
-
     async def update_summary(self, summary_id: int, patch: SummaryPatch) -> SummaryRow:
         """Patch a summary row; its version and its chat's summary version go up."""
         ...
+
+    async def commit_turn(self, commit: TurnCommit) -> CommitResult:
+        """Write a turn atomically (see :class:`MessageStore`)."""
+        ...
+
+    async def create_summary(self, row: SummaryRow) -> SummaryRow:
+        """Insert a summary row at the end of its chat's chain; bumps its summary version."""
+        if row.id is not None:
+            raise UsageError(f"create_summary: the row already has id {row.id}; use update")
+        result = await self.commit_turn(TurnCommit(row.chat_id, summaries=(row,)))
+        return result.summaries[0]
 
 
 @runtime_checkable
@@ -166,7 +180,7 @@ class IndexOutbox(Protocol):
     """The recall index's outbox: a durable watermark per chat, behind its messages.
 
     Required: ``index_backlog``, ``mark_indexed_many`` and ``reset_index``;
-    ``mark_indexed`` is ``mark_indexed_many`` for one chat (``StorageBase``).
+    ``mark_indexed`` is ``mark_indexed_many`` for one chat.
     """
 
     async def index_backlog(
@@ -178,19 +192,10 @@ class IndexOutbox(Protocol):
         """
         ...
 
-    async def mark_indexed(
-        self, chat_id: str, sequence: int, *, incarnation: str | None = None
-    ) -> bool:
-        """Move the chat's recall-index watermark up to ``sequence`` (never down).
-
-        False when the chat (of ``incarnation``, when given) no longer exists.
-        """
-        ...
-
     async def mark_indexed_many(
         self, watermarks: Mapping[str, int], *, incarnations: Mapping[str, str] | None = None
     ) -> set[str]:
-        """``mark_indexed`` for several chats (chat id: sequence) in one transaction.
+        """Move several chats' watermarks (chat id: sequence) up, never down, in one transaction.
 
         Returns the ids of the chats (of the given incarnations) that no longer exist.
         """
@@ -200,10 +205,23 @@ class IndexOutbox(Protocol):
         """Set the watermark of one chat (or of every chat) back to 0; the chats reset."""
         ...
 
+    async def mark_indexed(
+        self, chat_id: str, sequence: int, *, incarnation: str | None = None
+    ) -> bool:
+        """Move the chat's recall-index watermark up to ``sequence`` (never down).
+
+        False when the chat (of ``incarnation``, when given) no longer exists.
+        """
+        known = {chat_id: incarnation} if incarnation is not None else None
+        return chat_id not in await self.mark_indexed_many({chat_id: sequence}, incarnations=known)
+
 
 @runtime_checkable
-class ChatStorage(ChatStore, SummaryStore, IndexOutbox, Protocol):
-    """Where chats, messages, summary chains and index watermarks live: every seam."""
+class ChatStorage(ChatStore, MessageStore, SummaryStore, IndexOutbox, Protocol):
+    """Every storage seam with a lifecycle: what the engine takes.
+
+    An intersection of the seams above; it adds only ``setup`` and ``close``.
+    """
 
     async def setup(self) -> None:
         """Create or migrate the schema; idempotent."""
@@ -414,48 +432,14 @@ def chat_after(chat: ChatRecord, commit: TurnCommit, *, added: int, now: datetim
     )
 
 
-class StorageBase:
-    """The conveniences every backend builds the same way on its required methods.
+class StorageBase(ChatStorage):
+    """What every backend builds on: the seams' conveniences and a default smart-load tail.
 
-    Subclasses implement the rest of ``ChatStorage``; ``smart_load_tail`` is the default
-    ``tail`` of their ``load_state``.
+    Subclasses implement the required methods of ``ChatStorage``; ``smart_load_tail`` is
+    the default ``tail`` of their ``load_state``.
     """
 
     def __init__(self, *, smart_load_tail: int = DEFAULT_SMART_LOAD_TAIL) -> None:
         if smart_load_tail < 0:
             raise UsageError(f"smart_load_tail must be 0 or more, got {smart_load_tail}")
         self.smart_load_tail = smart_load_tail
-
-    async def commit_turn(self, commit: TurnCommit) -> CommitResult:
-        """Write a turn atomically (the backend's)."""
-        raise NotImplementedError(f"{type(self).__name__}.commit_turn")
-
-    async def mark_indexed_many(
-        self, watermarks: Mapping[str, int], *, incarnations: Mapping[str, str] | None = None
-    ) -> set[str]:
-        """Move several watermarks in one transaction (the backend's)."""
-        raise NotImplementedError(f"{type(self).__name__}.mark_indexed_many")
-
-    async def append_messages(
-        self, chat_id: str, messages: Sequence[Message]
-    ) -> list[StoredMessage]:
-        """Append messages at the end of the chat, atomically, in order."""
-        result = await self.commit_turn(TurnCommit(chat_id, new_messages=messages))
-        return list(result.messages)
-
-    async def create_summary(self, row: SummaryRow) -> SummaryRow:
-        """Append a row to the chat's chain; bumps the chat's summary version."""
-        if row.id is not None:
-            raise UsageError(f"create_summary: the row already has id {row.id}; use update")
-        result = await self.commit_turn(TurnCommit(row.chat_id, summaries=(row,)))
-        return result.summaries[0]
-
-    async def mark_indexed(
-        self, chat_id: str, sequence: int, *, incarnation: str | None = None
-    ) -> bool:
-        """Move the chat's recall-index watermark up to ``sequence`` (never down).
-
-        False when the chat (of ``incarnation``, when given) no longer exists.
-        """
-        known = {chat_id: incarnation} if incarnation is not None else None
-        return chat_id not in await self.mark_indexed_many({chat_id: sequence}, incarnations=known)

@@ -186,24 +186,8 @@ class ScoredPoint:
 
 
 @runtime_checkable
-class VectorStore(Protocol):
-    """Where turn vectors live. Every read and delete is filtered by a ``RecallScope``.
-
-    ``setup`` records the embedding model's identity beside the vectors and refuses to mix
-    spaces: opening a store made with another model raises ``VectorStoreError``.
-    """
-
-    async def setup(self, *, dimension: int, model_id: str) -> None:
-        """Create collections and payload indexes; check the stored model identity."""
-        ...
-
-    async def recreate(self, *, dimension: int, model_id: str) -> None:
-        """Delete every stored vector and set up empty for this model (a model change)."""
-        ...
-
-    async def upsert(self, points: Sequence[VectorPoint]) -> None:
-        """Insert or replace points by id (same id twice is a no-op in effect)."""
-        ...
+class VectorSearch(Protocol):
+    """Reads turn vectors. Every read is filtered by a ``RecallScope``."""
 
     async def search(
         self,
@@ -220,8 +204,34 @@ class VectorStore(Protocol):
         """The points of the scope's chat with these sequences (for adjacent turns)."""
         ...
 
+
+@runtime_checkable
+class VectorWriter(Protocol):
+    """Writes turn vectors: upserts by id, deletes a scope's chat."""
+
+    async def upsert(self, points: Sequence[VectorPoint]) -> None:
+        """Insert or replace points by id (same id twice is a no-op in effect)."""
+        ...
+
     async def delete(self, scope: RecallScope) -> None:
         """Delete every point of the scope's chat."""
+        ...
+
+
+@runtime_checkable
+class VectorStore(VectorSearch, VectorWriter, Protocol):
+    """Where turn vectors live: search and writes, with a lifecycle.
+
+    ``setup`` records the embedding model's identity beside the vectors and refuses to mix
+    spaces: opening a store made with another model raises ``VectorStoreError``.
+    """
+
+    async def setup(self, *, dimension: int, model_id: str) -> None:
+        """Create collections and payload indexes; check the stored model identity."""
+        ...
+
+    async def recreate(self, *, dimension: int, model_id: str) -> None:
+        """Delete every stored vector and set up empty for this model (a model change)."""
         ...
 
     async def close(self) -> None:
