@@ -22,8 +22,8 @@ from typing import Any
 from longtalk.errors import LongtalkError
 from longtalk.jobs.background import stop_tasks
 from longtalk.service.events import ChatEvent, EventHub
+from longtalk.storage.leases import JobBook
 from longtalk.storage.pg_channel import NotifyChannel
-from longtalk.storage.pg_jobs import JobTable
 from longtalk.storage.postgres import PostgresStorage
 
 log = logging.getLogger(__name__)
@@ -36,7 +36,7 @@ class PostgresEventRelay:
     """Sends this replica's chat events to the others and delivers theirs here."""
 
     def __init__(
-        self, hub: EventHub, storage: PostgresStorage, jobs: JobTable, *, origin: str
+        self, hub: EventHub, storage: PostgresStorage, jobs: JobBook, *, origin: str
     ) -> None:
         self.hub = hub
         self.storage = storage

@@ -16,8 +16,7 @@ from longtalk.engine import MemoryEngine
 from longtalk.errors import LongtalkError
 from longtalk.jobs.background import stop_tasks
 from longtalk.recall.outbox import BACKLOG_CHATS, IndexRun
-from longtalk.storage.pg_index_leases import IndexLeases
-from longtalk.storage.postgres import PostgresStorage
+from longtalk.storage.leases import ChatLeases
 
 log = logging.getLogger(__name__)
 
@@ -27,13 +26,11 @@ class LeasedIndexPass:
 
     def __init__(
         self,
-        storage: PostgresStorage,
+        leases: ChatLeases,
         *,
-        owner: str,
-        lease_seconds: float = 30.0,
         chats: int = BACKLOG_CHATS,
     ) -> None:
-        self.leases = IndexLeases(storage, owner=owner, lease=lease_seconds)
+        self.leases = leases
         self.chats = chats
 
     async def index(self, engine: MemoryEngine) -> IndexRun:

@@ -1,6 +1,7 @@
 """The PostgreSQL job queue: summarization jobs leased per chat across every replica.
 
-Implements ``jobs.SummaryQueue`` on the ``longtalk_jobs`` table (``storage.pg_jobs``). An
+Implements ``jobs.SummaryQueue`` on a ``storage.leases.JobQueue`` (PostgreSQL's ``longtalk_jobs``
+table, ``storage.pg_jobs``). An
 append requests its chat's job in its own commit (the service sets ``TurnCommit.enqueue``
 to :attr:`LeasedSummaryJobs.kind`), and a new job row is announced on a ``NOTIFY`` channel,
 so :meth:`LeasedSummaryJobs.notify` has nothing left to do. Each replica runs one
@@ -35,8 +36,7 @@ from longtalk.service.events import ChatEvent, EventHub, SummaryState, SummarySt
 from longtalk.service.job_reports import ServiceReporter
 from longtalk.service.metrics import ServiceMetrics
 from longtalk.storage.base import ChatState
-from longtalk.storage.pg_jobs import Claim, JobStatus, JobTable, Lease
-from longtalk.storage.postgres import PostgresStorage
+from longtalk.storage.leases import Claim, JobQueue, JobStatus, Lease
 
 log = logging.getLogger(__name__)
 SUMMARY_KIND = "summary"
@@ -51,18 +51,16 @@ class LeasedSummaryJobs:
     def __init__(
         self,
         engine: MemoryEngine,
-        storage: PostgresStorage,
+        table: JobQueue,
         *,
         hub: EventHub,
         metrics: ServiceMetrics,
-        owner: str,
         workers: int = 2,
-        lease_seconds: float = 30.0,
         poll_seconds: float = 2.0,
     ) -> None:
         self.workers = workers
         self.poll_seconds = poll_seconds
-        self.table = JobTable(storage, kind=SUMMARY_KIND, owner=owner, lease=lease_seconds)
+        self.table = table
         self.runner = JobRunner(engine, ServiceReporter(hub, metrics))
         self.states = SummaryStates()
         hub.watch(self.states.observe)

@@ -19,8 +19,10 @@ from longtalk.service.events import EventHub
 from longtalk.service.events_pg import EVENTS_CHANNEL, PostgresEventRelay
 from longtalk.service.index_pg import LeasedIndexPass
 from longtalk.service.metrics import ServiceMetrics
-from longtalk.service.queue_pg import LeasedSummaryJobs
+from longtalk.service.queue_pg import SUMMARY_KIND, LeasedSummaryJobs
 from longtalk.storage.pg_channel import Handler, NotifyChannel
+from longtalk.storage.pg_index_leases import IndexLeases
+from longtalk.storage.pg_jobs import JobTable
 from longtalk.storage.pg_sql import JOBS_CHANNEL
 from longtalk.storage.postgres import PostgresStorage
 
@@ -42,19 +44,16 @@ class SharedState:
         metrics: ServiceMetrics,
     ) -> None:
         self.name = replica_name()
+        lease = config.job_lease_seconds
         self.jobs = LeasedSummaryJobs(
             engine,
-            storage,
+            JobTable(storage, kind=SUMMARY_KIND, owner=self.name, lease=lease),
             hub=hub,
             metrics=metrics,
-            owner=self.name,
             workers=config.summary_workers,
-            lease_seconds=config.job_lease_seconds,
             poll_seconds=config.job_poll_seconds,
         )
-        self.index_pass = LeasedIndexPass(
-            storage, owner=self.name, lease_seconds=config.job_lease_seconds
-        )
+        self.index_pass = LeasedIndexPass(IndexLeases(storage, owner=self.name, lease=lease))
         self.relay = PostgresEventRelay(hub, storage, self.jobs.table, origin=self.name)
         hub.relay = self.relay
         handlers: dict[str, Handler] = {

@@ -50,7 +50,7 @@ _RELEASE = text(
 
 
 class IndexLeases:
-    """The indexing leases one replica (``owner``) takes on chat rows."""
+    """The indexing leases one replica (``owner``) takes on chat rows: ``ChatLeases``."""
 
     def __init__(self, storage: PostgresStorage, *, owner: str, lease: float) -> None:
         self.storage = storage

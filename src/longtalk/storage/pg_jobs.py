@@ -17,29 +17,17 @@ clocks never disagree. Every method is one statement, run alone (autocommit).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import TextClause, text
 
 from longtalk.storage import pg_sql
+from longtalk.storage.leases import Claim, Failure, JobStatus, Lease
 from longtalk.storage.pg_codec import state_of
 from longtalk.storage.pg_sql import JOBS_CHANNEL
 from longtalk.storage.postgres import PostgresStorage
-from longtalk.storage.records import ChatState
 
-_ENQUEUE = text(
-    """
-    WITH up AS (
-        INSERT INTO longtalk_jobs AS j (kind, chat_id, tenant, generation, due_at)
-        SELECT :kind, id, tenant, 0, now() FROM chats WHERE id = :chat_id
-        ON CONFLICT (kind, chat_id) DO UPDATE SET generation = j.generation + 1
-        RETURNING (xmax = 0) AS fresh
-    )
-    SELECT pg_notify(:channel, :chat_id) FROM up WHERE fresh
-    """
-)
 _CLAIM_CHAT = text(
     """
     INSERT INTO longtalk_jobs AS j
@@ -119,58 +107,14 @@ _PENDING = text(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Lease:
-    """A claimed job: the chat and the request generation it covers."""
-
-    chat_id: str
-    tenant: str
-    generation: int
-    attempts: int
-
-
-@dataclass(frozen=True, slots=True)
-class Claim:
-    """What a claim found: a lease with its chat's state (or none), and the rest of the queue.
-
-    ``more`` is how many other jobs are due now; ``next_in`` the seconds until the next
-    lease expires or retry falls due (None when nothing is waiting).
-    """
-
-    lease: Lease | None = None
-    state: ChatState | None = None
-    more: int = 0
-    next_in: float | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Failure:
-    """A failed job's record: how many failures in a row, seconds until the retry."""
-
-    attempts: int
-    delay: float
-
-
-@dataclass(frozen=True, slots=True)
-class JobStatus:
-    """A chat's job as its row tells it: held by a live lease, and its last error."""
-
-    held: bool
-    error: str | None
-
-
 class JobTable:
-    """The ``longtalk_jobs`` rows of one kind of work, for one worker identity."""
+    """The ``longtalk_jobs`` rows of one kind of work, for one worker: a ``JobQueue``."""
 
     def __init__(self, storage: PostgresStorage, *, kind: str, owner: str, lease: float) -> None:
         self.storage = storage
         self.kind = kind
         self.owner = owner
         self.lease = lease
-
-    async def enqueue(self, chat_id: str, tenant: str) -> None:
-        """Request work on a chat (one statement; announces a new row)."""
-        await self._first(_ENQUEUE, kind=self.kind, chat_id=chat_id, channel=JOBS_CHANNEL)
 
     async def claim(self) -> Claim:
         """Lease the oldest due job nobody holds, with its chat's state, in one statement."""
