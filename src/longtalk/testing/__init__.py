@@ -14,8 +14,11 @@ Doubles (none is collected by pytest):
 Conformance suites, one per seam, to subclass with a fixture giving your backend (each
 module says which): ``ChatStoreConformance``, ``SummaryStoreConformance`` and
 ``IndexOutboxConformance`` (``.storage_suite``), ``UserMemoryConformance``
-(``.user_memory_suite``), ``VectorStoreConformance`` (``.vector_suite``). They need
-pytest (and pytest-asyncio), imported only when a suite is.
+(``.user_memory_suite``), ``VectorStoreConformance`` (``.vector_suite``), ``LLMConformance``
+(``.llm_suite``), ``EmbedderConformance`` (``.embedder_suite``),
+``SummaryWriterConformance`` (``.writer_suite``), ``JobQueueConformance`` and
+``ChatLeasesConformance`` (``.lease_suite``). They need pytest (and pytest-asyncio),
+imported only when a suite is.
 """
 
 from __future__ import annotations
@@ -29,6 +32,9 @@ from longtalk.testing.recall import BrokenRecall, RecordingRecall
 from longtalk.testing.wire import ChatCompletionsServer, WireCall, free_port
 
 if TYPE_CHECKING:
+    from longtalk.testing.embedder_suite import EmbedderConformance
+    from longtalk.testing.lease_suite import ChatLeasesConformance, JobQueueConformance
+    from longtalk.testing.llm_suite import LLMConformance
     from longtalk.testing.storage_suite import (
         ChatStoreConformance,
         IndexOutboxConformance,
@@ -36,21 +42,27 @@ if TYPE_CHECKING:
     )
     from longtalk.testing.user_memory_suite import UserMemoryConformance
     from longtalk.testing.vector_suite import VectorStoreConformance
+    from longtalk.testing.writer_suite import SummaryWriterConformance
 
 __all__ = [
     "BagOfWordsEmbedder",
     "BrokenRecall",
     "ChatCompletionsServer",
+    "ChatLeasesConformance",
     "ChatStoreConformance",
     "CountingLLM",
+    "EmbedderConformance",
     "FunctionLLM",
     "IndexOutboxConformance",
+    "JobQueueConformance",
+    "LLMConformance",
     "RecordedCall",
     "RecordingEmbedder",
     "RecordingRecall",
     "Reply",
     "ScriptedLLM",
     "SummaryStoreConformance",
+    "SummaryWriterConformance",
     "UserMemoryConformance",
     "VectorStoreConformance",
     "WireCall",
@@ -63,6 +75,11 @@ _SUITES = {
     "IndexOutboxConformance": "longtalk.testing.storage_suite",
     "UserMemoryConformance": "longtalk.testing.user_memory_suite",
     "VectorStoreConformance": "longtalk.testing.vector_suite",
+    "LLMConformance": "longtalk.testing.llm_suite",
+    "EmbedderConformance": "longtalk.testing.embedder_suite",
+    "SummaryWriterConformance": "longtalk.testing.writer_suite",
+    "JobQueueConformance": "longtalk.testing.lease_suite",
+    "ChatLeasesConformance": "longtalk.testing.lease_suite",
 }
 
 
