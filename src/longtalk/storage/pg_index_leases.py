@@ -16,37 +16,12 @@ from collections.abc import Sequence
 
 from sqlalchemy import text
 
+from longtalk.storage import pg_sql
 from longtalk.storage.postgres import PostgresStorage
 
-_CLAIM = text(
-    """
-    UPDATE chats AS c
-    SET index_lease_owner = :owner,
-        index_lease_until = now() + make_interval(secs => :lease)
-    FROM (
-        SELECT id FROM chats
-        WHERE message_count > indexed_sequence
-          AND (index_lease_until IS NULL OR index_lease_until < now())
-        ORDER BY updated_at, id
-        LIMIT :limit
-        FOR UPDATE SKIP LOCKED
-    ) AS free
-    WHERE c.id = free.id
-    RETURNING c.id, c.updated_at
-    """
-)
-_RENEW = text(
-    """
-    UPDATE chats SET index_lease_until = now() + make_interval(secs => :lease)
-    WHERE id = ANY(:ids) AND index_lease_owner = :owner
-    """
-)
-_RELEASE = text(
-    """
-    UPDATE chats SET index_lease_owner = NULL, index_lease_until = NULL
-    WHERE id = ANY(:ids) AND index_lease_owner = :owner
-    """
-)
+_CLAIM = text(pg_sql.INDEX_CLAIM)
+_RENEW = text(pg_sql.INDEX_RENEW)
+_RELEASE = text(pg_sql.INDEX_RELEASE)
 
 
 class IndexLeases:

@@ -25,86 +25,17 @@ from sqlalchemy import TextClause, text
 from longtalk.storage import pg_sql
 from longtalk.storage.leases import Claim, Failure, JobStatus, Lease
 from longtalk.storage.pg_codec import state_of
-from longtalk.storage.pg_sql import JOBS_CHANNEL
 from longtalk.storage.postgres import PostgresStorage
 
-_CLAIM_CHAT = text(
-    """
-    INSERT INTO longtalk_jobs AS j
-        (kind, chat_id, tenant, generation, due_at, lease_owner, lease_until)
-    VALUES (:kind, :chat_id, :tenant, 0, now(), :owner,
-            now() + make_interval(secs => :lease))
-    ON CONFLICT (kind, chat_id) DO UPDATE
-        SET lease_owner = excluded.lease_owner, lease_until = excluded.lease_until,
-            generation = j.generation + 1
-        WHERE j.lease_until IS NULL OR j.lease_until < now()
-    RETURNING j.chat_id, j.tenant, j.generation, j.attempts
-    """
-)
-_RENEW = text(
-    """
-    UPDATE longtalk_jobs SET lease_until = now() + make_interval(secs => :lease)
-    WHERE kind = :kind AND chat_id = :chat_id AND lease_owner = :owner
-    """
-)
-_FINISH = text(
-    f"""
-    WITH done AS (
-        DELETE FROM longtalk_jobs
-        WHERE kind = :kind AND chat_id = :chat_id AND lease_owner = :owner
-          AND generation = :generation AND NOT :again
-        RETURNING chat_id
-    ), released AS (
-        UPDATE longtalk_jobs
-        SET lease_owner = NULL, lease_until = NULL, due_at = now(), attempts = 0,
-            last_error = NULL
-        WHERE kind = :kind AND chat_id = :chat_id AND lease_owner = :owner
-          AND NOT EXISTS (SELECT 1 FROM done)
-        RETURNING chat_id
-    ), {pg_sql.outbox("CAST(:channels AS text[])", "CAST(:payloads AS text[])")}
-    SELECT (SELECT count(*) FROM outbox),
-           (SELECT count(pg_notify('{JOBS_CHANNEL}', chat_id)) FROM released)
-    """
-)
-_FAIL = text(
-    """
-    UPDATE longtalk_jobs
-    SET lease_owner = NULL, lease_until = NULL, attempts = attempts + 1, last_error = :error,
-        due_at = COALESCE(CAST(:due_at AS timestamptz), now())
-    WHERE kind = :kind AND chat_id = :chat_id AND lease_owner = :owner
-    RETURNING attempts, EXTRACT(EPOCH FROM due_at - now()) AS delay
-    """
-)
-_DEFER = text(
-    """
-    UPDATE longtalk_jobs
-    SET lease_owner = NULL, lease_until = NULL, due_at = :due_at
-    WHERE kind = :kind AND chat_id = :chat_id AND lease_owner = :owner
-    """
-)
-_ERROR = text("SELECT last_error FROM longtalk_jobs WHERE kind = :kind AND chat_id = :chat_id")
-_RECOVER = text(
-    """
-    WITH queued AS (
-        INSERT INTO longtalk_jobs (kind, chat_id, tenant, generation, due_at)
-        SELECT :kind, id, tenant, 0, now() FROM chats
-        WHERE message_count > last_summarized_sequence AND tenant = ANY(:tenants)
-        ON CONFLICT (kind, chat_id) DO NOTHING
-        RETURNING chat_id
-    )
-    SELECT count(*) FROM queued
-    """
-)
-_STATUS = text(
-    """
-    SELECT chat_id, lease_until IS NOT NULL AND lease_until >= now(), last_error
-    FROM longtalk_jobs WHERE kind = :kind AND chat_id = ANY(:chat_ids)
-    """
-)
-_PENDING = text(
-    "SELECT count(*) FROM longtalk_jobs "
-    "WHERE kind = :kind AND (due_at <= now() OR lease_owner IS NOT NULL)"
-)
+_CLAIM_CHAT = text(pg_sql.JOB_CLAIM_CHAT)
+_RENEW = text(pg_sql.JOB_RENEW)
+_FINISH = text(pg_sql.JOB_FINISH)
+_FAIL = text(pg_sql.JOB_FAIL)
+_DEFER = text(pg_sql.JOB_DEFER)
+_ERROR = text(pg_sql.JOB_ERROR)
+_RECOVER = text(pg_sql.JOB_RECOVER)
+_STATUS = text(pg_sql.JOB_STATUS)
+_PENDING = text(pg_sql.JOB_PENDING)
 
 
 class JobTable:

@@ -1,7 +1,9 @@
-"""The PostgreSQL hot path as single statements: a context read, a turn, a job claim.
+"""Every statement of PostgreSQL's own, in one place.
 
-Each statement runs alone in autocommit (a lone statement is its own transaction), so a
-read is one snapshot and a write one transaction, each one round trip:
+The shared schema and its migrations are in ``schema`` and ``migrations``, the statements
+both backends run in ``sql_statements``. The hot path is single statements: a context
+read, a turn, a job claim. Each runs alone in autocommit (a lone statement is its own
+transaction), so a read is one snapshot and a write one transaction, each one round trip:
 
 * :data:`LOAD_STATE`: the chat row, its shown summary chain, the messages a smart load
   takes and (when asked) its user's memory, aggregated as JSON.
@@ -11,10 +13,15 @@ read is one snapshot and a write one transaction, each one round trip:
   rows to patch) is a condition of one ``ok`` row that every write joins, so a refused
   commit writes nothing. ``fresh`` tells whether the chat row locked is the one the
   statement's snapshot sees: when another commit landed in between, the reads of the
-  snapshot (stored ids, the chain's last row) may be stale and the caller runs it again.
+  snapshot (stored ids, the chain's last row) may be stale and the caller runs it again;
+  after a few such races it runs it after :data:`LOCK_CHAT` in one transaction, where the
+  statement's snapshot is taken with the lock held and so is always fresh.
 * :data:`CLAIM_JOB`: lease the oldest due job nobody holds and read its chat's state as
   ``LOAD_STATE`` does, with how many more are due and when the next lease or retry falls
   due (so idle workers sleep until then instead of polling).
+
+Below them: the job table's other statements (``pg_jobs``), the indexing leases on chat
+rows (``pg_index_leases``) and the migrations' advisory lock.
 """
 
 from __future__ import annotations
@@ -237,9 +244,121 @@ $41-$43 the run's calls and tokens, $44 its failure kind, $45 its error, $46 its
 time; $47 the job kind to request (None: none); $48-$49 the riding notifications
 (channels, payloads); $50 the length the failing chat must grow to before its retry."""
 
+LOCK_CHAT = "SELECT 1 FROM chats WHERE id = $1::text FOR UPDATE"
+"""Lock the chat row before ``COMMIT_TURN`` in the same transaction (a turn that keeps
+losing races)."""
+
 MESSAGES_AT = f"""
 SELECT json_agg({MESSAGE_JSON} ORDER BY m.sequence) AS rows FROM messages m
 WHERE m.chat_id = $1::text AND m.created_at = $2::timestamptz
 """
 """The messages one commit stored (its timestamp is unique per process): whether a commit
 whose answer was lost landed after all."""
+
+
+# -- the job table (``pg_jobs``): named parameters, run through SQLAlchemy's text() ------
+
+JOB_CLAIM_CHAT = """
+    INSERT INTO longtalk_jobs AS j
+        (kind, chat_id, tenant, generation, due_at, lease_owner, lease_until)
+    VALUES (:kind, :chat_id, :tenant, 0, now(), :owner,
+            now() + make_interval(secs => :lease))
+    ON CONFLICT (kind, chat_id) DO UPDATE
+        SET lease_owner = excluded.lease_owner, lease_until = excluded.lease_until,
+            generation = j.generation + 1
+        WHERE j.lease_until IS NULL OR j.lease_until < now()
+    RETURNING j.chat_id, j.tenant, j.generation, j.attempts
+    """
+
+JOB_RENEW = """
+    UPDATE longtalk_jobs SET lease_until = now() + make_interval(secs => :lease)
+    WHERE kind = :kind AND chat_id = :chat_id AND lease_owner = :owner
+    """
+
+JOB_FINISH = f"""
+    WITH done AS (
+        DELETE FROM longtalk_jobs
+        WHERE kind = :kind AND chat_id = :chat_id AND lease_owner = :owner
+          AND generation = :generation AND NOT :again
+        RETURNING chat_id
+    ), released AS (
+        UPDATE longtalk_jobs
+        SET lease_owner = NULL, lease_until = NULL, due_at = now(), attempts = 0,
+            last_error = NULL
+        WHERE kind = :kind AND chat_id = :chat_id AND lease_owner = :owner
+          AND NOT EXISTS (SELECT 1 FROM done)
+        RETURNING chat_id
+    ), {outbox("CAST(:channels AS text[])", "CAST(:payloads AS text[])")}
+    SELECT (SELECT count(*) FROM outbox),
+           (SELECT count(pg_notify('{JOBS_CHANNEL}', chat_id)) FROM released)
+    """
+
+JOB_FAIL = """
+    UPDATE longtalk_jobs
+    SET lease_owner = NULL, lease_until = NULL, attempts = attempts + 1, last_error = :error,
+        due_at = COALESCE(CAST(:due_at AS timestamptz), now())
+    WHERE kind = :kind AND chat_id = :chat_id AND lease_owner = :owner
+    RETURNING attempts, EXTRACT(EPOCH FROM due_at - now()) AS delay
+    """
+
+JOB_DEFER = """
+    UPDATE longtalk_jobs
+    SET lease_owner = NULL, lease_until = NULL, due_at = :due_at
+    WHERE kind = :kind AND chat_id = :chat_id AND lease_owner = :owner
+    """
+
+JOB_ERROR = "SELECT last_error FROM longtalk_jobs WHERE kind = :kind AND chat_id = :chat_id"
+
+JOB_RECOVER = """
+    WITH queued AS (
+        INSERT INTO longtalk_jobs (kind, chat_id, tenant, generation, due_at)
+        SELECT :kind, id, tenant, 0, now() FROM chats
+        WHERE message_count > last_summarized_sequence AND tenant = ANY(:tenants)
+        ON CONFLICT (kind, chat_id) DO NOTHING
+        RETURNING chat_id
+    )
+    SELECT count(*) FROM queued
+    """
+
+JOB_STATUS = """
+    SELECT chat_id, lease_until IS NOT NULL AND lease_until >= now(), last_error
+    FROM longtalk_jobs WHERE kind = :kind AND chat_id = ANY(:chat_ids)
+    """
+
+JOB_PENDING = (
+    "SELECT count(*) FROM longtalk_jobs "
+    "WHERE kind = :kind AND (due_at <= now() OR lease_owner IS NOT NULL)"
+)
+
+
+# -- indexing leases on chat rows (``pg_index_leases``) ------------------------------
+
+INDEX_CLAIM = """
+    UPDATE chats AS c
+    SET index_lease_owner = :owner,
+        index_lease_until = now() + make_interval(secs => :lease)
+    FROM (
+        SELECT id FROM chats
+        WHERE message_count > indexed_sequence
+          AND (index_lease_until IS NULL OR index_lease_until < now())
+        ORDER BY updated_at, id
+        LIMIT :limit
+        FOR UPDATE SKIP LOCKED
+    ) AS free
+    WHERE c.id = free.id
+    RETURNING c.id, c.updated_at
+    """
+
+INDEX_RENEW = """
+    UPDATE chats SET index_lease_until = now() + make_interval(secs => :lease)
+    WHERE id = ANY(:ids) AND index_lease_owner = :owner
+    """
+
+INDEX_RELEASE = """
+    UPDATE chats SET index_lease_owner = NULL, index_lease_until = NULL
+    WHERE id = ANY(:ids) AND index_lease_owner = :owner
+    """
+
+
+SCHEMA_LOCK = "SELECT pg_advisory_xact_lock(:key)"
+"""Serialize concurrent migrations (a transaction-scoped advisory lock)."""

@@ -2,10 +2,11 @@
 
 The hot path is one statement per operation, run in autocommit (``pg_sql``): a chat read,
 a smart load (with the user's memory when asked) and a whole turn each cost one round
-trip, and every other one-statement operation skips ``BEGIN``/``COMMIT``. A turn's
-statement locks the chat row; when the snapshot it read from turns out older than the row
-it locked (another commit landed in between) it runs again, and after a few such races
-the turn is written by the general transaction of ``SqlStorage``. Operations of several
+trip, and every other one-statement operation skips ``BEGIN``/``COMMIT``. A turn has one
+writer, that statement: it locks the chat row; when the snapshot it read from turns out
+older than the row it locked (another commit landed in between) it runs again, and after
+a few such races it runs after the chat row's lock in one transaction, where its snapshot
+cannot be stale. All of PostgreSQL's own statements are in ``pg_sql``. Operations of several
 statements run in transactions (``REPEATABLE READ`` for reads); migrations hold a
 transaction-scoped advisory lock so that two processes starting on an empty database do
 not both create the schema.
@@ -30,6 +31,7 @@ from longtalk.errors import (
     LongtalkError,
     MissingExtraError,
     NotFoundError,
+    StorageError,
     StorageUnavailableError,
     UsageError,
 )
@@ -68,22 +70,12 @@ from longtalk.storage.sql import (
 # pg_advisory_xact_lock key: the bytes of "memstrat" as a signed 64-bit integer.
 _SCHEMA_LOCK_KEY = int.from_bytes(b"memstrat", "big", signed=True)
 _SCHEMES = ("postgresql", "postgres", "postgresql+asyncpg")
-TURN_ATTEMPTS = 4
-"""Races lost by a turn's single statement before the general transaction writes it."""
+OPTIMISTIC_ATTEMPTS = 3
+"""Races a turn's lone statement may lose before it runs after the chat row's lock."""
+TURN_ATTEMPTS = 6
+"""Runs of a turn's statement in all (the locked ones never lose a race)."""
 CHECK_DELAYS = (0.0, 0.2, 0.5)
 """Waits before each look at whether a commit whose answer was lost landed after all."""
-_ENQUEUE = text(
-    f"""
-    WITH up AS (
-        INSERT INTO longtalk_jobs AS j (kind, chat_id, tenant, generation, due_at)
-        VALUES (:kind, :chat_id, :tenant, 0, now())
-        ON CONFLICT (kind, chat_id) DO UPDATE SET generation = j.generation + 1
-        RETURNING (xmax = 0) AS fresh
-    )
-    SELECT fresh, pg_notify('{pg_sql.JOBS_CHANNEL}', CASE WHEN fresh THEN :chat_id END)
-    FROM up
-    """
-)
 
 
 def postgres_url(dsn: str) -> URL:
@@ -140,6 +132,8 @@ class PostgresStorage(AsyncEngineStorage):
         self._last_stamp = datetime.min.replace(tzinfo=UTC)
         self.outbox = NotifyOutbox()
         """Notifications riding along with this storage's next single statement."""
+        self.optimistic_attempts = OPTIMISTIC_ATTEMPTS
+        """Runs of a turn's lone statement before it takes the chat row's lock first."""
 
     # -- one statement on the driver's connection ------------------------------------------
 
@@ -221,19 +215,26 @@ class PostgresStorage(AsyncEngineStorage):
         ids = message_ids(commit.new_messages)
         now = self._stamp()
         try:
-            for _ in range(TURN_ATTEMPTS):
-                if (result := await self._try_turn(commit, ids, now)) is not None:
+            for attempt in range(TURN_ATTEMPTS):
+                locked = attempt >= self.optimistic_attempts
+                if (result := await self._try_turn(commit, ids, now, locked)) is not None:
                     return result
         except StorageUnavailableError:
             if (settled := await self._landed(commit, ids, now)) is None:
                 raise
             return settled
-        return await super().commit_turn(commit)
+        raise StorageError(
+            f"commit_turn({commit.chat_id!r}): the turn could not be written in "
+            f"{TURN_ATTEMPTS} attempts; nothing was written"
+        )
 
     async def _try_turn(
-        self, commit: TurnCommit, ids: Sequence[str], now: datetime
+        self, commit: TurnCommit, ids: Sequence[str], now: datetime, locked: bool
     ) -> CommitResult | None:
-        """One run of the turn's statement: the result, or None when it must run again."""
+        """One run of the turn's statement: the result, or None when it must run again.
+
+        ``locked``: after the chat row's lock, in one transaction (never stale).
+        """
         try:
             doing = (
                 f"writing the turn ({len(commit.new_messages)} messages, "
@@ -245,7 +246,12 @@ class PostgresStorage(AsyncEngineStorage):
                 self.statement(operation, write=True, doing=doing) as db,
             ):
                 params = commit_params(commit, ids, now=now, facts=_facts(commit), notes=notes)
-                row = await db.fetchrow(pg_sql.COMMIT_TURN, *params)
+                if locked:
+                    async with db.transaction():
+                        await db.execute(pg_sql.LOCK_CHAT, commit.chat_id)
+                        row = await db.fetchrow(pg_sql.COMMIT_TURN, *params)
+                else:
+                    row = await db.fetchrow(pg_sql.COMMIT_TURN, *params)
         except LongtalkError as exc:
             if isinstance(exc.__cause__, self._unique_violation):
                 return None  # an id or a chain row landed meanwhile: again
@@ -314,11 +320,6 @@ class PostgresStorage(AsyncEngineStorage):
         chat = await self.get_chat(commit.chat_id)
         return None if chat is None else CommitResult(chat, stored, ())
 
-    def _enqueue(self, conn: Connection, chat: ChatRecord, kind: str) -> bool:
-        """Request the job in the commit (an upsert) and announce a new row to the workers."""
-        params = {"kind": kind, "chat_id": chat.id, "tenant": chat.tenant}
-        return bool(conn.execute(_ENQUEUE, params).scalar_one())
-
     # -- bookkeeping ------------------------------------------------------------------------
 
     def _stamp(self) -> datetime:
@@ -338,7 +339,7 @@ class PostgresStorage(AsyncEngineStorage):
             yield conn
 
     def _lock_schema(self, conn: Connection) -> None:
-        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK_KEY})
+        conn.execute(text(pg_sql.SCHEMA_LOCK), {"key": _SCHEMA_LOCK_KEY})
 
 
 def _facts(commit: TurnCommit) -> tuple[str, str | None, int | None]:

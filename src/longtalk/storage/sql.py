@@ -1,14 +1,16 @@
-"""Chat storage on SQLAlchemy: one code path for SQLite and PostgreSQL.
+"""Chat storage on SQLAlchemy: the code path SQLite and PostgreSQL share.
 
-The backends (``SqliteStorage``, ``PostgresStorage``) only build the engine, run a
-transaction where their driver wants it, and add what their database needs (pragmas,
-locks). Every public method is one transaction, written as one synchronous function of a
-SQLAlchemy ``Connection``: the event loop waits for a transaction once, not once per
-statement. A commit
-first locks the chat row (``SELECT ... FOR UPDATE`` on PostgreSQL; SQLite's write
-transactions start with ``BEGIN IMMEDIATE`` and so hold the database's one write lock), so
-concurrent commits to a chat are applied one after the other: messages get gapless
-sequences in commit order, and the summary compare-and-swap reads the latest version.
+The backends (``SqliteStorage``, ``PostgresStorage``) build the engine, run a transaction
+where their driver wants it, and add what their database needs (pragmas, locks). Every
+public method is one transaction, written as one synchronous function of a SQLAlchemy
+``Connection``: the event loop waits for a transaction once, not once per statement.
+
+Each backend has one turn writer. SQLite's is :func:`write_turn` here: it first locks the
+chat row (SQLite's write transactions start with ``BEGIN IMMEDIATE`` and so hold the
+database's one write lock), so concurrent commits to a chat are applied one after the
+other: messages get gapless sequences in commit order, and the summary compare-and-swap
+reads the latest version. PostgreSQL's is its own single statement (``postgres``, with
+every statement of its own in ``pg_sql``).
 """
 
 from __future__ import annotations
@@ -48,7 +50,6 @@ from longtalk.storage.base import (
     chat_after,
     check_commit,
     check_tenant,
-    message_ids,
     replayed,
     smart_load_after,
 )
@@ -447,62 +448,6 @@ class SqlStorage(StorageBase):
 
     # -- turns -------------------------------------------------------------------------
 
-    async def commit_turn(self, commit: TurnCommit) -> CommitResult:
-        """Write the turn's messages, summary rows, title and bookkeeping in one transaction.
-
-        ``ConflictError`` when the summary compare-and-swap fails; any other failure is a
-        ``StorageError`` naming the step; in both cases nothing of the turn is written.
-        """
-        now = _now()
-        ids = message_ids(commit.new_messages)
-
-        def write(conn: Connection, progress: Progress) -> CommitResult:
-            progress.doing = "locking the chat"
-            row = _chat_row(conn, commit.chat_id, lock=True)
-            chat = _chat_record(row)
-            check_tenant(chat, commit)
-            found = _messages_by_id(conn, chat.id, ids) if ids else []
-            if (replay := replayed(found, commit.new_messages)) is not None:
-                return CommitResult(chat, replay, ())
-            check_commit(chat, commit)
-            progress.doing = f"inserting {len(commit.new_messages)} messages"
-            stored = _insert_messages(conn, chat, commit.new_messages, now)
-            progress.doing = f"writing {len(commit.summaries)} summary rows"
-            rows = _write_summaries(conn, chat.id, commit.summaries, now)
-            progress.doing = "updating the chat"
-            after = chat_after(chat, commit, added=len(stored), now=now)
-            facts = commit.facts_after(row._mapping["facts"] or ())
-            chat = _update_chat(conn, after, facts=facts)
-            if commit.enqueue is not None and stored:
-                progress.doing = f"requesting a {commit.enqueue} job"
-                self._enqueue(conn, chat, commit.enqueue)
-            return CommitResult(chat, tuple(stored), tuple(rows))
-
-        try:
-            return await self._run(f"commit_turn({commit.chat_id!r})", write, write=True)
-        except StorageUnavailableError:
-            if not ids or (settled := await self._committed(commit, ids)) is None:
-                raise
-            return settled
-
-    def _enqueue(self, conn: Connection, chat: ChatRecord, kind: str) -> bool:
-        """Request a ``kind`` job for ``chat`` in the commit; True when its row is new.
-
-        An existing row (queued or running) gets a new generation, so a worker finishing
-        the older one runs the chat again instead of dropping the request.
-        """
-        if conn.execute(prebuilt.bump_job(), {"job_kind": kind, "job_chat": chat.id}).rowcount:
-            return False
-        values = {
-            "kind": kind,
-            "chat_id": chat.id,
-            "tenant": chat.tenant,
-            "generation": 0,
-            "due_at": _now(),
-        }
-        conn.execute(prebuilt.insert_job(), values)
-        return True
-
     async def _committed(self, commit: TurnCommit, ids: Sequence[str]) -> CommitResult | None:
         """After a connection broke mid-commit: the turn if it was applied after all.
 
@@ -619,6 +564,49 @@ def _chat_records(query: Select[Any]) -> Callable[[Connection, Progress], list[C
         return [_chat_record(row) for row in conn.execute(query).all()]
 
     return read
+
+
+def write_turn(
+    conn: Connection, progress: Progress, commit: TurnCommit, ids: Sequence[str], now: datetime
+) -> CommitResult:
+    """Write ``commit`` in the open transaction (SQLite's turn writer; see ``SqliteStorage``).
+
+    ``ids`` are ``message_ids(commit.new_messages)``. Locks the chat first, recognises a
+    retry by its message ids, checks the commit's guards,
+    then writes messages, summary rows, the chat (with its facts) and the job request.
+    """
+    progress.doing = "locking the chat"
+    row = _chat_row(conn, commit.chat_id, lock=True)
+    chat = _chat_record(row)
+    check_tenant(chat, commit)
+    found = _messages_by_id(conn, chat.id, ids) if ids else []
+    if (replay := replayed(found, commit.new_messages)) is not None:
+        return CommitResult(chat, replay, ())
+    check_commit(chat, commit)
+    progress.doing = f"inserting {len(commit.new_messages)} messages"
+    stored = _insert_messages(conn, chat, commit.new_messages, now)
+    progress.doing = f"writing {len(commit.summaries)} summary rows"
+    rows = _write_summaries(conn, chat.id, commit.summaries, now)
+    progress.doing = "updating the chat"
+    after = chat_after(chat, commit, added=len(stored), now=now)
+    chat = _update_chat(conn, after, facts=commit.facts_after(row._mapping["facts"] or ()))
+    if commit.enqueue is not None and stored:
+        progress.doing = f"requesting a {commit.enqueue} job"
+        _enqueue(conn, chat, commit.enqueue)
+    return CommitResult(chat, tuple(stored), tuple(rows))
+
+
+def _enqueue(conn: Connection, chat: ChatRecord, kind: str) -> bool:
+    """Request a ``kind`` job for ``chat`` in the commit; True when its row is new.
+
+    An existing row (queued or running) gets a new generation, so a worker finishing
+    the older one runs the chat again instead of dropping the request.
+    """
+    if conn.execute(prebuilt.bump_job(), {"job_kind": kind, "job_chat": chat.id}).rowcount:
+        return False
+    values = {"kind": kind, "chat_id": chat.id, "tenant": chat.tenant, "generation": 0}
+    conn.execute(prebuilt.insert_job(), {**values, "due_at": _now()})
+    return True
 
 
 # -- row mapping and statements ------------------------------------------------------------

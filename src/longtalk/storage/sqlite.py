@@ -23,6 +23,7 @@ import sqlite3
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +31,16 @@ from sqlalchemy import Connection, create_engine, event
 from sqlalchemy.exc import SQLAlchemyError
 
 from longtalk.errors import LongtalkError, StorageUnavailableError
-from longtalk.storage.base import DEFAULT_SMART_LOAD_TAIL
+from longtalk.storage.base import DEFAULT_SMART_LOAD_TAIL, CommitResult, TurnCommit, message_ids
 from longtalk.storage.config import DEFAULT_BUSY_TIMEOUT_SECONDS, default_sqlite_path
-from longtalk.storage.sql import DRIVER_ERRORS, WRITE_OPTION, Progress, SqlStorage, T
+from longtalk.storage.sql import (
+    DRIVER_ERRORS,
+    WRITE_OPTION,
+    Progress,
+    SqlStorage,
+    T,
+    write_turn,
+)
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +78,25 @@ class SqliteStorage(SqlStorage):
         self._writer: ThreadPoolExecutor | None = None
         self._readers: ThreadPoolExecutor | None = None
         super().__init__(location=str(self.path), smart_load_tail=smart_load_tail)
+
+    async def commit_turn(self, commit: TurnCommit) -> CommitResult:
+        """Write the turn's messages, summary rows, title and bookkeeping in one transaction.
+
+        ``ConflictError`` when a guard of the commit fails; any other failure is a
+        ``StorageError`` naming the step; in both cases nothing of the turn is written.
+        """
+        now = datetime.now(UTC)
+        ids = message_ids(commit.new_messages)
+
+        def write(conn: Connection, progress: Progress) -> CommitResult:
+            return write_turn(conn, progress, commit, ids, now)
+
+        try:
+            return await self._run(f"commit_turn({commit.chat_id!r})", write, write=True)
+        except StorageUnavailableError:
+            if not ids or (settled := await self._committed(commit, ids)) is None:
+                raise
+            return settled
 
     async def close(self) -> None:
         """Close every pooled connection and stop the database threads (reopened on use)."""
