@@ -101,8 +101,16 @@ def install(python: Path, targets: Sequence[str], *options: str) -> None:
     command = ("--python", str(python), "install", "--no-compile", *options, *targets)
     if pip(*command, env=offline).returncode != 0:  # something not downloaded yet
         downloadable = [t for t in targets if t != "-e"]
+        forget_longtalk()  # pip download resolves a target by a same-named file already there
         must(pip("download", "-d", str(WHEELHOUSE), *BUILD_REQUIREMENTS, *downloadable))
+        forget_longtalk()
         must(pip(*command, env=offline))
+
+
+def forget_longtalk() -> None:
+    """Keep only longtalk's dependencies in the wheelhouse, never a build of longtalk."""
+    for built in WHEELHOUSE.glob("longtalk-*"):
+        built.unlink()
 
 
 def run(tmp_path: Path, *command: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
