@@ -127,18 +127,20 @@ class Service:
         """
         enqueue = self.replicas.jobs.kind if self.replicas is not None else None
         try:
-            chat, stored = await self.engine.append(
-                chat_id, messages, tenant=tenant, enqueue=enqueue
+            return await self.engine.append(
+                chat_id, messages, tenant=tenant, enqueue=enqueue, after=self._after_append
             )
         except NotFoundError:
             raise NotFoundError(f"no chat {chat_id!r}") from None
+
+    async def _after_append(self, chat: ChatRecord, stored: Sequence[StoredMessage]) -> None:
+        """Wake the background indexer and the chat's summary job; tell the event streams."""
         self.indexer.notify()
         await self.jobs.notify(chat.id, chat.tenant, incarnation=chat.incarnation)
         if stored:
             state, error = self.jobs.state(chat.id, incarnation=chat.incarnation)
             event = ChatEvent("appended", chat.id, state, error=error, incarnation=chat.incarnation)
             self.hub.publish(replace(event, message_count=stored[-1].sequence))
-        return chat, stored
 
     # -- context ------------------------------------------------------------------------------
 
