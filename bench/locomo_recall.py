@@ -499,7 +499,7 @@ async def evaluate(
 
 def with_fold(setup: Setup, path: Path) -> Setup:
     """The setup with the ranker fitted without this conversation (``--ranker-folds``)."""
-    from longtalk.recall.ranker import LinearRanker
+    from longtalk.recall.learned_ranker import LinearRanker
 
     fold = json.loads(path.read_text(encoding="utf-8"))
     ranker = LinearRanker(fold["weights"])
