@@ -8,10 +8,10 @@
 FROM python:3.11-slim AS build
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /src
-COPY pyproject.toml README.md ./
+COPY pyproject.toml setup.py README.md ./
 COPY src ./src
 RUN python -m venv /opt/longtalk \
- && /opt/longtalk/bin/pip install ".[postgres,qdrant]"
+ && /opt/longtalk/bin/pip install ".[server,postgres,qdrant]"
 
 FROM python:3.11-slim
 RUN useradd --system --uid 10001 --user-group --create-home --home-dir /var/lib/longtalk longtalk

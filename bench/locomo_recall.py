@@ -432,7 +432,7 @@ async def run_longtalk(
             **rules,
         )
         chat = await engine.create_chat(conv.sample_id)
-        await engine.add_messages(chat.id, [t.message for t in conv.turns])
+        await engine.append(chat.id, [t.message for t in conv.turns])
         for _ in range(MAX_SUMMARY_RUNS):  # as the background job would, turn after turn
             if not (await engine.summarize(chat.id, force=True)).changed:
                 break
@@ -499,7 +499,7 @@ async def evaluate(
 
 def with_fold(setup: Setup, path: Path) -> Setup:
     """The setup with the ranker fitted without this conversation (``--ranker-folds``)."""
-    from longtalk.recall.ranker import LinearRanker
+    from longtalk.recall.learned_ranker import LinearRanker
 
     fold = json.loads(path.read_text(encoding="utf-8"))
     ranker = LinearRanker(fold["weights"])

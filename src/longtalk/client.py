@@ -10,7 +10,9 @@
         chat.append("assistant", reply)
 
 The user memory (``remember``, ``user_memory``, ``forget``), a chat's durable facts
-(``facts``) and forced summaries (``summarize``) are there as in the library.
+(``facts``) and forced summaries (``summarize``) are there as in the library: ``Client``
+implements ``longtalk.memory.MemoryAPI`` and ``AsyncClient`` ``AsyncMemoryAPI``, as
+``Memory`` and ``AsyncMemory`` do.
 ``AsyncClient`` is the same in ``async``/``await`` form. Both speak the service's HTTP API
 (``longtalk serve``) over httpx; each operation is written once, as a sequence of requests
 and answers that the sync and async clients drive. HTTP errors become longtalk's errors:
@@ -49,6 +51,9 @@ from longtalk.wire import (
 
 if TYPE_CHECKING:
     from longtalk.facts.model import DurableFact
+    from longtalk.memory.api import AsyncMemoryAPI, MemoryAPI
+    from longtalk.memory.async_memory import AsyncMemory
+    from longtalk.memory.sync import Memory
 
 __all__ = ["AsyncChatClient", "AsyncClient", "ChatClient", "Client"]
 
@@ -495,3 +500,12 @@ class AsyncChatClient(ChatHandle):
 
     async def _run(self, step: Step[T]) -> T:
         return await _arun(self._client.http, step)
+
+
+if TYPE_CHECKING:
+
+    def _one_chat_api(
+        memory: Memory, client: Client, aio: AsyncMemory, aclient: AsyncClient
+    ) -> tuple[MemoryAPI, MemoryAPI, AsyncMemoryAPI, AsyncMemoryAPI]:
+        """Every door offers the one chat API (mypy checks this return)."""
+        return memory, client, aio, aclient

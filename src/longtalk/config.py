@@ -19,8 +19,10 @@ Layout (every key optional)::
     service: {host, port, api_keys, max_body_bytes, ...}
 
 Environment variables ``LONGTALK_<SECTION>__<KEY>`` (double underscore between levels,
-e.g. ``LONGTALK_SUPERVISOR__MEMORY__STRATEGY=none``) override the file; values are read as
-YAML scalars. Unknown keys and bad values raise ``ConfigError`` naming the key path.
+e.g. ``LONGTALK_SUPERVISOR__MEMORY__STRATEGY=none``) override the file, read by
+pydantic-settings' environment source: a value is converted to its field's type, a mapping
+or list is written in YAML flow style (``{key: tenant}``, ``[a, b]``), and an empty value or
+``null`` is None. Unknown keys and bad values raise ``ConfigError`` naming the key path.
 """
 
 from __future__ import annotations
@@ -33,6 +35,13 @@ from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic.fields import FieldInfo
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
 
 from longtalk import legacy
 from longtalk.core.limits import DEFAULT_LIMITS, InputLimits
@@ -409,8 +418,20 @@ class ServiceConfig(_Strict):
     job_poll_seconds: float = Field(2.0, gt=0, description="Idle workers look this often.")
 
 
-class Settings(_Strict):
-    """The whole configuration file."""
+class Settings(BaseSettings):
+    """The whole configuration file.
+
+    Constructing one reads only its arguments; :func:`load_settings` adds the environment.
+    """
+
+    model_config = SettingsConfigDict(
+        extra="forbid",
+        validate_assignment=True,
+        validate_default=False,
+        env_prefix=ENV_PREFIX,
+        env_nested_delimiter="__",
+        case_sensitive=False,
+    )
 
     supervisor: SupervisorConfig = Field(default_factory=SupervisorConfig)
     agents: list[AgentConfig] = Field(default_factory=list)
@@ -427,6 +448,18 @@ class Settings(_Strict):
         if duplicates:
             raise ValueError(f"agent names must be unique, repeated: {duplicates}")
         return self
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """The arguments alone: the file and environment are merged by ``load_settings``."""
+        return (init_settings,)
 
     @property
     def memory(self) -> MemoryConfig:
@@ -459,8 +492,7 @@ def load_settings(
     data: dict[str, Any] = {}
     if path is not None:
         data = _read_yaml(Path(path))
-    apply_env_overrides(data, os.environ if environ is None else environ)
-    return parse_settings(data)
+    return parse_settings(with_environment(data, os.environ if environ is None else environ))
 
 
 def parse_settings(data: Mapping[str, Any]) -> Settings:
@@ -583,33 +615,68 @@ def _redact_values(value: Any) -> Any:
     return value
 
 
-def apply_env_overrides(data: dict[str, Any], environ: Mapping[str, str]) -> None:
-    """Set ``LONGTALK_A__B__C=value`` as ``data[a][b][c] = yaml(value)``, in place.
+NULLS = frozenset({"", "null", "Null", "NULL", "~"})
+"""Environment values that unset a key (YAML's spellings of null, and empty)."""
+
+
+class EnvironmentSource(EnvSettingsSource):
+    """pydantic-settings' environment source over a given mapping, reading YAML flow values.
+
+    ``LONGTALK_A__B__C`` becomes ``{"a": {"b": {"c": value}}}`` (prefix, delimiter and case
+    from ``Settings.model_config``); a mapping or list value is parsed as YAML, so
+    ``{key: tenant}`` works as well as JSON.
+    """
+
+    def __init__(self, environ: Mapping[str, str]) -> None:
+        self._environ = environ
+        super().__init__(Settings)
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        return {
+            name.lower(): None if value.strip() in NULLS else value
+            for name, value in self._environ.items()
+        }
+
+    def decode_complex_value(self, field_name: str, field: FieldInfo | None, value: Any) -> Any:
+        """A YAML flow mapping or list (JSON is YAML too); else the text, refused by the model."""
+        try:
+            return load_yaml(value)
+        except yaml.YAMLError:
+            return value
+
+
+def environment_overrides(environ: Mapping[str, str]) -> dict[str, Any]:
+    """The ``LONGTALK_*__*`` variables of ``environ`` as nested settings data.
 
     The former name's ``..._A__B__C`` spelling (``longtalk.legacy``) is read too while no
-    ``LONGTALK_`` one is set.
+    ``LONGTALK_`` one is set. A variable naming no section is refused, as an unknown key in
+    the file is.
     """
-    for name, raw in sorted(legacy.with_former_env(environ).items()):
-        if not name.startswith(ENV_PREFIX) or "__" not in name:
-            continue
-        keys = [part.lower() for part in name[len(ENV_PREFIX) :].split("__")]
-        target = data
-        for key in keys[:-1]:
-            child = target.setdefault(key, {})
-            if not isinstance(child, dict):
-                raise ConfigError(f"{name} sets a key below a value", path=".".join(keys))
-            target = child
-        target[keys[-1]] = _env_value(raw)
-
-
-def _env_value(raw: str) -> Any:
-    """A YAML scalar (``9``, ``true``, ``null``), a flow collection, or the raw string."""
-    if raw == "":
-        return None
+    current = legacy.with_former_env(environ)
+    for name in current:
+        section = name[len(ENV_PREFIX) :].split("__")[0].lower()
+        nested = name.upper().startswith(ENV_PREFIX) and "__" in name
+        if nested and section not in Settings.model_fields:
+            raise ConfigError(f"{name} names no section of the settings", path=section)
     try:
-        value = load_yaml(raw)
-    except yaml.YAMLError:
-        return raw
-    if isinstance(value, dict | list) and not raw.lstrip().startswith(("{", "[")):
-        return raw  # "memory:" or "a: b" are strings, not mappings
-    return value
+        return EnvironmentSource(current)()
+    except ValueError as exc:  # pydantic-settings' SettingsError is a ValueError
+        problem = f"a LONGTALK_ variable is not readable: {exc}"
+        raise ConfigError(problem, path="(environment)") from None
+
+
+def with_environment(data: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
+    """``data`` (a file's settings) with the environment's overrides laid over it."""
+    return _overlay(dict(data), environment_overrides(environ))
+
+
+def _overlay(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    """``over`` laid over ``base`` key by key, nested mappings merged (a new dict)."""
+    merged = dict(base)
+    for key, value in over.items():
+        below = merged.get(key)
+        if isinstance(value, Mapping) and isinstance(below, Mapping):
+            merged[key] = _overlay(dict(below), value)
+        else:
+            merged[key] = value
+    return merged

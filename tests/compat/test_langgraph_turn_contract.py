@@ -150,7 +150,7 @@ async def test_a_turn_persists_summary_and_title_together_and_loads_smartly(
         title_llm=ScriptedLLM(default="Lisbon trip"),
     )
     chat = await memory.create_chat("c1")
-    await memory.add_messages(chat.id, exchanges(0, 12))
+    await memory.append(chat.id, exchanges(0, 12))
     turn = await memory.run_turn(chat.id, exchanges(12, 1))
     assert turn.summary.changed and turn.summary.title == "Lisbon trip"
     state = await storage.load_state(chat.id)
@@ -160,7 +160,7 @@ async def test_a_turn_persists_summary_and_title_together_and_loads_smartly(
     assert [m.message.content for m in state.messages] == [m.content for m in exchanges(11, 2)]
 
     # Iterative: the next summary is written from the previous one plus the new messages.
-    await memory.add_messages(chat.id, exchanges(13, 10))
+    await memory.append(chat.id, exchanges(13, 10))
     turn = await memory.run_turn(chat.id, exchanges(23, 1))
     assert turn.summary.changed
     state = await storage.load_state(chat.id)

@@ -138,7 +138,7 @@ async def test_engine_summarize_survives_a_custom_llm_raising_a_foreign_exceptio
     )
     try:
         chat = await memory.create_chat("c1")
-        await memory.add_messages(chat.id, conversation(6))
+        await memory.append(chat.id, conversation(6))
         outcome = await memory.summarize(chat.id, force=True)
         assert outcome.plan.error is not None
         assert not outcome.changed
@@ -170,7 +170,7 @@ async def test_a_title_llm_raising_a_foreign_exception_keeps_the_summary(
     )
     try:
         chat = await memory.create_chat("c1")
-        await memory.add_messages(chat.id, conversation(6))
+        await memory.append(chat.id, conversation(6))
         outcome = await memory.summarize(chat.id, force=True)
         assert outcome.changed and len(title_llm.calls) == 1
         assert outcome.title and outcome.title.startswith("Question 0")
@@ -188,7 +188,7 @@ async def test_a_custom_vector_store_failure_degrades_and_loses_nothing(tmp_path
     memory = MemoryEngine(storage, config=config, recall=recall, counter=COUNTER)
     try:
         chat = await memory.create_chat("c1")
-        stored = await memory.add_messages(chat.id, conversation(2))
+        _, stored = await memory.append(chat.id, conversation(2))
         assert len(stored) == 4 and recall.store_calls == 1
         run = await memory.index_chat(chat.id)
         assert run.error is not None and "RuntimeError: Qdrant down" in run.error

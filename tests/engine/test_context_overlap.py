@@ -39,7 +39,7 @@ async def test_the_summary_is_cut_while_the_query_embeds(tmp_path: Path) -> None
             user("I adopted a grey kitten named Miso."),
             assistant("Lovely! How old is Miso?"),
         ]
-        await engine.add_messages("c", turns * 20)
+        await engine.append("c", turns * 20)
         embedding.clear()
         context = await engine.get_context("c", "What is the kitten called?", budget_tokens=200)
         assert seen == [True] and "Miso" in context.text

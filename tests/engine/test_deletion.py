@@ -17,7 +17,7 @@ import pytest
 from longtalk.config import MemoryConfig
 from longtalk.core.messages import assistant, user
 from longtalk.embed.hashing import HashingEmbedder
-from longtalk.engine import MemoryEngine
+from longtalk.engine import MemoryEngine, index_later
 from longtalk.recall.retriever import HybridRetriever
 from longtalk.storage.sqlite import SqliteStorage
 from longtalk.testing import RecordingRecall
@@ -64,14 +64,14 @@ async def test_an_indexing_run_racing_the_delete_leaves_no_vector_behind(
 ) -> None:
     engine, recall, store = parts
     await engine.create_chat("x")
-    await engine.add_messages("x", [user(f"The code is {SECRET}"), assistant("noted")], index=False)
+    await engine.append("x", [user(f"The code is {SECRET}"), assistant("noted")], after=index_later)
     recall.gate.clear()
     indexing = asyncio.create_task(engine.index_chat("x"))  # read the turns, now held
     await asyncio.wait_for(recall.entered.wait(), 5)
     assert await engine.delete_chat("x")
     await engine.create_chat("x")  # the same id, the same tenant: another chat
-    await engine.add_messages(
-        "x", [user("what is the code?"), assistant("which one?")], index=False
+    await engine.append(
+        "x", [user("what is the code?"), assistant("which one?")], after=index_later
     )
     recall.gate.set()
     await indexing  # stores the deleted chat's turns, finds it gone, deletes them
@@ -90,7 +90,7 @@ async def test_deleted_text_is_not_readable_in_the_store_files(
     engine, _, store = parts
     for chat_id, text in [("gone", SECRET), ("kept", "the harbour opens at nine")]:
         await engine.create_chat(chat_id)
-        await engine.add_messages(chat_id, [user(text), assistant(f"ok, {chat_id}")])
+        await engine.append(chat_id, [user(text), assistant(f"ok, {chat_id}")])
     await store.close()  # flushed: the text is on disk now
     await store.setup(dimension=384, model_id=HashingEmbedder().model_id)
     assert files_holding(tmp_path / "vectors", SECRET)
@@ -114,7 +114,7 @@ async def test_delete_by_user_and_by_tenant_reaches_the_vectors(
     token = {chat_id: f"tok{uuid.uuid4().hex}" for chat_id in ("a1", "a2", "b1")}
     for chat_id, tenant, who in [("a1", "a", "ann"), ("a2", "a", "bob"), ("b1", "b", "ann")]:
         await engine.create_chat(chat_id, tenant=tenant, user=who)
-        await engine.add_messages(chat_id, [user(f"{chat_id} says {token[chat_id]}")])
+        await engine.append(chat_id, [user(f"{chat_id} says {token[chat_id]}")])
     gone = await engine.delete_user("ann", tenant="a")
     assert [chat.id for chat in gone] == ["a1"]
     assert files_holding(vectors, token["a1"]) == []

@@ -41,7 +41,7 @@ async def make_engine(**config: object) -> MemoryEngine:
         embedder=MiniLMEmbedder(),
     )
     await memory.create_chat("c")
-    await memory.add_messages("c", chat_messages())
+    await memory.append("c", chat_messages())
     return memory
 
 

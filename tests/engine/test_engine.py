@@ -165,7 +165,7 @@ async def test_concurrent_summarizations_never_overwrite_newer_with_older() -> N
     memory = engine(FunctionLLM(slow), summary_trigger_tokens=10_000)
     chat = await memory.create_chat("c1")
     for i in range(8):
-        await memory.add_messages(chat.id, exchange(i))
+        await memory.append(chat.id, exchange(i))
     first = asyncio.create_task(memory.summarize(chat.id, force=True))
     await asyncio.sleep(0.01)
     second = await memory.summarize(chat.id, force=True)
@@ -236,7 +236,7 @@ async def test_a_failing_vector_store_never_breaks_the_write_path() -> None:
     memory = engine(ScriptedLLM(default="S"), strategy="rag_augmented")
     memory.recall = RecordingRecall(fail=VectorStoreError("store is down"))
     chat = await memory.create_chat("c1")
-    stored = await memory.add_messages(chat.id, exchange(0))
+    _, stored = await memory.append(chat.id, exchange(0))
     assert [m.sequence for m in stored] == [1, 2]
 
 
@@ -244,10 +244,10 @@ async def test_context_parts_carry_provenance_and_summary_due_follows_the_trigge
     memory = engine(ScriptedLLM(default="S"))
     chat = await memory.create_chat("c1")
     for i in range(3):
-        await memory.add_messages(chat.id, exchange(i))
+        await memory.append(chat.id, exchange(i))
     assert not await memory.summary_due(chat.id)  # one exchange pending: 40 tokens <= 60
     for i in range(3, 6):
-        await memory.add_messages(chat.id, exchange(i))
+        await memory.append(chat.id, exchange(i))
     assert await memory.summary_due(chat.id)
     await memory.summarize(chat.id)
     assert not await memory.summary_due(chat.id)

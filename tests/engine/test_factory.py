@@ -86,7 +86,7 @@ async def test_semantic_truncation_uses_the_bundled_embedder(tmp_path: Path) -> 
     )
     async with open_memory(config) as memory:
         await memory.create_chat("c")
-        await memory.add_messages("c", [user(long_message), assistant("ok")])
+        await memory.append("c", [user(long_message), assistant("ok")])
         context = await memory.get_context("c", "When does our plane depart?")
     shown = context.verbatim[0].content
     assert len(shown) <= 60 and "Porto" in shown
@@ -114,7 +114,7 @@ async def test_the_vector_store_follows_the_storage_path(
             store = memory.recall.store
             assert isinstance(store, QdrantEdgeStore) and store.path == where
             chat = await memory.create_chat("c")
-            await memory.add_messages(chat.id, [user("kept beside its database")])
+            await memory.append(chat.id, [user("kept beside its database")])
         assert where.is_dir()
     assert (tmp_path / "data" / "longtalk.db").is_file()
 
@@ -128,6 +128,6 @@ async def test_in_memory_storage_keeps_its_vectors_in_a_scratch_directory() -> N
         assert isinstance(store, QdrantEdgeStore)
         scratch = store.path
         chat = await memory.create_chat("c")
-        await memory.add_messages(chat.id, [user("gone with the process"), assistant("yes")])
+        await memory.append(chat.id, [user("gone with the process"), assistant("yes")])
         assert scratch.is_dir()
     assert not scratch.exists()

@@ -16,7 +16,7 @@ from longtalk.config import MemoryConfig
 from longtalk.core.messages import assistant, user
 from longtalk.embed.minilm import MiniLMEmbedder
 from longtalk.embed.priority import BACKGROUND_NICE, in_background
-from longtalk.engine import MemoryEngine
+from longtalk.engine import MemoryEngine, index_later
 from longtalk.recall.outbox import RecallIndexer
 from longtalk.recall.retriever import HybridRetriever
 from longtalk.storage.memory import InMemoryStorage
@@ -47,8 +47,8 @@ async def test_a_failed_run_keeps_the_watermark_and_the_next_run_indexes_everyth
         broken = MemoryEngine(storage, recall=HybridRetriever(QdrantEdgeStore(blocker), embedder))
         for name in ("a", "b"):
             await broken.create_chat(name)
-        await broken.add_messages("a", conversation(6), index=False)
-        await broken.add_messages("b", conversation(4), index=False)
+        await broken.append("a", conversation(6), after=index_later)
+        await broken.append("b", conversation(4), after=index_later)
         run = await broken.index_pending()
         assert run.error and run.turns == 0
         assert [(c.id, c.index_lag) for c in await storage.index_backlog()] == [("a", 6), ("b", 4)]
@@ -61,7 +61,7 @@ async def test_a_failed_run_keeps_the_watermark_and_the_next_run_indexes_everyth
         assert await storage.index_backlog() == []
         assert await store.count() == 10
         assert (await engine.index_pending()).turns == 0  # nothing left, nothing doubled
-        await engine.add_messages("a", [user("the llama ate my homework")])  # the library path
+        await engine.append("a", [user("the llama ate my homework")])  # the library path
         chat = await storage.get_chat("a")
         assert chat is not None and chat.index_lag == 0
         found = await engine.recall.get_relevant_history("llama", engine.scope(chat), k=1)
@@ -76,7 +76,7 @@ async def test_reindex_rebuilds_a_chat_from_storage(
         store = QdrantEdgeStore(tmp_path / "vectors")
         engine = MemoryEngine(storage, recall=HybridRetriever(store, embedder))
         await engine.create_chat("a")
-        await engine.add_messages("a", conversation(8))
+        await engine.append("a", conversation(8))
         assert await store.count() == 8
         chat = await storage.get_chat("a")
         assert chat is not None
@@ -92,7 +92,7 @@ WORKER = textwrap.dedent(
     from pathlib import Path
     from longtalk.core.messages import user
     from longtalk.embed.minilm import MiniLMEmbedder
-    from longtalk.engine import MemoryEngine
+    from longtalk.engine import MemoryEngine, index_later
     from longtalk.recall.retriever import HybridRetriever
     from longtalk.storage.resolve import from_url
     from longtalk.vectors.qdrant_edge import QdrantEdgeStore
@@ -104,7 +104,7 @@ WORKER = textwrap.dedent(
             )
             await engine.create_chat("c")
             messages = [user(f"turn {i}: we talked about topic number {i}") for i in range(turns)]
-            await engine.add_messages("c", messages, index=False)
+            await engine.append("c", messages, after=index_later)
             while (run := await engine.index_pending(max_turns=32)).turns:
                 print("indexed", run.turns, flush=True)
 
@@ -163,7 +163,7 @@ async def test_an_indexer_behind_by_more_than_a_run_catches_up_at_the_process_pr
     storage = InMemoryStorage()
     engine = MemoryEngine(storage)
     await engine.create_chat("a")
-    await engine.add_messages("a", conversation(10), index=False)
+    await engine.append("a", conversation(10), after=index_later)
     store = PriorityRecordingStore()
     indexer = RecallIndexer(storage, store, engine.scope)  # type: ignore[arg-type]
     while (await indexer.index_pending(max_turns=4)).turns:

@@ -27,9 +27,7 @@ async def test_a_new_embedding_model_rebuilds_the_index_from_storage(
 ) -> None:
     async with open_memory(settings(tmp_path, "hashing")) as memory:
         await memory.create_chat("trip")
-        await memory.add_messages(
-            "trip", [user("My sister lives in Lisbon."), assistant("Lovely city.")]
-        )
+        await memory.append("trip", [user("My sister lives in Lisbon."), assistant("Lovely city.")])
         old_model = memory.recall.embedder.model_id  # type: ignore[union-attr]
         assert (await memory.storage.get_chat("trip")).indexed_sequence == 2  # type: ignore[union-attr]
 

@@ -42,7 +42,7 @@ def engine(llm: ScriptedLLM | None = None, **settings: object) -> MemoryEngine:
 
 async def grow(memory: MemoryEngine, chat_id: str, turns: int) -> None:
     for i in range(turns):
-        await memory.add_messages(chat_id, exchange(i))
+        await memory.append(chat_id, exchange(i))
         await memory.summarize(chat_id)
 
 
@@ -133,7 +133,7 @@ async def test_failing_again_waits_for_the_chat_to_grow_by_what_the_failed_call_
     calls = len(llm.calls)
     assert (await memory.summarize("c")).skipped == "backing off"  # time passed, no growth
     while (await memory.storage.get_chat("c")).content_chars < second.stats.retry_volume:  # type: ignore[union-attr]
-        await memory.add_messages("c", exchange(99))
+        await memory.append("c", exchange(99))
     assert len(llm.calls) == calls
     clock.later(hours=1)
     assert (await memory.summarize("c")).failed  # grown and due: tried again
@@ -166,7 +166,7 @@ async def test_summary_calls_and_tokens_add_up_on_the_chat() -> None:
 async def test_a_budget_below_the_minimum_is_refused_by_name() -> None:
     memory = engine()
     await memory.create_chat("c")
-    await memory.add_messages("c", exchange(0))
+    await memory.append("c", exchange(0))
     for budget in (0, 10, MIN_BUDGET_TOKENS - 1):
         with pytest.raises(UsageError, match=f"at least {MIN_BUDGET_TOKENS}"):
             await memory.get_context("c", budget_tokens=budget)

@@ -124,7 +124,7 @@ async def test_memory_operations_and_model_calls_are_traced(
         user("Is the Gulbenkian museum worth half a day, or should we skip it?"),
         assistant("Worth it: the collection is small but superb, and the garden is lovely."),
     ]
-    await engine.add_messages("trip", turns)
+    await engine.append("trip", turns)
     await engine.summarize("trip", force=True)
     context = await engine.get_context("trip", "hotel")
 

@@ -97,7 +97,7 @@ async def engine(server: ScriptedServer) -> AsyncIterator[MemoryEngine]:
 
 async def exchanges(engine: MemoryEngine, chat_id: str, *numbers: int) -> None:
     for number in numbers:
-        await engine.add_messages(
+        await engine.append(
             chat_id,
             [user(f"Question {number} about the Lyon trip?"), assistant(f"Answer {number}.")],
         )

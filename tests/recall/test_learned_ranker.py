@@ -8,7 +8,7 @@ from longtalk.recall.features import (
     fused_scores,
     without_speakers,
 )
-from longtalk.recall.ranker import DEFAULT_RANKER, LinearRanker
+from longtalk.recall.learned_ranker import DEFAULT_RANKER, LinearRanker
 from longtalk.recall.ranking import RankingConfig, rank
 
 

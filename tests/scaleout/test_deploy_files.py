@@ -110,4 +110,6 @@ def test_the_image_is_slim_non_root_and_checks_its_health() -> None:
     assert re.search(r"^HEALTHCHECK .*\n.*/healthz", dockerfile, flags=re.MULTILINE)
     assert "EXPOSE 8765" in dockerfile and "LONGTALK_SERVICE__PORT=8765" in dockerfile
     assert 'CMD ["serve", "--no-migrate"]' in dockerfile
-    assert '".[postgres,qdrant]"' in dockerfile  # the drivers the compose stack needs
+    # the service itself and the drivers the compose stack needs
+    assert '".[server,postgres,qdrant]"' in dockerfile
+    assert re.search(r"^COPY .*setup\.py", dockerfile, flags=re.MULTILINE)  # vendors the model

@@ -11,6 +11,7 @@ import pytest
 from service_harness import Harness, SummaryModel, make_settings, running
 
 from longtalk.core.messages import Message
+from longtalk.storage.base import TurnCommit
 
 HUGE = str(2**64)
 
@@ -117,7 +118,8 @@ async def test_rows_stored_before_the_limits_are_answered_repaired(api: Harness)
         content="fine",
         metadata={"s": "x\ud800y", "n": float("nan"), "deep": deep, "q": "what?"},
     )
-    await api.service.engine.add_messages(chat, [bad], index=False)
+    # written past the gate, as a row stored before the limits existed
+    await api.service.engine.storage.commit_turn(TurnCommit(chat, new_messages=[bad]))
     listed = await api.client.get(f"/chats/{chat}/messages")
     assert listed.status_code == 200, listed.text
     metadata = listed.json()["items"][-1]["message"]["metadata"]

@@ -125,7 +125,7 @@ async def test_restart_with_pending_work(tmp_path: Path, model: SummaryModel) ->
         stored = await engine.storage.get_chat(chat)
         assert stored is not None
         assert (stored.message_count, stored.last_summarized_sequence) == (10, 0)
-        await engine.add_messages(chat, [Message(role="user", content="written while down")])
+        await engine.append(chat, [Message(role="user", content="written while down")])
     fresh = SummaryModel()
     async with running(settings, fresh, transport="uvicorn") as api:
         await api.settle()

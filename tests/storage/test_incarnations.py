@@ -127,12 +127,12 @@ async def test_a_summary_job_for_the_deleted_chat_never_writes_the_new_one(
     engine = MemoryEngine(storage, config=config, writer=writer)
     await engine.create_chat("x", tenant="a")
     secret = [user("merger with Initech?"), assistant("yes, in May")]
-    await engine.add_messages("x", [*secret, user("more"), assistant("sure")])
+    await engine.append("x", [*secret, user("more"), assistant("sure")])
     job = asyncio.create_task(engine.summarize("x", force=True))
     await asyncio.wait_for(model.entered.wait(), 5)
     assert await engine.delete_chat("x", tenant="a")
     await engine.create_chat("x", tenant="b")
-    await engine.add_messages("x", [user(f"b{i}") for i in range(6)])
+    await engine.append("x", [user(f"b{i}") for i in range(6)])
     model.gate.set()
     with pytest.raises(NotFoundError):
         await job
@@ -146,10 +146,10 @@ async def test_a_job_pinned_to_the_old_incarnation_finds_the_chat_gone(
 ) -> None:
     engine = MemoryEngine(storage, config=MemoryConfig(summary_recent_turns=1))
     old = await engine.create_chat("x")
-    await engine.add_messages("x", [user("a"), assistant("b"), user("c"), assistant("d")])
+    await engine.append("x", [user("a"), assistant("b"), user("c"), assistant("d")])
     await engine.delete_chat("x")
     await engine.create_chat("x")
-    await engine.add_messages("x", [user("a"), assistant("b"), user("c"), assistant("d")])
+    await engine.append("x", [user("a"), assistant("b"), user("c"), assistant("d")])
     with pytest.raises(NotFoundError):
         await engine.summary_due("x", incarnation=old.incarnation)
     with pytest.raises(NotFoundError):

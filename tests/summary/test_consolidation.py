@@ -65,7 +65,7 @@ async def run_chat(exchanges: int, config: MemoryConfig) -> tuple[MemoryEngine, 
     engine = MemoryEngine(storage, config=config, writer=LLMSummaryWriter(llm), counter=COUNTER)
     await engine.create_chat("c")
     for index in range(exchanges):
-        await engine.add_messages("c", exchange(index))
+        await engine.append("c", exchange(index))
         await engine.summarize("c")
     return engine, llm
 

@@ -78,7 +78,7 @@ async def test_an_unreadable_store_is_rebuilt_from_storage_and_recalls_again(
 ) -> None:
     async with open_memory(settings(tmp_path)) as memory:
         await memory.create_chat("trip")
-        await memory.add_messages("trip", [user(FACT), assistant("Noted: no peanuts.")])
+        await memory.append("trip", [user(FACT), assistant("Noted: no peanuts.")])
     write_an_unreadable_entry(tmp_path / "vectors")
     broken = QdrantEdgeStore(tmp_path / "vectors")
     with pytest.raises(StoreUnreadableError, match="RecursionLimitExceeded"):

@@ -28,8 +28,8 @@ from longtalk.cli.base import (
 from longtalk.cli.render import chat_json
 from longtalk.engine import MemoryEngine
 from longtalk.recall.outbox import IndexRun
-from longtalk.service.schemas import SummaryOut
 from longtalk.tools.ingest import ChatFile, ingest_chats, read_chats
+from longtalk.wire import SummaryOut
 
 EXAMPLE_JSONL = (
     '{"chat_id": "trip", "role": "user", "content": "Hi!", "timestamp": "2026-03-02T18:10Z"}\n'

@@ -27,8 +27,8 @@ from longtalk.cli.base import (
 )
 from longtalk.cli.render import chat_json, context_panel, summary_json, summary_panel
 from longtalk.engine import MemoryEngine
-from longtalk.service.schemas import ContextOut, StrategyName, SummaryOut
 from longtalk.storage.base import ChatRecord
+from longtalk.wire import ContextOut, SummaryOut, describe_context
 
 STRATEGIES = ("none", "running_summary", "rag_augmented")
 
@@ -58,16 +58,14 @@ def context(
     settings = settings_of(config)
 
     async def work(memory: MemoryEngine) -> ContextOut:
-        from longtalk.service.state import Service
-
-        service = Service(memory, settings.service)
-        chosen: StrategyName | None = strategy  # type: ignore[assignment]
-        return await service.context(
+        if strategy is not None:
+            memory = memory.with_config(memory.config.model_copy(update={"strategy": strategy}))
+        return await describe_context(
+            memory,
             chat_id,
             tenant,
             query,
             budget,
-            chosen,
             recent_turns=recent_turns,
             summary_max_tokens=summary_max_tokens,
         )

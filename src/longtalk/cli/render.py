@@ -13,8 +13,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from longtalk.service.schemas import ContextPartOut, SummaryOut
 from longtalk.storage.base import ChatRecord
+from longtalk.wire import ContextPartOut, SummaryOut
 
 LIST_FIELDS = (
     ("decisions", "Decisions"),

@@ -21,8 +21,12 @@ from longtalk.cli.base import (
 from longtalk.config import Settings
 from longtalk.core.messages import Message
 from longtalk.engine import MemoryEngine
+from longtalk.errors import MissingExtraError
 from longtalk.tools.demo import demo_report
 from longtalk.tools.ingest import DEMO_CHAT_ID, ChatFile, demo_path, ingest_chats, read_chats
+
+SERVER_PACKAGES = frozenset({"fastapi", "starlette", "uvicorn", "prometheus_client"})
+"""What ``longtalk[server]`` installs: a missing one is named with the extra, not a traceback."""
 
 
 @app.command()
@@ -41,11 +45,15 @@ def serve(
         ),
     ] = True,
 ) -> None:
-    """Run the HTTP service and web view on the configured (or embedded) stack."""
-    import uvicorn
+    """Run the HTTP service and web view (longtalk[server]) on the configured stack."""
+    try:
+        import uvicorn
 
-    from longtalk.service import bind_host, create_app
-
+        from longtalk.service import bind_host, create_app
+    except ImportError as exc:
+        if (exc.name or "").partition(".")[0] not in SERVER_PACKAGES:
+            raise
+        raise MissingExtraError(exc.name or "fastapi", "server") from exc
     settings = settings_of(config)
     if not migrate:
         run(_schema_current(settings))

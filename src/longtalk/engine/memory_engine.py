@@ -2,9 +2,11 @@
 
 Three operations, each written once:
 
-* :meth:`MemoryEngine.append` stores messages: one transaction that checks the tenant,
-  assigns sequences, recognises a retried append by its message ids, and leaves the turns
-  behind the recall index's watermark (the outbox). It never waits for a summary.
+* :meth:`MemoryEngine.append` does a whole turn's write: the input gate, then one
+  transaction that checks the tenant, assigns sequences, recognises a retried append by its
+  message ids, and leaves the turns behind the recall index's watermark (the outbox), then
+  the door's :class:`AfterAppend` schedules indexing and the summary job. It never waits
+  for a summary unless the door's follow-up runs it inline.
 * :meth:`MemoryEngine.get_context` assembles the whole context (:mod:`.reading`).
 * :meth:`MemoryEngine.summarize` runs the job path every summary takes (:mod:`.job`).
 
@@ -23,7 +25,7 @@ from typing import Protocol
 from longtalk.config import MemoryConfig
 from longtalk.core.context import AssembledContext, ContextBudget
 from longtalk.core.filters import MessageFilterPipeline, agent_pipeline
-from longtalk.core.limits import DEFAULT_LIMITS, InputLimits
+from longtalk.core.limits import DEFAULT_LIMITS, InputLimits, check_messages
 from longtalk.core.messages import Message
 from longtalk.core.tokens import TokenCounter, resolve_counter
 from longtalk.core.truncation import TruncationStrategy
@@ -54,6 +56,22 @@ log = logging.getLogger(__name__)
 
 class RecallBackend(VectorReader, TurnStore, Protocol):
     """Reads and stores turns: what ``rag_augmented`` needs."""
+
+
+class AfterAppend(Protocol):
+    """What follows a committed append: the door's scheduling of indexing and the summary.
+
+    The library indexes at once and runs or queues the summary job; the service wakes its
+    background indexer and job queue. Indexing goes through the chat's durable watermark
+    either way, so turns a failure or a crash left out are indexed by the next run.
+    """
+
+    async def __call__(self, chat: ChatRecord, stored: Sequence[StoredMessage]) -> None:
+        """Schedule the work ``stored`` (committed to ``chat``; a retry's, again) leaves."""
+
+
+async def index_later(chat: ChatRecord, stored: Sequence[StoredMessage]) -> None:
+    """Schedule nothing: the turns wait behind the watermark for a later index run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,34 +214,31 @@ class MemoryEngine:
         *,
         tenant: str | None = None,
         enqueue: str | None = None,
+        after: AfterAppend | None = None,
     ) -> tuple[ChatRecord, list[StoredMessage]]:
         """Store messages at the end of the chat: the one write every door makes.
 
-        One transaction: the chat must be ``tenant``'s (another tenant's chat is
+        The input gate first (``InputError`` naming the field; nothing is stored). Then one
+        transaction: the chat must be ``tenant``'s (another tenant's chat is
         ``NotFoundError`` like a missing one), sequences follow on, an append whose
         message ids are all stored already is recognised as a retry and changes nothing,
-        and the durable facts the messages state join the chat's.
-        The turns wait behind the recall index's watermark for the indexer; nothing here
-        waits for a summary. ``enqueue`` requests a background job of that kind in the same
-        commit (a queue in the database). Returns the chat afterwards and the stored messages.
+        and the durable facts the messages state join the chat's. ``enqueue`` requests a
+        background job of that kind in the same commit (a queue in the database). Then
+        ``after`` schedules the work the new messages leave, also for a retry (default: index
+        them at once; :func:`index_later` leaves them for a later run). Returns the chat
+        afterwards and the stored messages.
         """
+        check_messages(messages, self.limits)
         commit = TurnCommit(chat_id, new_messages=messages, tenant=tenant, enqueue=enqueue)
         result = await self.appends.commit(commit, self.job.facts.of_messages)
-        return result.chat, list(result.messages)
+        stored = list(result.messages)
+        # a retry schedules again: its first attempt may have been cut off between the commit
+        # and this; the watermark and the job queue make that idempotent
+        await (after or self._index_now)(result.chat, stored)
+        return result.chat, stored
 
-    async def add_messages(
-        self, chat_id: str, messages: Sequence[Message], *, index: bool = True
-    ) -> list[StoredMessage]:
-        """:meth:`append`, then (with ``index``) the chat's recall index brought up to date.
-
-        The library indexes at once; the service leaves it to its background indexer.
-        Either way indexing goes through the chat's durable watermark, so turns a failure
-        or a crash left out are indexed by the next run.
-        """
-        _, stored = await self.append(chat_id, messages)
-        if index and stored:
-            await self.index_chat(chat_id)
-        return stored
+    async def _index_now(self, chat: ChatRecord, stored: Sequence[StoredMessage]) -> None:
+        await self.index_chat(chat.id)
 
     async def run_turn(
         self,
@@ -233,12 +248,12 @@ class MemoryEngine:
         query: str | None = None,
         budget_tokens: int | None = None,
     ) -> TurnResult:
-        """One whole turn, inline: :meth:`add_messages`, the job path, then the context.
+        """One whole turn, inline: :meth:`append` (indexed at once), the job path, the context.
 
         The messages are stored first (they never wait for the summary); a failing model
         leaves the last good summary and backs off as in every other door.
         """
-        stored = await self.add_messages(chat_id, new_messages)
+        _, stored = await self.append(chat_id, new_messages)
         outcome = await self.summarize(chat_id)
         context = await self.get_context(chat_id, query, budget_tokens=budget_tokens)
         return TurnResult(tuple(stored), outcome, context)

@@ -20,6 +20,9 @@ A chat with a ``user`` also gets what that user's other chats left (facts, prefe
 profile lines, each with the chat and episodes it came from) as the first part of its
 context; ``remember``, ``user_memory`` and ``forget`` manage it.
 
+``api`` names the chat API every door offers (``MemoryAPI``, ``ChatAPI`` and their async
+twins), which the HTTP client implements too.
+
 Modules: ``sources`` (what a memory opens from), ``context`` (``Context``),
 ``handle`` (what every chat object knows, the HTTP client's too), ``async_memory``
 (``AsyncMemory``, ``AsyncChat``), ``sync`` (``Memory``, ``Chat``). The names below load on
@@ -32,6 +35,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from longtalk.memory.api import AsyncChatAPI, AsyncMemoryAPI, ChatAPI, MemoryAPI
     from longtalk.memory.async_memory import AsyncChat, AsyncMemory
     from longtalk.memory.context import Context
     from longtalk.memory.sources import SummarizeMode, resolve_settings
@@ -39,20 +43,28 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AsyncChat",
+    "AsyncChatAPI",
     "AsyncMemory",
+    "AsyncMemoryAPI",
     "Chat",
+    "ChatAPI",
     "Context",
     "Memory",
+    "MemoryAPI",
     "SummarizeMode",
     "resolve_settings",
 ]
 
 _LAZY = {
     "AsyncChat": "longtalk.memory.async_memory",
+    "AsyncChatAPI": "longtalk.memory.api",
     "AsyncMemory": "longtalk.memory.async_memory",
+    "AsyncMemoryAPI": "longtalk.memory.api",
     "Chat": "longtalk.memory.sync",
+    "ChatAPI": "longtalk.memory.api",
     "Context": "longtalk.memory.context",
     "Memory": "longtalk.memory.sync",
+    "MemoryAPI": "longtalk.memory.api",
     "SummarizeMode": "longtalk.memory.sources",
     "resolve_settings": "longtalk.memory.sources",
 }

@@ -10,7 +10,6 @@ from types import TracebackType
 from typing import Any, Self
 
 from longtalk.core.context import Context
-from longtalk.core.limits import check_messages
 from longtalk.core.messages import Message, Role, build_message, message_from_mapping
 from longtalk.engine import MemoryEngine, SummarizeOutcome
 from longtalk.errors import StorageError, UsageError
@@ -208,12 +207,16 @@ class AsyncMemory:
             )
         return result.summary or SummarizeOutcome(skipped=result.outcome)
 
-    async def _after_append(self, record: ChatRecord) -> None:
-        """The summary work an append leaves, per the summarize mode."""
+    async def _after_append(self, chat: ChatRecord, stored: Sequence[StoredMessage]) -> None:
+        """What an append leaves: its turns indexed at once, the summary per the mode.
+
+        A failing model backs off (logged); the append has been stored either way.
+        """
+        await self.engine.index_chat(chat.id)
         if self.summarize_mode == "inline":
-            await self.engine.summarize(record.id, incarnation=record.incarnation)
+            await self.engine.summarize(chat.id, incarnation=chat.incarnation)
         elif self._jobs is not None:
-            await self._jobs.notify(record.id, incarnation=record.incarnation)
+            await self._jobs.notify(chat.id, incarnation=chat.incarnation)
 
 
 class AsyncChat(ChatHandle):
@@ -251,11 +254,9 @@ class AsyncChat(ChatHandle):
         if not batch:
             return []
         engine = await self.memory.open()
-        check_messages(batch, engine.limits)  # the input gate: nothing stored past a limit
-        self.record, stored = await engine.append(self.id, batch, tenant=self.memory.tenant)
-        if stored:
-            await engine.index_chat(self.id)
-        await self.memory._after_append(self.record)  # a failing model backs off (logged)
+        self.record, stored = await engine.append(
+            self.id, batch, tenant=self.memory.tenant, after=self.memory._after_append
+        )
         return stored
 
     async def context(

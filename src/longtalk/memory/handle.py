@@ -8,6 +8,9 @@ from longtalk.storage.base import ChatRecord
 class ChatHandle:
     """A chat's identity (id, user) read from the record it was opened with."""
 
+    record: ChatRecord
+    """The chat's record as last read."""
+
     def __init__(self, record: ChatRecord) -> None:
         self.record = record
 

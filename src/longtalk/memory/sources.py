@@ -6,8 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from longtalk.config import MemoryConfig, Settings, load_settings, parse_settings
-from longtalk.config import apply_env_overrides as _apply_env
+from longtalk.config import MemoryConfig, Settings, load_settings, parse_settings, with_environment
 from longtalk.errors import UsageError
 
 Source = Settings | MemoryConfig | Mapping[str, Any] | str | Path | None
@@ -45,9 +44,6 @@ def resolve_settings(source: Source = None) -> Settings:
 
 
 def _from_mapping(data: Mapping[str, Any]) -> Settings:
-    import copy
     import os
 
-    merged = copy.deepcopy(dict(data))
-    _apply_env(merged, os.environ)
-    return parse_settings(merged)
+    return parse_settings(with_environment(data, os.environ))

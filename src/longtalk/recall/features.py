@@ -7,7 +7,7 @@ Melanie, while what she paints says "I", not "Melanie"). A score a search did no
 the lowest cosine seen, or a BM25 of 0. Around them: ranks, cosines standardised over the
 query's candidates, the strength of the turn's day (sessions as units), its neighbours'
 scores, the turn's position in its session, speaker and time cues, and the turn's shape
-(length, question or not). :mod:`longtalk.recall.ranker` turns the rows into each turn's
+(length, question or not). :mod:`longtalk.recall.learned_ranker` turns the rows into each turn's
 relevance; ``bench/fit_ranker.py`` fits it on LoCoMo.
 """
 

@@ -13,8 +13,8 @@ from typing import Literal
 from longtalk.recall import cues
 from longtalk.recall.cues import asks_when, says_when
 from longtalk.recall.features import Candidate, day_strengths, feature_matrix
+from longtalk.recall.learned_ranker import DEFAULT_RANKER, LinearRanker
 from longtalk.recall.lexical import BM25Params
-from longtalk.recall.ranker import DEFAULT_RANKER, LinearRanker
 
 Fusion = Literal["learned", "weighted", "rrf", "dense", "lexical"]
 

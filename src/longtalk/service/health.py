@@ -34,6 +34,7 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 
 from longtalk.engine import MemoryEngine
 from longtalk.errors import LongtalkError, StorageUnavailableError
@@ -41,6 +42,14 @@ from longtalk.service.errors import public_error
 from longtalk.service.metrics import CONTENT_TYPE
 from longtalk.service.state import Service
 from longtalk.vectors.base import NullVectorReader, RecallScope, WriteCheck
+
+
+class HealthOut(BaseModel):
+    """``GET /healthz``."""
+
+    status: Literal["ok", "degraded", "down"]
+    checks: dict[str, dict[str, Any]]
+
 
 router = APIRouter(tags=["operations"])
 CHECK_TIMEOUT = 5.0

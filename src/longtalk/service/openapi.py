@@ -19,7 +19,7 @@ from fastapi.openapi.utils import get_openapi
 
 from longtalk.core.limits import DEFAULT_LIMITS, InputLimits
 from longtalk.service.errors import ErrorOut
-from longtalk.service.schemas import HealthOut
+from longtalk.service.health import HealthOut
 
 GATE_STATUSES = {
     "400": "Not JSON, or a host this service does not serve",

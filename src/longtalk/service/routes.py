@@ -14,7 +14,9 @@ from longtalk.errors import UsageError
 from longtalk.service.auth import request_key
 from longtalk.service.errors import CONFLICT, ERROR_RESPONSES, NOT_FOUND, public_error
 from longtalk.service.limits import MAX_INT, Limits
-from longtalk.service.schemas import (
+from longtalk.service.state import Service
+from longtalk.storage.base import ChatRecord, idempotent
+from longtalk.wire import (
     AppendIn,
     AppendOut,
     ChatIn,
@@ -31,8 +33,6 @@ from longtalk.service.schemas import (
     SummaryOut,
     SummaryPatchIn,
 )
-from longtalk.service.state import Service
-from longtalk.storage.base import ChatRecord, idempotent
 
 router = APIRouter(responses=ERROR_RESPONSES)
 CHAT_ROUTE: dict[int | str, dict[str, Any]] = {**NOT_FOUND}

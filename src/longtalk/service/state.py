@@ -22,14 +22,15 @@ from longtalk.service.indexing import IndexWorker
 from longtalk.service.jobs import SummaryJobs, SummaryQueue
 from longtalk.service.llm_watch import watch_llm
 from longtalk.service.metrics import ServiceMetrics
-from longtalk.service.schemas import (
+from longtalk.storage.base import ChatRecord, StoredMessage, SummaryPatch, SummaryRow
+from longtalk.wire import (
     ChatOut,
     ContextOut,
     StrategyName,
     SummaryCreate,
     SummaryPatchIn,
+    describe_context,
 )
-from longtalk.storage.base import ChatRecord, StoredMessage, SummaryPatch, SummaryRow
 
 SCAN_PAGE = 200
 
@@ -126,18 +127,20 @@ class Service:
         """
         enqueue = self.replicas.jobs.kind if self.replicas is not None else None
         try:
-            chat, stored = await self.engine.append(
-                chat_id, messages, tenant=tenant, enqueue=enqueue
+            return await self.engine.append(
+                chat_id, messages, tenant=tenant, enqueue=enqueue, after=self._after_append
             )
         except NotFoundError:
             raise NotFoundError(f"no chat {chat_id!r}") from None
+
+    async def _after_append(self, chat: ChatRecord, stored: Sequence[StoredMessage]) -> None:
+        """Wake the background indexer and the chat's summary job; tell the event streams."""
         self.indexer.notify()
         await self.jobs.notify(chat.id, chat.tenant, incarnation=chat.incarnation)
         if stored:
             state, error = self.jobs.state(chat.id, incarnation=chat.incarnation)
             event = ChatEvent("appended", chat.id, state, error=error, incarnation=chat.incarnation)
             self.hub.publish(replace(event, message_count=stored[-1].sequence))
-        return chat, stored
 
     # -- context ------------------------------------------------------------------------------
 
@@ -160,27 +163,16 @@ class Service:
         recent_turns: int | None = None,
         summary_max_tokens: int | None = None,
     ) -> ContextOut:
-        """Assemble the context and describe where every part came from.
-
-        One load serves the tenant check, the context and the summary ids it names, so the
-        answer comes from one snapshot (one statement on PostgreSQL).
-        """
-        engine = self.view(strategy)
-        try:
-            state = await engine.context_state(chat_id)
-        except NotFoundError:
-            state = None
-        if state is None or state.chat.tenant != tenant:
-            raise NotFoundError(f"no chat {chat_id!r}")
-        assembled = await engine.get_context(
+        """Assemble the context and describe where every part came from."""
+        return await describe_context(
+            self.view(strategy),
             chat_id,
+            tenant,
             query,
-            budget_tokens=budget,
+            budget,
             recent_turns=recent_turns,
             summary_max_tokens=summary_max_tokens,
-            state=state,
         )
-        return ContextOut.of(chat_id, engine.config.strategy, assembled, state.summaries)
 
     # -- summaries ----------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ from importlib.resources import files
 from pathlib import Path
 
 from longtalk.core.limits import InputLimits
-from longtalk.engine import MemoryEngine
+from longtalk.engine import MemoryEngine, index_later
 from longtalk.errors import InputError, InputTooLarge, UsageError
 from longtalk.tools.chat_files import ChatFile, read_chats
 
@@ -77,9 +77,7 @@ async def ingest_chats(
             progress(stored)
         for start in range(stored, len(chat.messages), batch):
             chunk = chat.messages[start : start + batch]
-            await engine.append(chat.chat_id, chunk)
-            if index:
-                await engine.index_chat(chat.chat_id)
+            await engine.append(chat.chat_id, chunk, after=None if index else index_later)
             report.added += len(chunk)
             if progress is not None:
                 progress(len(chunk))

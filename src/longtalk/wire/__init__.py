@@ -10,7 +10,7 @@ Modules: ``fields`` (strict integers, ids, timestamps), ``chats``, ``messages``,
 """
 
 from longtalk.wire.chats import ChatIn, ChatList, ChatOut, Page
-from longtalk.wire.context import ContextIn, ContextOut, ContextPartOut
+from longtalk.wire.context import ContextIn, ContextOut, ContextPartOut, describe_context
 from longtalk.wire.fields import (
     Budget,
     ChatIdIn,
@@ -78,6 +78,7 @@ __all__ = [
     "SummaryState",
     "Tokens",
     "Turns",
+    "describe_context",
     "UserFactOut",
     "UserMemoryOut",
 ]

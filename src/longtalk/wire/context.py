@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel, Field
 
 from longtalk.core.context import AssembledContext, ContextPart
 from longtalk.core.messages import Message
+from longtalk.errors import NotFoundError
 from longtalk.storage.records import SummaryRow
 from longtalk.wire.fields import (
     Budget,
@@ -19,6 +20,9 @@ from longtalk.wire.fields import (
     Turns,
 )
 from longtalk.wire.users import UserFactOut
+
+if TYPE_CHECKING:
+    from longtalk.engine import MemoryEngine
 
 
 class ContextIn(RequestBody):
@@ -138,3 +142,36 @@ class ContextOut(BaseModel):
             dropped_facts=self.dropped_facts,
             user_facts=tuple(fact.fact() for fact in self.user_facts),
         )
+
+
+async def describe_context(
+    engine: MemoryEngine,
+    chat_id: str,
+    tenant: str,
+    query: str | None,
+    budget: int | None,
+    *,
+    recent_turns: int | None = None,
+    summary_max_tokens: int | None = None,
+) -> ContextOut:
+    """Assemble a tenant's chat's context and say where every part came from.
+
+    The service's route and the CLI's ``context`` both answer with this. One load serves the
+    tenant check, the context and the summary ids it names, so the answer comes from one
+    snapshot (one statement on PostgreSQL); another tenant's chat is not found.
+    """
+    try:
+        state = await engine.context_state(chat_id)
+    except NotFoundError:
+        state = None
+    if state is None or state.chat.tenant != tenant:
+        raise NotFoundError(f"no chat {chat_id!r}")
+    assembled = await engine.get_context(
+        chat_id,
+        query,
+        budget_tokens=budget,
+        recent_turns=recent_turns,
+        summary_max_tokens=summary_max_tokens,
+        state=state,
+    )
+    return ContextOut.of(chat_id, engine.config.strategy, assembled, state.summaries)

@@ -44,8 +44,7 @@ class LongtalkTurnStore:
             if await self.engine.storage.get_chat(chat_id, tenant=tenant) is None:
                 user = str(first.get("user_id") or "") or None
                 await self.engine.create_chat(chat_id, tenant=tenant, user=user)
-            await self.engine.append(chat_id, [_message(d) for d in docs])
-            await self.engine.index_chat(chat_id)
+            await self.engine.append(chat_id, [_message(d) for d in docs])  # indexed at once
 
     async def retrieve(
         self,

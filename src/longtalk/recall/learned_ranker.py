@@ -6,7 +6,7 @@ question needs (a listwise loss, which only has to order turns within a question
 better than a per-turn logistic regression: LoCoMo dev, held out, see ``docs/recall.md``).
 A turn's score is that share relative to the best candidate's (1.0 for the best), so a
 context can be filled by score per token. The weights are fitted on the LoCoMo dev split by
-``bench/fit_ranker.py`` (which writes :mod:`longtalk.recall.ranker_weights`).
+``bench/fit_ranker.py`` (which writes :mod:`longtalk.recall.learned_ranker_weights`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from longtalk.recall.features import FEATURES
-from longtalk.recall.ranker_weights import WEIGHTS
+from longtalk.recall.learned_ranker_weights import WEIGHTS
 
 
 @dataclass(frozen=True, slots=True)
