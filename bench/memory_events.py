@@ -396,7 +396,7 @@ async def evaluate(
     results: dict[str, Any] = {
         "data": str(data),
         "budgets": list(budgets),
-        "threshold": {"cosine": matcher.cosine, "share": matcher.share},
+        "threshold": {"cosine": float(matcher.cosine), "share": float(matcher.share)},
         "calibration": {},
         "halves": {},
     }
