@@ -12,7 +12,7 @@ from longtalk.summary.triggers import CountOrTokensTrigger, TokensAndEpisodesTri
 
 def test_the_row_size_and_the_shown_cap_are_two_named_keys() -> None:
     config = MemoryConfig()
-    assert (config.summary_row_max_tokens, config.summary_max_tokens) == (300, 200)
+    assert (config.summary_row_max_tokens, config.summary_max_tokens) == (300, 1600)
 
 
 def test_the_former_row_size_key_is_read_with_a_warning(tmp_path: Path) -> None:
@@ -21,7 +21,7 @@ def test_the_former_row_size_key_is_read_with_a_warning(tmp_path: Path) -> None:
     with pytest.warns(FormerKeyWarning, match="max_summary_tokens is now summary_row_max_tokens"):
         memory = load_settings(path).memory
     assert memory.summary_row_max_tokens == 800
-    assert memory.summary_max_tokens == 200  # the shown cap is another setting
+    assert memory.summary_max_tokens == 1600  # the shown cap is another setting
 
 
 def test_the_former_and_the_new_row_size_key_together_are_refused() -> None:

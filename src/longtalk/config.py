@@ -191,7 +191,11 @@ class MemoryConfig(_Strict):
         300, ge=50, description="A chain row past this closes; the next extension starts a row."
     )
     summary_max_tokens: int = Field(
-        200, ge=0, description="Cap of the summary shown; older rows are consolidated past it."
+        1600,
+        ge=0,
+        description="Cap of the summary shown, and of the digest older rows are consolidated "
+        "into. Without a query (nothing recalled) the summary takes what the recent window "
+        "leaves, up to this; with one, summary_query_max_tokens and summary_share cap it.",
     )
     summary_consolidate_tokens: int | None = Field(
         None,
@@ -206,11 +210,18 @@ class MemoryConfig(_Strict):
         "sentences) or model (the summary model rewrites them: one more call that re-reads "
         "every folded row).",
     )
+    summary_query_max_tokens: int = Field(
+        200,
+        ge=0,
+        description="Cap of the summary part when a query brings recall (recall needs the "
+        "room for the answer); without a query summary_max_tokens is the cap.",
+    )
     summary_share: float = Field(
         0.3,
         ge=0.0,
         le=1.0,
-        description="The summary's most share of what the recent window leaves.",
+        description="The summary's most share of what the recent window leaves when a query "
+        "brings recall; without a query it takes what the window leaves, up to its cap.",
     )
     resolve_dates: bool = Field(
         True,

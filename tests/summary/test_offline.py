@@ -1,151 +1,195 @@
-"""The offline summarizer with the real bundled MiniLM embedder."""
+"""The offline summarizer tells threads in the speakers' own words (real MiniLM, real weights)."""
 
 from __future__ import annotations
+
+import re
+from datetime import datetime
 
 from longtalk.core.messages import Message, assistant, tool_result, user
 from longtalk.embed.minilm import MiniLMEmbedder
 from longtalk.summary.model import ConversationSummary
-from longtalk.summary.offline import NarrativeConfig, OfflineSummarizer, OfflineSummaryWriter
-from longtalk.summary.offline_text import Sentence, split_sentences, third_person
+from longtalk.summary.offline import (
+    NarrativeConfig,
+    OfflineSummarizer,
+    OfflineSummaryWriter,
+    parse_transcript,
+)
+from longtalk.summary.offline.threads import Line, parse_lines, render
 from longtalk.summary.writer import SummaryWriter
 
-TRIP = [
-    user("Hi! I'm planning a trip to Lyon with my sister Marie next month."),
-    assistant("Great choice. Lyon is known for its food. When exactly are you going?"),
-    user("We fly on March 14 and stay for 5 nights. I prefer small boutique hotels."),
-    assistant("Hotel Le Royal near Place Bellecour costs about $180 per night."),
-    user("That's a bit much. Let's go with something under $150."),
-]
-TRIP_MORE = [
-    assistant("I've booked Hotel Le Cour des Loges in Vieux Lyon for $140 per night."),
-    tool_result('{"booking": "HX-22"}', "call-1"),
-    user("Perfect. I'm not sure yet whether we should rent a car for a day trip to Annecy."),
-    assistant("Trains from Lyon Part-Dieu to Annecy take about 2 hours, so a car is optional."),
-    user("OK, we'll take the train then. My budget for food is 60 euros a day."),
-]
+MAY_8 = datetime(2023, 5, 8, 13, 56)
+MAY_25 = datetime(2023, 5, 25, 10, 0)
+LINE = re.compile(r'^(?P<speaker>[^":]+) \((?P<day>[^)]+)\): "(?P<quote>.+)"$')
 
 
-def names(summary: ConversationSummary) -> set[str]:
-    return {e.name for e in summary.entities}
+def chat(when: datetime = MAY_8) -> list[Message]:
+    return [
+        user("Hey Mel! Good to see you!", name="Caroline", timestamp=when),
+        assistant("Hi Caroline! How have you been?", name="Melanie", timestamp=when),
+        user(
+            "I went to a LGBTQ support group yesterday and it was so powerful. Haha, it was fun.",
+            name="Caroline",
+            timestamp=when,
+        ),
+        assistant(
+            "Wow, that's cool! I painted a lake sunrise last year and I'm taking my kids "
+            "swimming this weekend.",
+            name="Melanie",
+            timestamp=when,
+        ),
+        user(
+            "I'm not going back to my old job, I've decided to study counseling instead.",
+            name="Caroline",
+            timestamp=when,
+        ),
+        assistant("Thanks, Caroline! Talk soon.", name="Melanie", timestamp=when),
+    ]
 
 
-async def test_first_summary_has_every_section(embedder: MiniLMEmbedder) -> None:
-    writer = OfflineSummaryWriter(embedder)
-    assert isinstance(writer, SummaryWriter)
-    draft = await writer.extend(None, TRIP, structured=True)
-    summary = draft.summary
-    assert "Lyon" in summary.narrative and "I'm" not in summary.narrative
-    assert {"Lyon", "Marie"} <= names(summary)
-    assert not {"March 14", "$180", "$150", "5 nights"} & names(summary)  # dates, amounts
-    kinds = {e.name: e.type for e in summary.entities}
-    assert kinds["Lyon"] == "place" and kinds["Marie"] == "person"
-    marie = next(e for e in summary.entities if e.name == "Marie")
-    assert marie.details == "User's sister"
-    assert "User prefers small boutique hotels." in summary.user_preferences
-    assert any("under $150" in d for d in summary.decisions)
-    assert "trip" in summary.topics and "lyon" not in summary.topics  # names are entities
-    assert summary.covered_turns == 3
-    assert draft.usage.total_tokens == 0
+def said(messages: list[Message]) -> str:
+    return " ".join(" ".join(m.content.split()) for m in messages)
 
 
-async def test_extension_keeps_what_was_there_and_adds_what_is_new(
+def test_every_line_quotes_a_speaker_word_for_word_with_name_and_date(
     embedder: MiniLMEmbedder,
 ) -> None:
-    writer = OfflineSummaryWriter(embedder)
-    first = (await writer.extend(None, TRIP, structured=True)).summary
-    second = (await writer.extend(first, TRIP_MORE, structured=True)).summary
-    assert names(first) <= names(second)
-    assert {"Annecy", "Vieux Lyon"} <= names(second)
-    assert not {"60 euros", "$140", "2 hours"} & names(second)
-    assert set(first.decisions) <= set(second.decisions)
-    assert any("take the train" in d for d in second.decisions)
-    assert any("booked" in a for a in second.actions_taken)
-    assert not any("rent a car" in q for q in second.open_questions)  # answered: trains
-    assert "HX-22" not in second.to_context_string()  # tool chatter is not summarized
-    assert second.covered_turns == first.covered_turns + 2
-    assert first.narrative.split(". ")[0] in second.narrative
+    messages = chat()
+    summary = OfflineSummaryWriter(embedder).summarize(None, messages)
+    lines = summary.narrative.splitlines()
+    assert lines
+    for line in lines:
+        match = LINE.match(line)
+        assert match, line
+        assert match["speaker"] in ("Caroline", "Melanie")
+        assert match["day"] == "8 May 2023"
+        assert match["quote"] in said(messages)  # nothing rewritten, nothing garbled
 
 
-async def test_deterministic(embedder: MiniLMEmbedder) -> None:
-    one = (await OfflineSummaryWriter(embedder).extend(None, TRIP, structured=True)).summary
-    two = (await OfflineSummaryWriter(embedder).extend(None, TRIP, structured=True)).summary
-    assert one.to_json() == two.to_json()
+def test_what_happened_is_told_and_small_talk_is_not(embedder: MiniLMEmbedder) -> None:
+    narrative = OfflineSummaryWriter(embedder).summarize(None, chat()).narrative
+    assert "LGBTQ support group" in narrative
+    assert "Good to see you" not in narrative and "Talk soon" not in narrative
 
 
-async def test_empty_and_one_word_input(embedder: MiniLMEmbedder) -> None:
-    writer = OfflineSummaryWriter(embedder)
-    empty = (await writer.extend(None, [], structured=True)).summary
-    assert empty.is_empty
-    first = (await writer.extend(None, TRIP, structured=True)).summary
-    unchanged = (await writer.extend(first, [], structured=True)).summary
-    assert unchanged.narrative == first.narrative and unchanged.entities == first.entities
-    hi = (await writer.extend(None, [user("Hi")], structured=True)).summary
-    assert hi.narrative == "" and hi.covered_turns == 1
-    word = (await writer.extend(None, [user("Kubernetes")], structured=False)).summary
-    assert word.narrative in ("", "User says Kubernetes.")
+def test_a_negation_is_kept_as_said(embedder: MiniLMEmbedder) -> None:
+    config = NarrativeConfig(ratio=1.0)  # room for every sentence
+    narrative = OfflineSummaryWriter(embedder, config).summarize(None, chat()).narrative
+    assert "I'm not going back to my old job" in narrative
 
 
-async def test_very_long_input_gives_a_bounded_narrative(embedder: MiniLMEmbedder) -> None:
-    cities = ["Paris", "Rome", "Madrid", "Vienna", "Prague", "Oslo", "Lisbon", "Dublin"]
-    messages: list[Message] = []
-    for i in range(300):
-        city = cities[i % len(cities)]
-        messages.append(user(f"Day {i}: I visited the museum of {city} and paid {i + 3} euros."))
-        messages.append(assistant(f"The {city} museum has {i % 7 + 2} floors of modern art."))
-    messages.append(user("word " * 5000))
-    config = NarrativeConfig(max_words=80, max_candidates=120)
-    summary = OfflineSummaryWriter(embedder, config).summarize(None, messages)
-    assert 0 < len(summary.narrative.split()) <= 80 * 1.15 + 20
-    assert set(cities) <= names(summary)
-    assert len(summary.entities) <= 24 and len(summary.topics) <= 5
-
-
-async def test_narrative_stays_bounded_across_many_extensions(embedder: MiniLMEmbedder) -> None:
-    writer = OfflineSummaryWriter(embedder, NarrativeConfig(max_words=40))
-    summary = None
-    for batch in range(8):
-        messages = [
-            user(f"In week {batch} I am learning chapter {batch} of the Rust book about traits."),
-            assistant(f"Chapter {batch} covers ownership, borrowing and lifetimes in depth."),
-        ]
-        summary = (await writer.extend(summary, messages, structured=True)).summary
-    assert summary is not None
-    assert len(summary.narrative.split()) <= 40 * 1.15 + 15
-    assert summary.covered_turns == 8
-    assert "Rust" in names(summary)
-
-
-async def test_narrative_only_mode_and_the_seed_001_summarizer(embedder: MiniLMEmbedder) -> None:
-    writer = OfflineSummaryWriter(embedder)
-    narrative_only = (await writer.extend(None, TRIP, structured=False)).summary
-    assert narrative_only.narrative and not narrative_only.entities and not narrative_only.topics
-    prompt = "Summarize this conversation.\n\nConversation:\n" + "\n".join(
-        f"{m.role.value}: {m.content}" for m in TRIP
+def test_lines_are_grouped_by_participant_in_the_order_said(embedder: MiniLMEmbedder) -> None:
+    config = NarrativeConfig(ratio=1.0)
+    lines = OfflineSummaryWriter(embedder, config).summarize(None, chat()).narrative.splitlines()
+    speakers = [line.split(" (")[0] for line in lines]
+    assert speakers == sorted(speakers, key=("Caroline", "Melanie").index)
+    caroline = [line for line in lines if line.startswith("Caroline")]
+    assert caroline.index(next(x for x in caroline if "support group" in x)) < caroline.index(
+        next(x for x in caroline if "counseling" in x)
     )
-    text = await OfflineSummarizer(writer).summarize(prompt)
-    assert text == narrative_only.narrative
 
 
-def test_third_person_rewriting() -> None:
-    cases = {
-        Sentence(
-            "I need to stop eating junk food.", "Ann", "Bob"
-        ): "Ann needs to stop eating junk food.",
-        Sentence("Well, I'm tired of my job.", "Ann", "Bob"): "Ann is tired of Ann's job.",
-        Sentence("Do you want to go?", "Ann", "Bob"): "Ann asks: do Bob want to go?",
-        Sentence("You were right.", "Ann", "Bob"): "Bob was right.",
-        Sentence("We meet at 3:30.", "Ann", "Bob"): "Ann: we meet at 3:30.",
-        Sentence("Bob likes tea.", "", ""): "Bob likes tea.",
-    }
-    for sentence, expected in cases.items():
-        assert third_person(sentence) == expected
-
-
-def test_sentence_splitting_keeps_titles_and_fixes_spacing() -> None:
-    text = "I ' Ve met Mr. Smith today . He don ' t like it! Really? Yes."
-    assert split_sentences(text) == [
-        "I've met Mr. Smith today.",
-        "He don't like it!",
-        "Really?",
-        "Yes.",
+def test_an_extension_consolidates_instead_of_replaying(embedder: MiniLMEmbedder) -> None:
+    writer = OfflineSummaryWriter(embedder)
+    first = writer.summarize(None, chat(MAY_8))
+    later = [
+        user(
+            "I went to the LGBTQ support group again and it was so powerful.",
+            name="Caroline",
+            timestamp=MAY_25,
+        ),
+        user(
+            "I started researching adoption agencies because I want to give kids a home.",
+            name="Caroline",
+            timestamp=MAY_25,
+        ),
     ]
+    second = writer.summarize(first, later)
+    lines = second.narrative.splitlines()
+    assert any("adoption agencies" in line and "(25 May 2023)" in line for line in lines)
+    assert sum("support group" in line for line in lines) == 1  # one thread, told once
+    assert set(parse_lines(first.narrative)) & set(parse_lines(second.narrative))
+
+
+def test_the_narrative_stays_bounded_however_long_the_chat(embedder: MiniLMEmbedder) -> None:
+    config = NarrativeConfig()
+    writer = OfflineSummaryWriter(embedder, config)
+    summary: ConversationSummary | None = None
+    for day in range(1, 13):
+        when = datetime(2023, 6, day)
+        batch = [
+            user(
+                f"Today I fixed {day} bikes at the shop and sold a red {day}-speed one.",
+                name="Ann",
+                timestamp=when,
+            ),
+            assistant(
+                f"I baked {day} loaves of sourdough bread for the market on Sunday.",
+                name="Ben",
+                timestamp=when,
+            ),
+        ] * 6
+        summary = writer.summarize(summary, batch)
+    assert summary is not None
+    words = len(re.findall(r"\w+", summary.narrative))
+    assert 0 < words <= config.max_words * 1.6  # quotes, names and dates on top of the words
+    assert all(LINE.match(line) for line in summary.narrative.splitlines())
+
+
+def test_the_people_are_told_before_an_ai_assistant(embedder: MiniLMEmbedder) -> None:
+    messages = [
+        user("I'm planning a trip to Lyon with my sister Marie next month."),
+        assistant("Lyon is known for its food and its old town by the river."),
+        tool_result('{"booking": "HX-22"}', "call-1"),
+        user("We fly on March 14 and stay for five nights in a boutique hotel."),
+    ]
+    narrative = OfflineSummaryWriter(embedder).summarize(None, messages).narrative
+    assert "Lyon with my sister Marie" in narrative
+    assert "known for its food" not in narrative and "HX-22" not in narrative
+    assert narrative.startswith('User said: "')  # no date: the messages carry none
+    only_assistant = [assistant("The Eiffel Tower was completed in 1889 for the World's Fair.")]
+    told = OfflineSummaryWriter(embedder).summarize(None, only_assistant).narrative
+    assert "1889" in told
+
+
+def test_deterministic_and_empty_input(embedder: MiniLMEmbedder) -> None:
+    writer = OfflineSummaryWriter(embedder)
+    assert writer.summarize(None, chat()) == writer.summarize(None, chat())
+    assert writer.summarize(None, []).narrative == ""
+    assert writer.summarize(None, [user("ok")]).narrative == ""
+    kept = writer.summarize(None, chat())
+    assert writer.summarize(kept, [user("ok")]).narrative == kept.narrative
+    assert isinstance(writer, SummaryWriter)
+
+
+def test_the_participants_are_its_entities(embedder: MiniLMEmbedder) -> None:
+    summary = OfflineSummaryWriter(embedder).summarize(None, chat())
+    assert [(e.name, e.type) for e in summary.entities] == [
+        ("Caroline", "person"),
+        ("Melanie", "person"),
+    ]
+    plain = OfflineSummaryWriter(embedder).summarize(None, chat(), structured=False)
+    assert plain.entities == () and plain.narrative
+
+
+def test_told_lines_read_back_as_they_were_written() -> None:
+    lines = [
+        Line("Caroline", "8 May 2023", "I said 'yes' to the job: finally!"),
+        Line("User", "", "We fly on March 14."),
+        Line("Ana Lima", "25 May 2023", "No boat for me, remember."),
+    ]
+    again = parse_lines(render(lines))
+    assert sorted(again, key=repr) == sorted(lines, key=repr)
+    assert parse_lines("a line in no told form") == [Line("", "", "a line in no told form")]
+
+
+async def test_the_transcript_summarizer(embedder: MiniLMEmbedder) -> None:
+    prompt = (
+        "Summarize this conversation:\n"
+        "Caroline: I went to a LGBTQ support group yesterday and it was so powerful.\n"
+        "Melanie: Wow, I painted a lake sunrise last year.\n"
+        "assistant: Noted.\n"
+    )
+    messages = parse_transcript(prompt)
+    assert [m.speaker() for m in messages] == ["Caroline", "Melanie", "Assistant"]
+    text = await OfflineSummarizer(OfflineSummaryWriter(embedder)).summarize(prompt)
+    assert 'Caroline said: "I went to a LGBTQ support group yesterday' in text

@@ -10,7 +10,7 @@ from longtalk.testing import ScriptedLLM
 
 
 def test_the_cap_follows_the_summary_caps() -> None:
-    assert reply_token_cap(MemoryConfig()) == 750  # twice a 300-token row, in model tokens
+    assert reply_token_cap(MemoryConfig()) == 4000  # twice the 1,600-token shown cap
     small = MemoryConfig(summary_row_max_tokens=100, summary_max_tokens=50)
     assert reply_token_cap(small) == 250
     wide = MemoryConfig(summary_row_max_tokens=100, summary_max_tokens=400)

@@ -159,6 +159,11 @@ class ContextReader:
     ) -> AssembledContext:
         """[durable facts] [user] [recalled] [summary] [recent window] for a chat too long."""
         rules = self.rules(options.summary_max_tokens)
+        if not query:  # nothing is recalled: the summary may take all the window leaves
+            rules = replace(rules, summary_share=1.0)
+        elif options.summary_max_tokens is None:  # recall needs the room for the answer
+            cap = min(rules.summary_max_tokens, self.config.summary_query_max_tokens)
+            rules = replace(rules, summary_max_tokens=cap)
         recent_turns = (
             self.config.summary_recent_turns
             if options.recent_turns is None
