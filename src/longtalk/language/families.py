@@ -8,7 +8,15 @@ so the family is part of the claim's key. Lemmas only: the parse gives them.
 
 from __future__ import annotations
 
-__all__ = ["CHANGE_VERBS", "DIETS", "TASTE_VERBS", "VERB_CLAIMS", "adjective_claim"]
+__all__ = [
+    "CHANGE_VERBS",
+    "DIETS",
+    "NOUN_CLAIMS",
+    "TASTE_VERBS",
+    "VERB_CLAIMS",
+    "adjective_claim",
+    "noun_claim",
+]
 
 TASTE_VERBS: dict[str, bool] = {
     "like": True,
@@ -48,6 +56,15 @@ CHANGE_VERBS = frozenset(
 )
 """Verbs that set a claim to a new value: ``raise the budget to 4,000``."""
 
+NOUN_CLAIMS: dict[str, str] = {
+    "limit": "budget",
+    "max": "budget",
+    "maximum": "budget",
+    "spend": "budget",
+    "afford": "budget",
+}
+"""Nouns (and verbs of spending) that name the same claim as another noun."""
+
 DIETS = frozenset(
     {"vegetarian", "vegan", "pescatarian", "pescetarian", "keto", "carnivore", "omnivore"}
 )
@@ -58,3 +75,12 @@ def adjective_claim(lemma: str, object_lemma: str) -> str:
     if lemma in DIETS:
         return "diet"
     return f"{lemma}:{object_lemma}" if object_lemma else lemma
+
+
+def noun_claim(key: str) -> str:
+    """A noun's claim: its family's (``limit`` -> ``budget``), else the noun's own key.
+
+    A compound keeps its head's family (``car budget`` stays ``car budget``; a bare
+    ``limit`` is a ``budget``).
+    """
+    return NOUN_CLAIMS.get(key, key)

@@ -70,6 +70,8 @@ def refer(token: Token, people: Participants) -> Referent | None:
         return None
     if word in _AI_WORDS:
         return Referent(ASSISTANT)
+    if word == "user" and not any(c.dep_ == "poss" for c in token.children):
+        return Referent("user")  # "the user prefers...", as a summary writes
     if token.pos_ == "PROPN":
         return Referent(name_of(token))
     return _owned(token, people)

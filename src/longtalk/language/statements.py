@@ -21,9 +21,11 @@ from typing import TYPE_CHECKING
 
 from longtalk.language.families import (
     CHANGE_VERBS,
+    NOUN_CLAIMS,
     TASTE_VERBS,
     VERB_CLAIMS,
     adjective_claim,
+    noun_claim,
 )
 from longtalk.language.modality import Modality, imperative, modality, negated
 from longtalk.language.nlp import parse_many
@@ -77,7 +79,7 @@ class Statement:
     ``polarity`` False for a negated clause (``not vegetarian anymore``); ``change`` when the
     clause marks an update (``anymore``, ``now``, ``raise ... to``); ``group`` when the
     subject is "we"; ``quote`` the sentence as said; ``text`` a parse-supported third-person
-    rewrite, or ``""``.
+    rewrite, or ``""``; ``lemma`` the clause's verb, ``lemmas`` its content words.
     """
 
     claim: Claim
@@ -93,6 +95,7 @@ class Statement:
     change: bool = False
     group: bool = False
     lemma: str = ""
+    lemmas: tuple[str, ...] = ()
 
     @property
     def holder(self) -> str:
@@ -146,6 +149,8 @@ def _unwrap(head: Token) -> Token:
         return inner
     if head.lemma_.lower() in _WRAPPERS and imperative(head):
         return inner
+    if _subject(head) is None and head.tag_ == "VBZ":  # "turns out I'm not allergic"
+        return inner
     return head
 
 
@@ -190,6 +195,7 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
         change=_changing(head, tokens),
         group=who.group,
         lemma=head.lemma_.lower(),
+        lemmas=tuple(t.lemma_.lower() for t in tokens if t.is_alpha and not t.is_stop),
     )
 
 
@@ -213,6 +219,8 @@ def _predicate(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
         return who, VERB_CLAIMS[(lemma, preposition)], words_of(obj.subtree)
     rest = [t for t in clause_tokens(head) if t.i > head.i and t.dep_ != "punct"]
     value = words_of(rest) or (head.text if head.pos_ == "VERB" else "")
+    if lemma in NOUN_CLAIMS and any(t.like_num for t in rest):  # "I can spend 3,500"
+        return who, noun_claim(lemma), value
     key = f"{lemma}:{_object_key(obj)}" if obj is not None and obj.pos_ == "NOUN" else lemma
     return (who, key, value) if value or who.relation else None
 
@@ -224,17 +232,20 @@ def _copula(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
         if prep is None:
             return None
         complement = prep
-    begin = min(t.i for t in complement.subtree)
-    span = [t for t in clause_tokens(head) if t.i >= begin and t.dep_ != "punct"]
+    inside = {t.i for t in complement.subtree}
+    span = [t for t in clause_tokens(head) if t.i in inside and t.dep_ != "punct"]
     span = [t for t in span if t.lower_ not in _FILLERS and t.dep_ != "neg"]
     value = words_of(span)
     if who.relation:  # "my budget is 3,500 euros", "my sister is a nurse"
         relation, predicate = _split_relation(who.relation)
+        predicate = noun_claim(predicate)
         return Referent(who.holder, relation, who.group), predicate, value
     if complement.dep_ == "prep":
         return who, f"be {complement.lower_}", value
     objects = [t for t in span if t != complement and t.pos_ in _CONTENT and t.dep_ != "npadvmod"]
-    object_lemma = objects[-1].lemma_.lower() if objects else ""
+    after = [t for t in objects if t.i > complement.i]
+    chosen = after[0] if after else (objects[-1] if objects else None)
+    object_lemma = chosen.lemma_.lower() if chosen is not None else ""
     return who, adjective_claim(complement.lemma_.lower(), object_lemma), value
 
 
@@ -262,7 +273,7 @@ def _changed(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
     if target is None or to is None or target.pos_ != "NOUN":
         return None
     value = words_of(t for t in to.subtree if t != to)
-    return who, noun_key(target), value
+    return who, noun_claim(noun_key(target)), value
 
 
 def _object(head: Token) -> tuple[str, Token | None]:

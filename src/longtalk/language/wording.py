@@ -39,7 +39,13 @@ def clause_tokens(head: Token) -> list[Token]:
 def words_of(tokens: Iterable[Token]) -> str:
     """Tokens as written, in order, their own spacing kept."""
     ordered = sorted(tokens, key=lambda t: t.i)
-    return "".join(t.text_with_ws for t in ordered).strip(" ,;:-")
+    if not ordered:
+        return ""
+    parts = []
+    for token, after in zip(ordered, [*ordered[1:], None], strict=True):
+        gap = after is not None and after.i != token.i + 1 and not token.whitespace_
+        parts.append(token.text + (" " if gap else token.whitespace_))
+    return "".join(parts).strip(" ,;:-")
 
 
 def display_name(holder: str, *, first: bool) -> str:
@@ -55,6 +61,8 @@ def rewrite(tokens: Sequence[Token], head: Token, people: Participants) -> str:
     if subject is None:
         return ""
     start = next((i for i, t in enumerate(tokens) if t.i >= subject.i or t.dep_ not in _LEADING))
+    if any(t.text in (":", ",", "-") for t in tokens[start:] if t.i < subject.i):
+        start = next(i for i, t in enumerate(tokens) if t.i >= subject.i)  # "Big news: I..."
     kept = tokens[start:]
     others = [t for t in kept if t != subject and t.lower_ in (FIRST | GROUP | SECOND)]
     if any(t.lower_ != "my" for t in others) or subject.lower_ in (GROUP | SECOND):
@@ -62,6 +70,7 @@ def rewrite(tokens: Sequence[Token], head: Token, people: Participants) -> str:
     agreeing = _agreeing(head) if subject.lower_ == "i" else None
     if subject.lower_ == "i" and agreeing is None:
         return ""
+    sharing = {c.i for c in head.children if c.dep_ == "conj" and _shares_subject(c)}
     parts = []
     for token in kept:
         word = token.text
@@ -69,12 +78,18 @@ def rewrite(tokens: Sequence[Token], head: Token, people: Participants) -> str:
             word = display_name(people.speaker, first=token == kept[0])
         elif token.lower_ == "my":
             word = display_name(people.speaker, first=token == kept[0]) + "'s"
-        elif token == agreeing:
+        elif token == agreeing or (agreeing is not None and token.i in sharing):
             word = third_person(token)
             word = (" " + word) if token.text.startswith("'") else word
         parts.append(word + token.whitespace_)
     text = "".join(parts).strip()
     return text[:1].upper() + text[1:] + "."
+
+
+def _shares_subject(verb: Token) -> bool:
+    """A conjoined verb with no subject of its own (``I work late and sleep in``)."""
+    own = any(c.dep_ in ("nsubj", "nsubjpass") for c in verb.children)
+    return not own and verb.pos_ in ("VERB", "AUX")
 
 
 def _agreeing(head: Token) -> Token | None:
