@@ -65,6 +65,8 @@ def feature_names(statement: Statement) -> list[str]:
         names.append("number")
     if statement.value.casefold() in _PRONOUNS:
         names.append("pronoun-value")  # "I love that!": says nothing lasting
+    if _PRONOUNS & set(statement.value.casefold().split()):
+        names.append("pronoun-in-value")  # "we visit her in June": whom, unknown
     return names
 
 

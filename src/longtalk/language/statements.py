@@ -78,7 +78,8 @@ class Statement:
 
     ``polarity`` False for a negated clause (``not vegetarian anymore``); ``change`` when the
     clause marks an update (``anymore``, ``now``, ``raise ... to``); ``group`` when the
-    subject is "we"; ``quote`` the sentence as said; ``text`` a parse-supported third-person
+    subject is "we"; ``quote`` the clause as said (the sentence, when the clause's words
+    are not one unbroken run); ``text`` a parse-supported third-person
     rewrite, or ``""``; ``lemma`` the clause's verb, ``lemmas`` its content words.
     """
 
@@ -136,9 +137,23 @@ def clause_heads(sentence: Span) -> list[Token]:
     heads = []
     for token in sentence:
         own = token.dep_ == "conj" and token.pos_ in ("VERB", "AUX") and _subject(token)
-        if token.dep_ == "ROOT" or own:
+        if token.dep_ == "ROOT" or own or leading_clause(token):
             heads.append(_unwrap(token))
-    return heads
+    return sorted(heads, key=lambda head: head.i)
+
+
+def leading_clause(token: Token) -> bool:
+    """A clause with its own subject, set before the root's.
+
+    ``I can't stand cilantro, it tastes like soap``: the small parser hangs the first clause
+    under the second.
+    """
+    return (
+        token.dep_ in ("ccomp", "parataxis")
+        and token.i < token.head.i
+        and token.head.dep_ == "ROOT"
+        and _subject(token) is not None
+    )
 
 
 def _unwrap(head: Token) -> Token:
@@ -188,7 +203,7 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
         modality=mode,
         speaker=people.speaker,
         sequence=item.sequence,
-        quote=sentence.text.strip(),
+        quote=_own_words(tokens, sentence),
         text=rewrite(tokens, head, people) if mode == "asserted" else "",
         time=statement_time(sentence.text, item.said_at),
         said_at=item.said_at,
@@ -242,6 +257,8 @@ def _copula(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
         return Referent(who.holder, relation, who.group), predicate, value
     if complement.dep_ == "prep":
         return who, f"be {complement.lower_}", value
+    if complement.pos_ == "PROPN" and not who.relation and not who.group:
+        return who, "name", value  # "I'm Maya"
     objects = [t for t in span if t != complement and t.pos_ in _CONTENT and t.dep_ != "npadvmod"]
     after = [t for t in objects if t.i > complement.i]
     chosen = after[0] if after else (objects[-1] if objects else None)
@@ -298,6 +315,16 @@ def _object_key(token: Token) -> str:
     if token.pos_ in ("VERB", "AUX"):  # "I love hiking in the Alps"
         return token.lemma_.lower()
     return noun_key(token)
+
+
+def _own_words(tokens: Sequence[Token], sentence: Span) -> str:
+    """The clause as said when its words run unbroken in the sentence, else the sentence."""
+    if tokens and tokens[-1].i - tokens[0].i + 1 == len(tokens):
+        text = words_of(tokens)
+        end = tokens[-1].i + 1
+        mark = tokens[0].doc[end].text if end < len(tokens[0].doc) else ""
+        return text + (mark if mark in (".", "!", "?") else ".")
+    return sentence.text.strip()
 
 
 def _polarity(head: Token) -> bool:

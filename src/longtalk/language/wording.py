@@ -27,12 +27,17 @@ def clause_tokens(head: Token) -> list[Token]:
     """The clause's tokens: ``head``'s subtree without conjoined clauses of their own."""
     cut: set[int] = set()
     for child in head.children:
-        if child.dep_ == "conj" and any(c.dep_ in ("nsubj", "nsubjpass") for c in child.children):
+        own = any(c.dep_ in ("nsubj", "nsubjpass") for c in child.children)
+        if own and child.dep_ in ("ccomp", "parataxis") and child.i < head.i:
+            cut.update(t.i for t in child.subtree)  # a leading clause of its own
+        if child.dep_ == "conj" and own:
             cut.update(t.i for t in child.subtree)
             cut.update(c.i for c in head.children if c.dep_ == "cc" and c.i < child.i)
     tokens = [t for t in head.subtree if t.i not in cut]
     while tokens and tokens[-1].dep_ in ("punct", "cc"):
         tokens.pop()
+    while tokens and tokens[0].dep_ == "punct":
+        tokens.pop(0)
     return tokens
 
 
