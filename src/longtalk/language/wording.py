@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 __all__ = ["clause_tokens", "display_name", "rewrite", "third_person", "words_of"]
 
 _IRREGULAR = {"be": "is", "have": "has", "do": "does", "go": "goes"}
+_CONTRACTED = {"'ll": "will", "'d": "would", "’ll": "will", "’d": "would"}
 _LEADING = frozenset({"intj", "punct", "cc", "discourse", "advmod", "prep", "mark"})
 
 
@@ -85,16 +86,19 @@ def rewrite(tokens: Sequence[Token], head: Token, people: Participants) -> str:
             word = display_name(people.speaker, first=token == kept[0]) + "'s"
         elif token == agreeing or (agreeing is not None and token.i in sharing):
             word = third_person(token)
-            word = (" " + word) if token.text.startswith("'") else word
+            word = (" " + word) if token.text.startswith(("'", "’")) else word
+        elif token.lower_ in _CONTRACTED and token.i == subject.i + 1:
+            word = " " + _CONTRACTED[token.lower_]  # "I'll" -> "Joanna will"
         parts.append(word + token.whitespace_)
     text = "".join(parts).strip()
-    return text[:1].upper() + text[1:] + "."
+    end = "" if text.endswith((".", "!", "?")) else "."
+    return text[:1].upper() + text[1:] + end
 
 
 def _shares_subject(verb: Token) -> bool:
-    """A conjoined verb with no subject of its own (``I work late and sleep in``)."""
+    """A conjoined present verb with no subject of its own (``I work late and sleep in``)."""
     own = any(c.dep_ in ("nsubj", "nsubjpass") for c in verb.children)
-    return not own and verb.pos_ in ("VERB", "AUX")
+    return not own and verb.tag_ in ("VBP", "VB")
 
 
 def _agreeing(head: Token) -> Token | None:
@@ -112,7 +116,7 @@ def third_person(verb: Token) -> str:
     A past tense or a modal is the same in every person.
     """
     if verb.tag_ in ("VBD", "MD") or verb.lower_ in ("ca", "wo"):
-        return verb.text
+        return _CONTRACTED.get(verb.lower_, verb.text)
     lemma = verb.lemma_.lower()
     if lemma in _IRREGULAR:
         return _IRREGULAR[lemma]
