@@ -34,6 +34,25 @@ Per budget:
 * ``missed``: ``{"context": [...], "memory": [...]}``, each miss as ``conversation/fact``.
 * ``tokens_mean``: the mean tokens of the contexts.
 
+The varied set (``--set varied`` or ``both``, the default): ``bench/data/durable_facts.json``
+holds 82 statements of 45 kinds in natural, often indirect, phrasings, said by the user-role
+speaker or by the other participant, some updated later (the old value must go), some
+retracted, and distractors (hypotheticals, questions, advice, someone else's trait,
+sarcasm, instructions to the assistant) that must never become a fact. Its halves are
+fixed in the file: ``tune`` (the statement-kind model saw it) and ``report`` (never used
+for fitting or tuning). Each half is planted into one long conversation (``tune`` into the
+first, ``report`` into the last long one): statements spread over the first 60 %, updates
+and retractions at 70-80 %. Per half and budget (``varied.<half>.<budget>``):
+
+* ``in_context`` / ``in_memory``: as above, over the half's facts still current (its
+  updates' new values; not the retracted ones).
+* ``supersession_current``: the share of updated facts whose new value reaches the memory
+  parts; ``stale_shown``: how many still show their old value there.
+* ``retraction_ok``: the share of retracted facts no current fact (``chat.facts()``) shows.
+* ``other_speaker_ok``: the share of the other participant's facts kept as theirs (a
+  current fact held by them shows the value).
+* ``false_facts``: distractors (and a nickname asked for) that a current fact shows.
+
 JSON: ``data``, ``budgets``, ``conversations`` (ids and messages), ``facts`` (the planted
 set: key, statement, question), ``extraction`` (per conversation, what
 ``longtalk.facts.extract_facts`` finds in all its messages: ``facts``, the ``tokens`` they
@@ -64,6 +83,9 @@ from longtalk import AsyncMemory, Message, Role
 from longtalk.core.tokens import HeuristicTokenCounter
 from longtalk.facts import extract_facts, render_facts
 from longtalk.tools.datasets.locomo import Conversation, load_locomo
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import durable_varied as varied  # noqa: E402
 
 DEFAULT_DATA = Path("/work/shared/data/locomo/locomo_dev.json")
 DEFAULT_BUDGETS = (1000, 2000, 4000)
@@ -452,20 +474,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--min-turns", type=int, default=500, help="the long conversations")
     parser.add_argument("--limit", type=int, default=None, help="at most N conversations")
+    parser.add_argument(
+        "--set",
+        choices=("classic", "varied", "both"),
+        default="both",
+        help="the ten classic facts, the varied set, or both",
+    )
     args = parser.parse_args(argv)
     try:
         budgets = [int(b) for b in args.budgets.split(",") if b.strip()]
     except ValueError:
         parser.error(f"--budgets takes numbers separated by commas, not {args.budgets!r}")
     started = time.perf_counter()
-    results = asyncio.run(
-        evaluate(
-            args.data, budgets, args.min_turns, args.limit, lambda s: print(s, file=sys.stderr)
-        )
-    )
+    log = lambda s: print(s, file=sys.stderr)  # noqa: E731
+    results: dict[str, Any] = {}
+    if args.set != "varied":
+        results = asyncio.run(evaluate(args.data, budgets, args.min_turns, args.limit, log))
+        print_report(results)
+    if args.set != "classic":
+        results["varied"] = asyncio.run(varied.evaluate(args.data, budgets, args.min_turns, log))
+        varied.print_report(results["varied"])
     results["seconds"] = round(time.perf_counter() - started, 1)
-    print_report(results)
-    print(f"\n{len(results['conversations'])} conversations, {results['seconds']:.1f} s")
+    print(f"\n{results['seconds']:.1f} s")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(results, indent=2), encoding="utf-8")

@@ -1,11 +1,17 @@
-"""Facts from a structured LLM summary: kinds and subjects from the cues, provenance traced."""
+"""Facts from a structured LLM summary: claims read by the language layer, provenance traced."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
 from longtalk.core.messages import Message, Role
-from longtalk.facts import episode_sequences, extract_facts, facts_from_summary, merge_facts
+from longtalk.facts import (
+    DurableFact,
+    episode_sequences,
+    extract_facts,
+    facts_from_summary,
+    merge_facts,
+)
 from longtalk.summary.model import ConversationSummary, SummaryEntity
 
 DAY = datetime(2024, 3, 1, 10, 0)
@@ -47,26 +53,31 @@ SUMMARY = ConversationSummary(
 )
 
 
-def test_items_become_facts_with_cue_subjects() -> None:
-    facts = {f.subject: f for f in facts_from_summary(SUMMARY, MESSAGES)}
-    latex = facts["allergy:latex"]
+def by_text(facts: list[DurableFact]) -> dict[str, DurableFact]:
+    return {f.text: f for f in facts}
+
+
+def test_items_become_facts_filed_under_their_claims() -> None:
+    facts = by_text(facts_from_summary(SUMMARY, MESSAGES))
+    latex = facts["Ana is allergic to latex."]
+    assert latex.subject == "allergic:latex"
     assert (latex.kind, latex.holder, latex.text, latex.source) == (
         "constraint",
         "Ana",
         "Ana is allergic to latex.",
         "summary",
     )
-    assert facts["decision:oak"].kind == "decision"
-    assert facts["decision:kitchen"].kind == "question"
-    assert facts["taste:colour"].text == "Prefers warm colours in the kitchen."
+    assert facts["Ana chose oak floors for the renovation."].kind == "decision"
+    assert facts["Whether to move the kitchen wall."].kind == "question"
+    assert facts["Prefers warm colours in the kitchen."].kind == "preference"
 
 
 def test_items_are_traced_to_the_message_that_said_them() -> None:
-    facts = {f.subject: f for f in facts_from_summary(SUMMARY, MESSAGES)}
-    assert facts["allergy:latex"].sequences == (13,)
-    assert facts["allergy:latex"].said_at == DAY.replace(hour=11)
-    assert facts["decision:oak"].sequences == (15,)
-    assert facts["person:maya"].sequences == (15,)
+    facts = by_text(facts_from_summary(SUMMARY, MESSAGES))
+    assert facts["Ana is allergic to latex."].sequences == (13,)
+    assert facts["Ana is allergic to latex."].said_at == DAY.replace(hour=11)
+    assert facts["Ana chose oak floors for the renovation."].sequences == (15,)
+    assert facts["Maya: Ana's sister, lives in Porto."].sequences == (15,)
 
 
 def test_untraced_items_take_the_rows_sequences() -> None:
@@ -87,7 +98,7 @@ def test_people_become_relations_and_places_or_bare_participants_do_not() -> Non
 def test_the_summary_and_the_offline_extractor_agree_on_the_subject() -> None:
     offline = extract_facts(MESSAGES)
     merged = merge_facts(offline, facts_from_summary(SUMMARY, MESSAGES))
-    latex = [f for f in merged if f.subject == "allergy:latex"]
+    latex = [f for f in merged if f.subject == "allergic:latex"]
     assert len(latex) == 1 and latex[0].sequences == (13,)
 
 

@@ -2,16 +2,15 @@
 
 An LLM summary already chose what matters; this module files it as facts. Each item of
 ``user_preferences``, ``decisions`` and ``open_questions`` becomes one fact in the LLM's own
-words, its kind and subject taken from the offline cues when they recognise it (``Ana is
-allergic to latex`` is a constraint on ``allergy:latex``, so a later statement supersedes
-it), else from the list it came from. People and pets with details become relations and
-possessions (``Maya: Ana's sister, lives in Porto``).
+words, its claim read by the same language layer as the offline facts (``Ana is allergic to
+latex`` is a claim on ``allergic:latex``, so a later statement supersedes it), its kind from
+the same model, else from the list it came from. People and pets with details become
+relations and possessions (``Maya: Ana's sister, lives in Porto``).
 
 Provenance: given the messages the summary covered, an item is traced to the human message
 that shares the most content words with it (its sequence, time and speaker); an item no
-message explains gets ``sequences`` (the summary row's whole range, say). The offline
-summarizer's lists are cue matches and its entity details phrase counts, so for it use
-:func:`longtalk.facts.offline.extract_facts` on the messages instead.
+message explains gets ``sequences`` (the summary row's whole range, say). For the offline
+summarizer use :func:`longtalk.facts.offline.extract_facts` on the messages instead.
 """
 
 from __future__ import annotations
@@ -22,11 +21,12 @@ from datetime import datetime
 
 from longtalk.core.history import episode_numbers
 from longtalk.core.messages import Message
-from longtalk.facts.cues_plans import topic
 from longtalk.facts.guard import is_human, is_suspicious
 from longtalk.facts.merge import merge_facts
 from longtalk.facts.model import DurableFact, FactKind
-from longtalk.facts.offline import holder_of, sentence_facts
+from longtalk.facts.offline import holder_of
+from longtalk.language import Said, Statement, read_statements
+from longtalk.language.kinds import kind_of
 from longtalk.summary.model import ConversationSummary, SummaryEntity
 from longtalk.summary.offline_text import content_words
 
@@ -85,11 +85,11 @@ def _item_fact(
     if not text or len(text.split()) > MAX_ITEM_WORDS or is_suspicious(text):
         return None
     holder = _named_holder(text, names) or default
-    hit = next(sentence_facts(_first_person(text, holder)), None)
-    subject = hit.subject if hit else f"{_list_key(kind)}:{_topic(text, holder)}"
+    hit = _claim(text, holder)
+    subject = hit.claim.key if hit else f"{_list_key(kind)}:{_topic(text, holder)}"
     source = _source(text, holder, spoken)
     return DurableFact(
-        kind=hit.kind if hit else kind,
+        kind=_model_kind(hit, kind),
         subject=subject,
         holder=holder,
         text=text,
@@ -156,18 +156,27 @@ def _named_holder(text: str, names: Collection[str]) -> str | None:
     return None
 
 
-def _first_person(text: str, holder: str) -> str:
-    """``Ana is allergic to latex.`` -> ``I am allergic to latex.``: what the cues read."""
-    names = [holder, "The user", "the user", "User"]
-    pattern = "|".join(re.escape(n) for n in names if n)
-    text = re.sub(rf"^(?:{pattern})'s\b", "My", text)
-    text = re.sub(rf"^(?:{pattern}) (?:is|was)\b", "I am", text)
-    text = re.sub(rf"^(?:{pattern}) has\b", "I have", text)
-    text = re.sub(rf"^(?:{pattern}) does not\b", "I do not", text)
-    text = re.sub(rf"^(?:{pattern}) (?!is\b|was\b|has\b)(\w+)s\b", r"I \1", text)
-    text = re.sub(rf"^(?:{pattern}) ", "I ", text)
-    text = re.sub(r"^(Prefer|Like|Love|Enjoy|Hate|Dislike|Want)s\b", r"I \1", text)
-    return re.sub(rf"\b(?:{pattern})'s\b", "my", text)
+def _claim(text: str, holder: str) -> Statement | None:
+    """The item's first asserted statement about ``holder``, read as the offline facts are."""
+    for statement in read_statements([Said(0, holder, text)]):
+        if statement.modality == "asserted" and statement.holder.casefold() == holder.casefold():
+            return statement
+    return None
+
+
+def _model_kind(hit: Statement | None, listed: FactKind) -> FactKind:
+    """The kind of the list an item came from, or the model's for a listed preference.
+
+    An allergy listed among preferences is a constraint.
+    """
+    kind = kind_of(hit) if hit is not None and listed == "preference" else None
+    kinds: dict[str, FactKind] = {
+        "constraint": "constraint",
+        "identity": "identity",
+        "relation": "relation",
+        "possession": "possession",
+    }
+    return kinds.get(kind or "", listed)
 
 
 def _list_key(kind: FactKind) -> str:
@@ -176,7 +185,8 @@ def _list_key(kind: FactKind) -> str:
 
 def _topic(text: str, holder: str) -> str:
     skip = {w.casefold() for w in holder.split()} | {"user"}
-    return topic(" ".join(w for w in content_words(text) if w not in skip)) or "note"
+    words = [w for w in content_words(text) if w not in skip]
+    return " ".join(words[:2]) or "note"
 
 
 def _source(

@@ -2,7 +2,8 @@
 
 Two facts of one holder on one subject either say the same thing (equal ``value``, or equal
 text when there is none): one fact with both provenances; or they differ: the later one
-stays and the earlier is dropped (a budget of 3,500 raised to 4,000 leaves 4,000). Facts of
+stays and the earlier becomes its history (a budget of 3,500 raised to 4,000 leaves 4,000,
+once 3,500); a retraction takes the claim's place the same way and is never shown. Facts of
 one holder with the same text are duplicates whatever subject they were filed under. Pure
 and stable: the merged list keeps the order in which subjects first appeared.
 """
@@ -13,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from longtalk.facts.model import DurableFact, normal_text
+from longtalk.facts.model import DurableFact, Former, normal_text
 
 __all__ = ["later", "merge_facts", "unite"]
 
@@ -36,7 +37,7 @@ def merge_facts(existing: Iterable[DurableFact], found: Iterable[DurableFact]) -
             kept[at] = unite(kept[at], fact)
         elif later(fact, kept[at]):  # same holder and subject, another value
             by_text.pop(_text_key(kept[at]), None)
-            kept[at] = fact
+            kept[at] = supersede(kept[at], fact)
         by_key[fact.key] = by_key[kept[at].key] = at
         by_text[_text_key(kept[at])] = at
     return kept
@@ -47,9 +48,18 @@ def _text_key(fact: DurableFact) -> tuple[str, str]:
 
 
 def _same(current: DurableFact, fact: DurableFact) -> bool:
-    """Duplicates: the same value on one subject, or the same words."""
+    """Duplicates: one value on one subject, or the same words; never a claim and its undoing."""
+    if current.retracts != fact.retracts:
+        return False
     same_value = current.key == fact.key and current.sameness == fact.sameness
     return same_value or _text_key(current) == _text_key(fact)
+
+
+def supersede(earlier: DurableFact, fact: DurableFact) -> DurableFact:
+    """``fact`` in ``earlier``'s place, with what the claim was before it as its history."""
+    former = () if earlier.retracts else (Former(earlier.text, earlier.said_at, earlier.sequences),)
+    history = tuple(dict.fromkeys((*earlier.history, *former, *fact.history)))
+    return replace(fact, history=history)
 
 
 def unite(first: DurableFact, second: DurableFact) -> DurableFact:

@@ -21,6 +21,7 @@ from typing import Any, Literal, get_args
 __all__ = [
     "DURABILITY",
     "DurableFact",
+    "Former",
     "FactKind",
     "FactSource",
     "normal_text",
@@ -77,6 +78,33 @@ def normal_text(text: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class Former:
+    """What a claim was before a later statement changed or retracted it, and from when."""
+
+    text: str
+    said_at: datetime | None = None
+    sequences: tuple[int, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The plain JSON shape (empty fields left out)."""
+        data: dict[str, Any] = {"text": self.text}
+        if self.said_at is not None:
+            data["said_at"] = self.said_at.isoformat()
+        if self.sequences:
+            data["sequences"] = list(self.sequences)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Former:
+        """Read :meth:`to_dict`'s shape; a ``ValueError`` names what is wrong."""
+        if not isinstance(data, Mapping) or not isinstance(data.get("text"), str):
+            raise ValueError(f"a durable fact's history entry needs a text, not {data!r}")
+        return cls(
+            data["text"], _moment(data.get("said_at")), _sequences(data.get("sequences", ()))
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class DurableFact:
     """One durable fact with its provenance.
 
@@ -85,6 +113,10 @@ class DurableFact:
     content two statements on one subject share when they say the same thing (``vegetarian``,
     ``4200``); empty, the text stands for it. ``said_by`` is the speaker when someone else
     stated the holder's fact (empty: the holder said it, or it is not known).
+
+    ``retracts``: the statement withdraws its claim (``Tom is not vegetarian anymore``); it
+    is kept, so the claim's history is, but never shown as a fact. ``history``: what the
+    claim was before, oldest first (see :class:`Former`).
     """
 
     kind: FactKind
@@ -96,6 +128,8 @@ class DurableFact:
     source: FactSource = "offline"
     value: str = ""
     said_by: str = ""
+    retracts: bool = False
+    history: tuple[Former, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in _KINDS:
@@ -148,6 +182,10 @@ class DurableFact:
             data["value"] = self.value
         if self.said_by:
             data["said_by"] = self.said_by
+        if self.retracts:
+            data["retracts"] = True
+        if self.history:
+            data["history"] = [former.to_dict() for former in self.history]
         return data
 
     @classmethod
@@ -171,6 +209,8 @@ class DurableFact:
             source=data.get("source", "offline"),
             value=_text(data, "value") if "value" in data else "",
             said_by=_text(data, "said_by") if "said_by" in data else "",
+            retracts=bool(data.get("retracts", False)),
+            history=_history(data.get("history", ())),
         )
 
 
@@ -179,6 +219,12 @@ def _text(data: Mapping[str, Any], name: str) -> str:
     if not isinstance(value, str):
         raise ValueError(f"durable fact field {name!r} must be a string, not {value!r}")
     return value
+
+
+def _history(value: Any) -> tuple[Former, ...]:
+    if not isinstance(value, list | tuple):
+        raise ValueError(f"durable fact history must be a list, not {value!r}")
+    return tuple(Former.from_dict(item) for item in value)
 
 
 def _sequences(value: Any) -> tuple[int, ...]:

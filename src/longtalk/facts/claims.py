@@ -1,0 +1,70 @@
+"""Facts as claims: a statement the parse and the kind model accept, filed under its claim.
+
+A statement becomes a fact when it is asserted (not asked, supposed, advised, requested,
+reported, ironic, or addressed to the assistant), its holder is a person, and the learned
+model (:func:`longtalk.language.kinds.kind_of`) finds it durable. A negated statement that
+marks a change (``not vegetarian anymore``, ``not allergic after all``, ``no longer``) is a
+retraction of its claim, whatever the model says. The fact's subject is the claim's key,
+so a later statement on the same claim supersedes it (:mod:`longtalk.facts.merge`).
+
+The text is faithful by construction: the statement's parse-supported rewrite, else the
+speaker's own words, quoted and named.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from longtalk.facts.model import DurableFact, FactKind
+from longtalk.language import ASSISTANT, Statement
+from longtalk.language.kinds import kind_of
+from longtalk.language.wording import display_name
+
+__all__ = ["fact_of", "facts_of", "quoted"]
+
+
+def facts_of(statements: Iterable[Statement]) -> list[DurableFact]:
+    """The facts (and retractions) among ``statements``, in order."""
+    return [fact for fact in map(fact_of, statements) if fact is not None]
+
+
+def fact_of(statement: Statement) -> DurableFact | None:
+    """The fact ``statement`` states, a retraction, or None."""
+    if statement.modality != "asserted" or statement.holder in ("", ASSISTANT):
+        return None
+    retracts = not statement.polarity and statement.change
+    kind = kind_of(statement)
+    if kind is None and not retracts:
+        return None
+    return DurableFact(
+        kind=_kind(kind),
+        subject=statement.claim.key,
+        holder=statement.holder,
+        text=statement.text or quoted(statement),
+        sequences=(statement.sequence,),
+        said_at=statement.said_at,
+        source="offline",
+        value=("not " if not statement.polarity else "") + statement.value.casefold(),
+        said_by=statement.speaker if statement.hearsay else "",
+        retracts=retracts,
+    )
+
+
+def quoted(statement: Statement) -> str:
+    """The speaker's own words, named: ``Ana said: "We adopted a cat."``."""
+    return f'{display_name(statement.speaker, first=True)} said: "{statement.quote}"'
+
+
+def _kind(kind: str | None) -> FactKind:
+    known: dict[str, FactKind] = {
+        "constraint": "constraint",
+        "identity": "identity",
+        "relation": "relation",
+        "possession": "possession",
+        "preference": "preference",
+        "dislike": "dislike",
+        "decision": "decision",
+        "commitment": "commitment",
+        "question": "question",
+    }
+    return known.get(kind or "", "preference")

@@ -1,0 +1,86 @@
+"""Which predicates speak of one claim, whatever the verb: the claim families.
+
+``I live in Porto`` and ``I moved to Lisbon`` both say where the holder lives; ``I hate
+olives`` and ``I love olives now`` both say how they like olives; ``vegetarian`` and
+``vegan`` both name a diet. A later statement on one family's claim supersedes the earlier,
+so the family is part of the claim's key. Lemmas only: the parse gives them.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CHANGE_VERBS",
+    "DIETS",
+    "NOUN_CLAIMS",
+    "TASTE_VERBS",
+    "VERB_CLAIMS",
+    "adjective_claim",
+    "noun_claim",
+]
+
+TASTE_VERBS: dict[str, bool] = {
+    "like": True,
+    "love": True,
+    "enjoy": True,
+    "adore": True,
+    "prefer": True,
+    "hate": False,
+    "dislike": False,
+    "detest": False,
+    "loathe": False,
+    "stand": True,  # "can't stand": the negation carries it
+}
+"""Verbs of taste, and whether each says the holder likes its object."""
+
+VERB_CLAIMS: dict[tuple[str, str], str] = {
+    ("live", "in"): "home",
+    ("live", "at"): "home",
+    ("move", "to"): "home",
+    ("relocate", "to"): "home",
+    ("base", "in"): "home",
+    ("work", "at"): "employer",
+    ("work", "for"): "employer",
+    ("work", "as"): "occupation",
+    ("come", "from"): "origin",
+    ("grow", "in"): "origin",
+    ("bear", "on"): "birthday",
+    ("bear", "in"): "birthplace",
+    ("study", "at"): "school",
+    ("study", ""): "studies",
+    ("drive", ""): "vehicle",
+}
+"""(verb lemma, preposition) pairs whose object is the value of a named claim."""
+
+CHANGE_VERBS = frozenset(
+    {"raise", "increase", "lower", "cut", "reduce", "change", "switch", "bump", "up", "drop"}
+)
+"""Verbs that set a claim to a new value: ``raise the budget to 4,000``."""
+
+NOUN_CLAIMS: dict[str, str] = {
+    "limit": "budget",
+    "max": "budget",
+    "maximum": "budget",
+    "spend": "budget",
+    "afford": "budget",
+}
+"""Nouns (and verbs of spending) that name the same claim as another noun."""
+
+DIETS = frozenset(
+    {"vegetarian", "vegan", "pescatarian", "pescetarian", "keto", "carnivore", "omnivore"}
+)
+
+
+def adjective_claim(lemma: str, object_lemma: str) -> str:
+    """The claim an adjective (with its object) states: ``allergic:peanut``, ``diet``."""
+    if lemma in DIETS:
+        return "diet"
+    return f"{lemma}:{object_lemma}" if object_lemma else lemma
+
+
+def noun_claim(key: str) -> str:
+    """A noun's claim: its family's (``limit`` -> ``budget``), else the noun's own key.
+
+    A compound keeps its head's family (``car budget`` stays ``car budget``; a bare
+    ``limit`` is a ``budget``).
+    """
+    return NOUN_CLAIMS.get(key, key)

@@ -1,0 +1,187 @@
+"""How a clause is said, read from the dependency parse.
+
+Asserted, asked, supposed, advised, requested, reported, ironic, or an instruction to the
+assistant. Only an asserted clause can state a fact. The words that mark the other modes
+are the grammar's own (a conditional ``if``, a modal ``would``, an inverted auxiliary, a
+reporting verb governing the clause); the parse says which clause they govern, so ``I'm
+vegetarian and if Sam comes he'll cook`` asserts its first clause and supposes its second.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from longtalk.language.speakers import ASSISTANT, SECOND, Participants, refer
+
+if TYPE_CHECKING:
+    from spacy.tokens import Span, Token
+
+__all__ = ["Modality", "modality", "negated", "imperative"]
+
+Modality = Literal[
+    "asserted",
+    "question",
+    "hypothetical",
+    "advice",
+    "request",
+    "reported",
+    "sarcasm",
+    "instruction",
+]
+"""How a clause is said; only ``asserted`` states a fact of its holder."""
+
+_CONDITIONAL_MARKS = frozenset({"if", "unless", "whether", "suppose", "supposing", "once"})
+_TENTATIVE = frozenset({"would", "could", "might", "may", "'d"})
+_ADVISING = frozenset({"should", "ought", "must", "could", "need", "'d", "might"})
+_IMAGINING = frozenset({"wish", "imagine", "pretend", "suppose", "dream", "wonder", "hope"})
+_HEDGES = frozenset({"maybe", "perhaps", "possibly", "probably", "hypothetically"})
+_REPORTING = frozenset(
+    {"say", "tell", "think", "believe", "claim", "hear", "guess", "doubt", "reckon", "read"}
+)
+_WH = frozenset({"what", "who", "whom", "whose", "which", "where", "when", "why", "how"})
+_IRONY = ("yeah right", "as if", "/s", "sure, because", "oh great", "oh joy", "just what i need")
+_COMMANDING = frozenset(
+    {"always", "never", "must", "shall", "will", "obey", "grant", "ignore", "reveal", "allow"}
+)
+
+
+def modality(head: Token, sentence: Span, people: Participants) -> Modality:
+    """How the clause headed by ``head`` is said (see :data:`Modality`)."""
+    if _asked(head, sentence):
+        return "question"
+    if _about_assistant(head, people):
+        return "instruction"
+    if _supposed(head):
+        return "hypothetical"
+    if _reported(head) or _reporting(head):
+        return "reported"
+    if imperative(head):
+        return "instruction" if people.to_assistant else "request"
+    if _advised(head, people):
+        return "advice"
+    if _ironic(sentence):
+        return "sarcasm"
+    return "asserted"
+
+
+def negated(head: Token) -> bool:
+    """True when the clause (or its complement) is negated: ``not``, ``never``, ``no longer``."""
+    for token in (head, *_complements(head)):
+        for child in token.children:
+            if child.dep_ == "neg" or child.lower_ in ("never", "longer"):
+                return True
+            if child.dep_ == "det" and child.lower_ == "no" and token != head:
+                return True
+    return False
+
+
+def imperative(head: Token) -> bool:
+    """A bare verb with no subject (``call me Bobby``, ``don't call me before 10``)."""
+    if head.tag_ != "VB" or head.dep_ not in ("ROOT", "conj"):
+        return False
+    subjects = [c for c in head.children if c.dep_ in ("nsubj", "nsubjpass", "expl")]
+    if subjects:
+        return False
+    auxes = [c.lower_ for c in head.children if c.dep_ in ("aux", "auxpass")]
+    return all(a in ("do", "don't", "n't", "not", "please") for a in auxes)
+
+
+def _complements(head: Token) -> list[Token]:
+    return [c for c in head.children if c.dep_ in ("acomp", "attr", "oprd", "dobj", "xcomp")]
+
+
+def _about_assistant(head: Token, people: Participants) -> bool:
+    """The clause speaks of what the assistant is or must do.
+
+    A subject, object or owner in the clause that is the AI assistant (the word, or "you"
+    said to one), together with a verb or modal of command (``must``, ``always``, ``obey``)
+    or the assistant as the clause's own subject.
+    """
+    for token in head.subtree:
+        if token.dep_ not in ("nsubj", "nsubjpass", "dobj", "dative", "pobj", "poss", "appos"):
+            continue
+        if token.lower_ in SECOND and not people.to_assistant:
+            continue
+        who = refer(token, people)
+        if who is None or not who.is_assistant:
+            continue
+        if token.lower_ not in SECOND and any(c.dep_ == "poss" for c in token.children):
+            continue  # "my assistant at work": a person
+        if token.head == head or _commanding(token.head):
+            return True
+    return False
+
+
+def _commanding(verb: Token) -> bool:
+    words = {verb.lemma_.lower(), *(c.lower_ for c in verb.children)}
+    return bool(words & _COMMANDING)
+
+
+def _asked(head: Token, sentence: Span) -> bool:
+    """A question: a ``?`` closing the clause, an inverted auxiliary, a leading wh-word."""
+    last = max(t.i for t in head.subtree)
+    after = head.doc[last + 1] if last + 1 < len(head.doc) else None
+    if after is not None and after.text == "?":
+        return True
+    if any(c.text == "?" for c in head.children):
+        return True
+    subject = next((c for c in head.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    aux = next((c for c in head.children if c.dep_ in ("aux", "auxpass")), None)
+    verb_first = head.lemma_ in ("be", "do", "have") and subject is not None
+    if verb_first and subject is not None and head.i < subject.i and head.i == _clause_start(head):
+        return sentence.text.rstrip().endswith("?")
+    if aux is not None and subject is not None and aux.i < subject.i:
+        return aux.i == _clause_start(head)
+    first = head.doc[_clause_start(head)]
+    return first.lower_ in _WH and sentence.text.rstrip().endswith("?")
+
+
+def _clause_start(head: Token) -> int:
+    own = [t.i for t in head.subtree if t.dep_ not in ("punct", "cc", "intj", "advmod")]
+    return min(own, default=head.i)
+
+
+def _supposed(head: Token) -> bool:
+    """Conditional, wished, imagined or hedged: ``if I were``, ``I'd love``, ``maybe I'll``."""
+    token: Token | None = head
+    while token is not None:
+        marks = {c.lower_ for c in token.children if c.dep_ == "mark"}
+        if marks & _CONDITIONAL_MARKS:
+            return True
+        if token != head and token.lemma_.lower() in _IMAGINING:
+            return True
+        if {c.lower_ for c in token.children if c.dep_ == "advmod"} & _HEDGES:
+            return True
+        token = token.head if token.head != token else None
+    auxes = {c.lower_ for c in head.children if c.dep_ == "aux"}
+    return bool(auxes & _TENTATIVE) or head.lemma_.lower() in _IMAGINING
+
+
+def _reporting(head: Token) -> bool:
+    """The clause reports another's words or thoughts: ``my mom says I'm stubborn``."""
+    told = any(c.dep_ == "ccomp" for c in head.children)
+    return told and head.lemma_.lower() in _REPORTING
+
+
+def _reported(head: Token) -> bool:
+    """Governed by a reporting verb (``Sam says I'm stubborn``, ``I think I'm allergic``)."""
+    token = head
+    while token.dep_ in ("ccomp", "conj") and token.head != token:
+        token = token.head
+        if token.lemma_.lower() in _REPORTING:
+            return True
+    return False
+
+
+def _advised(head: Token, people: Participants) -> bool:
+    """``You should try yoga``: the listener told what they ought to do."""
+    subject = next((c for c in head.children if c.dep_ == "nsubj"), None)
+    if subject is None or subject.lower_ not in SECOND:
+        return False
+    auxes = {c.lower_ for c in head.children if c.dep_ == "aux"}
+    return bool(auxes & _ADVISING) or people.listener == ASSISTANT
+
+
+def _ironic(sentence: Span) -> bool:
+    text = sentence.text.lower()
+    return any(marker in text for marker in _IRONY)

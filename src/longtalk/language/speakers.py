@@ -1,0 +1,103 @@
+"""Who a word refers to: "I" is the speaker, "you" the other participant, "we" the speaker's side.
+
+A conversation has a speaker and, usually, one other participant (a person's name, or an
+assistant). Pronouns are resolved against them; a proper name stands for that person; a
+noun owned by a pronoun (``my sister``) is the owner's relation. Third-person pronouns
+(``he``, ``she``, ``they``) are not resolved: without coreference they could be anyone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
+__all__ = ["ASSISTANT", "FIRST", "GROUP", "SECOND", "Participants", "Referent", "refer"]
+
+ASSISTANT = "assistant"
+"""The holder name of an AI assistant (the listener of an unnamed assistant role)."""
+
+FIRST = frozenset({"i", "me", "my", "mine", "myself"})
+GROUP = frozenset({"we", "us", "our", "ours", "ourselves", "'s"})
+SECOND = frozenset({"you", "your", "yours", "yourself", "yourselves", "u", "ya"})
+_THIRD = frozenset({"he", "him", "his", "she", "her", "hers", "they", "them", "their", "it"})
+_AI_WORDS = frozenset({"assistant", "ai", "bot", "chatbot", "model", "gpt", "chatgpt"})
+
+
+@dataclass(frozen=True, slots=True)
+class Participants:
+    """The speaker of a message and whom they speak to (``assistant`` for an AI)."""
+
+    speaker: str
+    listener: str = ASSISTANT
+
+    @property
+    def to_assistant(self) -> bool:
+        """True when the listener is an AI assistant, not a person."""
+        return self.listener.casefold() in _AI_WORDS
+
+
+@dataclass(frozen=True, slots=True)
+class Referent:
+    """What a subject token stands for.
+
+    ``holder`` the person (or ``assistant``); ``relation`` the owned noun when the subject
+    is someone's relation or thing (``sister`` in ``my sister``); ``group`` for "we".
+    """
+
+    holder: str
+    relation: str = ""
+    group: bool = False
+
+    @property
+    def is_assistant(self) -> bool:
+        """True when the referent is the AI assistant."""
+        return self.holder == ASSISTANT and not self.relation
+
+
+def refer(token: Token, people: Participants) -> Referent | None:
+    """Whom ``token`` (a subject or owner) stands for; None when it cannot be told."""
+    word = token.lower_
+    if word in FIRST:
+        return Referent(people.speaker)
+    if word in GROUP and token.pos_ == "PRON":
+        return Referent(people.speaker, group=True)
+    if word in SECOND:
+        return Referent(people.listener)
+    if word in _THIRD or token.pos_ == "PRON":
+        return None
+    if word in _AI_WORDS:
+        return Referent(ASSISTANT)
+    if word == "user" and not any(c.dep_ == "poss" for c in token.children):
+        return Referent("user")  # "the user prefers...", as a summary writes
+    if token.pos_ == "PROPN":
+        return Referent(name_of(token))
+    return _owned(token, people)
+
+
+def name_of(token: Token) -> str:
+    """A proper name with its compound parts (``Ana Lima``)."""
+    parts = [t for t in token.lefts if t.dep_ == "compound" and t.pos_ == "PROPN"]
+    return " ".join([*(t.text for t in parts), token.text])
+
+
+def _owned(token: Token, people: Participants) -> Referent | None:
+    """``my sister``, ``Ana's budget``, ``our car budget``: the owner and the owned noun."""
+    owner = next((t for t in token.children if t.dep_ == "poss"), None)
+    if owner is None or token.pos_ not in ("NOUN", "PROPN"):
+        return None
+    named = [t for t in token.children if t.dep_ == "appos" and t.pos_ == "PROPN"]
+    if named:  # "my sister, Lena,": Lena herself
+        return Referent(name_of(named[0]))
+    whose = refer(owner, people)
+    if whose is None or whose.relation:
+        return None
+    return Referent(whose.holder, relation=noun_key(token), group=whose.group)
+
+
+def noun_key(token: Token) -> str:
+    """A noun's key: its compounds and lemma, lower case (``car budget``)."""
+    parts = [t.lemma_.lower() for t in token.lefts if t.dep_ == "compound"]
+    return " ".join([*parts, token.lemma_.lower()])

@@ -1,0 +1,344 @@
+"""Statements: who said what about whom, how, and when, as typed values.
+
+Each sentence of a message is parsed once (:func:`longtalk.language.nlp.parse_many`, in
+batches) and split into clauses (a root and each conjoined clause with its own subject).
+A clause becomes a :class:`Statement` when its subject can be told (the speaker, the other
+participant, a named person, someone's relation): the claim it makes (a predicate key, and
+the subject's relation when it speaks of ``my sister``), the value, whether it is negated,
+how it is said (:mod:`longtalk.language.modality`), when, and the speaker's own words.
+
+``text`` is a third-person rewrite only where the parse supports one (the subject ``I``
+named, ``am``/``have``/present verbs agreed by their lemma and tag, ``my`` made possessive);
+otherwise it is empty and the quote stands for the statement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from longtalk.language.families import (
+    CHANGE_VERBS,
+    NOUN_CLAIMS,
+    TASTE_VERBS,
+    VERB_CLAIMS,
+    adjective_claim,
+    noun_claim,
+)
+from longtalk.language.modality import Modality, imperative, modality, negated
+from longtalk.language.nlp import parse_many
+from longtalk.language.speakers import Participants, Referent, noun_key, refer
+from longtalk.language.times import statement_time
+from longtalk.language.wording import clause_tokens, rewrite, words_of
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Span, Token
+
+__all__ = ["Claim", "Said", "Statement", "read_statements", "statements_of"]
+
+_COPULAS = frozenset({"be", "become", "feel", "seem", "stay", "remain", "get"})
+_CHANGE_WORDS = frozenset({"anymore", "longer", "now", "actually", "instead", "switch"})
+_WRAPPERS = frozenset({"remember", "note", "know", "notice", "understand", "mind"})
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """One message to read: its sequence, speaker, listener, words and date."""
+
+    sequence: int
+    speaker: str
+    text: str
+    listener: str = "assistant"
+    said_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """What a statement is about: a holder's (or their relation's) predicate.
+
+    ``relation`` is the owned noun when the statement speaks of ``my sister``; ``predicate``
+    the key two statements on one claim share (``home``, ``allergic:peanut``, ``budget``).
+    """
+
+    holder: str
+    relation: str
+    predicate: str
+
+    @property
+    def key(self) -> str:
+        """``relation:predicate`` (or the predicate alone), case-folded."""
+        return (f"{self.relation}:{self.predicate}" if self.relation else self.predicate).lower()
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """A clause read as a claim, with how and when it was said and by whom.
+
+    ``polarity`` False for a negated clause (``not vegetarian anymore``); ``change`` when the
+    clause marks an update (``anymore``, ``now``, ``raise ... to``); ``group`` when the
+    subject is "we"; ``quote`` the clause as said (the sentence, when the clause's words
+    are not one unbroken run); ``text`` a parse-supported third-person
+    rewrite, or ``""``; ``lemma`` the clause's verb, ``lemmas`` its content words.
+    """
+
+    claim: Claim
+    value: str
+    polarity: bool
+    modality: Modality
+    speaker: str
+    sequence: int
+    quote: str
+    text: str = ""
+    time: str = ""
+    said_at: datetime | None = None
+    change: bool = False
+    group: bool = False
+    lemma: str = ""
+    lemmas: tuple[str, ...] = ()
+
+    @property
+    def holder(self) -> str:
+        """Whose claim it is."""
+        return self.claim.holder
+
+    @property
+    def hearsay(self) -> bool:
+        """True when the speaker states someone else's claim."""
+        return self.claim.holder.casefold() != self.speaker.casefold()
+
+
+def read_statements(messages: Iterable[Said]) -> list[Statement]:
+    """Every statement of ``messages``, in order; parsed in batches."""
+    items = list(messages)
+    docs = parse_many(item.text for item in items)
+    found: list[Statement] = []
+    for item, doc in zip(items, docs, strict=True):
+        found.extend(statements_of(item, doc))
+    return found
+
+
+def statements_of(item: Said, doc: Doc) -> Iterator[Statement]:
+    """The statements of one parsed message."""
+    people = Participants(item.speaker, item.listener)
+    for sentence in doc.sents:
+        for head in clause_heads(sentence):
+            statement = _statement(head, sentence, people, item)
+            if statement is not None:
+                yield statement
+
+
+def clause_heads(sentence: Span) -> list[Token]:
+    """The sentence's root and every conjoined verb with a subject of its own.
+
+    ``Let's raise ...`` and an imperative ``remember that ...`` give the clause they govern.
+    """
+    heads = []
+    for token in sentence:
+        own = token.dep_ == "conj" and token.pos_ in ("VERB", "AUX") and _subject(token)
+        if token.dep_ == "ROOT" or own or leading_clause(token):
+            heads.append(_unwrap(token))
+    return sorted(heads, key=lambda head: head.i)
+
+
+def leading_clause(token: Token) -> bool:
+    """A clause with its own subject, set before the root's.
+
+    ``I can't stand cilantro, it tastes like soap``: the small parser hangs the first clause
+    under the second.
+    """
+    return (
+        token.dep_ in ("ccomp", "parataxis")
+        and token.i < token.head.i
+        and token.head.dep_ == "ROOT"
+        and _subject(token) is not None
+    )
+
+
+def _unwrap(head: Token) -> Token:
+    inner = next((c for c in head.children if c.dep_ in ("ccomp", "xcomp")), None)
+    if inner is None:
+        return head
+    if head.lemma_.lower() == "let":  # "let's raise the budget": the raising, by "us"
+        return inner
+    if head.lemma_.lower() in _WRAPPERS and imperative(head):
+        return inner
+    if _subject(head) is None and head.tag_ == "VBZ":  # "turns out I'm not allergic"
+        return inner
+    return head
+
+
+def _subject(head: Token) -> Token | None:
+    return next((c for c in head.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+
+
+def _referent(head: Token, people: Participants) -> Referent | None:
+    subject = _subject(head)
+    if subject is None and head.dep_ == "conj":
+        subject = _subject(head.head)
+    if subject is None:
+        if head.head.lemma_.lower() == "let" and head.head != head:
+            return Referent(people.speaker, group=True)
+        if imperative(head):
+            return Referent(people.listener)
+        return None
+    return refer(subject, people)
+
+
+def _statement(head: Token, sentence: Span, people: Participants, item: Said) -> Statement | None:
+    who = _referent(head, people)
+    if who is None:
+        return None
+    found = _predicate(head, who)
+    if found is None:
+        return None
+    who, predicate, value = found
+    tokens = clause_tokens(head)
+    mode = modality(head, sentence, people)
+    return Statement(
+        claim=Claim(who.holder, who.relation, predicate),
+        value=value,
+        polarity=_polarity(head),
+        modality=mode,
+        speaker=people.speaker,
+        sequence=item.sequence,
+        quote=_own_words(tokens, sentence),
+        text=rewrite(tokens, head, people) if mode == "asserted" else "",
+        time=statement_time(sentence.text, item.said_at),
+        said_at=item.said_at,
+        change=_changing(head, tokens),
+        group=who.group,
+        lemma=head.lemma_.lower(),
+        lemmas=tuple(t.lemma_.lower() for t in tokens if t.is_alpha and not t.is_stop),
+    )
+
+
+def _predicate(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
+    """(holder, predicate key, value) of a clause; None when it names no predicate."""
+    lemma = head.lemma_.lower()
+    if lemma == "use" and head.tag_ == "VBD":  # "I used to smoke": no longer so
+        done = next((c for c in head.children if c.dep_ == "xcomp"), None)
+        if done is not None:
+            return _predicate(done, who)
+    if lemma in _COPULAS:
+        return _copula(head, who)
+    if lemma in CHANGE_VERBS or lemma == "move":
+        changed = _changed(head, who)
+        if changed is not None:
+            return changed
+    preposition, obj = _object(head)
+    if lemma in TASTE_VERBS and obj is not None:
+        return who, f"taste:{_object_key(obj)}", words_of(obj.subtree)
+    if (lemma, preposition) in VERB_CLAIMS and obj is not None:
+        return who, VERB_CLAIMS[(lemma, preposition)], words_of(obj.subtree)
+    rest = [t for t in clause_tokens(head) if t.i > head.i and t.dep_ != "punct"]
+    value = words_of(rest) or (head.text if head.pos_ == "VERB" else "")
+    if lemma in NOUN_CLAIMS and any(t.like_num for t in rest):  # "I can spend 3,500"
+        return who, noun_claim(lemma), value
+    key = f"{lemma}:{_object_key(obj)}" if obj is not None and obj.pos_ == "NOUN" else lemma
+    return (who, key, value) if value or who.relation else None
+
+
+def _copula(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
+    complement = next((c for c in head.children if c.dep_ in ("acomp", "attr", "oprd")), None)
+    if complement is None:
+        prep = next((c for c in head.children if c.dep_ == "prep"), None)
+        if prep is None:
+            return None
+        complement = prep
+    inside = {t.i for t in complement.subtree}
+    span = [t for t in clause_tokens(head) if t.i in inside and t.dep_ != "punct"]
+    span = [t for t in span if t.lower_ not in _FILLERS and t.dep_ != "neg"]
+    value = words_of(span)
+    if who.relation:  # "my budget is 3,500 euros", "my sister is a nurse"
+        relation, predicate = _split_relation(who.relation)
+        predicate = noun_claim(predicate)
+        return Referent(who.holder, relation, who.group), predicate, value
+    if complement.dep_ == "prep":
+        return who, f"be {complement.lower_}", value
+    if complement.pos_ == "PROPN" and not who.relation and not who.group:
+        return who, "name", value  # "I'm Maya"
+    objects = [t for t in span if t != complement and t.pos_ in _CONTENT and t.dep_ != "npadvmod"]
+    after = [t for t in objects if t.i > complement.i]
+    chosen = after[0] if after else (objects[-1] if objects else None)
+    object_lemma = chosen.lemma_.lower() if chosen is not None else ""
+    return who, adjective_claim(complement.lemma_.lower(), object_lemma), value
+
+
+_FILLERS = frozenset({"anymore", "now", "either", "too", "also", "still", "really", "so"})
+_CONTENT = frozenset({"NOUN", "PROPN", "VERB", "ADJ"})
+_PEOPLE_NOUNS = frozenset(
+    """sister brother mother mom mum father dad parent son daughter kid child wife husband
+    partner boyfriend girlfriend fiance fiancee friend cousin aunt uncle grandma grandpa
+    grandmother grandfather niece nephew colleague boss roommate neighbour neighbor dog cat
+    puppy kitten pet""".split()
+)
+
+
+def _split_relation(relation: str) -> tuple[str, str]:
+    """``sister`` stays a relation (a person); ``car budget`` is the holder's own claim."""
+    if relation.split()[-1] in _PEOPLE_NOUNS:
+        return relation, "is"
+    return "", relation
+
+
+def _changed(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
+    """``raise the budget to 4,000 euros``: the object's claim set to the new value."""
+    target = next((c for c in head.children if c.dep_ == "dobj"), None)
+    to = next((c for c in head.children if c.dep_ == "prep" and c.lower_ == "to"), None)
+    if target is None or to is None or target.pos_ != "NOUN":
+        return None
+    value = words_of(t for t in to.subtree if t != to)
+    return who, noun_claim(noun_key(target)), value
+
+
+def _object(head: Token) -> tuple[str, Token | None]:
+    """The clause's object: (``""``, direct object), or (preposition, its object).
+
+    Failing both, the first content word after the verb (the small parser sometimes
+    misreads ``I hate cilantro``'s object as an adverb).
+    """
+    for child in head.children:
+        if child.dep_ in ("dobj", "xcomp", "attr", "ccomp"):
+            return "", child
+    for child in head.children:
+        if child.dep_ in ("prep", "agent"):
+            obj = next((c for c in child.children if c.dep_ == "pobj"), None)
+            if obj is not None:
+                return child.lower_, obj
+    after = [c for c in head.rights if c.pos_ in _CONTENT and c.lower_ not in _FILLERS]
+    return "", after[0] if after else None
+
+
+def _object_key(token: Token) -> str:
+    if token.pos_ in ("VERB", "AUX"):  # "I love hiking in the Alps"
+        return token.lemma_.lower()
+    return noun_key(token)
+
+
+def _own_words(tokens: Sequence[Token], sentence: Span) -> str:
+    """The clause as said when its words run unbroken in the sentence, else the sentence."""
+    if tokens and tokens[-1].i - tokens[0].i + 1 == len(tokens):
+        text = words_of(tokens)
+        end = tokens[-1].i + 1
+        mark = tokens[0].doc[end].text if end < len(tokens[0].doc) else ""
+        return text + (mark if mark in (".", "!", "?") else ".")
+    return sentence.text.strip()
+
+
+def _polarity(head: Token) -> bool:
+    """False when the clause denies its claim: negated, stopped, or a dislike."""
+    lemma = head.lemma_.lower()
+    stopped = lemma in ("quit", "stop") or (lemma == "use" and head.tag_ == "VBD")
+    holds = not (negated(head) or stopped)
+    return holds if TASTE_VERBS.get(lemma, True) else not holds
+
+
+def _changing(head: Token, tokens: Sequence[Token]) -> bool:
+    words = {t.lower_ for t in tokens} | {head.lemma_.lower()}
+    return bool(words & _CHANGE_WORDS) or head.lemma_.lower() in CHANGE_VERBS or _first(tokens)
+
+
+def _first(tokens: Sequence[Token]) -> bool:
+    return any(t.lower_ == "after" and t.nbor(1).lower_ == "all" for t in tokens[:-1])

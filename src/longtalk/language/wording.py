@@ -1,0 +1,127 @@
+"""A clause's words, and its third-person rewrite where the parse supports one.
+
+The rewrite names the speaker for ``I`` and makes ``my`` possessive; the verb that agrees
+with ``I`` takes the third person from its lemma and tag (``am`` → ``is``, ``have`` →
+``has``, ``love`` → ``loves``); a past tense or a modal is left as it is. Any other first or
+second person word (``we``, ``me``, ``you``) leaves no rewrite: the quote stands instead.
+Nothing is rewritten by a text pattern, so a negation or a tense cannot be lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from longtalk.language.speakers import FIRST, GROUP, SECOND, Participants
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
+__all__ = ["clause_tokens", "display_name", "rewrite", "third_person", "words_of"]
+
+_IRREGULAR = {"be": "is", "have": "has", "do": "does", "go": "goes"}
+_CONTRACTED = {"'ll": "will", "'d": "would", "’ll": "will", "’d": "would"}
+_LEADING = frozenset({"intj", "punct", "cc", "discourse", "advmod", "prep", "mark"})
+
+
+def clause_tokens(head: Token) -> list[Token]:
+    """The clause's tokens: ``head``'s subtree without conjoined clauses of their own."""
+    cut: set[int] = set()
+    for child in head.children:
+        own = any(c.dep_ in ("nsubj", "nsubjpass") for c in child.children)
+        if own and child.dep_ in ("ccomp", "parataxis") and child.i < head.i:
+            cut.update(t.i for t in child.subtree)  # a leading clause of its own
+        if child.dep_ == "conj" and own:
+            cut.update(t.i for t in child.subtree)
+            cut.update(c.i for c in head.children if c.dep_ == "cc" and c.i < child.i)
+    tokens = [t for t in head.subtree if t.i not in cut]
+    while tokens and tokens[-1].dep_ in ("punct", "cc"):
+        tokens.pop()
+    while tokens and tokens[0].dep_ == "punct":
+        tokens.pop(0)
+    return tokens
+
+
+def words_of(tokens: Iterable[Token]) -> str:
+    """Tokens as written, in order, their own spacing kept."""
+    ordered = sorted(tokens, key=lambda t: t.i)
+    if not ordered:
+        return ""
+    parts = []
+    for token, after in zip(ordered, [*ordered[1:], None], strict=True):
+        gap = after is not None and after.i != token.i + 1 and not token.whitespace_
+        parts.append(token.text + (" " if gap else token.whitespace_))
+    return "".join(parts).strip(" ,;:-")
+
+
+def display_name(holder: str, *, first: bool) -> str:
+    """``The user`` (``the user`` inside a sentence) for an unnamed user, else the name."""
+    if holder.casefold() == "user":
+        return "The user" if first else "the user"
+    return holder
+
+
+def rewrite(tokens: Sequence[Token], head: Token, people: Participants) -> str:
+    """The clause in the third person, or ``""`` when the parse does not support one."""
+    subject = next((t for t in tokens if t.dep_ in ("nsubj", "nsubjpass") and t.head == head), None)
+    if subject is None:
+        return ""
+    start = next((i for i, t in enumerate(tokens) if t.i >= subject.i or t.dep_ not in _LEADING))
+    if any(t.text in (":", ",", "-") for t in tokens[start:] if t.i < subject.i):
+        start = next(i for i, t in enumerate(tokens) if t.i >= subject.i)  # "Big news: I..."
+    kept = tokens[start:]
+    others = [t for t in kept if t != subject and t.lower_ in (FIRST | GROUP | SECOND)]
+    if any(t.lower_ != "my" for t in others) or subject.lower_ in (GROUP | SECOND):
+        return ""
+    agreeing = _agreeing(head) if subject.lower_ == "i" else None
+    if subject.lower_ == "i" and agreeing is None:
+        return ""
+    sharing = {c.i for c in head.children if c.dep_ == "conj" and _shares_subject(c)}
+    parts = []
+    for token in kept:
+        word = token.text
+        if token == subject and subject.lower_ == "i":
+            word = display_name(people.speaker, first=token == kept[0])
+        elif token.lower_ == "my":
+            word = display_name(people.speaker, first=token == kept[0]) + "'s"
+        elif token == agreeing or (agreeing is not None and token.i in sharing):
+            word = third_person(token)
+            word = (" " + word) if token.text.startswith(("'", "’")) else word
+        elif token.lower_ in _CONTRACTED and token.i == subject.i + 1:
+            word = " " + _CONTRACTED[token.lower_]  # "I'll" -> "Joanna will"
+        parts.append(word + token.whitespace_)
+    text = "".join(parts).strip()
+    end = "" if text.endswith((".", "!", "?")) else "."
+    return text[:1].upper() + text[1:] + end
+
+
+def _shares_subject(verb: Token) -> bool:
+    """A conjoined present verb with no subject of its own (``I work late and sleep in``)."""
+    own = any(c.dep_ in ("nsubj", "nsubjpass") for c in verb.children)
+    return not own and verb.tag_ in ("VBP", "VB")
+
+
+def _agreeing(head: Token) -> Token | None:
+    """The word that agrees with ``I``: the first auxiliary, else the verb; None if unknown."""
+    auxes = [c for c in head.children if c.dep_ in ("aux", "auxpass") and c.i < head.i]
+    verb = auxes[0] if auxes else head
+    if verb.tag_ in ("VBD", "MD", "VBP", "VB") or verb.lower_ in ("ca", "wo"):
+        return verb
+    return None
+
+
+def third_person(verb: Token) -> str:
+    """The third person singular of a present verb (``am`` → ``is``, ``try`` → ``tries``).
+
+    A past tense or a modal is the same in every person.
+    """
+    if verb.tag_ in ("VBD", "MD") or verb.lower_ in ("ca", "wo"):
+        return _CONTRACTED.get(verb.lower_, verb.text)
+    lemma = verb.lemma_.lower()
+    if lemma in _IRREGULAR:
+        return _IRREGULAR[lemma]
+    if lemma.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return lemma + "es"
+    if lemma.endswith("y") and len(lemma) > 1 and lemma[-2] not in "aeiou":
+        return lemma[:-1] + "ies"
+    return lemma + "s"

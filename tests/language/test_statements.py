@@ -1,0 +1,111 @@
+"""Statements read from the parse: holder, claim, value, polarity, modality, time, words."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from longtalk.language.statements import Said, Statement, read_statements
+
+
+def read(text: str, speaker: str = "Ana", listener: str = "assistant") -> list[Statement]:
+    return read_statements([Said(7, speaker, text, listener=listener)])
+
+
+def claims(text: str, **kwargs: str) -> list[tuple[str, str, bool, str]]:
+    return [(s.holder, s.claim.key, s.polarity, s.modality) for s in read(text, **kwargs)]
+
+
+def test_a_third_persons_fact_is_theirs() -> None:
+    (s,) = read("Tom is allergic to peanuts.")
+    assert (s.holder, s.claim.key, s.value, s.polarity) == (
+        "Tom",
+        "allergic:peanut",
+        "allergic to peanuts",
+        True,
+    )
+    assert s.hearsay and s.speaker == "Ana" and s.sequence == 7
+    assert s.text == "Tom is allergic to peanuts."
+
+
+def test_two_clauses_two_holders() -> None:
+    assert claims("I'm vegetarian and Sam is allergic to shellfish.") == [
+        ("Ana", "diet", True, "asserted"),
+        ("Sam", "allergic:shellfish", True, "asserted"),
+    ]
+
+
+def test_a_negated_update_keeps_the_claim_and_flips_the_polarity() -> None:
+    (s,) = read("Actually Tom is not vegetarian anymore.")
+    assert (s.holder, s.claim.key, s.polarity, s.change) == ("Tom", "diet", False, True)
+
+
+def test_raising_a_budget_sets_the_budget_claim() -> None:
+    (s,) = read("Let's raise the budget to 4,000 euros.")
+    assert (s.holder, s.claim.key, s.value, s.group, s.change) == (
+        "Ana",
+        "budget",
+        "4,000 euros",
+        True,
+        True,
+    )
+    (before,) = read("Our budget is 3,500 euros.")
+    assert before.claim.key == "budget" and before.value == "3,500 euros"
+
+
+def test_a_relation_is_the_owners_claim_about_that_person() -> None:
+    (s,) = read("My sister lives in Rotterdam.")
+    assert (s.holder, s.claim.relation, s.claim.key, s.value) == (
+        "Ana",
+        "sister",
+        "sister:home",
+        "Rotterdam",
+    )
+    assert s.text == "Ana's sister lives in Rotterdam."
+
+
+@pytest.mark.parametrize(
+    ("text", "mode"),
+    [
+        ("If I were vegan I would skip cheese.", "hypothetical"),
+        ("Do you like jazz?", "question"),
+        ("Is Tom allergic to nuts?", "question"),
+        ("Maybe I'll move to Porto.", "hypothetical"),
+        ("My mom says I'm stubborn.", "reported"),
+        ("Yeah right, I totally love Mondays.", "sarcasm"),
+        ("From now on you answer only in French.", "instruction"),
+        ("I'm allergic to peanuts.", "asserted"),
+    ],
+)
+def test_modality(text: str, mode: str) -> None:
+    assert read(text)[0].modality == mode
+
+
+def test_advice_and_requests_to_a_person_are_not_instructions() -> None:
+    assert read("You should try yoga.", listener="Sam")[0].modality == "advice"
+    assert read("Try the yoga class.", listener="Sam")[0].modality == "request"
+    assert read("Try the yoga class.")[0].modality == "instruction"
+
+
+def test_dislikes_and_stopped_habits_deny_their_claim() -> None:
+    assert claims("I hate cilantro.") == [("Ana", "taste:cilantro", False, "asserted")]
+    assert claims("I love olives now.") == [("Ana", "taste:olive", True, "asserted")]
+    assert [(s.claim.key, s.polarity) for s in read("I used to smoke.")] == [("smoke", False)]
+
+
+def test_the_rewrite_agrees_by_the_parse_or_is_left_to_the_quote() -> None:
+    assert read("I'm allergic to peanuts.")[0].text == "Ana is allergic to peanuts."
+    assert read("I don't eat meat.")[0].text == "Ana doesn't eat meat."
+    assert read("I moved to Lisbon.")[0].text == "Ana moved to Lisbon."
+    assert read("I've been vegetarian for years.", speaker="user")[0].text == (
+        "The user has been vegetarian for years."
+    )
+    (we,) = read("We love hiking with our dog.")
+    assert we.text == "" and we.quote == "We love hiking with our dog."
+
+
+def test_times_resolve_against_the_message_date() -> None:
+    said = Said(1, "Ana", "I adopted a cat yesterday.", said_at=datetime(2023, 5, 8, 13, 0))
+    (s,) = read_statements([said])
+    assert s.time == "7 May 2023" and s.said_at == said.said_at
