@@ -7,7 +7,9 @@ from longtalk.core.context import (
     SUMMARY_HEADER,
     ContextBudget,
     assemble_context,
+    divide_budget,
     surely_shown,
+    verbatim_cost,
 )
 from longtalk.core.messages import Message, assistant, tool_result, user
 from longtalk.core.tokens import HeuristicTokenCounter
@@ -271,3 +273,38 @@ def test_any_row_like_object_works_and_explicit_text_wins() -> None:
     part = ctx.part("summary")
     assert part is not None and "merged text" in part.text and "ignored" not in part.text
     assert part.episode_ranges == ((1, 4),)
+
+
+def test_one_division_gives_the_window_first_claim_and_the_summary_its_share() -> None:
+    window = recent(4)
+    rules = ContextBudget(summary_max_tokens=500, summary_share=0.5)
+    division = divide_budget(400, verbatim=window, counter=COUNTER, rules=rules)
+    assert division.shown == window
+    window_cost = verbatim_cost(window, COUNTER) - 1  # without the separator after it
+    assert division.summary == rules.summary_allowance(400 - window_cost - 1)
+    header = COUNTER.count(SUMMARY_HEADER) + 1
+    assert division.summary_text == division.summary - header
+    yielded = divide_budget(400, verbatim=window, counter=COUNTER, rules=rules, summary_yields=30)
+    assert yielded.summary_text == division.summary_text - 30
+    assert yielded.window == division.window
+
+
+def test_a_summary_shaped_to_the_division_is_shown_as_given_not_cut_again() -> None:
+    rules = ContextBudget(summary_max_tokens=40, summary_share=1.0)
+    division = divide_budget(300, verbatim=recent(2), counter=COUNTER, rules=rules)
+    shaped = "a summary its writer fitted to a room of its own choosing " * 3
+    assert COUNTER.count(shaped) > division.summary_text  # the assembly would cut this
+    cut_here = assemble_context(
+        summary=shaped, verbatim=recent(2), budget_tokens=300, counter=COUNTER, rules=rules
+    )
+    assert cut_here.summary_text is not None and cut_here.summary_text.endswith("…")
+    given = assemble_context(
+        summary=shaped,
+        verbatim=recent(2),
+        budget_tokens=300,
+        counter=COUNTER,
+        rules=rules,
+        division=division,
+    )
+    assert given.summary_text == f"{SUMMARY_HEADER}\n{shaped}"
+    assert given.verbatim == cut_here.verbatim

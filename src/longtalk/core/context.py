@@ -289,6 +289,7 @@ def assemble_context(
     budget_tokens: int,
     counter: TokenCounter = DEFAULT_COUNTER,
     rules: ContextBudget = DEFAULT_BUDGET,
+    division: BudgetDivision | None = None,
 ) -> AssembledContext:
     """Assemble [durable] [recalled turns] [summary] [recent window] within ``budget_tokens``.
 
@@ -305,18 +306,21 @@ def assemble_context(
         budget_tokens: the ceiling for the whole rendered context.
         counter: counts tokens.
         rules: the contract's numbers.
+        division: how the budget left by ``durable`` is divided (:func:`divide_budget`),
+            when the caller divided it to shape the summary; the summary is then shown as
+            given (already within ``division.summary_text``), never cut a second time.
     """
     total = max(0, budget_tokens)
     budget = total - sum(_cost(part) for part in durable)
     window, later = _numbered(verbatim), _numbered(pending)
-    recent = _window(window, budget - 1, counter, rules)
-    summary_part = _summary_part(
-        _summary_texts(summary, summary_rows),
-        summary_rows,
-        rules.summary_allowance(budget - recent.cost - 1),
-        counter,
-        rules,
-    )
+    if division is None:
+        division = divide_budget(budget, verbatim=window, counter=counter, rules=rules)
+        texts = _summary_texts(summary, summary_rows)
+        summary_part = _summary_part(texts, summary_rows, division.summary, counter, rules)
+    else:  # the caller shaped the summary to ``division.summary_text``: it is not cut again
+        summary_part = _shaped_summary(_summary_texts(summary, summary_rows), summary_rows, rules)
+        summary_part = summary_part and _counted(summary_part, counter)
+    recent = division.window
     if summary_part is not None and summary_cut:
         summary_part = replace(summary_part, truncated=True)
     left = budget - _cost(summary_part)
@@ -339,11 +343,43 @@ def assemble_context(
 
 
 @dataclass(frozen=True, slots=True)
-class WindowFit:
-    """How a window fits a budget: what every assembly shows, and the summary's room."""
+class BudgetDivision:
+    """How one budget is divided among the parts: the one place that does the arithmetic.
 
-    shown: list[Message]
-    summary_room: int
+    The recent window claims the budget first (``window``, with its cost); the summary may
+    take ``summary`` tokens of what the window leaves (its header included; ``summary_text``
+    is the room for its text alone); pending messages and recall share what is left.
+    """
+
+    budget: int
+    window: _Window
+    summary: int
+    summary_text: int
+
+    @property
+    def shown(self) -> list[Message]:
+        """The window messages every assembly under this division shows (recall skips them)."""
+        return [message for _, message in self.window.kept]
+
+
+def divide_budget(
+    budget_tokens: int,
+    *,
+    verbatim: Sequence[Shown],
+    counter: TokenCounter = DEFAULT_COUNTER,
+    rules: ContextBudget = DEFAULT_BUDGET,
+    summary_yields: int = 0,
+) -> BudgetDivision:
+    """Divide ``budget_tokens`` (what the durable parts left) among the window and summary.
+
+    Pure. ``summary_yields`` is room the summary gives up to the others (a reader that shows
+    durable facts beside recall takes their size off the summary, which would repeat them).
+    """
+    budget = max(0, budget_tokens)
+    recent = _window(_numbered(verbatim), budget - 1, counter, rules)
+    allowance = rules.summary_allowance(budget - recent.cost - 1)
+    head = counter.count(SUMMARY_HEADER) + 1 if rules.headers else 0
+    return BudgetDivision(budget, recent, allowance, max(0, allowance - head - summary_yields))
 
 
 def fit_window(
@@ -352,16 +388,9 @@ def fit_window(
     budget_tokens: int,
     counter: TokenCounter = DEFAULT_COUNTER,
     rules: ContextBudget = DEFAULT_BUDGET,
-) -> WindowFit:
-    """How ``verbatim`` fits ``budget_tokens``: see :class:`WindowFit`.
-
-    ``shown`` is what every assembly shows (recall can skip it); ``summary_room`` is what
-    to render the summary within.
-    """
-    budget = max(0, budget_tokens)
-    recent = _window(_numbered(verbatim), budget - 1, counter, rules)
-    room = rules.summary_allowance(budget - recent.cost - 1)
-    return WindowFit([message for _, message in recent.kept], room)
+) -> BudgetDivision:
+    """How ``verbatim`` fits ``budget_tokens``: :func:`divide_budget` without durable facts."""
+    return divide_budget(budget_tokens, verbatim=verbatim, counter=counter, rules=rules)
 
 
 def surely_shown(
@@ -376,6 +405,12 @@ def surely_shown(
     The window claims the budget first, so this is the whole window unless it alone is over.
     """
     return fit_window(verbatim, budget_tokens=budget_tokens, counter=counter, rules=rules).shown
+
+
+def verbatim_cost(shown: Sequence[Shown], counter: TokenCounter = DEFAULT_COUNTER) -> int:
+    """What ``shown`` costs as the recent window (header, one line each, the separator)."""
+    lines = sum(counter.count(format_line(message)) + 1 for _, message in _numbered(shown))
+    return counter.count(VERBATIM_HEADER) + 2 + lines
 
 
 def _numbered(items: Sequence[Shown]) -> list[tuple[int, Message]]:
@@ -502,6 +537,22 @@ def _summary_part(
     return ContextPart(
         "summary", text, counter.count(text), episode_ranges=tuple(ranges), truncated=truncated
     )
+
+
+def _shaped_summary(
+    texts: list[str], rows: Sequence[SummaryRowLike], rules: ContextBudget
+) -> ContextPart | None:
+    """The summary part as shaped by the caller (uncounted: see :func:`_counted`)."""
+    body = "\n".join(texts)
+    if not body:
+        return None
+    text = f"{SUMMARY_HEADER}\n{body}" if rules.headers else body
+    ranges = tuple((row.episode_first, row.episode_last) for row in rows)
+    return ContextPart("summary", text, 0, episode_ranges=ranges)
+
+
+def _counted(part: ContextPart, counter: TokenCounter) -> ContextPart:
+    return replace(part, tokens=counter.count(part.text))
 
 
 def _lines_cost(lines: Sequence[str], counter: TokenCounter) -> int:
