@@ -208,6 +208,11 @@ class MemoryConfig(_Strict):
         description="Follow a recalled turn that says 'yesterday', 'last year'... with the "
         "date it means (from the turn's own date).",
     )
+    context_order: Literal["contract", "cache_friendly"] = Field(
+        "contract",
+        description="contract: [facts] [recalled] [summary] [window]; cache_friendly: "
+        "[facts] [summary] [recalled] [window], so a provider's prompt cache reuses more.",
+    )
     summary_input_max_chars: int = Field(12000, ge=200)
     max_extensions_per_run: int = Field(8, ge=1)
     context_max_tokens: int = Field(4000, ge=50)

@@ -8,7 +8,7 @@ Pure logic. The contract, in order of claim on the budget:
 1. the **recent window** (the last ``summary_recent_turns`` exchanges) is shown whole, in
    order; only when it alone exceeds the budget are its oldest messages cut, and the context
    says so (``window_intact`` False, a note line);
-2. the **summary** gets up to ``WindowFit.summary_room`` (at most ``summary_max_tokens``, at
+2. the **summary** gets up to ``BudgetDivision.summary`` (at most ``summary_max_tokens``, at
    most ``summary_share`` of what the window leaves): the summary package shapes it to fit;
    a text still too long loses whole oldest rows first, never the newest;
 3. **pending** messages (older than the window, not summarized yet) follow, newest first,
@@ -30,6 +30,12 @@ from longtalk.core.relative_dates import annotate_relative_dates
 from longtalk.core.tokens import DEFAULT_COUNTER, TokenCounter
 
 PartKind = Literal["facts", "user", "recalled", "summary", "verbatim"]
+ContextOrder = Literal["contract", "cache_friendly"]
+"""``contract``: [durable] [recalled] [summary] [window]. ``cache_friendly``: [durable]
+[summary] [window] [recalled]: the parts that change only when memory changes first, then
+the window (which only grows until the summary takes its oldest messages), and last the
+recalled turns, which change with every question; a provider's prompt cache then reuses the
+longest prefix from one turn to the next."""
 DURABLE_KINDS: tuple[PartKind, ...] = ("facts", "user")
 
 RECALL_HEADER = "Relevant earlier conversation, quoted:"
@@ -88,7 +94,8 @@ class ContextBudget:
     the recall part by ``score / tokens**α`` (0 = by score): 1.0, relevance per token,
     suits the learned ranker's relevance shares. ``stamp_time`` prints the time of day in
     date headers. ``resolve_dates`` follows a recalled turn that says ``yesterday``, ``last
-    year``... with the date it means (:mod:`longtalk.core.relative_dates`).
+    year``... with the date it means (:mod:`longtalk.core.relative_dates`). ``order`` places
+    the parts (:data:`ContextOrder`); it changes where they stand, never what they hold.
     """
 
     summary_max_tokens: int = 200
@@ -98,6 +105,7 @@ class ContextBudget:
     length_penalty: float = 1.0
     stamp_time: bool = True
     resolve_dates: bool = True
+    order: ContextOrder = "contract"
 
     def __post_init__(self) -> None:
         if self.summary_max_tokens < 0:
@@ -229,6 +237,13 @@ class Context:
         """Every part but the recent window: the text to place before the chat messages."""
         return "\n\n".join(part.text for part in self.parts if part.kind != "verbatim")
 
+    def _around_window(self) -> tuple[str, str]:
+        """The parts' texts before the recent window, and after it (``cache_friendly``)."""
+        kinds = [part.kind for part in self.parts]
+        at = kinds.index("verbatim") if "verbatim" in kinds else len(kinds)
+        before = "\n\n".join(part.text for part in self.parts[:at])
+        return before, "\n\n".join(part.text for part in self.parts[at + 1 :])
+
     def render(self) -> str:
         """The whole context as one string, parts separated by blank lines."""
         return "\n\n".join(part.text for part in self.parts)
@@ -249,9 +264,12 @@ class Context:
         Every part but the recent window goes into one system message; the window follows
         with its real roles. Tool calls and tool results become assistant messages marked
         ``[tool call]`` / ``[tool result]``: a bare ``{"role", "content"}`` message cannot
-        carry call ids. When the window was cut, its note leads the window.
+        carry call ids. When the window was cut, its note leads the window. Parts placed
+        after the window (``cache_friendly``: the recalled turns) follow it in a last
+        system message, so the messages before them stay a cacheable prefix.
         """
-        preamble = [text for text in (system, self.preamble()) if text]
+        before, after = self._around_window()
+        preamble = [text for text in (system, before) if text]
         window = self.part("verbatim")
         if window is not None and window.truncated:
             preamble.append(OMITTED_NOTE.format(count=self.dropped_verbatim))
@@ -259,6 +277,8 @@ class Context:
         if preamble:
             shown.append({"role": "system", "content": "\n\n".join(preamble)})
         shown += [_as_chat_message(message) for message in self.verbatim]
+        if after:
+            shown.append({"role": "system", "content": after})
         return shown
 
 
@@ -330,7 +350,10 @@ def assemble_context(
     shown_sequences = set(verbatim_part.sequences) if verbatim_part else set()
     entries = _entries(_dedup_recalled(recalled, shown, shown_sequences), counter, rules)
     recall_part, dropped_recalled = _recall_part(entries, left - 1, counter, rules)
-    rest = (recall_part, summary_part, verbatim_part)
+    if rules.order == "cache_friendly":
+        rest = (summary_part, verbatim_part, recall_part)
+    else:
+        rest = (recall_part, summary_part, verbatim_part)
     parts = (*durable, *(p for p in rest if p is not None))
     return Context(
         parts=parts,

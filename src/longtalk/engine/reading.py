@@ -98,6 +98,7 @@ class ContextReader:
             summary_max_tokens=cap,
             summary_share=self.config.summary_share,
             resolve_dates=self.config.resolve_dates,
+            order=self.config.context_order,
         )
 
     def budget_of(self, options: ReadOptions) -> int:
