@@ -67,23 +67,28 @@ def chat(
 
 
 async def _turn(chat: AsyncChat, llm: LLM | None, text: str) -> None:
-    """One exchange through the library's door: append, context, reply, append."""
+    """One exchange through the library's door: append, context, reply, append.
+
+    Without a model there is no reply: the context is shown and nothing but what was typed
+    is stored.
+    """
     await chat.append("user", text)
     context = await chat.context(text)
     if llm is None:
-        reply = "(offline: no model configured; recorded)"
-        preamble = context.preamble()
-        if preamble:
-            reply += "\n" + preamble
+        shown = OFFLINE_NOTE + (f"\n{context.preamble()}" if context.preamble() else "")
+        out.print(Text.assemble(("memory> ", "bold"), shown), highlight=False)
     else:
         messages = [ChatMessage(cast(ChatRole, m["role"]), m["content"]) for m in context.messages]
         if not messages or messages[0].role != "system":
             messages.insert(0, ChatMessage("system", "You are a helpful assistant."))
         reply = (await llm.complete(LLMRequest(messages=messages))).text
-    await chat.append("assistant", reply)
-    out.print(Text.assemble(("assistant> ", "bold"), reply), highlight=False)
+        await chat.append("assistant", reply)
+        out.print(Text.assemble(("assistant> ", "bold"), reply), highlight=False)
     kinds = ", ".join(f"{part.kind} {part.tokens}t" for part in context.parts)
     out.print(Text(f"context: {kinds or 'empty'}", style="dim"))
+
+
+OFFLINE_NOTE = "(no model configured: your message is stored, no reply is; the memory holds:)"
 
 
 @app.command()
