@@ -199,9 +199,15 @@ def test_summaries_context_export(config: Path, tmp_path: Path) -> None:
 
 
 def test_unknown_chat_and_bad_options(config: Path) -> None:
-    for command in ("summaries", "export", "context"):
-        result = invoke(command, "ghost", "--config", config)
-        assert result.exit_code == 4 and "ghost" in result.output, command
+    said = set()
+    for command in (["summaries"], ["export"], ["context"], ["show"], ["delete", "-y"]):
+        result = invoke(command[0], "ghost", *command[1:], "--config", config)
+        assert result.exit_code == 4, command
+        said.add(result.output.strip())
+    result = invoke("reindex", "--chat", "ghost", "--config", config)
+    assert result.exit_code == 4
+    said.add(result.output.strip())
+    assert said == {"Error: no chat 'ghost' for tenant 'default'"}  # one message everywhere
     wrong = invoke("context", "ghost", "--config", config, "--strategy", "psychic")
     assert wrong.exit_code == 2
 

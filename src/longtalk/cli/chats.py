@@ -27,7 +27,7 @@ from longtalk.cli.base import (
 )
 from longtalk.config import redacted
 from longtalk.engine import MemoryEngine
-from longtalk.errors import NotFoundError, UsageError
+from longtalk.errors import UsageError
 from longtalk.llm.base import LLM, ChatMessage, ChatRole, LLMRequest
 from longtalk.memory.async_memory import AsyncChat
 from longtalk.recall.outbox import IndexRun
@@ -100,17 +100,18 @@ def reindex(
     every: Annotated[bool, typer.Option("--all", help="Rebuild every chat's index.")] = False,
     config: ConfigOption = None,
     data_dir: DataDirOption = None,
+    tenant: TenantOption = "default",
 ) -> None:
-    """Rebuild the recall index from storage (one chat with --chat, or --all)."""
+    """Rebuild the recall index from storage (one chat of the tenant with --chat, or --all)."""
     if (chat_id is None) == (not every):
         fail("give exactly one of --chat ID or --all")
     settings = settings_of(config)
 
     async def work(memory: MemoryEngine) -> IndexRun:
+        if chat_id is not None:
+            await chat_of(memory, chat_id, tenant)
         if not memory.indexes:
             raise UsageError("recall is off (strategy is not rag_augmented): nothing to index")
-        if chat_id is not None and await memory.storage.get_chat(chat_id) is None:
-            raise NotFoundError(f"no chat {chat_id!r}")
         return await memory.reindex(chat_id)
 
     done: IndexRun = run(memory_run(settings, work))

@@ -67,6 +67,7 @@ def context(
     async def work(memory: MemoryEngine) -> ContextOut:
         from longtalk.service.state import Service
 
+        await chat_of(memory, chat_id, tenant)  # the one unknown-chat message of every command
         service = Service(memory, settings.service)
         chosen: StrategyName | None = strategy  # type: ignore[assignment]
         return await service.context(
