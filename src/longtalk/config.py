@@ -162,6 +162,13 @@ class MemoryConfig(_Strict):
     rag_similarity_threshold: float = Field(
         0.0, ge=-1.0, description="Cosine-similarity floor, equal kept (Orchid: 0.5)."
     )
+    rag_relevance_floor: float = Field(
+        0.0,
+        ge=0.0,
+        le=1.0,
+        description="A recalled turn less relevant than this share of the best one is left "
+        "out, so turns that merely fill leftover room do not.",
+    )
     store_turns: bool = True
     truncation_strategy: TruncationName = "hard"
     truncation_max_chars: int = Field(1000, ge=1)

@@ -45,29 +45,32 @@ def test_parts_come_in_order_recalled_summary_verbatim() -> None:
     assert ctx.text == text
 
 
-def test_recalled_turns_are_chronological_with_dates_printed_once_per_day() -> None:
+def test_recalled_turns_are_chronological_each_run_marked_with_sequence_and_date() -> None:
     ctx = assemble_context(
         recalled=[
             turn(9, "later on day two", 0.95, day=2),
             turn(2, "first thing on day one", 0.5, day=1),
-            turn(4, "second thing on day one", 0.7, day=1, hour=11),
+            turn(3, "said right after it", 0.6, day=1),
+            turn(5, "second thing on day one", 0.7, day=1, hour=11),
         ],
         budget_tokens=500,
         counter=COUNTER,
     )
     part = ctx.part("recalled")
     assert part is not None
-    assert part.sequences == (2, 4, 9)
-    assert part.scores == (0.5, 0.7, 0.95)
-    assert part.message_ids == ("m2", "m4", "m9")
+    assert part.sequences == (2, 3, 5, 9)
+    assert part.scores == (0.5, 0.6, 0.7, 0.95)
+    assert part.message_ids == ("m2", "m3", "m5", "m9")
     lines = part.text.splitlines()
-    assert lines[1:] == [
+    assert lines[1:] == [  # turns not said one after the other are set apart
         "[Mon 1 May 2023 10:00]",
-        "Ann: first thing on day one",
-        "Ann: second thing on day one",
+        "#2 Ann: first thing on day one",
+        "Ann: said right after it",
+        "#5 Ann: second thing on day one",
         "[Tue 2 May 2023 10:00]",
-        "Ann: later on day two",
+        "#9 Ann: later on day two",
     ]
+    assert COUNTER.count(ctx.render()) <= 500
 
 
 def test_dates_on_every_line_when_date_headers_are_off() -> None:

@@ -638,7 +638,7 @@ def _identity(message: Message) -> tuple[str, str, str]:
 
 
 def _group_key(message: Message) -> str:
-    """Recalled turns are grouped by day; the group's header shows its first turn's time."""
+    """The day of a recalled turn: a run of turns never crosses one."""
     return f"{message.timestamp:%Y-%m-%d}" if message.timestamp else ""
 
 
@@ -650,6 +650,16 @@ def _stamp(message: Message, with_time: bool = True) -> str:
     return f"[{when:%a} {when.day} {when:%B %Y}{f' {when:%H:%M}' if with_time else ''}]"
 
 
+def _mark(turn: RecalledLike) -> str:
+    """What opens a run of adjacent recalled turns: its first message's sequence, ``#53 ``.
+
+    Turns that were not said one after the other each open a run, so they do not read as
+    one exchange; the turns that follow in a run carry no mark. The day's date line above
+    gives the date.
+    """
+    return f"#{turn.sequence} " if turn.sequence > 0 else ""
+
+
 @dataclass(frozen=True, slots=True)
 class _Entry:
     turn: RecalledLike
@@ -657,6 +667,7 @@ class _Entry:
     line: str
     cost: int
     header_cost: int
+    mark_cost: int
     rank_cost: int  # the turn's own line: a resolved-date note does not lower its priority
 
 
@@ -678,9 +689,18 @@ def _entries(
         )
         cost = rank_cost if noted is line else counter.count(noted) + 1  # most have no note
         header = counter.count(stamp) + 1 if stamp and rules.date_headers else 0
+        mark = _mark(turn) if rules.date_headers else ""
+        mark_cost = counter.count(mark + noted) + 1 - cost if mark else 0
         key = _group_key(message)
-        entries.append(_Entry(turn, key, noted, cost, header, rank_cost))
+        entries.append(_Entry(turn, key, noted, cost, header, mark_cost, rank_cost))
     return entries
+
+
+def _continues(entry: _Entry, previous: _Entry | None) -> bool:
+    """True when ``entry`` was said right after ``previous``, the same day (one run)."""
+    if previous is None or entry.turn.sequence <= 0:
+        return False
+    return entry.turn.sequence == previous.turn.sequence + 1 and entry.key == previous.key
 
 
 def _recall_part(
@@ -691,13 +711,16 @@ def _recall_part(
     used = counter.count(RECALL_HEADER) + 1 if rules.headers else 0
     chosen: list[_Entry] = []
     groups: set[str] = set()
+    by_sequence: dict[int, _Entry] = {}
     if rules.length_penalty:
         alpha = rules.length_penalty
         entries = sorted(entries, key=lambda e: -_positive(e.turn.score) / e.rank_cost**alpha)
     for entry in entries:  # best first; skip what does not fit, keep trying smaller ones
-        cost = entry.cost + (entry.header_cost if entry.key not in groups else 0)
+        cost = entry.cost + _run_cost(entry, by_sequence)
+        cost += entry.header_cost if entry.key not in groups else 0
         if used + cost <= allowance:
             chosen.append(entry)
+            by_sequence[entry.turn.sequence] = entry
             used += cost
             groups.add(entry.key)
     if not chosen:
@@ -716,6 +739,18 @@ def _recall_part(
     return part, len(entries) - len(chosen)
 
 
+def _run_cost(entry: _Entry, chosen: dict[int, _Entry]) -> int:
+    """What marking ``entry``'s run costs, given the turns already chosen.
+
+    Its mark, unless it continues a chosen turn; less the mark of a chosen turn it now leads
+    into (that turn no longer opens a run).
+    """
+    opens = not _continues(entry, chosen.get(entry.turn.sequence - 1))
+    after = chosen.get(entry.turn.sequence + 1)
+    joined = after.mark_cost if after is not None and _continues(after, entry) else 0
+    return (entry.mark_cost if opens else 0) - joined
+
+
 def _positive(score: float) -> float:
     return max(score, 1e-9)
 
@@ -727,10 +762,11 @@ def _chronological(entry: _Entry) -> tuple[float, int]:
 
 def _render_recalled(chosen: Sequence[_Entry], rules: ContextBudget) -> str:
     lines = [RECALL_HEADER] if rules.headers else []
-    last_key: str | None = None
+    previous: _Entry | None = None
     for entry in chosen:
-        if rules.date_headers and entry.key and entry.key != last_key:
+        if rules.date_headers and entry.key and (previous is None or entry.key != previous.key):
             lines.append(_stamp(entry.turn.message, rules.stamp_time))
-            last_key = entry.key
-        lines.append(entry.line)
+        opens = rules.date_headers and not _continues(entry, previous)
+        lines.append(f"{_mark(entry.turn)}{entry.line}" if opens else entry.line)
+        previous = entry
     return "\n".join(lines)

@@ -326,7 +326,7 @@ class ContextReader:
             return []
         k = self.config.rag_k
         try:
-            return await self.recall.get_relevant_history(
+            found = await self.recall.get_relevant_history(
                 query,
                 self.scope(chat),
                 k=auto_k(budget) if k == "auto" else k,
@@ -336,6 +336,19 @@ class ContextReader:
         except Exception as exc:  # noqa: BLE001 - a custom reader's failure leaves recall empty
             log.warning("recall failed for chat %s, continuing without: %r", chat.id, exc)
             return []
+        return above_floor(found, self.config.rag_relevance_floor)
+
+
+def above_floor(found: Sequence[RecalledTurn], floor: float) -> list[RecalledTurn]:
+    """The recalled turns at least ``floor`` as relevant as the best one (equal kept).
+
+    Relevance is relative within one recall: a turn far below the best is noise that would
+    only fill leftover room.
+    """
+    best = max((turn.score for turn in found), default=0.0)
+    if floor <= 0 or best <= 0:
+        return list(found)
+    return [turn for turn in found if turn.score >= floor * best]
 
 
 MIN_BUDGET_TOKENS = 32
