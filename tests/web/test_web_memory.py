@@ -322,3 +322,22 @@ async def test_facts_user_memory_and_costs(tmp_path: Path, browser: Browser, wid
         await page.locator("#context-panel").screenshot(path=str(tmp_path / f"context-{width}.png"))
         await page.locator(".memory").screenshot(path=str(tmp_path / f"memory-{width}.png"))
         await page.close()
+
+
+OFFLINE_COSTS = {**COSTS, "summary_calls": 7, "summary_input_tokens": 0, "summary_output_tokens": 0}
+
+
+async def test_offline_summary_calls_say_so_instead_of_zero_tokens(
+    tmp_path: Path, browser: Browser
+) -> None:
+    async with served(tmp_path) as (base_url, _, _):
+        page = await new_page(browser, 1280)
+        await page.route("**/chats/trip", lambda route: fulfill_with(route, OFFLINE_COSTS))
+        await page.goto(f"{base_url}/ui/#/chats/trip")
+        await page.locator("#cost-panel").wait_for(state="visible")
+        cost = page.locator("#summary-cost")
+        assert await cost.locator("[data-field='summary_calls']").inner_text() == "7"
+        for field in ("summary_input_tokens", "summary_output_tokens"):
+            text = await cost.locator(f"[data-field='{field}']").inner_text()
+            assert text == "offline (no model)", field
+        await page.close()
