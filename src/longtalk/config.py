@@ -171,6 +171,13 @@ class MemoryConfig(_Strict):
     rag_similarity_threshold: float = Field(
         0.0, ge=-1.0, description="Cosine-similarity floor, equal kept (Orchid: 0.5)."
     )
+    rag_relevance_floor: float = Field(
+        0.0,
+        ge=0.0,
+        le=1.0,
+        description="A recalled turn less relevant than this share of the best one is left "
+        "out, so turns that merely fill leftover room do not.",
+    )
     store_turns: bool = True
     truncation_strategy: TruncationName = "hard"
     truncation_max_chars: int = Field(1000, ge=1)
@@ -227,6 +234,11 @@ class MemoryConfig(_Strict):
         True,
         description="Follow a recalled turn that says 'yesterday', 'last year'... with the "
         "date it means (from the turn's own date).",
+    )
+    context_order: Literal["contract", "cache_friendly"] = Field(
+        "contract",
+        description="contract: [facts] [recalled] [summary] [window]; cache_friendly: "
+        "[facts] [summary] [recalled] [window], so a provider's prompt cache reuses more.",
     )
     summary_input_max_chars: int = Field(12000, ge=200)
     max_extensions_per_run: int = Field(8, ge=1)

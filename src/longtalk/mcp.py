@@ -37,6 +37,7 @@ except ModuleNotFoundError as exc:  # pragma: no cover - depends on the installe
     ) from exc
 
 log = logging.getLogger(__name__)
+log.setLevel(logging.INFO)  # where the chats are stored is said; the rest only when it warns
 SERVER_NAME = "longtalk"
 INSTRUCTIONS = (
     "Conversation memory. Append each turn with append_message, then call get_context with "
@@ -228,8 +229,12 @@ def create_server(
             log.info("longtalk MCP server: chats stored in %s", where)
             yield MemoryTools(memory)
 
-    server: MCPServer[MemoryTools] = MCPServer(
-        SERVER_NAME, instructions=INSTRUCTIONS, version=__version__, lifespan=lifespan
+    server: MCPServer[MemoryTools] = MCPServer(  # the client's server log: warnings only
+        SERVER_NAME,
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        lifespan=lifespan,
+        log_level="WARNING",
     )
     _register(server)
     return server

@@ -7,7 +7,9 @@ from longtalk.core.context import (
     SUMMARY_HEADER,
     ContextBudget,
     assemble_context,
+    divide_budget,
     surely_shown,
+    verbatim_cost,
 )
 from longtalk.core.messages import Message, assistant, tool_result, user
 from longtalk.core.tokens import HeuristicTokenCounter
@@ -43,29 +45,32 @@ def test_parts_come_in_order_recalled_summary_verbatim() -> None:
     assert ctx.text == text
 
 
-def test_recalled_turns_are_chronological_with_dates_printed_once_per_day() -> None:
+def test_recalled_turns_are_chronological_each_run_marked_with_sequence_and_date() -> None:
     ctx = assemble_context(
         recalled=[
             turn(9, "later on day two", 0.95, day=2),
             turn(2, "first thing on day one", 0.5, day=1),
-            turn(4, "second thing on day one", 0.7, day=1, hour=11),
+            turn(3, "said right after it", 0.6, day=1),
+            turn(5, "second thing on day one", 0.7, day=1, hour=11),
         ],
         budget_tokens=500,
         counter=COUNTER,
     )
     part = ctx.part("recalled")
     assert part is not None
-    assert part.sequences == (2, 4, 9)
-    assert part.scores == (0.5, 0.7, 0.95)
-    assert part.message_ids == ("m2", "m4", "m9")
+    assert part.sequences == (2, 3, 5, 9)
+    assert part.scores == (0.5, 0.6, 0.7, 0.95)
+    assert part.message_ids == ("m2", "m3", "m5", "m9")
     lines = part.text.splitlines()
-    assert lines[1:] == [
+    assert lines[1:] == [  # turns not said one after the other are set apart
         "[Mon 1 May 2023 10:00]",
-        "Ann: first thing on day one",
-        "Ann: second thing on day one",
+        "#2 Ann: first thing on day one",
+        "Ann: said right after it",
+        "#5 Ann: second thing on day one",
         "[Tue 2 May 2023 10:00]",
-        "Ann: later on day two",
+        "#9 Ann: later on day two",
     ]
+    assert COUNTER.count(ctx.render()) <= 500
 
 
 def test_dates_on_every_line_when_date_headers_are_off() -> None:
@@ -271,3 +276,38 @@ def test_any_row_like_object_works_and_explicit_text_wins() -> None:
     part = ctx.part("summary")
     assert part is not None and "merged text" in part.text and "ignored" not in part.text
     assert part.episode_ranges == ((1, 4),)
+
+
+def test_one_division_gives_the_window_first_claim_and_the_summary_its_share() -> None:
+    window = recent(4)
+    rules = ContextBudget(summary_max_tokens=500, summary_share=0.5)
+    division = divide_budget(400, verbatim=window, counter=COUNTER, rules=rules)
+    assert division.shown == window
+    window_cost = verbatim_cost(window, COUNTER) - 1  # without the separator after it
+    assert division.summary == rules.summary_allowance(400 - window_cost - 1)
+    header = COUNTER.count(SUMMARY_HEADER) + 1
+    assert division.summary_text == division.summary - header
+    yielded = divide_budget(400, verbatim=window, counter=COUNTER, rules=rules, summary_yields=30)
+    assert yielded.summary_text == division.summary_text - 30
+    assert yielded.window == division.window
+
+
+def test_a_summary_shaped_to_the_division_is_shown_as_given_not_cut_again() -> None:
+    rules = ContextBudget(summary_max_tokens=40, summary_share=1.0)
+    division = divide_budget(300, verbatim=recent(2), counter=COUNTER, rules=rules)
+    shaped = "a summary its writer fitted to a room of its own choosing " * 3
+    assert COUNTER.count(shaped) > division.summary_text  # the assembly would cut this
+    cut_here = assemble_context(
+        summary=shaped, verbatim=recent(2), budget_tokens=300, counter=COUNTER, rules=rules
+    )
+    assert cut_here.summary_text is not None and cut_here.summary_text.endswith("…")
+    given = assemble_context(
+        summary=shaped,
+        verbatim=recent(2),
+        budget_tokens=300,
+        counter=COUNTER,
+        rules=rules,
+        division=division,
+    )
+    assert given.summary_text == f"{SUMMARY_HEADER}\n{shaped}"
+    assert given.verbatim == cut_here.verbatim

@@ -177,8 +177,10 @@ async def test_summarize_now(api: Harness) -> None:
     assert response.status_code == 200
     assert response.json()["outcome"] == "summarized"
     assert response.json()["episode_ranges"] == [[1, 1]]
+    assert response.json()["reason"] is None
     again = await api.client.post(f"/chats/{chat}/summarize")
     assert again.json()["outcome"] == "unchanged"
+    assert again.json()["reason"].startswith("nothing to summarize: every message older than")
 
 
 async def test_health_metrics_openapi(api: Harness) -> None:

@@ -21,10 +21,12 @@ import pytest
 from playwright.async_api import Browser, Page, Route, async_playwright
 from service_harness import uvicorn_server
 
+from longtalk.cli.serving import demo_view, load_demo
 from longtalk.config import Settings
 from longtalk.factory import open_memory
 from longtalk.service import Service, create_app
 from longtalk.storage.user_memory import UserFact, user_memory_for
+from longtalk.tools.demo import DEMO_BUDGET
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-sync"]
@@ -322,3 +324,60 @@ async def test_facts_user_memory_and_costs(tmp_path: Path, browser: Browser, wid
         await page.locator("#context-panel").screenshot(path=str(tmp_path / f"context-{width}.png"))
         await page.locator(".memory").screenshot(path=str(tmp_path / f"memory-{width}.png"))
         await page.close()
+
+
+OFFLINE_COSTS = {**COSTS, "summary_calls": 7, "summary_input_tokens": 0, "summary_output_tokens": 0}
+
+
+async def test_offline_summary_calls_say_so_instead_of_zero_tokens(
+    tmp_path: Path, browser: Browser
+) -> None:
+    async with served(tmp_path) as (base_url, _, _):
+        page = await new_page(browser, 1280)
+        await page.route("**/chats/trip", lambda route: fulfill_with(route, OFFLINE_COSTS))
+        await page.goto(f"{base_url}/ui/#/chats/trip")
+        await page.locator("#cost-panel").wait_for(state="visible")
+        cost = page.locator("#summary-cost")
+        assert await cost.locator("[data-field='summary_calls']").inner_text() == "7"
+        for field in ("summary_input_tokens", "summary_output_tokens"):
+            text = await cost.locator(f"[data-field='{field}']").inner_text()
+            assert text == "offline (no model)", field
+        await page.close()
+
+
+LAYER_KINDS = ("facts", "recalled", "summary", "verbatim")
+
+
+async def test_the_demo_opens_on_every_layer_and_the_budget_control_reassembles(
+    tmp_path: Path, browser: Browser
+) -> None:
+    config = Settings.model_validate(
+        {
+            "storage": {"sqlite_path": str(tmp_path / "longtalk.db")},
+            "vectors": {"url": f"qdrant-edge:{tmp_path / 'vectors'}"},
+        }
+    )
+    async with open_memory(config) as engine:
+        await load_demo(engine)  # as `longtalk demo` does, then the link it prints
+        app = create_app(config, engine=engine)
+        async with uvicorn_server(app) as base_url:
+            page = await new_page(browser, 1280)
+            await page.goto(f"{base_url}/ui/{demo_view()}")
+            await page.locator("#recalled-list li").first.wait_for()
+            assert await page.locator("#context-budget").input_value() == str(DEMO_BUDGET)
+            total = page.locator("#context-total")
+            assert f"/ {DEMO_BUDGET} tokens" in await total.inner_text()
+            bar = await page.locator("#context-bar").bounding_box()
+            assert bar is not None
+            for kind in LAYER_KINDS:  # each layer's bar is drawn
+                segment = page.locator(f"#context-bar .segment[data-kind='{kind}']")
+                box = await segment.bounding_box()
+                assert box is not None and box["width"] >= 2 and box["height"] > 0, kind
+                tokens = int(await segment.get_attribute("data-tokens") or 0)
+                assert abs(box["width"] - max(bar["width"] * tokens / DEMO_BUDGET, 2)) <= 2, kind
+            await page.screenshot(path=str(tmp_path / "demo-layers.png"))
+
+            await page.fill("#context-budget", "4000")
+            await page.locator("#context-budget").dispatch_event("change")
+            await page.locator("#context-total", has_text="/ 4000 tokens").wait_for()
+            await page.close()

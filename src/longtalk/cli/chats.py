@@ -27,7 +27,7 @@ from longtalk.cli.base import (
 )
 from longtalk.config import redacted
 from longtalk.engine import MemoryEngine
-from longtalk.errors import NotFoundError, UsageError
+from longtalk.errors import UsageError
 from longtalk.llm.base import LLM, ChatMessage, ChatRole, LLMRequest
 from longtalk.memory.async_memory import AsyncChat
 from longtalk.recall.outbox import IndexRun
@@ -67,23 +67,28 @@ def chat(
 
 
 async def _turn(chat: AsyncChat, llm: LLM | None, text: str) -> None:
-    """One exchange through the library's door: append, context, reply, append."""
+    """One exchange through the library's door: append, context, reply, append.
+
+    Without a model there is no reply: the context is shown and nothing but what was typed
+    is stored.
+    """
     await chat.append("user", text)
     context = await chat.context(text)
     if llm is None:
-        reply = "(offline: no model configured; recorded)"
-        preamble = context.preamble()
-        if preamble:
-            reply += "\n" + preamble
+        shown = OFFLINE_NOTE + (f"\n{context.preamble()}" if context.preamble() else "")
+        out.print(Text.assemble(("memory> ", "bold"), shown), highlight=False)
     else:
         messages = [ChatMessage(cast(ChatRole, m["role"]), m["content"]) for m in context.messages]
         if not messages or messages[0].role != "system":
             messages.insert(0, ChatMessage("system", "You are a helpful assistant."))
         reply = (await llm.complete(LLMRequest(messages=messages))).text
-    await chat.append("assistant", reply)
-    out.print(Text.assemble(("assistant> ", "bold"), reply), highlight=False)
+        await chat.append("assistant", reply)
+        out.print(Text.assemble(("assistant> ", "bold"), reply), highlight=False)
     kinds = ", ".join(f"{part.kind} {part.tokens}t" for part in context.parts)
     out.print(Text(f"context: {kinds or 'empty'}", style="dim"))
+
+
+OFFLINE_NOTE = "(no model configured: your message is stored, no reply is; the memory holds:)"
 
 
 @app.command()
@@ -95,17 +100,18 @@ def reindex(
     every: Annotated[bool, typer.Option("--all", help="Rebuild every chat's index.")] = False,
     config: ConfigOption = None,
     data_dir: DataDirOption = None,
+    tenant: TenantOption = "default",
 ) -> None:
-    """Rebuild the recall index from storage (one chat with --chat, or --all)."""
+    """Rebuild the recall index from storage (one chat of the tenant with --chat, or --all)."""
     if (chat_id is None) == (not every):
         fail("give exactly one of --chat ID or --all")
     settings = settings_of(config)
 
     async def work(memory: MemoryEngine) -> IndexRun:
+        if chat_id is not None:
+            await chat_of(memory, chat_id, tenant)
         if not memory.indexes:
             raise UsageError("recall is off (strategy is not rag_augmented): nothing to index")
-        if chat_id is not None and await memory.storage.get_chat(chat_id) is None:
-            raise NotFoundError(f"no chat {chat_id!r}")
         return await memory.reindex(chat_id)
 
     done: IndexRun = run(memory_run(settings, work))

@@ -27,6 +27,7 @@ from longtalk.cli.base import (
 )
 from longtalk.cli.render import chat_json, context_panel, summary_json, summary_panel
 from longtalk.engine import MemoryEngine
+from longtalk.engine.reading import MIN_BUDGET_TOKENS
 from longtalk.storage.base import ChatRecord
 from longtalk.wire import ContextOut, SummaryOut, describe_context
 
@@ -39,7 +40,13 @@ def context(
     query: Annotated[
         str | None, typer.Option("--query", "-q", help="What to recall for.", callback=valid_text)
     ] = None,
-    budget: Annotated[int | None, typer.Option(min=1, help="Token budget.")] = None,
+    budget: Annotated[
+        int | None,
+        typer.Option(
+            min=MIN_BUDGET_TOKENS,
+            help=f"Token budget (at least {MIN_BUDGET_TOKENS}; default context_max_tokens).",
+        ),
+    ] = None,
     strategy: Annotated[str | None, typer.Option(help="none|running_summary|rag_augmented")] = None,
     recent_turns: Annotated[
         int | None, typer.Option(min=0, help="Exchanges of the recent window.")
@@ -58,6 +65,7 @@ def context(
     settings = settings_of(config)
 
     async def work(memory: MemoryEngine) -> ContextOut:
+        await chat_of(memory, chat_id, tenant)  # the one unknown-chat message of every command
         if strategy is not None:
             memory = memory.with_config(memory.config.model_copy(update={"strategy": strategy}))
         return await describe_context(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Annotated
+from urllib.parse import quote, urlencode
 
 import typer
 
@@ -22,7 +23,7 @@ from longtalk.config import Settings
 from longtalk.core.messages import Message
 from longtalk.engine import MemoryEngine
 from longtalk.errors import MissingExtraError
-from longtalk.tools.demo import demo_report
+from longtalk.tools.demo import DEMO_BUDGET, DEMO_QUERY, demo_report
 from longtalk.tools.ingest import DEMO_CHAT_ID, ChatFile, demo_path, ingest_chats, read_chats
 
 SERVER_PACKAGES = frozenset({"fastapi", "starlette", "uvicorn", "prometheus_client"})
@@ -66,7 +67,7 @@ def serve(
     # read-only path, an unreachable database) is a one-line error, not a startup traceback
     run(memory_run(settings, load_demo if demo else _preflight))
     if demo:
-        page += f"#/chats/{DEMO_CHAT_ID}"
+        page += demo_view()
     out.print(f"Web view: [link={page}]{page}[/link]  ·  API docs: http://{bound}:{port}/docs")
     uvicorn.run(
         create_app(settings),
@@ -129,6 +130,15 @@ def migrate_schema(
 async def _preflight(memory: MemoryEngine) -> None:
     """Reach storage once (opening the memory set it up and ran its migrations)."""
     await memory.storage.list_chats(limit=1)
+
+
+def demo_view() -> str:
+    """The web view's route to the demo chat, on the terminal report's question and budget.
+
+    The chat does not fit that budget, so every layer shows.
+    """
+    view = urlencode({"query": DEMO_QUERY, "budget": DEMO_BUDGET}, quote_via=quote)
+    return f"#/chats/{DEMO_CHAT_ID}?{view}"
 
 
 async def load_demo(memory: MemoryEngine) -> None:

@@ -8,7 +8,7 @@ Pure logic. The contract, in order of claim on the budget:
 1. the **recent window** (the last ``summary_recent_turns`` exchanges) is shown whole, in
    order; only when it alone exceeds the budget are its oldest messages cut, and the context
    says so (``window_intact`` False, a note line);
-2. the **summary** gets up to ``WindowFit.summary_room`` (at most ``summary_max_tokens``, at
+2. the **summary** gets up to ``BudgetDivision.summary`` (at most ``summary_max_tokens``, at
    most ``summary_share`` of what the window leaves): the summary package shapes it to fit;
    a text still too long loses whole oldest rows first, never the newest;
 3. **pending** messages (older than the window, not summarized yet) follow, newest first,
@@ -30,6 +30,12 @@ from longtalk.core.relative_dates import annotate_relative_dates
 from longtalk.core.tokens import DEFAULT_COUNTER, TokenCounter
 
 PartKind = Literal["facts", "user", "recalled", "summary", "verbatim"]
+ContextOrder = Literal["contract", "cache_friendly"]
+"""``contract``: [durable] [recalled] [summary] [window]. ``cache_friendly``: [durable]
+[summary] [window] [recalled]: the parts that change only when memory changes first, then
+the window (which only grows until the summary takes its oldest messages), and last the
+recalled turns, which change with every question; a provider's prompt cache then reuses the
+longest prefix from one turn to the next."""
 DURABLE_KINDS: tuple[PartKind, ...] = ("facts", "user")
 
 RECALL_HEADER = "Relevant earlier conversation, quoted:"
@@ -88,7 +94,8 @@ class ContextBudget:
     the recall part by ``score / tokens**α`` (0 = by score): 1.0, relevance per token,
     suits the learned ranker's relevance shares. ``stamp_time`` prints the time of day in
     date headers. ``resolve_dates`` follows a recalled turn that says ``yesterday``, ``last
-    year``... with the date it means (:mod:`longtalk.core.relative_dates`).
+    year``... with the date it means (:mod:`longtalk.core.relative_dates`). ``order`` places
+    the parts (:data:`ContextOrder`); it changes where they stand, never what they hold.
     """
 
     summary_max_tokens: int = 200
@@ -98,6 +105,7 @@ class ContextBudget:
     length_penalty: float = 1.0
     stamp_time: bool = True
     resolve_dates: bool = True
+    order: ContextOrder = "contract"
 
     def __post_init__(self) -> None:
         if self.summary_max_tokens < 0:
@@ -229,6 +237,13 @@ class Context:
         """Every part but the recent window: the text to place before the chat messages."""
         return "\n\n".join(part.text for part in self.parts if part.kind != "verbatim")
 
+    def _around_window(self) -> tuple[str, str]:
+        """The parts' texts before the recent window, and after it (``cache_friendly``)."""
+        kinds = [part.kind for part in self.parts]
+        at = kinds.index("verbatim") if "verbatim" in kinds else len(kinds)
+        before = "\n\n".join(part.text for part in self.parts[:at])
+        return before, "\n\n".join(part.text for part in self.parts[at + 1 :])
+
     def render(self) -> str:
         """The whole context as one string, parts separated by blank lines."""
         return "\n\n".join(part.text for part in self.parts)
@@ -249,9 +264,12 @@ class Context:
         Every part but the recent window goes into one system message; the window follows
         with its real roles. Tool calls and tool results become assistant messages marked
         ``[tool call]`` / ``[tool result]``: a bare ``{"role", "content"}`` message cannot
-        carry call ids. When the window was cut, its note leads the window.
+        carry call ids. When the window was cut, its note leads the window. Parts placed
+        after the window (``cache_friendly``: the recalled turns) follow it in a last
+        system message, so the messages before them stay a cacheable prefix.
         """
-        preamble = [text for text in (system, self.preamble()) if text]
+        before, after = self._around_window()
+        preamble = [text for text in (system, before) if text]
         window = self.part("verbatim")
         if window is not None and window.truncated:
             preamble.append(OMITTED_NOTE.format(count=self.dropped_verbatim))
@@ -259,6 +277,8 @@ class Context:
         if preamble:
             shown.append({"role": "system", "content": "\n\n".join(preamble)})
         shown += [_as_chat_message(message) for message in self.verbatim]
+        if after:
+            shown.append({"role": "system", "content": after})
         return shown
 
 
@@ -289,6 +309,7 @@ def assemble_context(
     budget_tokens: int,
     counter: TokenCounter = DEFAULT_COUNTER,
     rules: ContextBudget = DEFAULT_BUDGET,
+    division: BudgetDivision | None = None,
 ) -> AssembledContext:
     """Assemble [durable] [recalled turns] [summary] [recent window] within ``budget_tokens``.
 
@@ -305,18 +326,21 @@ def assemble_context(
         budget_tokens: the ceiling for the whole rendered context.
         counter: counts tokens.
         rules: the contract's numbers.
+        division: how the budget left by ``durable`` is divided (:func:`divide_budget`),
+            when the caller divided it to shape the summary; the summary is then shown as
+            given (already within ``division.summary_text``), never cut a second time.
     """
     total = max(0, budget_tokens)
     budget = total - sum(_cost(part) for part in durable)
     window, later = _numbered(verbatim), _numbered(pending)
-    recent = _window(window, budget - 1, counter, rules)
-    summary_part = _summary_part(
-        _summary_texts(summary, summary_rows),
-        summary_rows,
-        rules.summary_allowance(budget - recent.cost - 1),
-        counter,
-        rules,
-    )
+    if division is None:
+        division = divide_budget(budget, verbatim=window, counter=counter, rules=rules)
+        texts = _summary_texts(summary, summary_rows)
+        summary_part = _summary_part(texts, summary_rows, division.summary, counter, rules)
+    else:  # the caller shaped the summary to ``division.summary_text``: it is not cut again
+        summary_part = _shaped_summary(_summary_texts(summary, summary_rows), summary_rows, rules)
+        summary_part = summary_part and _counted(summary_part, counter)
+    recent = division.window
     if summary_part is not None and summary_cut:
         summary_part = replace(summary_part, truncated=True)
     left = budget - _cost(summary_part)
@@ -326,7 +350,10 @@ def assemble_context(
     shown_sequences = set(verbatim_part.sequences) if verbatim_part else set()
     entries = _entries(_dedup_recalled(recalled, shown, shown_sequences), counter, rules)
     recall_part, dropped_recalled = _recall_part(entries, left - 1, counter, rules)
-    rest = (recall_part, summary_part, verbatim_part)
+    if rules.order == "cache_friendly":
+        rest = (summary_part, verbatim_part, recall_part)
+    else:
+        rest = (recall_part, summary_part, verbatim_part)
     parts = (*durable, *(p for p in rest if p is not None))
     return Context(
         parts=parts,
@@ -339,11 +366,43 @@ def assemble_context(
 
 
 @dataclass(frozen=True, slots=True)
-class WindowFit:
-    """How a window fits a budget: what every assembly shows, and the summary's room."""
+class BudgetDivision:
+    """How one budget is divided among the parts: the one place that does the arithmetic.
 
-    shown: list[Message]
-    summary_room: int
+    The recent window claims the budget first (``window``, with its cost); the summary may
+    take ``summary`` tokens of what the window leaves (its header included; ``summary_text``
+    is the room for its text alone); pending messages and recall share what is left.
+    """
+
+    budget: int
+    window: _Window
+    summary: int
+    summary_text: int
+
+    @property
+    def shown(self) -> list[Message]:
+        """The window messages every assembly under this division shows (recall skips them)."""
+        return [message for _, message in self.window.kept]
+
+
+def divide_budget(
+    budget_tokens: int,
+    *,
+    verbatim: Sequence[Shown],
+    counter: TokenCounter = DEFAULT_COUNTER,
+    rules: ContextBudget = DEFAULT_BUDGET,
+    summary_yields: int = 0,
+) -> BudgetDivision:
+    """Divide ``budget_tokens`` (what the durable parts left) among the window and summary.
+
+    Pure. ``summary_yields`` is room the summary gives up to the others (a reader that shows
+    durable facts beside recall takes their size off the summary, which would repeat them).
+    """
+    budget = max(0, budget_tokens)
+    recent = _window(_numbered(verbatim), budget - 1, counter, rules)
+    allowance = rules.summary_allowance(budget - recent.cost - 1)
+    head = counter.count(SUMMARY_HEADER) + 1 if rules.headers else 0
+    return BudgetDivision(budget, recent, allowance, max(0, allowance - head - summary_yields))
 
 
 def fit_window(
@@ -352,16 +411,9 @@ def fit_window(
     budget_tokens: int,
     counter: TokenCounter = DEFAULT_COUNTER,
     rules: ContextBudget = DEFAULT_BUDGET,
-) -> WindowFit:
-    """How ``verbatim`` fits ``budget_tokens``: see :class:`WindowFit`.
-
-    ``shown`` is what every assembly shows (recall can skip it); ``summary_room`` is what
-    to render the summary within.
-    """
-    budget = max(0, budget_tokens)
-    recent = _window(_numbered(verbatim), budget - 1, counter, rules)
-    room = rules.summary_allowance(budget - recent.cost - 1)
-    return WindowFit([message for _, message in recent.kept], room)
+) -> BudgetDivision:
+    """How ``verbatim`` fits ``budget_tokens``: :func:`divide_budget` without durable facts."""
+    return divide_budget(budget_tokens, verbatim=verbatim, counter=counter, rules=rules)
 
 
 def surely_shown(
@@ -376,6 +428,12 @@ def surely_shown(
     The window claims the budget first, so this is the whole window unless it alone is over.
     """
     return fit_window(verbatim, budget_tokens=budget_tokens, counter=counter, rules=rules).shown
+
+
+def verbatim_cost(shown: Sequence[Shown], counter: TokenCounter = DEFAULT_COUNTER) -> int:
+    """What ``shown`` costs as the recent window (header, one line each, the separator)."""
+    lines = sum(counter.count(format_line(message)) + 1 for _, message in _numbered(shown))
+    return counter.count(VERBATIM_HEADER) + 2 + lines
 
 
 def _numbered(items: Sequence[Shown]) -> list[tuple[int, Message]]:
@@ -504,6 +562,22 @@ def _summary_part(
     )
 
 
+def _shaped_summary(
+    texts: list[str], rows: Sequence[SummaryRowLike], rules: ContextBudget
+) -> ContextPart | None:
+    """The summary part as shaped by the caller (uncounted: see :func:`_counted`)."""
+    body = "\n".join(texts)
+    if not body:
+        return None
+    text = f"{SUMMARY_HEADER}\n{body}" if rules.headers else body
+    ranges = tuple((row.episode_first, row.episode_last) for row in rows)
+    return ContextPart("summary", text, 0, episode_ranges=ranges)
+
+
+def _counted(part: ContextPart, counter: TokenCounter) -> ContextPart:
+    return replace(part, tokens=counter.count(part.text))
+
+
 def _lines_cost(lines: Sequence[str], counter: TokenCounter) -> int:
     return sum(counter.count(line) + 1 for line in lines)
 
@@ -564,7 +638,7 @@ def _identity(message: Message) -> tuple[str, str, str]:
 
 
 def _group_key(message: Message) -> str:
-    """Recalled turns are grouped by day; the group's header shows its first turn's time."""
+    """The day of a recalled turn: a run of turns never crosses one."""
     return f"{message.timestamp:%Y-%m-%d}" if message.timestamp else ""
 
 
@@ -576,6 +650,16 @@ def _stamp(message: Message, with_time: bool = True) -> str:
     return f"[{when:%a} {when.day} {when:%B %Y}{f' {when:%H:%M}' if with_time else ''}]"
 
 
+def _mark(turn: RecalledLike) -> str:
+    """What opens a run of adjacent recalled turns: its first message's sequence, ``#53 ``.
+
+    Turns that were not said one after the other each open a run, so they do not read as
+    one exchange; the turns that follow in a run carry no mark. The day's date line above
+    gives the date.
+    """
+    return f"#{turn.sequence} " if turn.sequence > 0 else ""
+
+
 @dataclass(frozen=True, slots=True)
 class _Entry:
     turn: RecalledLike
@@ -583,6 +667,7 @@ class _Entry:
     line: str
     cost: int
     header_cost: int
+    mark_cost: int
     rank_cost: int  # the turn's own line: a resolved-date note does not lower its priority
 
 
@@ -604,9 +689,18 @@ def _entries(
         )
         cost = rank_cost if noted is line else counter.count(noted) + 1  # most have no note
         header = counter.count(stamp) + 1 if stamp and rules.date_headers else 0
+        mark = _mark(turn) if rules.date_headers else ""
+        mark_cost = counter.count(mark + noted) + 1 - cost if mark else 0
         key = _group_key(message)
-        entries.append(_Entry(turn, key, noted, cost, header, rank_cost))
+        entries.append(_Entry(turn, key, noted, cost, header, mark_cost, rank_cost))
     return entries
+
+
+def _continues(entry: _Entry, previous: _Entry | None) -> bool:
+    """True when ``entry`` was said right after ``previous``, the same day (one run)."""
+    if previous is None or entry.turn.sequence <= 0:
+        return False
+    return entry.turn.sequence == previous.turn.sequence + 1 and entry.key == previous.key
 
 
 def _recall_part(
@@ -617,13 +711,16 @@ def _recall_part(
     used = counter.count(RECALL_HEADER) + 1 if rules.headers else 0
     chosen: list[_Entry] = []
     groups: set[str] = set()
+    by_sequence: dict[int, _Entry] = {}
     if rules.length_penalty:
         alpha = rules.length_penalty
         entries = sorted(entries, key=lambda e: -_positive(e.turn.score) / e.rank_cost**alpha)
     for entry in entries:  # best first; skip what does not fit, keep trying smaller ones
-        cost = entry.cost + (entry.header_cost if entry.key not in groups else 0)
+        cost = entry.cost + _run_cost(entry, by_sequence)
+        cost += entry.header_cost if entry.key not in groups else 0
         if used + cost <= allowance:
             chosen.append(entry)
+            by_sequence[entry.turn.sequence] = entry
             used += cost
             groups.add(entry.key)
     if not chosen:
@@ -642,6 +739,18 @@ def _recall_part(
     return part, len(entries) - len(chosen)
 
 
+def _run_cost(entry: _Entry, chosen: dict[int, _Entry]) -> int:
+    """What marking ``entry``'s run costs, given the turns already chosen.
+
+    Its mark, unless it continues a chosen turn; less the mark of a chosen turn it now leads
+    into (that turn no longer opens a run).
+    """
+    opens = not _continues(entry, chosen.get(entry.turn.sequence - 1))
+    after = chosen.get(entry.turn.sequence + 1)
+    joined = after.mark_cost if after is not None and _continues(after, entry) else 0
+    return (entry.mark_cost if opens else 0) - joined
+
+
 def _positive(score: float) -> float:
     return max(score, 1e-9)
 
@@ -653,10 +762,11 @@ def _chronological(entry: _Entry) -> tuple[float, int]:
 
 def _render_recalled(chosen: Sequence[_Entry], rules: ContextBudget) -> str:
     lines = [RECALL_HEADER] if rules.headers else []
-    last_key: str | None = None
+    previous: _Entry | None = None
     for entry in chosen:
-        if rules.date_headers and entry.key and entry.key != last_key:
+        if rules.date_headers and entry.key and (previous is None or entry.key != previous.key):
             lines.append(_stamp(entry.turn.message, rules.stamp_time))
-            last_key = entry.key
-        lines.append(entry.line)
+        opens = rules.date_headers and not _continues(entry, previous)
+        lines.append(f"{_mark(entry.turn)}{entry.line}" if opens else entry.line)
+        previous = entry
     return "\n".join(lines)

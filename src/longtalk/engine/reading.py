@@ -19,17 +19,16 @@ from typing import Protocol
 
 from longtalk.config import MemoryConfig
 from longtalk.core.context import (
-    SUMMARY_HEADER,
-    VERBATIM_HEADER,
     AssembledContext,
     ContextBudget,
     ContextPart,
     assemble_context,
-    fit_window,
+    divide_budget,
+    verbatim_cost,
 )
 from longtalk.core.filters import MessageFilterPipeline, context_for
 from longtalk.core.history import Numbered, split_history
-from longtalk.core.messages import Message, format_line
+from longtalk.core.messages import Message
 from longtalk.core.tokens import TokenCounter
 from longtalk.embed.truncation import TextEmbedder
 from longtalk.engine.durable import DurablePart
@@ -99,6 +98,7 @@ class ContextReader:
             summary_max_tokens=cap,
             summary_share=self.config.summary_share,
             resolve_dates=self.config.resolve_dates,
+            order=self.config.context_order,
         )
 
     def budget_of(self, options: ReadOptions) -> int:
@@ -181,9 +181,9 @@ class ContextReader:
         first_recent = split.recent[0][0] if split.recent else math.inf
         pending = [item for item in window if item[0] < first_recent]
         recent = [item for item in window if item[0] >= first_recent]
-        fit = fit_window(recent, budget_tokens=room, counter=self.counter, rules=rules)
+        layout = divide_budget(room, verbatim=recent, counter=self.counter, rules=rules)
         recall = (
-            asyncio.ensure_future(self._recall(state.chat, query, fit.shown, room))
+            asyncio.ensure_future(self._recall(state.chat, query, layout.shown, room))
             if self.uses_recall and query
             else None
         )
@@ -192,14 +192,17 @@ class ContextReader:
                 await asyncio.sleep(0)  # recall hands the query to the embedder, then...
             # ...the facts the question needs are found and the summary cut while it embeds
             facts, dropped_facts = await self.durable.part(draft, query)
-            room_for_text = fit.summary_room - (
-                self.counter.count(SUMMARY_HEADER) + 1 if rules.headers else 0
-            )
             if facts is not None and recall is not None:
                 # recall needs the room for the answer, and the summary would repeat what the
                 # facts say of people; without a question it is the only view of the past
-                room_for_text -= facts.tokens
-            shown = self.shown_summaries(state.summaries, max_tokens=max(0, room_for_text))
+                layout = divide_budget(
+                    room,
+                    verbatim=recent,
+                    counter=self.counter,
+                    rules=rules,
+                    summary_yields=facts.tokens,
+                )
+            shown = self.shown_summaries(state.summaries, max_tokens=layout.summary_text)
             recalled = await recall if recall is not None else []
         finally:
             if recall is not None and not recall.done():
@@ -215,6 +218,7 @@ class ContextReader:
             budget_tokens=budget,
             counter=self.counter,
             rules=rules,
+            division=layout,
         )
         return replace(assembled, dropped_facts=dropped_facts)
 
@@ -227,8 +231,7 @@ class ContextReader:
         chat = state.chat
         if not chat.message_count:
             return None
-        estimate = chat.content_chars / self.config.chars_per_token + chat.message_count
-        if estimate > room:
+        if self._estimate(chat) > room:
             return None
         stored = list(state.messages)
         if not stored or stored[0].sequence > 1:  # the smart load left out older messages
@@ -245,7 +248,7 @@ class ContextReader:
         anything is left to the summary alone; enough are loaded to fill ``room``.
         """
         chat = state.chat
-        per_message = chat.content_chars / max(1, chat.message_count) / 4 + 4
+        per_message = self._estimate(chat) / max(1, chat.message_count) + 3
         wanted = int(room / per_message) + 2
         older = list(loaded)
         first = older[0][0] if older else (state.messages[0].sequence if state.messages else 1)
@@ -259,8 +262,15 @@ class ContextReader:
 
     def _verbatim_cost(self, shown: Sequence[Numbered]) -> int:
         """What ``shown`` costs as the recent window (its header and one line each)."""
-        lines = sum(self.counter.count(format_line(message)) + 1 for _, message in shown)
-        return self.counter.count(VERBATIM_HEADER) + 2 + lines
+        return verbatim_cost(shown, self.counter)
+
+    def _estimate(self, chat: ChatRecord) -> int:
+        """The chat's tokens estimated from its length, before loading it (one line each).
+
+        The one estimate a read makes without the messages; what is loaded is counted with
+        the configured tokenizer.
+        """
+        return math.ceil(chat.content_chars / self.config.chars_per_token) + chat.message_count
 
     async def _user(
         self, state: ChatState, budget: int, options: ReadOptions
@@ -321,7 +331,7 @@ class ContextReader:
             return []
         k = self.config.rag_k
         try:
-            return await self.recall.get_relevant_history(
+            found = await self.recall.get_relevant_history(
                 query,
                 self.scope(chat),
                 k=auto_k(budget) if k == "auto" else k,
@@ -331,6 +341,19 @@ class ContextReader:
         except Exception as exc:  # noqa: BLE001 - a custom reader's failure leaves recall empty
             log.warning("recall failed for chat %s, continuing without: %r", chat.id, exc)
             return []
+        return above_floor(found, self.config.rag_relevance_floor)
+
+
+def above_floor(found: Sequence[RecalledTurn], floor: float) -> list[RecalledTurn]:
+    """The recalled turns at least ``floor`` as relevant as the best one (equal kept).
+
+    Relevance is relative within one recall: a turn far below the best is noise that would
+    only fill leftover room.
+    """
+    best = max((turn.score for turn in found), default=0.0)
+    if floor <= 0 or best <= 0:
+        return list(found)
+    return [turn for turn in found if turn.score >= floor * best]
 
 
 MIN_BUDGET_TOKENS = 32

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
 from fastapi.responses import StreamingResponse
 
 from longtalk.errors import UsageError
+from longtalk.jobs.runner import JobResult
 from longtalk.service.auth import request_key
 from longtalk.service.errors import CONFLICT, ERROR_RESPONSES, NOT_FOUND, public_error
 from longtalk.service.limits import MAX_INT, Limits
@@ -228,7 +229,26 @@ async def summarize_now(chat: ChatDep, service: ServiceDep) -> SummarizeOut:
         episode_ranges=result.episode_ranges,
         error=result.error,
         summary_state=state,
+        reason=_why_unchanged(result),
     )
+
+
+NOTHING_PENDING = (
+    "nothing to summarize: every message older than the recent window is in the summary "
+    "already (the window's own messages are shown verbatim, never summarized)"
+)
+NOTHING_NEW = "the summary writer found nothing to add from the messages it read"
+
+
+def _why_unchanged(result: JobResult) -> str | None:
+    """Why a run changed nothing, in words a caller can act on (None when it changed)."""
+    if result.outcome == "skipped":
+        skipped = result.summary.skipped if result.summary is not None else None
+        return skipped or "another run was summarizing this chat: left for the next run"
+    if result.outcome != "unchanged":
+        return None
+    plan = result.summary.plan if result.summary is not None else None
+    return NOTHING_PENDING if plan is None or not plan.decision.message_count else NOTHING_NEW
 
 
 @router.post("/summaries", status_code=201, tags=["summaries"], responses=CHAT_ROUTE)

@@ -6,10 +6,12 @@ from longtalk.core.messages import format_transcript
 from longtalk.engine import MemoryEngine
 
 DEMO_QUERY = "What food restrictions do we have, and what did we decide about the Douro valley?"
+DEMO_BUDGET = 1000
+"""The demo's budget: small enough that the chat does not fit, so every layer shows."""
 
 
 async def demo_report(
-    memory: MemoryEngine, chat_id: str, *, query: str = DEMO_QUERY, budget_tokens: int = 1000
+    memory: MemoryEngine, chat_id: str, *, query: str = DEMO_QUERY, budget_tokens: int = DEMO_BUDGET
 ) -> str:
     """What the memory holds for a chat, and what it would send for ``query``."""
     context = await memory.get_context(chat_id, query, budget_tokens=budget_tokens)

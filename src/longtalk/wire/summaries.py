@@ -135,6 +135,9 @@ class SummarizeOut(BaseModel):
     episode_ranges: list[EpisodeRange]
     error: str | None
     summary_state: SummaryState
+    reason: str | None = Field(
+        None, description="Why nothing changed (outcome unchanged or skipped); else null."
+    )
 
     @field_validator("error")
     @classmethod

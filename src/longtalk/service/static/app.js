@@ -1,4 +1,4 @@
-// longtalk web view: plain JS modules, no build step. Hash routes: #/ (chat list), #/chats/<id>.
+// longtalk web view: plain JS modules, no build step. Hash routes: #/ (chat list), #/chats/<id>[?query=…&budget=…].
 import { $, api, chatPath, el, readEvents } from "./api.js";
 import { showContext } from "./context.js";
 import { loadFacts, loadUserMemory, showCost } from "./memory.js";
@@ -53,14 +53,16 @@ function showHeader(chat) {
   showCost(chat);
 }
 
-async function showChat(chatId) {
+async function showChat(chatId, view = new URLSearchParams()) {
   $("#list-view").hidden = true;
   $("#chat-view").hidden = false;
   state.chatId = chatId;
   const chat = await api(chatPath(chatId));
   showHeader(chat);
   setSummaryState(chat.summary_state, chat.last_error);
-  $("#context-query").value = "";
+  // a link may open the context on a query and a budget: #/chats/ID?query=...&budget=1000
+  $("#context-query").value = view.get("query") || "";
+  $("#context-budget").value = view.get("budget") || "";
   await messages.open(chatId, chat.message_count);
   await Promise.all([refreshMemory(chat), loadSummaries(chatId, current)]);
   await refreshContext(chatId);
@@ -79,7 +81,10 @@ function refreshContext(chatId) {
 }
 
 async function loadContext(chatId, query) {
-  const context = await api(chatPath(chatId, "/context"), query ? { query } : {});
+  const body = query ? { query } : {};
+  const budget = parseInt($("#context-budget").value, 10);
+  if (budget > 0) body.budget_tokens = budget;
+  const context = await api(chatPath(chatId, "/context"), body);
   if (!current(chatId)) return;
   messages.mark(showContext(context, reveal));
 }
@@ -117,9 +122,10 @@ function follow(chatId) {
 
 async function route() {
   if (state.events) { state.events.close(); state.events = null; }
-  const match = location.hash.match(/^#\/chats\/(.+)$/);
+  const match = location.hash.match(/^#\/chats\/([^?]+)(?:\?(.*))?$/);
   try {
-    if (match) await showChat(decodeURIComponent(match[1])); else await showList();
+    if (match) await showChat(decodeURIComponent(match[1]), new URLSearchParams(match[2] || ""));
+    else await showList();
   } catch (error) {
     setSummaryState("failed", error.message);
   }
@@ -128,6 +134,7 @@ async function route() {
 $("#prev-page").addEventListener("click", () => { state.offset = Math.max(0, state.offset - CHATS_PAGE); route(); });
 $("#next-page").addEventListener("click", () => { state.offset += CHATS_PAGE; route(); });
 $("#older-messages").addEventListener("click", () => messages.loadOlder());
+$("#context-budget").addEventListener("change", () => { if (state.chatId) refreshContext(state.chatId); });
 $("#context-form").addEventListener("submit", (event) => {
   event.preventDefault();
   if (state.chatId) refreshContext(state.chatId);

@@ -69,9 +69,14 @@ const COSTS = [
   ["retry_at", "Next retry", when],
 ];
 
+// Calls that counted no tokens were the offline summarizer's: no model read or wrote anything.
+const OFFLINE = "offline (no model)";
+const offline = (chat) => chat.summary_calls > 0 && !chat.summary_input_tokens && !chat.summary_output_tokens;
+
 // What summarizing this chat has cost, when the server reports it on GET /chats/{id}.
 export function showCost(chat) {
-  const rows = COSTS.filter(([key]) => chat[key] !== undefined && chat[key] !== null);
+  const rows = COSTS.filter(([key]) => chat[key] !== undefined && chat[key] !== null)
+    .map(([key, title, format]) => (offline(chat) && key.endsWith("_tokens") ? [key, title, () => OFFLINE] : [key, title, format]));
   $("#cost-panel").hidden = rows.length === 0;
   $("#summary-cost").replaceChildren(...rows.flatMap(([key, title, format]) => [
     el("dt", {}, title), el("dd", { "data-field": key }, format(chat[key]))]));

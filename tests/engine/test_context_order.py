@@ -1,0 +1,59 @@
+"""``context_order``: where the parts stand, and that the stable ones repeat byte for byte."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from longtalk.config import MemoryConfig
+from longtalk.core.messages import assistant, user
+from longtalk.embed.minilm import MiniLMEmbedder
+from longtalk.engine import MemoryEngine
+from longtalk.recall.retriever import HybridRetriever
+from longtalk.storage.resolve import from_url
+from longtalk.vectors.qdrant_edge import QdrantEdgeStore
+
+TOPICS = ["kitten Miso", "trip to Lisbon", "sourdough starter", "marathon training", "new job"]
+
+
+def _turns(round_: int) -> list:  # type: ignore[type-arg]
+    topic = TOPICS[round_ % len(TOPICS)]
+    return [
+        user(f"Round {round_}: I keep thinking about my {topic}, it matters a lot to me."),
+        assistant(f"Tell me more about the {topic} (round {round_})."),
+    ]
+
+
+async def _contexts(tmp_path: Path, order: str) -> list:  # type: ignore[type-arg]
+    async with from_url(f"sqlite:///{tmp_path / f'{order}.db'}") as storage:
+        recall = HybridRetriever(QdrantEdgeStore(tmp_path / order), MiniLMEmbedder())
+        config = MemoryConfig(context_order=order, summary_recent_turns=2)  # type: ignore[arg-type]
+        engine = MemoryEngine(storage, config=config, recall=recall)
+        await engine.create_chat("c")
+        for round_ in range(30):
+            await engine.add_messages("c", _turns(round_))
+        await engine.summarize("c", force=True)
+        await engine.add_messages("c", [user("I am vegetarian and I never eat meat.")])
+        questions = ["What about the kitten?", "How is the Lisbon trip going?"]
+        found = [await engine.get_context("c", q, budget_tokens=400) for q in questions]
+        await recall.close()
+        return found
+
+
+async def test_cache_friendly_repeats_everything_but_the_recalled_turns(tmp_path: Path) -> None:
+    first, second = await _contexts(tmp_path, "cache_friendly")
+    kinds = [part.kind for part in first.parts]
+    assert kinds[-2:] == ["verbatim", "recalled"] and "summary" in kinds
+    assert first.recalled != second.recalled  # the question changed what is recalled...
+    stable = first.render()[: first.render().index(first.part("recalled").text)]
+    assert second.render().startswith(stable)  # ...and nothing before it
+    messages = second.to_messages()
+    assert messages[-1]["role"] == "system" and "Relevant earlier" in messages[-1]["content"]
+
+
+async def test_contract_order_keeps_its_parts_and_their_bytes(tmp_path: Path) -> None:
+    first, second = await _contexts(tmp_path, "contract")
+    kinds = [part.kind for part in first.parts]
+    assert kinds.index("recalled") < kinds.index("summary") < kinds.index("verbatim")
+    for kind in ("summary", "verbatim"):
+        assert first.part(kind).text == second.part(kind).text
+    assert second.to_messages()[-1]["role"] == "user"

@@ -1,0 +1,49 @@
+"""``rag_relevance_floor``: recalled turns far below the best one are left out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from longtalk.config import MemoryConfig
+from longtalk.core.messages import assistant, user
+from longtalk.embed.minilm import MiniLMEmbedder
+from longtalk.engine import MemoryEngine
+from longtalk.engine.reading import above_floor
+from longtalk.recall.retriever import HybridRetriever
+from longtalk.storage.resolve import from_url
+from longtalk.vectors.base import RecalledTurn
+from longtalk.vectors.qdrant_edge import QdrantEdgeStore
+
+
+def _turn(sequence: int, score: float) -> RecalledTurn:
+    return RecalledTurn(user(f"turn {sequence}"), score, sequence)
+
+
+def test_the_floor_is_a_share_of_the_best_turn_and_keeps_equals() -> None:
+    found = [_turn(1, 0.8), _turn(2, 0.4), _turn(3, 0.39), _turn(4, 0.01)]
+    assert [t.sequence for t in above_floor(found, 0.5)] == [1, 2]
+    assert above_floor(found, 0.0) == found
+    assert above_floor([], 0.5) == []
+
+
+async def test_a_read_recalls_nothing_under_the_floor(tmp_path: Path) -> None:
+    async with from_url(f"sqlite:///{tmp_path / 'chats.db'}") as storage:
+        recall = HybridRetriever(QdrantEdgeStore(tmp_path / "vectors"), MiniLMEmbedder())
+        contexts = {}
+        for floor in (0.0, 0.3):
+            config = MemoryConfig(rag_relevance_floor=floor, summary_recent_turns=1)
+            engine = MemoryEngine(storage, config=config, recall=recall)
+            chat = f"c{floor}"
+            await engine.create_chat(chat)
+            turns = [user("My kitten Miso is grey."), assistant("Lovely.")]
+            for n in range(30):
+                turns += [user(f"Note {n}: the printer on floor {n} jams."), assistant("Noted.")]
+            await engine.add_messages(chat, turns)
+            contexts[floor] = await engine.get_context(
+                chat, "What is my kitten called?", budget_tokens=200
+            )
+        await recall.close()
+    off, on = contexts[0.0].part("recalled"), contexts[0.3].part("recalled")
+    assert off is not None and on is not None
+    assert "Miso" in on.text and len(on.sequences) < len(off.sequences)
+    assert min(on.scores) >= 0.3 * max(on.scores)
