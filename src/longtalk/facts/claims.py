@@ -15,12 +15,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from longtalk.facts.model import DurableFact, FactKind
+from longtalk.facts.model import DurableFact, FactKind, normal_text
 from longtalk.language import ASSISTANT, Statement
 from longtalk.language.kinds import kind_of
 from longtalk.language.wording import display_name
 
-__all__ = ["fact_of", "facts_of", "quoted"]
+__all__ = ["EVENT_KINDS", "fact_of", "facts_of", "quoted"]
+
+EVENT_KINDS = frozenset({"commitment", "decision"})
+"""Kinds whose statements are dated plans and choices: several stand side by side."""
 
 
 def facts_of(statements: Iterable[Statement]) -> list[DurableFact]:
@@ -38,7 +41,7 @@ def fact_of(statement: Statement) -> DurableFact | None:
         return None
     return DurableFact(
         kind=_kind(kind),
-        subject=statement.claim.key,
+        subject=_subject(statement, kind),
         holder=statement.holder,
         text=statement.text or quoted(statement),
         sequences=(statement.sequence,),
@@ -48,6 +51,17 @@ def fact_of(statement: Statement) -> DurableFact | None:
         said_by=statement.speaker if statement.hearsay else "",
         retracts=retracts,
     )
+
+
+def _subject(statement: Statement, kind: str | None) -> str:
+    """The claim's key; a plan or event is its own claim unless it says it changes one.
+
+    ``We fly into Lisbon on 20 May`` and ``We fly home on 1 June`` are two plans of one
+    verb, not a change of mind; ``we moved the flight to 3 June`` is.
+    """
+    if kind in EVENT_KINDS and not statement.change:
+        return f"{statement.claim.key}:{normal_text(statement.value)}"
+    return statement.claim.key
 
 
 def quoted(statement: Statement) -> str:
