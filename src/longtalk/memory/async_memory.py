@@ -12,7 +12,7 @@ from typing import Any, Self
 from longtalk.core.context import Context
 from longtalk.core.limits import check_messages
 from longtalk.core.messages import Message, Role, build_message, message_from_mapping
-from longtalk.engine import MemoryEngine, SummarizeOutcome
+from longtalk.engine import ForgetReceipt, MemoryEngine, SummarizeOutcome
 from longtalk.errors import StorageError, UsageError
 from longtalk.factory import open_memory
 from longtalk.facts.model import DurableFact
@@ -77,6 +77,7 @@ class AsyncMemory:
                 memory = open_memory(self.settings, agent=self._agent)
                 self._engine = await stack.enter_async_context(memory)
                 self._stack = stack
+                await self._engine.resume_forgets()
             if self._jobs is None and self.summarize_mode == "background":
                 self._jobs = LocalJobs(self._engine)
                 self._jobs.start()
@@ -306,3 +307,15 @@ class AsyncChat(ChatHandle):
     async def delete(self) -> bool:
         """Delete this chat with its messages, summaries and recall vectors."""
         return await self.memory.delete(self.id)
+
+    async def forget(self, sequences: Sequence[int]) -> ForgetReceipt:
+        """Forget messages everywhere: them, and every summary, fact, vector drawn from them.
+
+        Summary rows are re-derived without them (or cut), facts whose every source was
+        forgotten go with what the user's memory took from them, the recall vectors go; the
+        receipt lists every artefact and what became of it.
+        """
+        engine = await self.memory.open()
+        receipt = await engine.forget(self.id, sequences, tenant=self.memory.tenant)
+        await self.refresh()
+        return receipt
