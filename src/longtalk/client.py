@@ -30,6 +30,7 @@ import httpx
 
 from longtalk.core.messages import Message, Role, build_message, message_from_mapping
 from longtalk.core.redact import redact
+from longtalk.engine.receipt import ForgetReceipt
 from longtalk.errors import BackendError, ConflictError, NotFoundError, UsageError
 from longtalk.memory.context import Context
 from longtalk.memory.handle import ChatHandle
@@ -148,6 +149,11 @@ class _Api:
     def remember(self, user: str, text: str, kind: UserFactKind) -> Step[UserFact]:
         answer = yield self.request("POST", _memory_path(user), {"text": text, "kind": kind})
         return UserFactOut.model_validate(_ok(answer)).fact()
+
+    def forget_messages(self, chat_id: str, sequences: Sequence[int]) -> Step[ForgetReceipt]:
+        body = {"sequences": list(sequences)}
+        answer = yield self.request("POST", f"{_chat_path(chat_id)}/messages/forget", body)
+        return ForgetReceipt.from_dict(_ok(answer))
 
     def forget(self, user: str, ids: Sequence[int] | None, chat_id: str | None) -> Step[int]:
         if ids is not None and not ids:
@@ -362,6 +368,10 @@ class ChatClient(ChatHandle):
         """Delete this chat with its messages, summaries and recall vectors."""
         return self._client.delete(self.id)
 
+    def forget(self, sequences: Sequence[int]) -> ForgetReceipt:
+        """Forget messages everywhere (see ``AsyncChat.forget``); the service's receipt."""
+        return self._run(self._client._api.forget_messages(self.id, sequences))
+
     def _run(self, step: Step[T]) -> T:
         return _run(self._client.http, step)
 
@@ -492,6 +502,10 @@ class AsyncChatClient(ChatHandle):
     async def delete(self) -> bool:
         """Delete this chat with its messages, summaries and recall vectors."""
         return await self._client.delete(self.id)
+
+    async def forget(self, sequences: Sequence[int]) -> ForgetReceipt:
+        """Forget messages everywhere (see ``AsyncChat.forget``); the service's receipt."""
+        return await self._run(self._client._api.forget_messages(self.id, sequences))
 
     async def _run(self, step: Step[T]) -> T:
         return await _arun(self._client.http, step)

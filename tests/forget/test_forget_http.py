@@ -13,6 +13,8 @@ from fastapi import FastAPI
 from forget_traces import every_file, every_table
 from test_forget_library import EXCHANGES, FORGOTTEN, SECRET, settings
 
+from longtalk.client import AsyncClient, Client
+from longtalk.engine import ForgetReceipt
 from longtalk.service import create_app
 
 
@@ -80,11 +82,22 @@ async def test_forget_over_http(database_url: str, tmp_path: Path) -> None:
         assert {("message", "removed"), ("fact", "removed"), ("digest", "rewritten")} <= done
         assert SECRET not in answer.text.casefold()
         assert SECRET not in await traces(client, database_url, tmp_path)
-        batch = await client.post("/chats/trip/messages/forget", json={"sequences": [5, 6]})
-        assert batch.status_code == 200 and batch.json()["sequences"] == [5, 6]
-        sequences = [
-            m["sequence"] for m in (await client.get("/chats/trip/messages")).json()["items"]
-        ]
-        assert not {FORGOTTEN, 5, 6} & set(sequences) and len(sequences) == 2 * len(EXCHANGES) - 3
+        base = str(client.base_url)
+        async with AsyncClient(base) as remote:
+            chat = await remote.chat("trip")
+            batch = await chat.forget([5, 6])
+        assert batch.sequences == (5, 6) and ("message", "removed") in kinds(batch)
+        with Client(base) as remote_sync:
+            sync_chat = await asyncio.to_thread(remote_sync.chat, "trip")
+            single = await asyncio.to_thread(sync_chat.forget, [7])
+        assert single.sequences == (7,)
+        answer = await client.get("/chats/trip/messages")
+        sequences = [m["sequence"] for m in answer.json()["items"]]
+        assert not {FORGOTTEN, 5, 6, 7} & set(sequences)
+        assert len(sequences) == 2 * len(EXCHANGES) - 4
         await converse(client, [(f"Day {n}: more sightseeing.", "Noted.") for n in range(10)])
         assert SECRET not in await traces(client, database_url, tmp_path)
+
+
+def kinds(receipt: ForgetReceipt) -> set[tuple[str, str]]:
+    return {(item.artefact, item.action) for item in receipt.items}
