@@ -101,3 +101,21 @@ async def test_forget_over_http(database_url: str, tmp_path: Path) -> None:
 
 def kinds(receipt: ForgetReceipt) -> set[tuple[str, str]]:
     return {(item.artefact, item.action) for item in receipt.items}
+
+
+async def test_forget_a_fact_over_http(database_url: str, tmp_path: Path) -> None:
+    app = create_app(settings(database_url, tmp_path))
+    async with served(app) as client:
+        await client.post("/chats", json={"id": "trip", "user": "maya"})
+        await converse(client, EXCHANGES)
+        facts = (await client.get("/chats/trip/facts")).json()["items"]
+        (text,) = [fact["text"] for fact in facts if SECRET in fact["text"].casefold()]
+        missing = await client.post("/chats/trip/facts/forget", json={"text": "no such fact"})
+        assert missing.status_code == 404 and "text" in missing.text
+        async with AsyncClient(str(client.base_url)) as remote:
+            receipt = await (await remote.chat("trip")).forget_fact(text)
+        assert ("fact", "removed") in kinds(receipt)
+        await converse(client, [("Remember, I'm allergic to zorblatnuts.", "Of course.")])
+        facts = (await client.get("/chats/trip/facts")).json()["items"]
+        memory = (await client.get("/users/maya/memory")).json()["items"]
+        assert not [item for item in facts + memory if SECRET in item["text"].casefold()]

@@ -19,6 +19,7 @@ from forget_traces import every_file, every_table
 from longtalk import AsyncMemory, Settings
 from longtalk.config import MemoryConfig, SupervisorConfig, VectorsConfig
 from longtalk.engine import ForgetReceipt
+from longtalk.errors import NotFoundError
 from longtalk.factory import open_memory
 from longtalk.storage.config import StorageConfig
 
@@ -168,3 +169,32 @@ async def test_a_forget_killed_midway_is_finished_at_the_next_start(
         assert not await memory.engine.storage.pending_forgets()  # type: ignore[attr-defined]
         await converse(memory, [(f"Day {n}: more sightseeing.", "Noted.") for n in range(10)])
         assert SECRET not in await traces(memory, database_url, tmp_path)
+
+
+async def test_a_forgotten_fact_does_not_come_back(database_url: str, tmp_path: Path) -> None:
+    async with AsyncMemory(settings(database_url, tmp_path)) as memory:
+        await converse(memory, EXCHANGES)
+        chat = await memory.chat("trip")
+        (fact,) = [f for f in await chat.facts() if SECRET in f.text.casefold()]
+        receipt = await chat.forget_fact(fact.text)
+        done = {(item.artefact, item.action) for item in receipt.items}
+        assert {("fact", "removed"), ("user memory", "removed")} <= done
+        assert SECRET not in str(receipt.to_dict()).casefold()
+        assert await about_secret(memory) == []
+        # said again: the next summary does not bring the fact back
+        await converse(memory, [("Remember, I'm allergic to zorblatnuts.", "Of course.")])
+        await converse(memory, [(f"Day {n}: more sightseeing.", "Noted.") for n in range(10)])
+        assert await about_secret(memory) == []
+        assert any(SECRET in m.message.content for m in await chat.messages())  # kept
+        other = [f for f in await chat.facts() if "vegetarian" in f.text.casefold()]
+        assert other  # the chat's other facts stay
+        with pytest.raises(NotFoundError, match="text"):
+            await chat.forget_fact("I collect stamps")
+
+
+async def about_secret(memory: AsyncMemory) -> list[str]:
+    """What the chat's facts, its context's facts part and the user's memory say of it."""
+    chat = await memory.chat("trip")
+    facts = [f.text for f in await chat.facts()]
+    items = [i.text for i in await memory.user_memory("maya")]
+    return [text for text in facts + items if SECRET in text.casefold()]

@@ -1,10 +1,10 @@
 """The spine: one append, one context path, one job path (see :mod:`.memory_engine`)."""
 
+from longtalk.core.receipt import ForgetItem, ForgetReceipt
 from longtalk.engine.forget import Forgetter
 from longtalk.engine.job import JobListener, SummarizeOutcome, SummaryJob
 from longtalk.engine.memory_engine import MemoryEngine, RecallBackend, TurnResult
 from longtalk.engine.reading import MIN_BUDGET_TOKENS, ContextReader, ReadOptions
-from longtalk.engine.receipt import ForgetItem, ForgetReceipt
 
 __all__ = [
     "MIN_BUDGET_TOKENS",

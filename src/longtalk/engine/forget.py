@@ -26,9 +26,10 @@ from typing import Any
 
 from longtalk.config import MemoryConfig
 from longtalk.core.history import count_episodes
+from longtalk.core.receipt import ForgetItem, ForgetReceipt
 from longtalk.core.tokens import TokenCounter
+from longtalk.engine.forget_fact import is_tombstone
 from longtalk.engine.job import FactKeeper
-from longtalk.engine.receipt import ForgetItem, ForgetReceipt
 from longtalk.errors import ConflictError, LongtalkError, UsageError
 from longtalk.llm.base import LLM
 from longtalk.storage.base import ChatRecord, ChatStorage, StoredMessage, SummaryRow
@@ -297,6 +298,9 @@ def _facts(
     kept: list[dict[str, Any]] = []
     items: list[ForgetItem] = []
     for index, entry in enumerate(current, start=1):
+        if is_tombstone(entry):  # a forgotten fact's digests: kept, not a fact
+            kept.append(dict(entry))
+            continue
         sources = _sources(entry)
         ref = f"#{index} ({entry.get('kind', '?')}, sources {list(sources)})"
         left = [s for s in sources if s not in forgotten]

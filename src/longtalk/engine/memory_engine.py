@@ -25,15 +25,16 @@ from longtalk.core.context import AssembledContext, ContextBudget
 from longtalk.core.filters import MessageFilterPipeline, agent_pipeline
 from longtalk.core.limits import DEFAULT_LIMITS, InputLimits
 from longtalk.core.messages import Message
+from longtalk.core.receipt import ForgetReceipt
 from longtalk.core.tokens import TokenCounter, resolve_counter
 from longtalk.core.truncation import TruncationStrategy
 from longtalk.embed.truncation import TextEmbedder
 from longtalk.engine.appending import AppendWriter
 from longtalk.engine.forget import Forgetter
+from longtalk.engine.forget_fact import TombstonedFacts, forget_fact
 from longtalk.engine.job import FactKeeper, JobListener, SummarizeOutcome, SummaryJob
 from longtalk.engine.pipeline import shortener_for
 from longtalk.engine.reading import ContextReader, ReadOptions
-from longtalk.engine.receipt import ForgetReceipt
 from longtalk.errors import BackendError, NotFoundError
 from longtalk.facts.keeper import DurableFacts, stored_facts
 from longtalk.facts.model import DurableFact
@@ -119,6 +120,8 @@ class MemoryEngine:
             ),
         )
         keeper = facts or DurableFacts(from_summaries=not _is_offline(self.writer))
+        if not isinstance(keeper, TombstonedFacts):
+            keeper = TombstonedFacts(keeper)  # a forgotten fact stays forgotten
         self.job = SummaryJob(
             storage, self.planner, self.users, self.config, keeper, title_llm=title_llm
         )
@@ -341,6 +344,14 @@ class MemoryEngine:
     ) -> ForgetReceipt:
         """Forget messages everywhere (see :class:`~longtalk.engine.forget.Forgetter`)."""
         return await self.forgetter.forget(chat_id, sequences, tenant=tenant)
+
+    async def forget_fact(
+        self, chat_id: str, text: str, *, tenant: str | None = None
+    ) -> ForgetReceipt:
+        """Forget one durable fact of a chat (by its text) and keep it forgotten."""
+        return await forget_fact(
+            self.storage, self.job.facts, self.users, chat_id, text, tenant=tenant
+        )
 
     async def resume_forgets(self, chat_id: str | None = None) -> list[ForgetReceipt]:
         """Finish the forgets a stopped process left pending; their receipts."""

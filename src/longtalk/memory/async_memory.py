@@ -319,3 +319,12 @@ class AsyncChat(ChatHandle):
         receipt = await engine.forget(self.id, sequences, tenant=self.memory.tenant)
         await self.refresh()
         return receipt
+
+    async def forget_fact(self, text: str) -> ForgetReceipt:
+        """Forget one durable fact (its text as ``facts()`` shows it) and keep it forgotten.
+
+        What the user's memory took from it goes too; a tombstone of its claim (digests,
+        not its text) keeps later summaries from bringing it back.
+        """
+        engine = await self.memory.open()
+        return await engine.forget_fact(self.id, text, tenant=self.memory.tenant)

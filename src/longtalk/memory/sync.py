@@ -234,3 +234,7 @@ class Chat:
     def forget(self, sequences: Sequence[int]) -> ForgetReceipt:
         """Forget messages everywhere (see ``AsyncChat.forget``); the receipt."""
         return self._runner.run(self.aio.forget(sequences))
+
+    def forget_fact(self, text: str) -> ForgetReceipt:
+        """Forget one durable fact and keep it forgotten (see ``AsyncChat.forget_fact``)."""
+        return self._runner.run(self.aio.forget_fact(text))
