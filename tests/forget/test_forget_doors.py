@@ -38,6 +38,11 @@ async def test_forget_through_the_cli_and_mcp(database_url: str, tmp_path: Path)
     assert receipt["sequences"] == [FORGOTTEN]
     assert ("digest", "rewritten") in {(i["artefact"], i["action"]) for i in receipt["items"]}
     assert SECRET not in (await every_table(database_url)).casefold()
+    exported = await asyncio.to_thread(
+        runner.invoke, app, ["export", "trip", "--config", str(config)]
+    )
+    assert exported.exit_code == 0 and '"sequence": 4' in exported.stdout
+    assert SECRET not in exported.stdout.casefold()
     text = await asyncio.to_thread(
         runner.invoke, app, ["forget", "trip", "5", "--yes", "--config", str(config)]
     )
