@@ -152,7 +152,7 @@ class _Api:
 
     def forget_messages(self, chat_id: str, sequences: Sequence[int]) -> Step[ForgetReceipt]:
         body = {"sequences": list(sequences)}
-        answer = yield self.request("POST", f"{_chat_path(chat_id)}/messages/forget", body)
+        answer = yield self.request("POST", f"{_chat_path(chat_id)}/forget", body)
         return ForgetReceipt.from_dict(_ok(answer))
 
     def forget_fact(self, chat_id: str, text: str) -> Step[ForgetReceipt]:

@@ -70,9 +70,9 @@ async def test_forget_over_http(database_url: str, tmp_path: Path) -> None:
         assert SECRET in await traces(client, database_url, tmp_path)
         missing = await client.delete("/chats/nowhere/messages/1")
         assert missing.status_code == 404
-        bad = await client.post("/chats/trip/messages/forget", json={"sequences": []})
+        bad = await client.post("/chats/trip/forget", json={"sequences": []})
         assert bad.status_code == 422 and "sequences" in bad.text
-        past = await client.post("/chats/trip/messages/forget", json={"sequences": [999]})
+        past = await client.post("/chats/trip/forget", json={"sequences": [999]})
         assert past.status_code == 422 and "sequences" in past.text
         answer = await client.delete(f"/chats/trip/messages/{FORGOTTEN}")
         assert answer.status_code == 200, answer.text

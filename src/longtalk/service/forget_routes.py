@@ -29,7 +29,7 @@ async def forget_message(
     return ReceiptOut.of(receipt)
 
 
-@router.post("/chats/{chat_id}/messages/forget", responses=CHAT_ROUTE)
+@router.post("/chats/{chat_id}/forget", responses=CHAT_ROUTE)
 async def forget_messages(chat: ChatDep, service: ServiceDep, body: ForgetIn) -> ReceiptOut:
     """Forget several messages everywhere, in one rewrite; the receipt."""
     receipt = await service.engine.forget(chat.id, body.sequences, tenant=chat.tenant)

@@ -4,24 +4,27 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, BeforeValidator, Field
 
 from longtalk.core.limits import MAX_INT
 from longtalk.core.receipt import ForgetReceipt
+from longtalk.wire.fields import RequestBody, _json_integer
 
 MAX_FORGET = 1000
 """Sequences one batch may name."""
+Sequence = Annotated[int, Field(ge=1, le=MAX_INT), BeforeValidator(_json_integer)]
+"""A message sequence: a strict JSON integer, 1 or more."""
 
 
-class ForgetIn(BaseModel):
+class ForgetIn(RequestBody):
     """The messages to forget, by sequence."""
 
-    sequences: list[Annotated[int, Field(ge=1, le=MAX_INT)]] = Field(
+    sequences: list[Sequence] = Field(
         min_length=1, max_length=MAX_FORGET, description="Sequences of the messages to forget."
     )
 
 
-class ForgetFactIn(BaseModel):
+class ForgetFactIn(RequestBody):
     """The durable fact to forget, by its text (as ``GET /chats/{id}/facts`` shows it)."""
 
     text: str = Field(min_length=1, max_length=4000, description="The fact's text.")
