@@ -26,7 +26,7 @@ from typing import Any
 
 from longtalk.config import MemoryConfig
 from longtalk.core.history import count_episodes
-from longtalk.core.receipt import ForgetItem, ForgetReceipt
+from longtalk.core.receipt import Artefact, ForgetAction, ForgetItem, ForgetReceipt
 from longtalk.core.tokens import TokenCounter
 from longtalk.engine.forget_fact import is_tombstone
 from longtalk.engine.job import FactKeeper
@@ -39,7 +39,7 @@ from longtalk.storage.forgetting import (
     PendingForget,
     forget_sequences,
 )
-from longtalk.storage.user_memory import UserMemoryStore
+from longtalk.storage.user_memory import UserFact, UserMemoryStore
 from longtalk.summary.chain import row_summary, stored_form
 from longtalk.summary.consolidate import merged, story
 from longtalk.summary.model import ConversationSummary
@@ -262,7 +262,7 @@ class Forgetter:
         summary = row_summary(latest) if latest else ConversationSummary()
         return await generate_title(self.title_llm, summary, messages)
 
-    async def _user_items(self, chat: ChatRecord) -> list[Any]:
+    async def _user_items(self, chat: ChatRecord) -> list[UserFact]:
         if chat.user is None:
             return []
         found = await self.users.items(chat.tenant, chat.user)
@@ -334,17 +334,23 @@ def _message_item(sequence: int, deleted_now: bool, resumed: bool) -> ForgetItem
     return ForgetItem("message", str(sequence), "removed", reason)
 
 
-def _row_item(row: SummaryRow, action: Any, reason: str) -> ForgetItem:
-    artefact = {"row": "summary row", "digest": "digest", "archived": "archived row"}[row.kind]
+_ROW_ARTEFACTS: dict[str, Artefact] = {
+    "row": "summary row",
+    "digest": "digest",
+    "archived": "archived row",
+}
+
+
+def _row_item(row: SummaryRow, action: ForgetAction, reason: str) -> ForgetItem:
     ref = f"{row.id} (episodes {row.episode_range}, to message {row.turn_number})"
-    return ForgetItem(artefact, ref, action, reason)  # type: ignore[arg-type]
+    return ForgetItem(_ROW_ARTEFACTS[row.kind], ref, action, reason)
 
 
 def _title_kept(chat: ChatRecord) -> str:
     return "set by the user" if chat.title_source == "user" else "the summary did not change"
 
 
-def _user_memory_items(before: Sequence[Any], after: Sequence[Any]) -> list[ForgetItem]:
+def _user_memory_items(before: Sequence[UserFact], after: Sequence[UserFact]) -> list[ForgetItem]:
     """One item per user-memory item this chat gave: removed when its text is no longer taken."""
     still = {(item.kind, item.text) for item in after}
     items = []

@@ -3,7 +3,7 @@
 ::
 
     chats                    one row per chat, with the summary bookkeeping
-    messages                 (chat_id, sequence) primary key; sequence is 1-based, gapless
+    messages                 (chat_id, sequence) primary key; sequence is 1-based, never reused
     conversation_summaries   a chat's chain of summary rows, (chat_id, sequence) unique
     longtalk_schema         applied migrations (see ``migrations``)
     longtalk_jobs           background work per chat, leased by one worker at a time
