@@ -271,11 +271,17 @@ class Forgetter:
     async def _refresh_user_memory(
         self, chat: ChatRecord, facts: Sequence[Mapping[str, Any]]
     ) -> None:
+        """What the user's memory took from the chat, less what the facts left no longer give.
+
+        Only removes: promoting facts is the job path's step, not forgetting's.
+        """
         if chat.user is None:
             return
+        had = {(item.kind, item.text) for item in await self._user_items(chat)}
         state = await self.storage.load_state(chat.id)
         items = self.facts.known_about_user(chat, facts, state)
-        await self.users.replace_derived(chat.tenant, chat.user, chat.id, items)
+        kept = [item for item in items if (item.kind, item.text) in had]
+        await self.users.replace_derived(chat.tenant, chat.user, chat.id, kept)
 
 
 def row_spans(rows: Sequence[SummaryRow]) -> dict[int, tuple[int, int]]:

@@ -116,9 +116,11 @@ async def forget_fact(
     tombstone = {TOMBSTONE: sorted(set(old) | marks)}
     before = await _derived(users, chat)
     result = await storage.commit_turn(TurnCommit(chat.id, facts=(*kept, tombstone), tenant=tenant))
-    if chat.user is not None:
+    if chat.user is not None:  # only removes: promoting is the job path's step
+        had = {(item.kind, item.text) for item in before}
         items = facts.known_about_user(result.chat, kept, state)
-        await users.replace_derived(chat.tenant, chat.user, chat.id, items)
+        kept_items = [item for item in items if (item.kind, item.text) in had]
+        await users.replace_derived(chat.tenant, chat.user, chat.id, kept_items)
     after = {(i.kind, i.text) for i in await _derived(users, chat)}
     receipt = [
         ForgetItem(
