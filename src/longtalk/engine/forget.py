@@ -130,9 +130,9 @@ class Forgetter:
         items += fact_items
         title = await self._title(chat, rows, rewritten, cut)
         if title is not None:
-            items.append(ForgetItem("title", "", "rewritten", "generated again"))
+            items.append(ForgetItem("title", chat.id, "rewritten", "generated again"))
         elif chat.title is not None:
-            items.append(ForgetItem("title", "", "kept", _title_kept(chat)))
+            items.append(ForgetItem("title", chat.id, "kept", _title_kept(chat)))
         stored = await self.drop_vectors(chat)
         reason = "deleted; the remaining turns are indexed again"
         items.append(ForgetItem("vectors", chat.id, "removed" if stored else "kept", reason))
@@ -180,7 +180,8 @@ class Forgetter:
                 items.append(_row_item(row, "cut", why))
             else:
                 rewritten.append(new)
-                why = f"re-derived from the {len(remaining)} messages left in its range"
+                left = len(remaining)
+                why = f"re-derived from the {left} message{'s' * (left != 1)} left in its range"
                 items.append(_row_item(row, "rewritten", why))
         for digest in [r for r in rows if r.kind == "digest"]:
             first, last = spans[digest.id or 0]
