@@ -31,6 +31,7 @@ from urllib.parse import quote
 import httpx
 
 from longtalk.core.messages import Message, Role, build_message, message_from_mapping
+from longtalk.core.receipt import ForgetReceipt
 from longtalk.core.redact import redact
 from longtalk.errors import BackendError, ConflictError, NotFoundError, UsageError
 from longtalk.memory.context import Context
@@ -153,6 +154,15 @@ class _Api:
     def remember(self, user: str, text: str, kind: UserFactKind) -> Step[UserFact]:
         answer = yield self.request("POST", _memory_path(user), {"text": text, "kind": kind})
         return UserFactOut.model_validate(_ok(answer)).fact()
+
+    def forget_messages(self, chat_id: str, sequences: Sequence[int]) -> Step[ForgetReceipt]:
+        body = {"sequences": list(sequences)}
+        answer = yield self.request("POST", f"{_chat_path(chat_id)}/forget", body)
+        return ForgetReceipt.from_dict(_ok(answer))
+
+    def forget_fact(self, chat_id: str, text: str) -> Step[ForgetReceipt]:
+        answer = yield self.request("POST", f"{_chat_path(chat_id)}/facts/forget", {"text": text})
+        return ForgetReceipt.from_dict(_ok(answer))
 
     def forget(self, user: str, ids: Sequence[int] | None, chat_id: str | None) -> Step[int]:
         if ids is not None and not ids:
@@ -367,6 +377,14 @@ class ChatClient(ChatHandle):
         """Delete this chat with its messages, summaries and recall vectors."""
         return self._client.delete(self.id)
 
+    def forget(self, sequences: Sequence[int]) -> ForgetReceipt:
+        """Forget messages everywhere (see ``AsyncChat.forget``); the service's receipt."""
+        return self._run(self._client._api.forget_messages(self.id, sequences))
+
+    def forget_fact(self, text: str) -> ForgetReceipt:
+        """Forget one durable fact and keep it forgotten (see ``AsyncChat.forget_fact``)."""
+        return self._run(self._client._api.forget_fact(self.id, text))
+
     def _run(self, step: Step[T]) -> T:
         return _run(self._client.http, step)
 
@@ -497,6 +515,14 @@ class AsyncChatClient(ChatHandle):
     async def delete(self) -> bool:
         """Delete this chat with its messages, summaries and recall vectors."""
         return await self._client.delete(self.id)
+
+    async def forget(self, sequences: Sequence[int]) -> ForgetReceipt:
+        """Forget messages everywhere (see ``AsyncChat.forget``); the service's receipt."""
+        return await self._run(self._client._api.forget_messages(self.id, sequences))
+
+    async def forget_fact(self, text: str) -> ForgetReceipt:
+        """Forget one durable fact and keep it forgotten (see ``AsyncChat.forget_fact``)."""
+        return await self._run(self._client._api.forget_fact(self.id, text))
 
     async def _run(self, step: Step[T]) -> T:
         return await _arun(self._client.http, step)

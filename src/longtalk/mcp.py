@@ -27,6 +27,7 @@ from longtalk.memory import Context as MemoryContext
 from longtalk.storage.base import ChatRecord
 from longtalk.storage.records import UserFactKind
 from longtalk.wire import FactOut, UserFactOut
+from longtalk.wire.forgetting import ReceiptOut
 
 try:
     from mcp.server.mcpserver import Context, MCPServer
@@ -212,6 +213,10 @@ class MemoryTools:
         """Delete what is kept about ``user``; how many items went."""
         return await self.memory.forget(user, ids=ids, chat_id=chat_id)
 
+    async def forget_messages(self, chat_id: str, sequences: list[int]) -> ReceiptOut:
+        """Forget messages everywhere; the receipt."""
+        return ReceiptOut.of(await (await self.chat(chat_id)).forget(sequences))
+
 
 ToolsContext = Context[MemoryTools, Any]
 
@@ -328,6 +333,12 @@ def _register(server: MCPServer[MemoryTools]) -> None:
         """Delete what is kept about a user: all, only ``ids``, or what ``chat_id`` left."""
         with _reported():
             return await tools(ctx).forget(user, ids, chat_id)
+
+    @server.tool()
+    async def forget_messages(chat_id: str, sequences: list[int], ctx: ToolsContext) -> ReceiptOut:
+        """Forget messages of a chat everywhere, with what was drawn from them; the receipt."""
+        with _reported():
+            return await tools(ctx).forget_messages(chat_id, sequences)
 
 
 def run_stdio(settings: Settings | None = None) -> None:

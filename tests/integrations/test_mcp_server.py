@@ -28,6 +28,7 @@ TOOLS = {
     "user_memory",
     "remember",
     "forget",
+    "forget_messages",
 }
 
 

@@ -27,10 +27,13 @@ from longtalk.core.context import AssembledContext, ContextBudget
 from longtalk.core.filters import MessageFilterPipeline, agent_pipeline
 from longtalk.core.limits import DEFAULT_LIMITS, InputLimits, check_messages
 from longtalk.core.messages import Message
+from longtalk.core.receipt import ForgetReceipt
 from longtalk.core.tokens import TokenCounter, resolve_counter
 from longtalk.core.truncation import TruncationStrategy
 from longtalk.embed.truncation import TextEmbedder
 from longtalk.engine.appending import AppendWriter
+from longtalk.engine.forget import Forgetter
+from longtalk.engine.forget_fact import TombstonedFacts, forget_fact
 from longtalk.engine.job import FactKeeper, JobListener, SummarizeOutcome, SummaryJob
 from longtalk.engine.pipeline import shortener_for
 from longtalk.engine.reading import ContextReader, ReadOptions
@@ -40,6 +43,7 @@ from longtalk.facts.model import DurableFact
 from longtalk.llm.base import LLM
 from longtalk.recall.outbox import INDEX_BATCH_TURNS, IndexRun, RecallIndexer
 from longtalk.storage.base import ChatRecord, ChatState, ChatStorage, StoredMessage, TurnCommit
+from longtalk.storage.forgetting import ForgetStore
 from longtalk.storage.user_memory import UserMemoryStore, user_memory_for
 from longtalk.summary.planner import SummaryPlanner
 from longtalk.summary.writer import SummaryWriter
@@ -134,6 +138,8 @@ class MemoryEngine:
             ),
         )
         keeper = facts or DurableFacts(from_summaries=not _is_offline(self.writer))
+        if not isinstance(keeper, TombstonedFacts):
+            keeper = TombstonedFacts(keeper)  # a forgotten fact stays forgotten
         self.job = SummaryJob(
             storage, self.planner, self.users, self.config, keeper, title_llm=title_llm
         )
@@ -331,6 +337,50 @@ class MemoryEngine:
                     await self.recall.delete_chat(scope)
         except BackendError as exc:
             log.warning("deleting recall vectors of %d chats failed: %s", len(chats), exc)
+
+    # -- forgetting ---------------------------------------------------------------------------
+
+    @property
+    def forgetter(self) -> Forgetter:
+        """Forgets messages of a chat and what was derived from them (:mod:`.forget`)."""
+        return Forgetter(
+            self.storage,
+            self.writer,
+            self.config,
+            self.counter,
+            self.job.facts,
+            self.users,
+            self._reindex_without,
+            title_llm=self.title_llm,
+        )
+
+    async def forget(
+        self, chat_id: str, sequences: Sequence[int], *, tenant: str | None = None
+    ) -> ForgetReceipt:
+        """Forget messages everywhere (see :class:`~longtalk.engine.forget.Forgetter`)."""
+        return await self.forgetter.forget(chat_id, sequences, tenant=tenant)
+
+    async def forget_fact(
+        self, chat_id: str, text: str, *, tenant: str | None = None
+    ) -> ForgetReceipt:
+        """Forget one durable fact of a chat (by its text) and keep it forgotten."""
+        return await forget_fact(
+            self.storage, self.job.facts, self.users, chat_id, text, tenant=tenant
+        )
+
+    async def resume_forgets(self, chat_id: str | None = None) -> list[ForgetReceipt]:
+        """Finish the forgets a stopped process left pending; their receipts."""
+        if not isinstance(self.storage, ForgetStore):
+            return []
+        return await self.forgetter.resume(chat_id)
+
+    async def _reindex_without(self, chat: ChatRecord) -> bool:
+        """Delete a chat's recall vectors and index its stored turns again (library: now)."""
+        await self.recall.delete_chat(self.scope(chat))
+        await self.storage.reset_index(chat.id)
+        if self.indexes:
+            await self.index_chat(chat.id)
+        return self.indexes
 
     # -- the job path -------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from typing import Any, Self
 
 from longtalk.core.context import Context
 from longtalk.core.messages import Message, Role, build_message, message_from_mapping
-from longtalk.engine import MemoryEngine, SummarizeOutcome
+from longtalk.engine import ForgetReceipt, MemoryEngine, SummarizeOutcome
 from longtalk.errors import StorageError, UsageError
 from longtalk.factory import open_memory
 from longtalk.facts.model import DurableFact
@@ -76,6 +76,7 @@ class AsyncMemory:
                 memory = open_memory(self.settings, agent=self._agent)
                 self._engine = await stack.enter_async_context(memory)
                 self._stack = stack
+                await self._engine.resume_forgets()
             if self._jobs is None and self.summarize_mode == "background":
                 self._jobs = LocalJobs(self._engine)
                 self._jobs.start()
@@ -307,3 +308,24 @@ class AsyncChat(ChatHandle):
     async def delete(self) -> bool:
         """Delete this chat with its messages, summaries and recall vectors."""
         return await self.memory.delete(self.id)
+
+    async def forget(self, sequences: Sequence[int]) -> ForgetReceipt:
+        """Forget messages everywhere: them, and every summary, fact, vector drawn from them.
+
+        Summary rows are re-derived without them (or cut), facts whose every source was
+        forgotten go with what the user's memory took from them, the recall vectors go; the
+        receipt lists every artefact and what became of it.
+        """
+        engine = await self.memory.open()
+        receipt = await engine.forget(self.id, sequences, tenant=self.memory.tenant)
+        await self.refresh()
+        return receipt
+
+    async def forget_fact(self, text: str) -> ForgetReceipt:
+        """Forget one durable fact (its text as ``facts()`` shows it) and keep it forgotten.
+
+        What the user's memory took from it goes too; a tombstone of its claim (digests,
+        not its text) keeps later summaries from bringing it back.
+        """
+        engine = await self.memory.open()
+        return await engine.forget_fact(self.id, text, tenant=self.memory.tenant)

@@ -12,7 +12,7 @@ from typing import Any, Self, TypeVar
 from longtalk.config import Settings
 from longtalk.core.context import Context
 from longtalk.core.messages import Message, Role
-from longtalk.engine import MemoryEngine, SummarizeOutcome
+from longtalk.engine import ForgetReceipt, MemoryEngine, SummarizeOutcome
 from longtalk.errors import UsageError
 from longtalk.facts.model import DurableFact
 from longtalk.memory.async_memory import AsyncChat, AsyncMemory
@@ -230,3 +230,11 @@ class Chat:
     def delete(self) -> bool:
         """Delete this chat with its messages, summaries and recall vectors."""
         return self._runner.run(self.aio.delete())
+
+    def forget(self, sequences: Sequence[int]) -> ForgetReceipt:
+        """Forget messages everywhere (see ``AsyncChat.forget``); the receipt."""
+        return self._runner.run(self.aio.forget(sequences))
+
+    def forget_fact(self, text: str) -> ForgetReceipt:
+        """Forget one durable fact and keep it forgotten (see ``AsyncChat.forget_fact``)."""
+        return self._runner.run(self.aio.forget_fact(text))

@@ -22,7 +22,14 @@ from longtalk.config import Settings
 from longtalk.engine import MemoryEngine
 from longtalk.errors import LongtalkError
 from longtalk.jobs.background import stop_tasks
-from longtalk.service import allocator, deletion_routes, health, memory_routes, routes
+from longtalk.service import (
+    allocator,
+    deletion_routes,
+    forget_routes,
+    health,
+    memory_routes,
+    routes,
+)
 from longtalk.service.body import BodyGate
 from longtalk.service.compat_routes import SummaryJSONBodies
 from longtalk.service.edge import EdgeGate
@@ -96,6 +103,7 @@ def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None 
     redact_logs()
     app.include_router(routes.router)
     app.include_router(deletion_routes.router)
+    app.include_router(forget_routes.router)
     app.include_router(memory_routes.router)
     app.include_router(health.router)
     app.mount("/ui", StaticFiles(directory=STATIC, html=True), name="ui")
@@ -112,6 +120,13 @@ def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None 
 
 
 async def _recover(service: Service) -> None:
+    try:
+        finished = await service.engine.resume_forgets()
+    except LongtalkError as exc:  # the record stays: the next start tries again
+        log.error("finishing interrupted forgets failed: %s", exc)
+    else:
+        if finished:
+            log.info("finished %d interrupted forgets", len(finished))
     try:
         queued = await service.jobs.recover(service.auth.tenants())
     except LongtalkError as exc:  # the service stays up; the work stays in storage

@@ -13,7 +13,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from longtalk.errors import NotFoundError, StorageError
+from longtalk.errors import ConflictError, NotFoundError, StorageError
 from longtalk.storage.base import (
     DEFAULT_SMART_LOAD_TAIL,
     ChatRecord,
@@ -32,6 +32,7 @@ from longtalk.storage.base import (
     replayed,
     smart_load_after,
 )
+from longtalk.storage.forgetting import ForgetRewrite, PendingForget
 
 
 class InMemoryStorage(StorageBase):
@@ -43,6 +44,7 @@ class InMemoryStorage(StorageBase):
         self._messages: dict[str, list[StoredMessage]] = {}
         self._summaries: dict[str, list[SummaryRow]] = {}
         self._facts: dict[str, tuple[Mapping[str, Any], ...]] = {}
+        self._forgets: dict[str, PendingForget] = {}
         self._next_summary_id = 1
 
     def __repr__(self) -> str:
@@ -120,7 +122,9 @@ class InMemoryStorage(StorageBase):
         self, chat_id: str, *, after_sequence: int = 0, limit: int | None = None
     ) -> list[StoredMessage]:
         """Messages after a sequence, oldest first ([] for an unknown chat)."""
-        stored = self._messages.get(chat_id, [])[max(after_sequence, 0) :]
+        stored = [
+            item for item in self._messages.get(chat_id, []) if item.sequence > after_sequence
+        ]
         return stored if limit is None else stored[:limit]
 
     async def load_state(
@@ -131,7 +135,7 @@ class InMemoryStorage(StorageBase):
         summaries = active_chain(self._summaries[chat_id])
         tail = self.smart_load_tail if tail is None else tail
         after = smart_load_after(chat, has_summary=bool(summaries), tail=tail)
-        messages = tuple(self._messages[chat_id][after:])
+        messages = tuple(item for item in self._messages[chat_id] if item.sequence > after)
         return ChatState(chat, summaries, messages, self._facts.get(chat_id, ()))
 
     async def commit_turn(self, commit: TurnCommit) -> CommitResult:
@@ -218,9 +222,53 @@ class InMemoryStorage(StorageBase):
                 return row
         raise NotFoundError(f"update_summary: no summary row with id {summary_id}")
 
+    async def begin_forget(
+        self, chat_id: str, sequences: Sequence[int], *, tenant: str | None = None
+    ) -> PendingForget:
+        """Delete the messages and record the pending forget (see ``ForgetStore``)."""
+        chat = self._chat(chat_id)
+        if tenant is not None and chat.tenant != tenant:
+            raise NotFoundError(f"no chat with id {chat_id!r}")
+        wanted = set(sequences)
+        kept = [item for item in self._messages[chat_id] if item.sequence not in wanted]
+        gone = [item for item in self._messages[chat_id] if item.sequence in wanted]
+        self._messages[chat_id] = kept
+        chars = sum(len(item.message.content) for item in gone)
+        self._chats[chat_id] = replace(chat, content_chars=max(0, chat.content_chars - chars))
+        before = self._forgets.get(chat_id)
+        merged = tuple(sorted(wanted | set(before.sequences if before else ())))
+        now = before.requested_at if before else datetime.now(UTC)
+        deleted = tuple(item.sequence for item in gone)
+        self._forgets[chat_id] = PendingForget(chat_id, merged, (), now)
+        return PendingForget(chat_id, merged, deleted, now)
+
+    async def pending_forgets(self, chat_id: str | None = None) -> list[PendingForget]:
+        """Forgets whose rewrite is still owed."""
+        found = [item for key, item in self._forgets.items() if chat_id in (None, key)]
+        return sorted(found, key=lambda item: item.requested_at or datetime.min.replace(tzinfo=UTC))
+
+    async def finish_forget(self, rewrite: ForgetRewrite) -> ChatRecord:
+        """Write the rewrite and drop the pending record, all at once."""
+        chat = self._chat(rewrite.chat_id)
+        expected = rewrite.expected_summary_version
+        if expected is not None and expected != chat.summary_version:
+            raise ConflictError(f"chat {chat.id!r}: the summary changed while forgetting")
+        now = datetime.now(UTC)
+        chain = [row for row in self._summaries[chat.id] if row.id not in set(rewrite.cut)]
+        for row in rewrite.rows:
+            assert row.id is not None
+            self._patch(chain, chat.id, row.id, SummaryPatch.from_row(row), now)
+        self._facts[chat.id] = tuple(dict(fact) for fact in rewrite.facts)
+        title = chat.title if rewrite.title is None else rewrite.title
+        chat = replace(chat, title=title, summary_version=chat.summary_version + 1, updated_at=now)
+        self._commit(chat, chain, [])
+        self._forgets.pop(chat.id, None)
+        return chat
+
     def _drop(self, chat_id: str) -> None:
         del self._chats[chat_id], self._messages[chat_id], self._summaries[chat_id]
         self._facts.pop(chat_id, None)
+        self._forgets.pop(chat_id, None)
 
     def _chat(self, chat_id: str) -> ChatRecord:
         chat = self._chats.get(chat_id)

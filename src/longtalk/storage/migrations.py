@@ -166,6 +166,11 @@ def _summary_bookkeeping(connection: Connection) -> None:
     connection.execute(text("UPDATE chats SET title_source = 'user' WHERE title IS NOT NULL"))
 
 
+def _forget_requests(connection: Connection) -> None:
+    """Pending forgets: messages deleted whose derived data is still to be rewritten."""
+    schema.forget_requests.create(connection, checkfirst=True)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "chats, messages, summary chains", _initial),
     Migration(2, "summary row kinds: row, digest, archived", _digests),
@@ -178,6 +183,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(10, "a partial index of the chats whose recall index lags", _backlog_index),
     Migration(11, "the job table under the project's name", _former_jobs_table),
     Migration(12, "title source, summary cost and backoff, durable facts", _summary_bookkeeping),
+    Migration(13, "pending forgets of single messages", _forget_requests),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -121,7 +121,10 @@ class ChatRecord:
 
 @dataclass(frozen=True, slots=True)
 class StoredMessage:
-    """A message as stored: its position in the chat (1-based, gapless) and its value."""
+    """A message as stored: its position in the chat (1-based, never reused) and its value.
+
+    A forgotten message leaves a gap: later messages keep their sequences.
+    """
 
     chat_id: str
     sequence: int

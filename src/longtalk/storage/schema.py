@@ -3,11 +3,12 @@
 ::
 
     chats                    one row per chat, with the summary bookkeeping
-    messages                 (chat_id, sequence) primary key; sequence is 1-based, gapless
+    messages                 (chat_id, sequence) primary key; sequence is 1-based, never reused
     conversation_summaries   a chat's chain of summary rows, (chat_id, sequence) unique
     longtalk_schema         applied migrations (see ``migrations``)
     longtalk_jobs           background work per chat, leased by one worker at a time
     user_memory              facts, preferences and profile lines kept per (tenant, user)
+    forget_requests          messages deleted whose derived data is still to be rewritten
 
 Deleting a chat cascades to its messages and summary rows. A chat's ``incarnation`` (random,
 set at creation) tells a chat from an earlier one that had the same id and was deleted.
@@ -206,3 +207,14 @@ user_memory = Table(
 changes) or ``given`` (stored by the application). ``chat_id`` and the episode range are the
 provenance; deleting the chat deletes what was taken from it.
 """
+
+forget_requests = Table(
+    "forget_requests",
+    metadata,
+    Column("chat_id", ForeignKey("chats.id", ondelete="CASCADE"), primary_key=True),
+    Column("sequences", JSON, nullable=False),
+    Column("requested_at", UTCDateTime, nullable=False),
+)
+"""A chat's pending forget (migration 13): its messages are deleted, the summary rows, facts
+and title derived from them not yet rewritten. One row per chat; a later request merges its
+sequences in. The rewrite's transaction deletes the row."""

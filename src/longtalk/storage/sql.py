@@ -34,7 +34,7 @@ from longtalk.errors import (
     StorageError,
     StorageUnavailableError,
 )
-from longtalk.storage import migrations
+from longtalk.storage import forget_sql, migrations
 from longtalk.storage import sql_statements as prebuilt
 from longtalk.storage.base import (
     DEFAULT_SMART_LOAD_TAIL,
@@ -53,6 +53,7 @@ from longtalk.storage.base import (
     replayed,
     smart_load_after,
 )
+from longtalk.storage.forgetting import ForgetRewrite, PendingForget
 from longtalk.storage.schema import chats, conversation_summaries
 from longtalk.storage.user_memory_rows import select_items
 
@@ -492,6 +493,37 @@ class SqlStorage(StorageBase):
             return row
 
         return await self._run(f"update_summary({summary_id})", write, write=True)
+
+    # -- forgetting ---------------------------------------------------------------------
+
+    async def begin_forget(
+        self, chat_id: str, sequences: Sequence[int], *, tenant: str | None = None
+    ) -> PendingForget:
+        """Delete the messages and record the pending forget (see ``ForgetStore``)."""
+        now = _now()
+
+        def write(conn: Connection, _: Progress) -> PendingForget:
+            return forget_sql.begin(conn, chat_id, sequences, tenant, now)
+
+        return await self._run(f"begin_forget({chat_id!r})", write, write=True)
+
+    async def pending_forgets(self, chat_id: str | None = None) -> list[PendingForget]:
+        """Forgets whose rewrite is still owed."""
+
+        def read(conn: Connection, _: Progress) -> list[PendingForget]:
+            return forget_sql.pending(conn, chat_id)
+
+        return await self._run("pending_forgets", read, write=False)
+
+    async def finish_forget(self, rewrite: ForgetRewrite) -> ChatRecord:
+        """Write the rewrite and drop the pending record, in one transaction."""
+        now = _now()
+
+        def write(conn: Connection, _: Progress) -> ChatRecord:
+            forget_sql.finish(conn, rewrite, now)
+            return _chat(conn, rewrite.chat_id, lock=False)
+
+        return await self._run(f"finish_forget({rewrite.chat_id!r})", write, write=True)
 
 
 class AsyncEngineStorage(SqlStorage):

@@ -14,7 +14,8 @@ Doubles (none is collected by pytest):
 Conformance suites, one per seam, to subclass with a fixture giving your backend (each
 module says which): ``ChatStoreConformance``, ``SummaryStoreConformance`` and
 ``IndexOutboxConformance`` (``.storage_suite``), ``UserMemoryConformance``
-(``.user_memory_suite``), ``VectorStoreConformance`` (``.vector_suite``), ``LLMConformance``
+(``.user_memory_suite``), ``ForgetStoreConformance`` (``.forget_suite``),
+``VectorStoreConformance`` (``.vector_suite``), ``LLMConformance``
 (``.llm_suite``), ``EmbedderConformance`` (``.embedder_suite``),
 ``SummaryWriterConformance`` (``.writer_suite``), ``JobQueueConformance`` and
 ``ChatLeasesConformance`` (``.lease_suite``). They need pytest (and pytest-asyncio),
@@ -33,6 +34,7 @@ from longtalk.testing.wire import ChatCompletionsServer, WireCall, free_port
 
 if TYPE_CHECKING:
     from longtalk.testing.embedder_suite import EmbedderConformance
+    from longtalk.testing.forget_suite import ForgetStoreConformance
     from longtalk.testing.lease_suite import ChatLeasesConformance, JobQueueConformance
     from longtalk.testing.llm_suite import LLMConformance
     from longtalk.testing.storage_suite import (
@@ -52,6 +54,7 @@ __all__ = [
     "ChatStoreConformance",
     "CountingLLM",
     "EmbedderConformance",
+    "ForgetStoreConformance",
     "FunctionLLM",
     "IndexOutboxConformance",
     "JobQueueConformance",
@@ -74,6 +77,7 @@ _SUITES = {
     "SummaryStoreConformance": "longtalk.testing.storage_suite",
     "IndexOutboxConformance": "longtalk.testing.storage_suite",
     "UserMemoryConformance": "longtalk.testing.user_memory_suite",
+    "ForgetStoreConformance": "longtalk.testing.forget_suite",
     "VectorStoreConformance": "longtalk.testing.vector_suite",
     "LLMConformance": "longtalk.testing.llm_suite",
     "EmbedderConformance": "longtalk.testing.embedder_suite",
