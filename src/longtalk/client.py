@@ -29,7 +29,7 @@ from urllib.parse import quote
 import httpx
 
 from longtalk.core.messages import Message, Role, build_message, message_from_mapping
-from longtalk.core.redact import redact
+from longtalk.core.redact import add_secrets, redact
 from longtalk.errors import BackendError, ConflictError, NotFoundError, UsageError
 from longtalk.memory.context import Context
 from longtalk.memory.handle import ChatHandle
@@ -69,6 +69,7 @@ class _Api:
     def __init__(self, base_url: str, api_key: str | None) -> None:
         self.base_url = base_url.rstrip("/")
         self.headers = {"X-API-Key": api_key} if api_key else {}
+        add_secrets([api_key])  # masked by value in every error this process shows
 
     def request(self, method: str, path: str, body: Any = None, **params: Any) -> httpx.Request:
         query = {name: value for name, value in params.items() if value is not None}

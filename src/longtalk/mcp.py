@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from longtalk._version import __version__
 from longtalk.config import Settings
+from longtalk.core.redact import redact, redact_logs
 from longtalk.engine import MemoryEngine
 from longtalk.errors import LongtalkError, UsageError
 from longtalk.memory import AsyncChat, AsyncMemory
@@ -222,6 +223,7 @@ def create_server(
 
     @asynccontextmanager
     async def lifespan(_: MCPServer[MemoryTools]) -> AsyncIterator[MemoryTools]:
+        redact_logs()  # the SDK's log handlers are in place by now: mask what they write
         async with AsyncMemory(settings, engine=engine) as memory:
             storage = memory.engine.storage
             where = getattr(storage, "location", None) or type(storage).__name__
@@ -232,6 +234,7 @@ def create_server(
         SERVER_NAME, instructions=INSTRUCTIONS, version=__version__, lifespan=lifespan
     )
     _register(server)
+    redact_logs()
     return server
 
 
@@ -241,7 +244,7 @@ def _reported() -> Iterator[None]:
     try:
         yield
     except LongtalkError as exc:
-        raise ToolError(str(exc)) from exc
+        raise ToolError(redact(str(exc))) from exc
 
 
 def _register(server: MCPServer[MemoryTools]) -> None:

@@ -22,6 +22,7 @@ from rich.text import Text
 
 from longtalk import legacy
 from longtalk.config import Settings, load_settings
+from longtalk.core.redact import add_secrets, redact, redact_logs
 from longtalk.engine import MemoryEngine
 from longtalk.errors import LongtalkError, NotFoundError, UsageError
 from longtalk.paths import DATA_DIR_ENV
@@ -70,6 +71,7 @@ def _main(
     ] = False,
 ) -> None:
     """Conversation memory: running summaries, recall and a bounded context."""
+    redact_logs()  # warnings a command logs are masked like its errors
 
 
 def valid_text(value: str | None) -> str | None:
@@ -138,7 +140,7 @@ def _is_invalid_text(exc: BaseException) -> bool:
 
 def error(exc: BaseException) -> None:
     """One line on stderr (``LONGTALK_DEBUG=1`` adds the traceback)."""
-    text = " ".join(str(exc).split()) or type(exc).__name__
+    text = redact(" ".join(str(exc).split())) or type(exc).__name__
     if _is_invalid_text(exc):
         text = f"the input holds text that is not valid Unicode (a lone surrogate): {text}"
     elif not isinstance(exc, LongtalkError | OSError | KeyboardInterrupt):
@@ -147,8 +149,8 @@ def error(exc: BaseException) -> None:
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """Print ``message`` as the one error line and exit with ``code``."""
-    err.print(Text.assemble(("Error: ", "bold red"), message), highlight=False)
+    """Print ``message`` (secrets masked) as the one error line and exit with ``code``."""
+    err.print(Text.assemble(("Error: ", "bold red"), redact(message)), highlight=False)
     raise typer.Exit(code)
 
 
@@ -166,10 +168,12 @@ def main() -> None:
 def settings_of(config: Path | None) -> Settings:
     """The settings of ``--config`` and the environment; a bad file exits 2."""
     try:
-        return load_settings(config)
+        settings = load_settings(config)
     except LongtalkError as exc:
         error(exc)
         raise typer.Exit(2) from None
+    add_secrets(settings.service.api_keys)
+    return settings
 
 
 async def memory_run(settings: Settings, work: Callable[[MemoryEngine], Awaitable[T]]) -> T:
