@@ -22,9 +22,10 @@ from rich.text import Text
 
 from longtalk import legacy
 from longtalk.config import Settings, load_settings
+from longtalk.core.limits import DEFAULT_LIMITS
 from longtalk.core.redact import add_secrets, redact, redact_logs
 from longtalk.engine import MemoryEngine
-from longtalk.errors import LongtalkError, NotFoundError, UsageError
+from longtalk.errors import InputError, LongtalkError, NotFoundError, UsageError
 from longtalk.paths import DATA_DIR_ENV
 from longtalk.storage.base import ChatRecord
 
@@ -87,6 +88,16 @@ def valid_text(value: str | None) -> str | None:
     return value
 
 
+def valid_chat_id(value: str | None) -> str | None:
+    """A chat id argument, checked as every door checks one (a usage error, exit 2)."""
+    valid_text(value)
+    try:
+        DEFAULT_LIMITS.chat_id(value)
+    except InputError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    return value
+
+
 def _data_dir(value: Path | None) -> Path | None:
     """``--data-dir``: the same as ``LONGTALK_DATA_DIR`` for this process."""
     if value is not None:
@@ -109,7 +120,9 @@ DataDirOption = Annotated[
     ),
 ]
 TenantOption = Annotated[str, typer.Option(help="Tenant the chats belong to.", callback=valid_text)]
-ChatArgument = Annotated[str, typer.Argument(help="Chat id.", metavar="CHAT", callback=valid_text)]
+ChatArgument = Annotated[
+    str, typer.Argument(help="Chat id.", metavar="CHAT", callback=valid_chat_id)
+]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 
 
