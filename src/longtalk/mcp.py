@@ -413,7 +413,7 @@ def unreadable(line: str) -> tuple[dict[str, Any] | None, Any]:
         return {"code": -32700, "message": f"parse error: {exc}"}, None
     request_id = message.get("id", _NO_ID) if isinstance(message, dict) else None
     problem = json_problem(message, max_depth=64)
-    if problem is not None:
+    if problem is not None and "surrogate" in problem:  # the tools' own gate takes the rest
         return {"code": -32602, "message": f"invalid params: {problem}"}, request_id
     try:
         jsonrpc_message_adapter.validate_json(line, by_name=False)
