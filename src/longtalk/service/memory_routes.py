@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
 
+from longtalk.core.limits import CHAT_ID_PATTERN
 from longtalk.errors import NotFoundError
 from longtalk.service.errors import ERROR_RESPONSES, ErrorOut
 from longtalk.service.limits import MAX_INT
@@ -63,7 +64,8 @@ async def forget(
     limits: LimitsDep,
     ids: Annotated[list[int] | None, Query(description="Only these items.")] = None,
     chat_id: Annotated[
-        str | None, Query(max_length=200, description="Only what this chat left.")
+        str | None,
+        Query(max_length=200, pattern=CHAT_ID_PATTERN, description="Only what this chat left."),
     ] = None,
 ) -> ForgetOut:
     """Delete what is kept about a user: every item, or only ``ids``, or what ``chat_id`` left."""

@@ -48,6 +48,8 @@ class Service:
         self.engine = engine
         self.config = config
         self.auth = Authenticator(config.api_keys)
+        self.health_probe: asyncio.Future[Any] | None = None
+        """The ``/healthz`` probe running now, which calls arriving meanwhile share."""
         add_secrets(config.api_keys)  # masked by value in every log line
         self.hub = EventHub()
         self.metrics = metrics or ServiceMetrics()
