@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
+from pydantic import Field
 
 from longtalk.core.limits import CHAT_ID_PATTERN
 from longtalk.errors import NotFoundError
@@ -23,6 +24,8 @@ from longtalk.storage.user_memory import given_fact
 from longtalk.wire import FactList, FactOut, ForgetOut, RememberIn, UserFactOut, UserMemoryOut
 
 router = APIRouter(tags=["users"], responses=ERROR_RESPONSES)
+ItemId = Annotated[int, Field(ge=0, le=MAX_INT)]
+"""A user-memory item's id: what storage and every JSON client hold exactly."""
 
 UserId = Annotated[str, Path(min_length=1)]
 """A user name in a path: checked by the input gate (``Limits.user``) as a chat's ``user``
@@ -62,7 +65,7 @@ async def forget(
     service: ServiceDep,
     tenant: TenantDep,
     limits: LimitsDep,
-    ids: Annotated[list[int] | None, Query(description="Only these items.")] = None,
+    ids: Annotated[list[ItemId] | None, Query(description="Only these items.")] = None,
     chat_id: Annotated[
         str | None,
         Query(max_length=200, pattern=CHAT_ID_PATTERN, description="Only what this chat left."),
