@@ -22,6 +22,7 @@ and answers that the sync and async clients drive. HTTP errors become longtalk's
 
 from __future__ import annotations
 
+import json
 from collections.abc import Generator, Iterable, Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
@@ -30,9 +31,10 @@ from urllib.parse import quote
 
 import httpx
 
+from longtalk.core.limits import check_storable
 from longtalk.core.messages import Message, Role, build_message, message_from_mapping
 from longtalk.core.receipt import ForgetReceipt
-from longtalk.core.redact import redact
+from longtalk.core.redact import add_secrets, redact
 from longtalk.errors import BackendError, ConflictError, NotFoundError, UsageError
 from longtalk.memory.context import Context
 from longtalk.memory.handle import ChatHandle
@@ -75,11 +77,20 @@ class _Api:
     def __init__(self, base_url: str, api_key: str | None) -> None:
         self.base_url = base_url.rstrip("/")
         self.headers = {"X-API-Key": api_key} if api_key else {}
+        add_secrets([api_key])  # masked by value in every error this process shows
 
     def request(self, method: str, path: str, body: Any = None, **params: Any) -> httpx.Request:
         query = {name: value for name, value in params.items() if value is not None}
+        if body is None:
+            return httpx.Request(
+                method, f"{self.base_url}{path}", params=query, headers=self.headers
+            )
+        # JSON's own escapes (ASCII): text no encoder can write (a lone surrogate) still
+        # reaches the service, whose gate names the field, as it does for any client
+        content = json.dumps(body, ensure_ascii=True).encode("ascii")
+        headers = {**self.headers, "content-type": "application/json"}
         return httpx.Request(
-            method, f"{self.base_url}{path}", json=body, params=query, headers=self.headers
+            method, f"{self.base_url}{path}", content=content, params=query, headers=headers
         )
 
     def chat(self, chat_id: str | None, user: str | None, title: str | None) -> Step[ChatRecord]:
@@ -173,10 +184,12 @@ class _Api:
 
 
 def _chat_path(chat_id: str) -> str:
+    check_storable("chat_id", chat_id)  # a URL cannot carry it; the service checks the rest
     return f"/chats/{quote(chat_id, safe='')}"
 
 
 def _memory_path(user: str) -> str:
+    check_storable("user", user)
     return f"/users/{quote(user, safe='')}/memory"
 
 

@@ -11,15 +11,22 @@ its chats are stored on stderr, which the client shows in its server log.
 
 from __future__ import annotations
 
+import json
 import logging
+import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from typing import Any, Literal
+from io import TextIOWrapper
+from typing import Any, Literal, cast
 
+import anyio
 from pydantic import BaseModel
 
 from longtalk._version import __version__
 from longtalk.config import Settings
+from longtalk.core.limits import json_problem
+from longtalk.core.messages import build_message
+from longtalk.core.redact import redact, redact_logs
 from longtalk.engine import MemoryEngine
 from longtalk.errors import LongtalkError, UsageError
 from longtalk.memory import AsyncChat, AsyncMemory
@@ -32,6 +39,8 @@ from longtalk.wire.forgetting import ReceiptOut
 try:
     from mcp.server.mcpserver import Context, MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.server.stdio import stdio_server
+    from mcp_types import jsonrpc_message_adapter
 except ModuleNotFoundError as exc:  # pragma: no cover - depends on the installed extras
     raise ModuleNotFoundError(
         "longtalk.mcp needs the MCP SDK: pip install 'longtalk[mcp]'", name=exc.name
@@ -148,8 +157,13 @@ class MemoryTools:
     ) -> Appended:
         """Store one message, creating the chat on first use (summarizes when due).
 
-        ``user`` and ``title`` are the new chat's (an existing chat keeps its own).
+        ``user`` and ``title`` are the new chat's (an existing chat keeps its own). The chat
+        and the message pass the input gate before anything is created: a refused first
+        message leaves no empty chat behind.
         """
+        limits = (await self.memory.open()).limits
+        limits.chat(user, title, chat_id, id_field="chat_id")
+        limits.batch([build_message(role, content, name, None, None, {})])
         created = await self.memory.get(chat_id) is None
         chat = await self.memory.chat(chat_id, user=user, title=title)
         stored = await chat.append(role, content, name=name)
@@ -228,6 +242,7 @@ def create_server(
 
     @asynccontextmanager
     async def lifespan(_: MCPServer[MemoryTools]) -> AsyncIterator[MemoryTools]:
+        redact_logs()  # the SDK's log handlers are in place by now: mask what they write
         async with AsyncMemory(settings, engine=engine) as memory:
             storage = memory.engine.storage
             where = getattr(storage, "location", None) or type(storage).__name__
@@ -242,6 +257,7 @@ def create_server(
         log_level="WARNING",
     )
     _register(server)
+    redact_logs()
     return server
 
 
@@ -251,7 +267,7 @@ def _reported() -> Iterator[None]:
     try:
         yield
     except LongtalkError as exc:
-        raise ToolError(str(exc)) from exc
+        raise ToolError(redact(str(exc))) from exc
 
 
 def _register(server: MCPServer[MemoryTools]) -> None:
@@ -342,5 +358,85 @@ def _register(server: MCPServer[MemoryTools]) -> None:
 
 
 def run_stdio(settings: Settings | None = None) -> None:
-    """Serve the memory tools over stdio until the client disconnects."""
-    create_server(settings).run("stdio")
+    """Serve the memory tools over stdio until the client disconnects.
+
+    Every request gets an answer: one the SDK cannot read (invalid JSON, a lone surrogate
+    sent as a JSON escape, not a JSON-RPC message) is answered here with a JSON-RPC error
+    naming the problem, where the SDK would drop it without a word.
+    """
+    anyio.run(_serve_stdio, create_server(settings))
+
+
+async def _serve_stdio(server: MCPServer[MemoryTools]) -> None:
+    wire = _Wire(anyio.wrap_file(TextIOWrapper(sys.stdout.buffer, encoding="utf-8")))
+    lines = anyio.wrap_file(TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
+    stdin = cast("anyio.AsyncFile[str]", _Answered(lines, wire))
+    stdout = cast("anyio.AsyncFile[str]", wire)
+    lowlevel = server._lowlevel_server  # what the SDK's own run_stdio_async runs
+    async with stdio_server(stdin=stdin, stdout=stdout) as (read, write):
+        await lowlevel.run(read, write, lowlevel.create_initialization_options())
+
+
+class _Wire:
+    """The server's stdout, one whole line at a time (the SDK's answers and the gate's)."""
+
+    def __init__(self, out: anyio.AsyncFile[str]) -> None:
+        self.out = out
+        self.lock = anyio.Lock()
+
+    async def write(self, text: str) -> None:
+        """Write ``text`` (a whole line) and flush it."""
+        async with self.lock:
+            await self.out.write(text)
+            await self.out.flush()
+
+    async def flush(self) -> None:
+        """Each write is flushed already."""
+
+
+class _Answered:
+    """stdin's lines; one the SDK could not read is answered with an error, not passed on."""
+
+    def __init__(self, lines: anyio.AsyncFile[str], wire: _Wire) -> None:
+        self.lines = lines
+        self.wire = wire
+
+    async def __aiter__(self) -> AsyncIterator[str]:
+        async for line in self.lines:
+            problem, request_id = unreadable(line)
+            if problem is None:
+                yield line
+            elif request_id is not _NO_ID:
+                answer = {"jsonrpc": "2.0", "id": request_id, "error": problem}
+                await self.wire.write(json.dumps(answer) + "\n")
+
+
+_NO_ID = object()
+"""A notification's id: it gets no answer."""
+
+
+def unreadable(line: str) -> tuple[dict[str, Any] | None, Any]:
+    """Why the SDK cannot read ``line`` as a JSON-RPC error object, and the request's id.
+
+    ``(None, …)`` for a line it reads. A lone surrogate is named with its path
+    (``params.arguments.content``); the id is None when the line is not JSON at all.
+    """
+    if not line.strip():
+        return None, _NO_ID
+    try:
+        message = json.loads(line)
+    except ValueError as exc:
+        return {"code": -32700, "message": f"parse error: {exc}"}, None
+    request_id = message.get("id", _NO_ID) if isinstance(message, dict) else None
+    problem = json_problem(message, max_depth=64)
+    if problem is not None and "surrogate" in problem:  # the tools' own gate takes the rest
+        return {"code": -32602, "message": f"invalid params: {problem}"}, request_id
+    try:
+        jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except ValueError as exc:
+        return {"code": -32600, "message": f"invalid request: {_first_error(exc)}"}, request_id
+    return None, _NO_ID
+
+
+def _first_error(exc: ValueError) -> str:
+    return " ".join(str(exc).split())[:300]

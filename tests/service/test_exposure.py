@@ -149,8 +149,9 @@ async def test_security_headers_on_every_answer(api_keyless: Harness) -> None:
         csp = response.headers["content-security-policy"]
         assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp, path
         assert response.headers["x-frame-options"] == "DENY"
-    docs = await client.get("/docs")
-    assert docs.headers["content-security-policy"] == "frame-ancestors 'none'"
+    docs = await client.get("/docs")  # the package's own page: the strict policy holds
+    assert docs.status_code == 200
+    assert "script-src 'self'" in docs.headers["content-security-policy"]
 
 
 @pytest.fixture

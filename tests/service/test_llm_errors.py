@@ -97,7 +97,9 @@ async def test_model_errors_reach_tenants_without_secrets(
     for text in public:
         assert text and "HTTP 401" in text
         assert not any(secret in text for secret in SECRETS), text
-    assert "TOPSECRET42" in caplog.text  # the operator still sees the whole error
+    # the operator still sees the whole error, with the key in it masked like every secret
+    assert "Incorrect API key provided: sk-***" in caplog.text
+    assert "TOPSECRET42" not in caplog.text
 
 
 async def test_an_unreachable_model_url_is_not_shown(tmp_path: Path) -> None:

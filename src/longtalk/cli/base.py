@@ -22,8 +22,10 @@ from rich.text import Text
 
 from longtalk import legacy
 from longtalk.config import Settings, load_settings
+from longtalk.core.limits import DEFAULT_LIMITS
+from longtalk.core.redact import add_secrets, redact, redact_logs
 from longtalk.engine import MemoryEngine
-from longtalk.errors import LongtalkError, NotFoundError, UsageError
+from longtalk.errors import InputError, LongtalkError, NotFoundError, UsageError
 from longtalk.paths import DATA_DIR_ENV
 from longtalk.storage.base import ChatRecord
 
@@ -70,6 +72,7 @@ def _main(
     ] = False,
 ) -> None:
     """Conversation memory: running summaries, recall and a bounded context."""
+    redact_logs()  # warnings a command logs are masked like its errors
 
 
 def valid_text(value: str | None) -> str | None:
@@ -82,6 +85,16 @@ def valid_text(value: str | None) -> str | None:
             value.encode("utf-8")
         except UnicodeEncodeError:
             raise typer.BadParameter("not valid UTF-8 text") from None
+    return value
+
+
+def valid_chat_id(value: str | None) -> str | None:
+    """A chat id argument, checked as every door checks one (a usage error, exit 2)."""
+    valid_text(value)
+    try:
+        DEFAULT_LIMITS.chat_id(value)
+    except InputError as exc:
+        raise typer.BadParameter(str(exc)) from None
     return value
 
 
@@ -107,7 +120,9 @@ DataDirOption = Annotated[
     ),
 ]
 TenantOption = Annotated[str, typer.Option(help="Tenant the chats belong to.", callback=valid_text)]
-ChatArgument = Annotated[str, typer.Argument(help="Chat id.", metavar="CHAT", callback=valid_text)]
+ChatArgument = Annotated[
+    str, typer.Argument(help="Chat id.", metavar="CHAT", callback=valid_chat_id)
+]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 
 
@@ -138,7 +153,7 @@ def _is_invalid_text(exc: BaseException) -> bool:
 
 def error(exc: BaseException) -> None:
     """One line on stderr (``LONGTALK_DEBUG=1`` adds the traceback)."""
-    text = " ".join(str(exc).split()) or type(exc).__name__
+    text = redact(" ".join(str(exc).split())) or type(exc).__name__
     if _is_invalid_text(exc):
         text = f"the input holds text that is not valid Unicode (a lone surrogate): {text}"
     elif not isinstance(exc, LongtalkError | OSError | KeyboardInterrupt):
@@ -147,8 +162,8 @@ def error(exc: BaseException) -> None:
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """Print ``message`` as the one error line and exit with ``code``."""
-    err.print(Text.assemble(("Error: ", "bold red"), message), highlight=False)
+    """Print ``message`` (secrets masked) as the one error line and exit with ``code``."""
+    err.print(Text.assemble(("Error: ", "bold red"), redact(message)), highlight=False)
     raise typer.Exit(code)
 
 
@@ -166,10 +181,12 @@ def main() -> None:
 def settings_of(config: Path | None) -> Settings:
     """The settings of ``--config`` and the environment; a bad file exits 2."""
     try:
-        return load_settings(config)
+        settings = load_settings(config)
     except LongtalkError as exc:
         error(exc)
         raise typer.Exit(2) from None
+    add_secrets(settings.service.api_keys)
+    return settings
 
 
 async def memory_run(settings: Settings, work: Callable[[MemoryEngine], Awaitable[T]]) -> T:

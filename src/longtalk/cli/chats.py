@@ -23,7 +23,7 @@ from longtalk.cli.base import (
     out,
     run,
     settings_of,
-    valid_text,
+    valid_chat_id,
 )
 from longtalk.config import redacted
 from longtalk.engine import MemoryEngine
@@ -36,7 +36,7 @@ from longtalk.recall.outbox import IndexRun
 @app.command()
 def chat(
     chat_id: Annotated[
-        str, typer.Argument(help="Chat to continue or create.", callback=valid_text)
+        str, typer.Argument(help="Chat to continue or create.", callback=valid_chat_id)
     ] = "cli",
     config: ConfigOption = None,
     data_dir: DataDirOption = None,
@@ -95,7 +95,7 @@ OFFLINE_NOTE = "(no model configured: your message is stored, no reply is; the m
 def reindex(
     chat_id: Annotated[
         str | None,
-        typer.Option("--chat", help="Rebuild this chat's recall index.", callback=valid_text),
+        typer.Option("--chat", help="Rebuild this chat's recall index.", callback=valid_chat_id),
     ] = None,
     every: Annotated[bool, typer.Option("--all", help="Rebuild every chat's index.")] = False,
     config: ConfigOption = None,

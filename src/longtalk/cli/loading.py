@@ -23,12 +23,12 @@ from longtalk.cli.base import (
     run,
     settings_of,
     summarize_all,
-    valid_text,
+    valid_chat_id,
 )
 from longtalk.cli.render import chat_json
 from longtalk.engine import MemoryEngine
 from longtalk.recall.outbox import IndexRun
-from longtalk.tools.ingest import ChatFile, ingest_chats, read_chats
+from longtalk.tools.ingest import ChatFile, batch_size, check_chats, ingest_chats, read_chats
 from longtalk.wire import SummaryOut
 
 EXAMPLE_JSONL = (
@@ -85,11 +85,18 @@ def ingest(
     chat: Annotated[
         str | None,
         typer.Option(
-            help="Chat id for JSON lines without one, or for an export.", callback=valid_text
+            help="Chat id for JSON lines without one, or for an export.", callback=valid_chat_id
         ),
     ] = None,
     tenant: TenantOption = "default",
-    batch: Annotated[int, typer.Option(min=1, help="Messages per transaction.")] = 100,
+    batch: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Messages per transaction (default: 100, or the configured max_batch_size "
+            "when smaller).",
+        ),
+    ] = None,
     summarize: Annotated[bool, typer.Option(help="Summarize the chats afterwards.")] = True,
 ) -> None:
     """Load conversations from a file (its help, with the formats: ``INGEST_HELP``)."""
@@ -97,6 +104,8 @@ def ingest(
     total = sum(len(item.messages) for item in chats)
 
     async def work(memory: MemoryEngine) -> None:
+        size = batch_size(memory.limits, batch)
+        check_chats(chats, memory.limits, batch=size)  # the gate, before anything is read
         existing = {c.chat_id for c in chats if await memory.storage.get_chat(c.chat_id)}
         with _progress() as progress:
             task = progress.add_task("storing", total=total)
@@ -104,7 +113,7 @@ def ingest(
                 memory,
                 chats,
                 tenant=tenant,
-                batch=batch,
+                batch=size,
                 progress=lambda n: progress.advance(task, n),
                 index=False,
             )

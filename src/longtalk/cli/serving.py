@@ -68,7 +68,8 @@ def serve(
     run(memory_run(settings, load_demo if demo else _preflight))
     if demo:
         page += demo_view()
-    out.print(f"Web view: [link={page}]{page}[/link]  ·  API docs: http://{bound}:{port}/docs")
+    docs = "" if settings.service.api_keys else f"  ·  API docs: http://{bound}:{port}/docs"
+    out.print(f"Web view: [link={page}]{page}[/link]{docs}")
     uvicorn.run(
         create_app(settings),
         host=bound,

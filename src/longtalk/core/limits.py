@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -21,6 +22,13 @@ from typing import Any
 from longtalk.core.messages import Message
 from longtalk.errors import InputError, InputTooLarge, UsageError
 
+CHAT_ID_PATTERN = r"^[A-Za-z0-9_.:-]+$"
+"""What a chat id may hold: letters, digits and ``_ . : -`` (it is a path segment)."""
+USER_PATTERN = r"^[A-Za-z0-9_.:@+-]+$"
+"""What a user name may hold: letters, digits and ``_ . : @ + -`` (an id or an e-mail
+address; ASCII, so every JSON Schema tool reads the pattern the same way)."""
+_CHAT_ID = re.compile(CHAT_ID_PATTERN)
+_USER = re.compile(USER_PATTERN)
 SECTION = "limits"
 """The configuration section every door reads the limits from."""
 NUL = "\x00"
@@ -76,11 +84,41 @@ class InputLimits:
             )
         check_storable(field, value, index=index)
 
-    def chat(self, user: str | None, title: str | None, chat_id: str | None = None) -> None:
-        """A new chat's id, user and title."""
-        self.text("id", chat_id, "max_id_chars")
-        self.text("user", user, "max_name_chars")
+    def chat(
+        self,
+        user: str | None,
+        title: str | None,
+        chat_id: str | None = None,
+        *,
+        id_field: str = "id",
+    ) -> None:
+        """A new chat's id, user and title: the rules every door applies before creating."""
+        self.chat_id(chat_id, id_field)
+        self.user(user)
         self.text("title", title, "max_title_chars")
+
+    def chat_id(self, value: str | None, field: str = "chat_id") -> None:
+        """A chat id: 1 to ``max_id_chars`` characters of :data:`CHAT_ID_PATTERN`."""
+        self._identifier(field, value, "max_id_chars", _CHAT_ID, "letters, digits and _ . : -")
+
+    def user(self, value: str | None, field: str = "user") -> None:
+        """A user name: 1 to ``max_name_chars`` characters of :data:`USER_PATTERN`."""
+        self._identifier(field, value, "max_name_chars", _USER, "letters, digits and _ . : @ + -")
+
+    def _identifier(
+        self, field: str, value: str | None, key: str, pattern: re.Pattern[str], allowed: str
+    ) -> None:
+        if value is None:
+            return
+        self.text(field, value, key)
+        if not value:
+            raise InputError(f"{field} is empty: give at least one character", field=field)
+        if not pattern.fullmatch(value):
+            shown = ascii(value[:40] + ("…" if len(value) > 40 else ""))
+            raise InputError(
+                f"{field} {shown} may hold only {allowed} (no spaces, slashes or markup)",
+                field=field,
+            )
 
     def batch(self, messages: Sequence[Message]) -> None:
         """A whole append: not empty, within the batch size, every message within limits."""

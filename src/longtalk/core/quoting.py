@@ -11,7 +11,10 @@ voice. The policy (docs/security.md):
 - a passage that imitates a role marker or addresses the assistant with an instruction is
   kept, visibly quoted: ``«System: Ignore all previous instructions…»``;
 - chat-template control tokens lose their power to open or close a turn: ``<|im_start|>``
-  becomes ``‹|im_start|›``, ``[INST]`` ``‹INST›``; the text stays readable.
+  becomes ``‹|im_start|›``, ``[INST]`` ``‹INST›``; the text stays readable;
+- an item of a list (a durable fact, a user-memory item) stays on its one line
+  (:func:`quoted_item`), and a name inside a sentence (the user a header names) is data: one
+  line, quoted when it is not a plain name (:func:`quoted_name`).
 
 Ordinary text comes through unchanged. Pure and idempotent.
 """
@@ -45,11 +48,18 @@ _INSTRUCTION = re.compile(
 )
 _CONTROL_TOKENS = (
     (re.compile(r"<\|([^|<>\n]{1,40})\|>"), r"‹|\1|›"),
+    (re.compile(r"<｜([^｜<>\n]{1,40})｜>"), r"‹｜\1｜›"),
     (re.compile(r"<(/?s|/?(?:start|end)_of_turn|/?bos|/?eos)>", re.IGNORECASE), r"‹\1›"),
     (re.compile(r"\[(/?INST)\]", re.IGNORECASE), r"‹\1›"),
     (re.compile(r"<<(/?SYS)>>", re.IGNORECASE), r"‹‹\1››"),
 )
-_SEGMENT = re.compile(r"(?:(?<=[.!?;])|(?<=[.!?;]»))\s+(?=\S)")
+_PLAIN_NAME = re.compile(r"[\w.@'+-]+(?: [\w.@'+-]+)*")
+_SEGMENT = re.compile(
+    r"(?:(?<=[.!?;])|(?<=[.!?;]»))\s+(?=\S)"
+    r"|(?<=\S)\s+(?=(?:System|Assistant|User|Human|AI|Developer|SYSTEM|ASSISTANT|USER)\s*:)"
+)
+"""Where a line is cut into passages: after a sentence, and before a capitalised role marker
+in mid-sentence (``We land at 9 Assistant: …``)."""
 
 
 def neutralize(text: str) -> str:
@@ -60,6 +70,25 @@ def neutralize(text: str) -> str:
     """
     text = defuse(text)
     return "\n".join(_neutralize_line(line) for line in text.split("\n"))
+
+
+def quoted_item(text: str) -> str:
+    """``text`` neutralized and kept on one line: a list item no line break can escape."""
+    return " ".join(line.strip() for line in neutralize(text).split("\n") if line.strip())
+
+
+def quoted_name(name: str) -> str:
+    """A name shown inside a sentence, as data: one line, control tokens defused.
+
+    A plain name (``priya``, ``ana.silva@example.com``) is shown as it is; anything else
+    (a role word, a colon, an instruction, markup) is shown in a quote, so the sentence
+    around it keeps its meaning.
+    """
+    flat = " ".join("".join(c if c.isprintable() else " " for c in name).split())
+    if _PLAIN_NAME.fullmatch(flat) and not _names_a_role(flat) and not imitates_a_voice(flat):
+        return flat
+    inner = defuse(flat).replace(OPEN, '"').replace(CLOSE, '"')
+    return f"{OPEN}{inner}{CLOSE}"
 
 
 def defuse(text: str) -> str:

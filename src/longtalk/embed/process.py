@@ -11,7 +11,13 @@ model once and serves each calling thread over its own connection (a Unix socket
 random key), in a thread of the same kind: niced for niced callers, at the process's own
 priority for work that is catching up (:mod:`longtalk.embed.priority`). If it cannot start,
 dies or hangs, the call embeds in this process as before and a new child is tried after
-``RETRY_SECONDS``. The child exits when this process does (its stdin closes).
+``RETRY_SECONDS``; a child found dead is replaced the same way, with the same warning.
+The child exits when this process does (its stdin closes), however it ends, and removes
+the socket's directory as it goes; directories left by parents that are gone (both killed)
+are removed when the next child starts.
+
+Each connection proves the key within ``HANDSHAKE_SECONDS``, in a thread of its own in the
+child: a local peer that connects and says nothing delays no one else.
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ import json
 import logging
 import os
 import shutil
+import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -29,7 +37,7 @@ import threading
 import time
 from collections.abc import Sequence
 from multiprocessing import AuthenticationError
-from multiprocessing.connection import Client, Connection
+from multiprocessing.connection import Connection, answer_challenge, deliver_challenge
 from pathlib import Path
 
 import numpy as np
@@ -48,6 +56,10 @@ START_SECONDS = 120.0
 """How long a new child may take to load the model and listen."""
 CALL_SECONDS = 600.0
 """How long one call may take before the child counts as hung."""
+HANDSHAKE_SECONDS = 5.0
+"""How long each side of a new connection may take to prove the key before it is dropped."""
+SOCKET_DIR_PREFIX = "longtalk-embed-"
+"""The socket directory's name starts with this, then the parent's process id and ``-``."""
 CATCHING_UP = "catching_up"
 BACKGROUND = "background"
 
@@ -107,7 +119,7 @@ class BackgroundProcess:
         deadline = time.monotonic() + START_SECONDS
         while True:
             try:
-                connection = Client(self._address, authkey=self._authkey)
+                connection = connect(self._address, self._authkey)
                 connection.send(CATCHING_UP if catching_up else BACKGROUND)
             except (OSError, EOFError, AuthenticationError) as exc:
                 child = self._child
@@ -126,6 +138,9 @@ class BackgroundProcess:
         with self._lock:
             if self._child is not None and self._child.poll() is None:
                 return self._generation
+            if self._child is not None:  # died between calls: replaced as documented
+                self._lost(f"it exited with status {self._child.returncode}")
+                return None
             failed_at = self._failed_at
             if failed_at is not None and time.monotonic() - failed_at < RETRY_SECONDS:
                 return None
@@ -140,7 +155,8 @@ class BackgroundProcess:
 
     def _spawn(self) -> None:
         self._stop()
-        self._tmp = Path(tempfile.mkdtemp(prefix="longtalk-embed-"))
+        remove_stale_directories()
+        self._tmp = Path(tempfile.mkdtemp(prefix=f"{SOCKET_DIR_PREFIX}{os.getpid()}-"))
         self._address = str(self._tmp / "socket")
         self._authkey = os.urandom(32)
         package_root = str(Path(__file__).resolve().parents[2])
@@ -168,16 +184,19 @@ class BackgroundProcess:
         with self._lock:
             if generation != self._generation:
                 return
-            _log.warning(
-                "the embedding process failed (%s: %s); embedding in this process, "
-                "a new one is tried in %.0f s",
-                type(exc).__name__,
-                exc,
-                RETRY_SECONDS,
-            )
-            self._failed_at = time.monotonic()
-            self._generation += 1
-            self._stop()
+            self._lost(f"{type(exc).__name__}: {exc}")
+
+    def _lost(self, why: str) -> None:
+        """Warn, give the child up, and try a new one after ``RETRY_SECONDS`` (lock held)."""
+        _log.warning(
+            "the embedding process failed (%s); embedding in this process, "
+            "a new one is tried in %.0f s",
+            why,
+            RETRY_SECONDS,
+        )
+        self._failed_at = time.monotonic()
+        self._generation += 1
+        self._stop()
 
     def _stop(self) -> None:
         child, self._child = self._child, None
@@ -206,6 +225,76 @@ class BackgroundProcess:
         """The running child's process id, if any."""
         child = self._child
         return child.pid if child is not None and child.poll() is None else None
+
+
+def connect(address: str, authkey: bytes, timeout: float = HANDSHAKE_SECONDS) -> Connection:
+    """A connection to the child that proved the key both ways within ``timeout`` seconds.
+
+    ``multiprocessing.connection.Client`` waits without a bound on a child that does not
+    answer; here connecting and each side of the handshake are bounded.
+    """
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(timeout)
+        sock.connect(address)
+        sock.settimeout(None)
+    except OSError:
+        sock.close()
+        raise
+    connection = Connection(sock.detach())
+    try:
+        bound(connection, timeout)
+        answer_challenge(connection, authkey)
+        deliver_challenge(connection, authkey)
+        bound(connection, 0)
+    except BaseException:
+        connection.close()
+        raise
+    return connection
+
+
+def bound(connection: Connection, seconds: float) -> None:
+    """Bound each read and write on ``connection`` by ``seconds`` (0: no bound).
+
+    A read or write past it raises ``OSError`` (the socket's own timeouts, so the
+    connection's blocking reads need no change).
+    """
+    whole = int(seconds)
+    value = struct.pack("ll", whole, int((seconds - whole) * 1_000_000))
+    with socket.socket(fileno=os.dup(connection.fileno())) as sock:  # closes the copy only
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, value)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, value)
+
+
+def remove_stale_directories(folder: Path | None = None) -> list[Path]:
+    """Remove the socket directories of parents that are gone; the ones removed.
+
+    A directory is named ``longtalk-embed-<parent pid>-…``: it is stale when that process
+    no longer runs (its child removes it on the way out, unless both were killed). Only
+    this user's directories are touched.
+    """
+    removed = []
+    root = folder or Path(tempfile.gettempdir())
+    for path in root.glob(f"{SOCKET_DIR_PREFIX}*"):
+        pid = path.name[len(SOCKET_DIR_PREFIX) :].partition("-")[0]
+        with contextlib.suppress(OSError):
+            if path.is_dir() and path.stat().st_uid == os.getuid() and not _alive(pid):
+                shutil.rmtree(path)
+                removed.append(path)
+    return removed
+
+
+def _alive(pid: str) -> bool:
+    """True when ``pid`` names a running process (an unreadable name counts as running)."""
+    if not pid.isdigit():
+        return True  # not ours to judge
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 _processes: dict[tuple[Path, str], BackgroundProcess] = {}

@@ -7,8 +7,10 @@ socket ``address`` to listen on, its ``authkey`` (hex), the model ``directory``,
 and serves each connection in its own thread: the first message says whether the caller
 is ``catching_up`` or ``background``, and the serving thread takes the same priority; then
 each request ``(texts, threads, batch_tokens)`` is answered ``("ok", vectors)`` or
-``("error", message)``. The child exits when its stdin reaches end of input: the parent
-closed it or is gone.
+``("error", message)``. A connection proves the key in its own thread, within
+``HANDSHAKE_SECONDS``: a peer that stays silent holds up no one and is dropped. The child
+exits when its stdin reaches end of input (the parent closed it or is gone, however it
+ended) and removes the socket's directory first.
 """
 
 from __future__ import annotations
@@ -16,16 +18,18 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
+import socket
 import sys
 import threading
 from multiprocessing import AuthenticationError
-from multiprocessing.connection import Connection, Listener
+from multiprocessing.connection import Connection, answer_challenge, deliver_challenge
 from pathlib import Path
 from typing import Any
 
 from longtalk.embed.minilm import MiniLMEmbedder
 from longtalk.embed.priority import lower_priority, mark_catching_up
-from longtalk.embed.process import CATCHING_UP
+from longtalk.embed.process import CATCHING_UP, HANDSHAKE_SECONDS, SOCKET_DIR_PREFIX, bound
 
 
 class _Models:
@@ -77,13 +81,35 @@ def _serve(connection: Connection, models: _Models) -> None:
                 return
 
 
-def _accept(listener: Listener, models: _Models) -> None:
+def _accept(listener: socket.socket, authkey: bytes, models: _Models) -> None:
     while True:
         try:
-            connection = listener.accept()
-        except (OSError, EOFError, AuthenticationError):  # a client without the key
+            sock, _ = listener.accept()
+        except OSError:
             continue
-        threading.Thread(target=_serve, args=(connection, models), daemon=True).start()
+        connection = Connection(sock.detach())
+        args = (connection, authkey, models)
+        threading.Thread(target=_admit, args=args, daemon=True).start()
+
+
+def _admit(connection: Connection, authkey: bytes, models: _Models) -> None:
+    """Serve ``connection`` once it proved the key within ``HANDSHAKE_SECONDS``."""
+    try:
+        bound(connection, HANDSHAKE_SECONDS)
+        deliver_challenge(connection, authkey)
+        answer_challenge(connection, authkey)
+        bound(connection, 0)
+    except (OSError, EOFError, AuthenticationError):  # silent, slow or without the key
+        connection.close()
+        return
+    _serve(connection, models)
+
+
+def _listen(address: str) -> socket.socket:
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(address)
+    listener.listen(64)
+    return listener
 
 
 def main() -> None:
@@ -93,9 +119,15 @@ def main() -> None:
         os.setpriority(os.PRIO_PROCESS, 0, int(spec["nice"]))
     models = _Models(Path(spec["directory"]), str(spec["backend"]))
     models.get(1, 2048).embed(["ready"])  # load the model before anyone connects
-    listener = Listener(spec["address"], authkey=bytes.fromhex(spec["authkey"]))
-    threading.Thread(target=_accept, args=(listener, models), daemon=True).start()
-    sys.stdin.buffer.read()  # until the parent closes stdin or exits
+    folder = Path(spec["address"]).parent
+    try:
+        listener = _listen(spec["address"])
+        args = (listener, bytes.fromhex(spec["authkey"]), models)
+        threading.Thread(target=_accept, args=args, daemon=True).start()
+        sys.stdin.buffer.read()  # until the parent closes stdin or exits
+    finally:
+        if folder.name.startswith(SOCKET_DIR_PREFIX):  # the parent may not live to do it
+            shutil.rmtree(folder, ignore_errors=True)
     os._exit(0)  # serving threads may be mid-call; nothing of theirs needs flushing
 
 

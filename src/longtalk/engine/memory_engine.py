@@ -210,7 +210,11 @@ class MemoryEngine:
         user: str | None = None,
         title: str | None = None,
     ) -> ChatRecord:
-        """Create a chat; a ``title`` given here is the user's and never regenerated."""
+        """Create a chat; a ``title`` given here is the user's and never regenerated.
+
+        The id, user and title pass the input gate first (every door creates chats here).
+        """
+        self.limits.chat(user, title, chat_id, id_field="chat_id")
         return await self.storage.create_chat(chat_id, tenant=tenant, user=user, title=title)
 
     async def append(

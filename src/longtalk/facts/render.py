@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from longtalk.core.quoting import quoted_item
 from longtalk.core.tokens import TokenCounter
 from longtalk.facts.model import DurableFact
 
@@ -54,7 +55,7 @@ class RenderedFacts:
 
 def fact_line(fact: DurableFact) -> str:
     """One line of the part: ``- Ana is allergic to shellfish.`` (dated for dated kinds)."""
-    text = fact.text.strip()
+    text = quoted_item(fact.text)  # quoted history, like every part of a context
     if fact.kind in DATED_KINDS and fact.said_at is not None:
         day = f"{fact.said_at.day} {fact.said_at:%B %Y}"
         stripped = text.rstrip(".!?")

@@ -21,6 +21,7 @@ import difflib
 import os
 from typing import Any
 
+from longtalk.core.redact import add_secrets
 from longtalk.errors import UnknownBackendError
 from longtalk.llm.base import LLM
 from longtalk.llm.retry import RetryPolicy
@@ -68,6 +69,7 @@ def resolve_llm(
         return None
     scheme, model = split_spec(text)
     key = api_key if api_key is not None else (os.environ.get(api_key_env) if api_key_env else None)
+    add_secrets([key])  # masked by value in every error and log line from now on
     if retry is None and max_retries is not None:
         retry = RetryPolicy(max_attempts=max_retries + 1)
     common: dict[str, Any] = {"retry": retry, **options}

@@ -128,6 +128,7 @@ class AsyncMemory:
         user's, never replaced by a generated one); an existing chat keeps its own.
         """
         engine = await self.open()
+        engine.limits.chat(user, title, chat_id, id_field="chat_id")  # the input gate
         record = await engine.storage.get_chat(chat_id, tenant=self.tenant) if chat_id else None
         if record is None:
             try:
@@ -143,6 +144,7 @@ class AsyncMemory:
     async def get(self, chat_id: str) -> AsyncChat | None:
         """The chat ``chat_id``, or None when there is none."""
         engine = await self.open()
+        engine.limits.chat_id(chat_id)  # the input gate
         record = await engine.storage.get_chat(chat_id, tenant=self.tenant)
         return None if record is None else AsyncChat(self, record)
 
@@ -158,6 +160,7 @@ class AsyncMemory:
         took from it.
         """
         engine = await self.open()
+        engine.limits.chat_id(chat_id)  # the input gate
         if self._jobs is not None:
             record = await engine.storage.get_chat(chat_id, tenant=self.tenant)
             if record is not None:
@@ -168,14 +171,15 @@ class AsyncMemory:
 
     async def user_memory(self, user: str) -> list[UserFact]:
         """What is kept about ``user``: facts, preferences, profile lines, with provenance."""
-        await self.open()
+        (await self.open()).limits.user(user)  # the input gate
         return await self.users.items(self.tenant, user)
 
     async def remember(self, user: str, text: str, *, kind: UserFactKind = "fact") -> UserFact:
         """Keep ``text`` about ``user`` (``fact``, ``preference`` or ``profile``)."""
-        item = given_fact(text, kind)
         engine = await self.open()
-        engine.limits.text("text", text, "max_message_chars")  # the input gate, as for messages
+        engine.limits.user(user)  # the input gate, as for messages
+        engine.limits.text("text", text, "max_message_chars")
+        item = given_fact(text, kind)
         (stored,) = await self.users.add(self.tenant, user, [item])
         return stored
 
@@ -186,7 +190,9 @@ class AsyncMemory:
 
         Only the items ``ids``, or only those taken from ``chat_id``, when given.
         """
-        await self.open()
+        engine = await self.open()
+        engine.limits.user(user)  # the input gate
+        engine.limits.chat_id(chat_id)
         return await self.users.forget(self.tenant, user, ids=ids, chat_id=chat_id)
 
     # -- summaries --------------------------------------------------------------------------

@@ -89,6 +89,8 @@ def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None 
         summary="Conversation memory: running summaries, recall, bounded context.",
         version=_version(),
         lifespan=lifespan,
+        docs_url=None,  # the package's own offline page below, never a CDN's scripts
+        redoc_url=None,
     )
     install_error_handlers(app)
     app.state.limits = Limits.of(settings)
@@ -111,6 +113,13 @@ def create_app(settings: Settings | None = None, *, engine: MemoryEngine | None 
     @app.get("/", include_in_schema=False)
     async def home() -> RedirectResponse:
         return RedirectResponse("/ui/")
+
+    if not settings.service.api_keys:  # off where the web view may hold a key
+
+        @app.get("/docs", include_in_schema=False)
+        @app.get("/redoc", include_in_schema=False)
+        async def api_docs() -> FileResponse:
+            return FileResponse(STATIC / "docs.html", media_type="text/html")
 
     @app.get("/favicon.ico", include_in_schema=False)
     async def favicon() -> FileResponse:

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 from longtalk.errors import ConflictError
 from longtalk.service.errors import ERROR_RESPONSES, ErrorOut
-from longtalk.service.routes import ServiceDep, TenantDep
+from longtalk.service.memory_routes import UserId
+from longtalk.service.routes import LimitsDep, ServiceDep, TenantDep
 from longtalk.storage.base import ChatRecord
 
 router = APIRouter(tags=["deletion"], responses=ERROR_RESPONSES)
@@ -30,11 +31,13 @@ class DeletionOut(BaseModel):
 
 @router.delete("/users/{user_id}")
 async def delete_user(
-    user_id: Annotated[str, Path(min_length=1, max_length=128)],
+    user_id: UserId,
     service: ServiceDep,
     tenant: TenantDep,
+    limits: LimitsDep,
 ) -> DeletionOut:
     """Delete every chat of a user of the caller's tenant, with all that belongs to them."""
+    limits.user(user_id)
     chats = await service.engine.delete_user(user_id, tenant=tenant)
     return _deleted(service, chats, tenant, user_id)
 

@@ -59,29 +59,41 @@ class SummaryStates:
     """Each chat's summary state as its events tell it; only non-idle chats are kept.
 
     Each state remembers when it was observed (``time.monotonic()``), so that a check
-    against the job table (:meth:`settle`) never overrides an event newer than the check.
+    against the job table (:meth:`settle`) never overrides an event newer than the check,
+    and which incarnation of the chat it is of: a chat id deleted and created again reads
+    ``idle`` until its own jobs report, whatever a late event of the former chat said.
     """
 
     def __init__(self) -> None:
         self._states: dict[str, tuple[SummaryState, str | None, float]] = {}
+        self._incarnations: dict[str, str] = {}
 
     def observe(self, event: ChatEvent) -> None:
         """Follow a ``summarizing``, ``summarized`` or ``failed`` event."""
         if event.kind not in ("summarizing", "summarized", "failed"):
             return
         if event.state == "idle":
-            self._states.pop(event.chat_id, None)
+            self.clear(event.chat_id)
         else:
             self._states[event.chat_id] = (event.state, event.error, time.monotonic())
+            self._incarnations[event.chat_id] = event.incarnation
 
-    def get(self, chat_id: str) -> tuple[SummaryState, str | None]:
-        """The chat's state and last error (``idle`` when nothing is known)."""
+    def get(self, chat_id: str, incarnation: str = "") -> tuple[SummaryState, str | None]:
+        """The chat's state and last error (``idle`` when nothing is known of this chat).
+
+        With ``incarnation``, a state another incarnation of the id reported is not this
+        chat's: ``idle``.
+        """
+        known = self._incarnations.get(chat_id, "")
+        if incarnation and known and known != incarnation:
+            return "idle", None
         state, error, _ = self._states.get(chat_id, ("idle", None, 0.0))
         return state, error
 
     def clear(self, chat_id: str) -> None:
         """Back to ``idle`` (the chat is gone, or a failure no longer holds)."""
         self._states.pop(chat_id, None)
+        self._incarnations.pop(chat_id, None)
 
     def failing(self) -> list[str | None]:
         """The last error of each chat whose summary job is failing, oldest failure first."""
@@ -99,7 +111,7 @@ class SummaryStates:
         if known is None or known[2] >= checked:
             return
         if state == "idle":
-            del self._states[chat_id]
+            self.clear(chat_id)
         elif (state, error) != known[:2]:
             self._states[chat_id] = (state, error, known[2])
 

@@ -20,6 +20,11 @@ configuration does not use), and so is the whole:
 
 The service is ``down`` when storage is down, ``degraded`` when any part is not ``ok``,
 else ``ok``.
+
+With API keys configured, a call without a valid key gets only the liveness bit
+(``{"status": "alive"}``, 200) and runs no probe; the parts need a key. Probes are rate
+limited: calls that arrive while one runs share its answer, so however many come at once,
+storage and the vector store see one probe at a time.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from pydantic import BaseModel
 
 from longtalk.engine import MemoryEngine
 from longtalk.errors import LongtalkError, StorageUnavailableError
+from longtalk.service.auth import AuthError, request_key
 from longtalk.service.errors import public_error
 from longtalk.service.metrics import CONTENT_TYPE
 from longtalk.service.state import Service
@@ -62,8 +68,30 @@ SEVERITY = ("disabled", "ok", "degraded", "down")
 
 @router.get("/healthz")
 async def healthz(request: Request) -> JSONResponse:
-    """Each part and the whole: ``ok``/``degraded`` (200) or ``down`` (503)."""
+    """Each part and the whole: ``ok``/``degraded`` (200) or ``down`` (503).
+
+    With API keys configured, only the liveness bit without a valid key.
+    """
     service: Service = request.app.state.service
+    if service.auth.enabled and not _keyed(service, request):
+        return JSONResponse({"status": "alive"})
+    running = service.health_probe
+    if running is None or running.done():
+        running = service.health_probe = asyncio.ensure_future(_probe(service))
+    body, status = await asyncio.shield(running)
+    return JSONResponse(body, status)
+
+
+def _keyed(service: Service, request: Request) -> bool:
+    try:
+        service.auth.tenant_for(request_key(request))
+    except AuthError:
+        return False
+    return True
+
+
+async def _probe(service: Service) -> tuple[dict[str, Any], int]:
+    """Every part probed once: the body and status every caller waiting on it gets."""
     checks = {
         "storage": await _storage(service.engine),
         "vectors": await _check(_vectors(service.engine)),
@@ -72,7 +100,7 @@ async def healthz(request: Request) -> JSONResponse:
         "jobs": _jobs(service),
     }
     status = overall(checks)
-    return JSONResponse({"status": status, "checks": checks}, 503 if status == "down" else 200)
+    return {"status": status, "checks": checks}, 503 if status == "down" else 200
 
 
 def overall(checks: dict[str, dict[str, Any]]) -> Status:

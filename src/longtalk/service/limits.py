@@ -60,9 +60,17 @@ class Limits:
         """``value`` within the limit ``setting`` (characters) and storable."""
         self.input.text(field, value, setting)
 
-    def chat(self, user: str | None, title: str | None) -> None:
-        """A new chat's user and title."""
-        self.input.chat(user, title)
+    def chat(self, user: str | None, title: str | None, chat_id: str | None = None) -> None:
+        """A new chat's id, user and title."""
+        self.input.chat(user, title, chat_id)
+
+    def chat_id(self, value: str | None, field: str = "chat_id") -> None:
+        """A chat id, as every door checks it."""
+        self.input.chat_id(value, field)
+
+    def user(self, value: str | None, field: str = "user_id") -> None:
+        """A user name, as every door checks it."""
+        self.input.user(value, field)
 
     def messages(self, messages: Sequence[Message]) -> None:
         """The whole batch (see :meth:`InputLimits.batch`)."""

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import logging
 
-from longtalk.core.redact import redact
+from longtalk.core.redact import RedactSecrets, install_filter, redact
+from longtalk.core.redact import redact_logs as redact_handlers
 
 ACCESS_LOGGER = "uvicorn.access"
 LOGGERS = ("", "uvicorn", "uvicorn.error", ACCESS_LOGGER)
@@ -22,34 +23,7 @@ def redact_url(text: str) -> str:
     return redact(text)
 
 
-class RedactSecrets(logging.Filter):
-    """Masks credentials in a record's message and arguments; never drops the record."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        """Rewrite the record's message and arguments in place (formatters read both)."""
-        if isinstance(record.msg, str):
-            record.msg = redact(record.msg)
-        if isinstance(record.args, tuple):
-            record.args = tuple(_masked(arg) for arg in record.args)
-        elif isinstance(record.args, dict):
-            record.args = {key: _masked(arg) for key, arg in record.args.items()}
-        if record.exc_info and not record.exc_text:
-            record.exc_text = redact(logging.Formatter().formatException(record.exc_info))
-        elif record.exc_text:
-            record.exc_text = redact(record.exc_text)
-        return True
-
-
-def _masked(arg: object) -> object:
-    """An argument with credentials masked: text redacted, another object only if it shows one."""
-    if isinstance(arg, str):
-        return redact(arg)
-    if isinstance(arg, int | float | bool) or arg is None:
-        return arg
-    shown = str(arg)
-    masked = redact(shown)
-    return arg if masked == shown else masked
-
+__all__ = ["RedactKeys", "RedactSecrets", "redact_access_log", "redact_logs", "redact_url"]
 
 RedactKeys = RedactSecrets
 """The access log's filter, by the name it had when it only masked query parameters."""
@@ -57,7 +31,7 @@ RedactKeys = RedactSecrets
 
 def redact_access_log() -> None:
     """Install :class:`RedactSecrets` on the access logger (once)."""
-    _install(logging.getLogger(ACCESS_LOGGER))
+    install_filter(logging.getLogger(ACCESS_LOGGER))
 
 
 def redact_logs() -> None:
@@ -66,13 +40,4 @@ def redact_logs() -> None:
     Call it after logging is configured (uvicorn configures it before the app starts).
     """
     redact_access_log()
-    handlers = [handler for name in LOGGERS for handler in logging.getLogger(name).handlers]
-    if logging.lastResort is not None:
-        handlers.append(logging.lastResort)
-    for handler in handlers:
-        _install(handler)
-
-
-def _install(target: logging.Filterer) -> None:
-    if not any(isinstance(f, RedactSecrets) for f in target.filters):
-        target.addFilter(RedactSecrets())
+    redact_handlers(LOGGERS)

@@ -13,7 +13,9 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
+from pydantic import Field
 
+from longtalk.core.limits import CHAT_ID_PATTERN
 from longtalk.errors import NotFoundError
 from longtalk.service.errors import ERROR_RESPONSES, ErrorOut
 from longtalk.service.limits import MAX_INT
@@ -22,8 +24,12 @@ from longtalk.storage.user_memory import given_fact
 from longtalk.wire import FactList, FactOut, ForgetOut, RememberIn, UserFactOut, UserMemoryOut
 
 router = APIRouter(tags=["users"], responses=ERROR_RESPONSES)
+ItemId = Annotated[int, Field(ge=0, le=MAX_INT)]
+"""A user-memory item's id: what storage and every JSON client hold exactly."""
 
-UserId = Annotated[str, Path(min_length=1, max_length=128)]
+UserId = Annotated[str, Path(min_length=1)]
+"""A user name in a path: checked by the input gate (``Limits.user``) as a chat's ``user``
+is, with the configured limits (the schema states them)."""
 ITEM_ROUTE: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorOut, "description": "No such item for this user"}
 }
@@ -31,9 +37,10 @@ ITEM_ROUTE: dict[int | str, dict[str, Any]] = {
 
 @router.get("/users/{user_id}/memory")
 async def read_user_memory(
-    user_id: UserId, service: ServiceDep, tenant: TenantDep
+    user_id: UserId, service: ServiceDep, tenant: TenantDep, limits: LimitsDep
 ) -> UserMemoryOut:
     """What is known about a user of the caller's tenant (empty for an unknown user)."""
+    limits.user(user_id)
     items = await service.engine.users.items(tenant, user_id)
     return UserMemoryOut(
         tenant=tenant, user=user_id, items=[UserFactOut.of(item) for item in items]
@@ -45,8 +52,9 @@ async def remember(
     user_id: UserId, body: RememberIn, service: ServiceDep, tenant: TenantDep, limits: LimitsDep
 ) -> UserFactOut:
     """Keep one item about a user (``fact``, ``preference`` or ``profile``), as given."""
-    item = given_fact(body.text, body.kind)
+    limits.user(user_id)
     limits.text("text", body.text, "max_message_chars")
+    item = given_fact(body.text, body.kind)
     (stored,) = await service.engine.users.add(tenant, user_id, [item])
     return UserFactOut.of(stored)
 
@@ -56,12 +64,16 @@ async def forget(
     user_id: UserId,
     service: ServiceDep,
     tenant: TenantDep,
-    ids: Annotated[list[int] | None, Query(description="Only these items.")] = None,
+    limits: LimitsDep,
+    ids: Annotated[list[ItemId] | None, Query(description="Only these items.")] = None,
     chat_id: Annotated[
-        str | None, Query(max_length=200, description="Only what this chat left.")
+        str | None,
+        Query(max_length=200, pattern=CHAT_ID_PATTERN, description="Only what this chat left."),
     ] = None,
 ) -> ForgetOut:
     """Delete what is kept about a user: every item, or only ``ids``, or what ``chat_id`` left."""
+    limits.user(user_id)
+    limits.chat_id(chat_id)
     gone = await service.engine.users.forget(tenant, user_id, ids=ids, chat_id=chat_id)
     return ForgetOut(tenant=tenant, user=user_id, forgotten=gone)
 
@@ -72,8 +84,10 @@ async def forget_item(
     item_id: Annotated[int, Path(ge=0, le=MAX_INT)],
     service: ServiceDep,
     tenant: TenantDep,
+    limits: LimitsDep,
 ) -> ForgetOut:
     """Delete one item kept about a user (404 when the user has no such item)."""
+    limits.user(user_id)
     gone = await service.engine.users.forget(tenant, user_id, ids=[item_id])
     if not gone:
         raise NotFoundError(f"user {user_id!r} has no memory item {item_id}")

@@ -17,7 +17,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
-from longtalk.core.limits import DEFAULT_LIMITS, InputLimits
+from longtalk.core.limits import CHAT_ID_PATTERN, DEFAULT_LIMITS, USER_PATTERN, InputLimits
 from longtalk.service.errors import ErrorOut
 from longtalk.service.health import HealthOut
 
@@ -142,11 +142,36 @@ def describe_limits(spec: dict[str, Any], limits: InputLimits) -> None:
     batch = schemas.get("MessageBatch", {}).get("properties", {}).get("messages")
     if batch is not None:
         batch["maxItems"] = limits.max_batch_size
+    identifiers = {"chat_id": CHAT_ID_PATTERN, "id": CHAT_ID_PATTERN, "user": USER_PATTERN}
+    for model in ("ChatIn", "SummaryCreate", "SummaryPatchIn"):
+        properties = schemas.get(model, {}).get("properties", {})
+        for field, pattern in identifiers.items():
+            if field in properties:
+                _identifier_rule(properties[field], pattern)
+    _describe_paths(spec, limits)
+
+
+def _describe_paths(spec: dict[str, Any], limits: InputLimits) -> None:
+    """The gate's rules on the ``chat_id`` and ``user_id`` path parameters."""
     for operations in spec.get("paths", {}).values():
         for operation in operations.values():
             for parameter in operation.get("parameters", ()):
-                if parameter.get("in") == "path" and parameter.get("name") == "chat_id":
+                if parameter.get("in") != "path":
+                    continue
+                if parameter.get("name") == "chat_id":
                     _text_rule(parameter["schema"], limits.max_id_chars)
+                    _identifier_rule(parameter["schema"], CHAT_ID_PATTERN)
+                elif parameter.get("name") == "user_id":
+                    _text_rule(parameter["schema"], limits.max_name_chars)
+                    _identifier_rule(parameter["schema"], USER_PATTERN)
+
+
+def _identifier_rule(schema: dict[str, Any], pattern: str) -> None:
+    """The gate's pattern and a minimum of one character on the schema's string branches."""
+    for branch in schema.get("anyOf") or [schema]:
+        if branch.get("type") == "string":
+            branch["pattern"] = pattern
+            branch["minLength"] = 1
 
 
 def _text_rule(schema: dict[str, Any], max_length: int) -> None:

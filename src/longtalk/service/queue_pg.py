@@ -143,11 +143,11 @@ class LeasedSummaryJobs:
 
     def state(self, chat_id: str, *, incarnation: str = "") -> tuple[SummaryState, str | None]:
         """The chat's summary state as this replica's events tell it."""
-        return self.states.get(chat_id)
+        return self.states.get(chat_id, incarnation)
 
     def event(self, chat_id: str, *, incarnation: str = "") -> ChatEvent:
         """The chat's current state as a ``state`` event (of that incarnation)."""
-        state, error = self.state(chat_id)
+        state, error = self.state(chat_id, incarnation=incarnation)
         return ChatEvent("state", chat_id, state, error=error, incarnation=incarnation)
 
     def backlog(self) -> dict[str, int | str | None]:

@@ -66,7 +66,7 @@ async def get_chat(
     chat_id: str, service: ServiceDep, tenant: TenantDep, limits: LimitsDep
 ) -> ChatRecord:
     """The path's chat, for the caller's tenant only."""
-    limits.text("chat_id", chat_id, "max_id_chars")
+    limits.chat_id(chat_id)
     return await service.chat(chat_id, tenant)
 
 
@@ -81,8 +81,7 @@ async def create_chat(
     body: ChatIn, service: ServiceDep, tenant: TenantDep, limits: LimitsDep
 ) -> ChatOut:
     """Create a chat (a random id unless one is given)."""
-    limits.text("id", body.id, "max_id_chars")
-    limits.chat(body.user, body.title)
+    limits.chat(body.user, body.title, body.id)
     chat = await service.create_chat(body.id, tenant, body.user, body.title)
     return service.chat_out(chat)
 
@@ -149,7 +148,7 @@ async def append_messages(
     the key (or a message id) reused for another request is 400 ``idempotency_conflict``.
     The chat's tenant is checked in the write itself (no read before it).
     """
-    limits.text("chat_id", chat_id, "max_id_chars")
+    limits.chat_id(chat_id)
     messages = body.plain() if isinstance(body, MessageBatch) else [body.plain()]
     try:
         limits.messages(messages)
@@ -198,7 +197,7 @@ async def chat_context(
 
     The chat's tenant is checked on the state the context is read from (no read before it).
     """
-    limits.text("chat_id", chat_id, "max_id_chars")
+    limits.chat_id(chat_id)
     limits.text("query", body.query, "max_query_chars")
     return await service.context(
         chat_id,
@@ -256,7 +255,7 @@ async def create_summary(
     body: SummaryCreate, service: ServiceDep, tenant: TenantDep, limits: LimitsDep
 ) -> SummaryOut:
     """Create a summary row (``{sessionId, content, tokenCount, episodeRange}`` accepted)."""
-    limits.text("chat_id", body.chat_id, "max_id_chars")
+    limits.chat_id(body.chat_id)
     limits.text("summary_text", body.summary_text, "max_summary_chars")
     return SummaryOut.of(await service.create_summary(body, tenant))
 
@@ -270,7 +269,7 @@ async def update_summary(
     limits: LimitsDep,
 ) -> SummaryOut:
     """Update a row's content, token count or episode range."""
-    limits.text("chat_id", body.chat_id, "max_id_chars")
+    limits.chat_id(body.chat_id)
     limits.text("summary_text", body.summary_text, "max_summary_chars")
     return SummaryOut.of(await service.update_summary(summary_id, body, tenant))
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from longtalk.config import ServiceConfig
 from longtalk.core.messages import Message
+from longtalk.core.redact import add_secrets
 from longtalk.engine import MemoryEngine
 from longtalk.errors import ConflictError, NotFoundError
 from longtalk.service import replicas
@@ -48,6 +49,9 @@ class Service:
         self.engine = engine
         self.config = config
         self.auth = Authenticator(config.api_keys)
+        self.health_probe: asyncio.Future[Any] | None = None
+        """The ``/healthz`` probe running now, which calls arriving meanwhile share."""
+        add_secrets(config.api_keys)  # masked by value in every log line
         self.hub = EventHub()
         self.metrics = metrics or ServiceMetrics()
         self.recovery: asyncio.Task[None] | None = None

@@ -4,7 +4,8 @@ From each shown row of the chain (digest included): the user's preferences becom
 ``preference`` items, people with details ``profile`` items (``Sam: allergic to
 shellfish``), and other entities with details ``fact`` items; each with the row's episode
 range as provenance. ``user_part`` renders a user's items as the context's ``user`` part
-under its own token cap. Pure: values in, values out.
+under its own token cap, quoted like every part of a context (``longtalk.core.quoting``).
+Pure: values in, values out.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from longtalk.core.context import ContextPart
+from longtalk.core.quoting import quoted_item, quoted_name
 from longtalk.core.tokens import TokenCounter
 from longtalk.storage.base import SummaryRow, active_chain
 from longtalk.storage.user_memory import KINDS, UserFact, UserFactKind
@@ -56,12 +58,12 @@ def user_part(
 
     Profile lines first, then preferences, then facts; within a kind the newest first.
     """
-    header = USER_HEADER.format(user=user)
+    header = USER_HEADER.format(user=quoted_name(user))  # the name is data, never a line
     lines, shown = [header], []
     used = counter.count(header)
     ordered = sorted(enumerate(facts), key=lambda pair: (KINDS.index(pair[1].kind), -pair[0]))
     for _, fact in ordered:
-        line = f"- ({KIND_LABELS[fact.kind]}) {fact.text}"
+        line = f"- ({KIND_LABELS[fact.kind]}) {quoted_item(fact.text)}"
         cost = counter.count(line) + 1
         if used + cost > max_tokens:
             continue

@@ -57,7 +57,7 @@ async def ingest_chats(
     chats: list[ChatFile],
     *,
     tenant: str = "default",
-    batch: int = DEFAULT_BATCH,
+    batch: int | None = None,
     progress: Progress | None = None,
     index: bool = True,
 ) -> IngestReport:
@@ -65,8 +65,11 @@ async def ingest_chats(
 
     Every chat and message first passes the input gate (the engine's limits): one refused
     message stops the ingest before anything of any chat is stored. ``index`` False leaves
-    recall indexing to the caller (``MemoryEngine.index_pending``).
+    recall indexing to the caller (``MemoryEngine.index_pending``). ``batch`` (messages per
+    transaction) defaults to ``DEFAULT_BATCH`` or the configured ``max_batch_size`` when that
+    is smaller; a ``batch`` given over the limit is refused.
     """
+    batch = batch_size(engine.limits, batch)
     check_chats(chats, engine.limits, batch=batch)
     report = IngestReport()
     for chat in chats:
@@ -84,6 +87,13 @@ async def ingest_chats(
     return report
 
 
+def batch_size(limits: InputLimits, batch: int | None) -> int:
+    """``batch``, or by default ``DEFAULT_BATCH`` within the configured ``max_batch_size``."""
+    if batch is not None:
+        return batch
+    return min(DEFAULT_BATCH, limits.max_batch_size) or DEFAULT_BATCH
+
+
 def check_chats(chats: list[ChatFile], limits: InputLimits, *, batch: int) -> None:
     """Raise ``InputError`` naming the chat and message when anything is over a limit."""
     if batch > limits.max_batch_size:
@@ -95,8 +105,7 @@ def check_chats(chats: list[ChatFile], limits: InputLimits, *, batch: int) -> No
         )
     for chat in chats:
         try:
-            limits.text("chat_id", chat.chat_id, "max_id_chars")
-            limits.text("title", chat.title, "max_title_chars")
+            limits.chat(chat.user, chat.title, chat.chat_id, id_field="chat_id")
             for index, message in enumerate(chat.messages):
                 limits.message(message, index)
         except InputError as exc:
@@ -114,7 +123,7 @@ async def ingest_file(
     *,
     chat_id: str | None = None,
     tenant: str = "default",
-    batch: int = DEFAULT_BATCH,
+    batch: int | None = None,
     progress: Progress | None = None,
 ) -> IngestReport:
     """Read ``path`` and ingest every conversation in it."""

@@ -15,8 +15,8 @@ from longtalk.wire.fields import RequestBody, SummaryState
 class ChatIn(RequestBody):
     """``POST /chats``."""
 
-    id: str | None = Field(None, min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:-]+$")
-    user: str | None = None
+    id: str | None = Field(None, description="Letters, digits and _ . : - (the input gate).")
+    user: str | None = Field(None, description="Letters, digits and _ . : @ + -.")
     title: str | None = None
 
 

@@ -30,7 +30,9 @@ def _json_integer(value: Any) -> Any:
 # before the check, so the schema states them).
 Count = Annotated[int, Field(ge=0, le=MAX_INT), BeforeValidator(_json_integer)]
 """A non-negative integer every JSON client and storage hold exactly."""
-Budget = Annotated[int, Field(ge=1, le=1_000_000), BeforeValidator(_json_integer)]
+MIN_BUDGET = 32
+"""The smallest context budget (the engine's ``MIN_BUDGET_TOKENS``: a header and a message)."""
+Budget = Annotated[int, Field(ge=MIN_BUDGET, le=1_000_000), BeforeValidator(_json_integer)]
 Turns = Annotated[int, Field(ge=0, le=10_000), BeforeValidator(_json_integer)]
 Tokens = Annotated[int, Field(ge=0, le=1_000_000), BeforeValidator(_json_integer)]
 EpisodeRange = Annotated[
