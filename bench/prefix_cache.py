@@ -145,7 +145,7 @@ async def replay(conv: Conversation, embedder: Any, series: dict[str, Series], t
         for system in series.values():
             system.reset()
         for turn in conv.turns[: turns or None]:
-            await writing.add_messages(chat.id, [turn.message])
+            await writing.append(chat.id, [turn.message])
             await writing.summarize(chat.id)  # as the background job: only when due
             history.append(format_line(turn.message))
             whole = "\n".join(history)

@@ -30,9 +30,9 @@ async def _contexts(tmp_path: Path, order: str) -> list:  # type: ignore[type-ar
         engine = MemoryEngine(storage, config=config, recall=recall)
         await engine.create_chat("c")
         for round_ in range(30):
-            await engine.add_messages("c", _turns(round_))
+            await engine.append("c", _turns(round_))
         await engine.summarize("c", force=True)
-        await engine.add_messages("c", [user("I am vegetarian and I never eat meat.")])
+        await engine.append("c", [user("I am vegetarian and I never eat meat.")])
         questions = ["What about the kitten?", "How is the Lisbon trip going?"]
         found = [await engine.get_context("c", q, budget_tokens=400) for q in questions]
         await recall.close()

@@ -38,7 +38,7 @@ async def test_a_read_recalls_nothing_under_the_floor(tmp_path: Path) -> None:
             turns = [user("My kitten Miso is grey."), assistant("Lovely.")]
             for n in range(30):
                 turns += [user(f"Note {n}: the printer on floor {n} jams."), assistant("Noted.")]
-            await engine.add_messages(chat, turns)
+            await engine.append(chat, turns)
             contexts[floor] = await engine.get_context(
                 chat, "What is my kitten called?", budget_tokens=200
             )
