@@ -10,3 +10,20 @@ def test_two_dated_plans_of_one_verb_stand_side_by_side() -> None:
     texts = [fact.text for fact in extract_facts(said)]
     assert any("Lisbon" in text for text in texts)
     assert any("1 June" in text for text in texts)
+
+
+def _texts(said: str) -> list[str]:
+    return [fact.text for fact in extract_facts([(1, Message(role="user", content=said))])]
+
+
+def test_a_bare_verb_claims_nothing() -> None:
+    assert _texts("I won!") == []
+    assert _texts("I have.") == []
+    assert _texts("I'm vegan.") == ["The user is vegan."]
+
+
+def test_only_the_verbs_that_agree_with_i_are_put_in_the_third_person() -> None:
+    assert _texts("I work late and sleep in.") == ["The user works late and sleeps in."]
+    assert _texts("I can swim and run fast.") == ["The user can swim and run fast."]
+    liked = _texts("I've always liked Under Armour, working with them would be really cool.")
+    assert not any("would is" in text for text in liked)

@@ -35,6 +35,8 @@ def fact_of(statement: Statement) -> DurableFact | None:
     """The fact ``statement`` states, a retraction, or None."""
     if statement.modality != "asserted" or statement.holder in ("", ASSISTANT):
         return None
+    if statement.polarity and set(statement.lemmas) <= {statement.lemma}:
+        return None  # a bare verb ("I won!", "I have.", "I promise.") claims nothing
     retracts = not statement.polarity and statement.change
     kind = kind_of(statement)
     if kind is None and not retracts:

@@ -76,7 +76,13 @@ def rewrite(tokens: Sequence[Token], head: Token, people: Participants) -> str:
     agreeing = _agreeing(head) if subject.lower_ == "i" else None
     if subject.lower_ == "i" and agreeing is None:
         return ""
-    sharing = {c.i for c in head.children if c.dep_ == "conj" and _shares_subject(c)}
+    # conjoined verbs agree with "I" only when the head does; after an auxiliary ("I can swim
+    # and run") they follow the auxiliary and stay as said
+    sharing = (
+        {c.i for c in head.children if c.dep_ == "conj" and _shares_subject(c)}
+        if agreeing == head
+        else set()
+    )
     parts = []
     for token in kept:
         word = token.text
@@ -96,9 +102,18 @@ def rewrite(tokens: Sequence[Token], head: Token, people: Participants) -> str:
 
 
 def _shares_subject(verb: Token) -> bool:
-    """A conjoined present verb with no subject of its own (``I work late and sleep in``)."""
-    own = any(c.dep_ in ("nsubj", "nsubjpass") for c in verb.children)
+    """A conjoined present verb with no subject or auxiliary of its own.
+
+    ``I work late and sleep in``: yes; ``working with them would be cool``: no, it has its
+    own (clausal) subject and modal.
+    """
+    own = any(c.dep_ in _OWN_SUBJECT_OR_AUX for c in verb.children)
     return not own and verb.tag_ in ("VBP", "VB")
+
+
+_OWN_SUBJECT_OR_AUX = frozenset(
+    {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl", "aux", "auxpass"}
+)
 
 
 def _agreeing(head: Token) -> Token | None:
