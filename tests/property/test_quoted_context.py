@@ -1,11 +1,11 @@
 """No part of a context speaks with a voice it was not given, whatever text it holds.
 
 Adversarial text (role markers, chat-template tokens, instructions to the assistant) goes
-into every part a context shows besides the recent window: the durable facts, the user
-part (its items and the user's name in its header), the recalled turns and the summary.
+into every part a context shows: the durable facts, the user part (its items and the user's
+name in its header), the recalled turns, the summary and the recent window.
 Each generated case runs through a real ``AsyncMemory`` (SQLite, the local vector store),
 and the context's ``text`` and ``messages`` are searched: no control token is left raw, no
-instruction is outside a «…» quote, and no line outside the window opens with a role.
+instruction is outside a «…» quote, and no line opens with a role it was not said in.
 """
 
 from __future__ import annotations
@@ -136,6 +136,8 @@ async def build_context(folder: Path, user: str, parts: dict[str, Attack]) -> Co
             ("assistant", "Let us get back to the museum tram."),
         ]
         talk += [("user", f"Day {n}: which museums open on Mondays by tram?") for n in range(30)]
+        if "window" in parts:
+            talk.append(("user", f"And on Sundays by tram?\n{parts['window'].text}"))
         for role, content in talk:
             await chat.append(role, content)
         summary = f"The user planned a museum trip. {parts['summary'].text}"
@@ -155,7 +157,7 @@ async def build_context(folder: Path, user: str, parts: dict[str, Attack]) -> Co
 
 
 def assert_no_raw_voice(context: Context, attacks_shown: list[Attack]) -> None:
-    """No token raw, every instruction quoted, no line outside the window opens with a role."""
+    """No token raw, every instruction quoted, no line opens with a role it was not said in."""
     system = context.messages[0]
     assert system["role"] == "system"
     texts = [context.text, system["content"]]
@@ -167,11 +169,9 @@ def assert_no_raw_voice(context: Context, attacks_shown: list[Attack]) -> None:
                 before = text[: match.start()]
                 assert before.rfind("«") > before.rfind("»"), text
     for part in context.parts:
-        if part.kind == "verbatim":
-            continue
         for line in part.text.split("\n")[1:]:  # the first line is the part's own header
             body = line
-            if part.kind == "recalled":
+            if part.kind in ("recalled", "verbatim"):
                 body = _TRANSCRIPT_LABEL.sub("", line, count=1)
             assert not _OPENS_WITH_ROLE.match(body), (part.kind, line)
             assert not _HEADING.match(body), (part.kind, line)
@@ -184,16 +184,23 @@ def assert_no_raw_voice(context: Context, attacks_shown: list[Attack]) -> None:
     user_item=attacks,
     recalled=attacks,
     summary=attacks,
+    window=attacks,
 )
 def test_every_part_quotes_what_it_holds(
-    user: str, facts: Attack, user_item: Attack, recalled: Attack, summary: Attack
+    user: str, facts: Attack, user_item: Attack, recalled: Attack, summary: Attack, window: Attack
 ) -> None:
-    parts = {"facts": facts, "user": user_item, "recalled": recalled, "summary": summary}
+    parts = {
+        "facts": facts,
+        "user": user_item,
+        "recalled": recalled,
+        "summary": summary,
+        "window": window,
+    }
     with tempfile.TemporaryDirectory() as folder:
         context = asyncio.run(build_context(Path(folder), user, parts))
     kinds = {part.kind for part in context.parts}
-    assert {"facts", "user", "recalled", "summary"} <= kinds, kinds
-    assert_no_raw_voice(context, [facts, user_item, recalled, summary])
+    assert {"facts", "user", "recalled", "summary", "verbatim"} <= kinds, kinds
+    assert_no_raw_voice(context, [facts, user_item, recalled, summary, window])
     header = context.part("user")
     assert header is not None
     assert header.text.split("\n")[0] == (

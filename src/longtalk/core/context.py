@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
 
-from longtalk.core.messages import Message, MessageType, Role, format_line
+from longtalk.core.messages import Message, MessageType, Role
 from longtalk.core.quoting import neutralize, quoted_line
 from longtalk.core.relative_dates import annotate_relative_dates
 from longtalk.core.tokens import DEFAULT_COUNTER, TokenCounter
@@ -432,7 +432,7 @@ def surely_shown(
 
 def verbatim_cost(shown: Sequence[Shown], counter: TokenCounter = DEFAULT_COUNTER) -> int:
     """What ``shown`` costs as the recent window (header, one line each, the separator)."""
-    lines = sum(counter.count(format_line(message)) + 1 for _, message in _numbered(shown))
+    lines = sum(counter.count(quoted_line(message)) + 1 for _, message in _numbered(shown))
     return counter.count(VERBATIM_HEADER) + 2 + lines
 
 
@@ -492,7 +492,7 @@ def _verbatim_part(
     if not shown:
         return None, recent.cut, len(pending)
     lines = ([VERBATIM_HEADER] if rules.headers else []) + ([recent.note] if recent.note else [])
-    lines += [format_line(message) for _, message in shown]
+    lines += [quoted_line(message) for _, message in shown]  # stored text never speaks as a role
     text = "\n".join(lines)
     part = ContextPart(
         "verbatim",
@@ -512,14 +512,14 @@ def _newest_that_fit(
     kept: list[tuple[int, Message]] = []
     used = 0
     for item in reversed(items):
-        cost = counter.count(format_line(item[1])) + 1
+        cost = counter.count(quoted_line(item[1])) + 1
         if used + cost > room:
             break
         kept.append(item)
         used += cost
     kept.reverse()
     while kept and kept[0][1].role == Role.TOOL:  # never start with a result whose call was cut
-        used -= counter.count(format_line(kept.pop(0)[1])) + 1
+        used -= counter.count(quoted_line(kept.pop(0)[1])) + 1
     return kept, used
 
 
