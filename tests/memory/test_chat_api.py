@@ -8,7 +8,7 @@ instance of each door passes the runtime check. (mypy checks the types, in clien
 from __future__ import annotations
 
 import inspect
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 
@@ -30,9 +30,16 @@ DOORS = [
 
 
 def members(protocol: type) -> dict[str, Any]:
-    own = {name: value for name, value in vars(protocol).items() if not name.startswith("_")}
+    """What the protocol and the small protocols it combines declare."""
     dunders = ("__enter__", "__exit__", "__aenter__", "__aexit__")
-    return own | {name: vars(protocol)[name] for name in dunders if name in vars(protocol)}
+    found: dict[str, Any] = {}
+    for part in reversed(protocol.__mro__):
+        if not getattr(part, "_is_protocol", False) or part is Protocol:
+            continue
+        own = vars(part)
+        found |= {name: value for name, value in own.items() if not name.startswith("_")}
+        found |= {name: own[name] for name in dunders if name in own}
+    return found
 
 
 def shape(function: Any) -> list[tuple[str, Any, Any]]:

@@ -23,20 +23,25 @@ if TYPE_CHECKING:
     from longtalk.storage.base import ChatRecord, StoredMessage
     from longtalk.storage.user_memory import UserFact, UserFactKind
 
-__all__ = ["AsyncChatAPI", "AsyncMemoryAPI", "ChatAPI", "MemoryAPI"]
+__all__ = [
+    "AsyncChatAPI",
+    "AsyncChatDirectory",
+    "AsyncChatReading",
+    "AsyncChatWriting",
+    "AsyncMemoryAPI",
+    "AsyncUserMemoryAPI",
+    "ChatAPI",
+    "ChatDirectory",
+    "ChatReading",
+    "ChatWriting",
+    "MemoryAPI",
+    "UserMemoryAPI",
+]
 
 
 @runtime_checkable
-class ChatAPI(Protocol):
-    """One chat: append messages, ask for the context, read what is kept."""
-
-    @property
-    def id(self) -> str:
-        """The chat's id."""
-
-    @property
-    def record(self) -> ChatRecord:
-        """The chat's record as last read."""
+class ChatWriting(Protocol):
+    """Writing to one chat: one message, or several in one transaction."""
 
     def append(
         self,
@@ -52,6 +57,11 @@ class ChatAPI(Protocol):
 
     def extend(self, messages: Iterable[Message | Mapping[str, Any]]) -> list[StoredMessage]:
         """Store several messages in one transaction."""
+
+
+@runtime_checkable
+class ChatReading(Protocol):
+    """Reading one chat: the bounded context, the messages, the durable facts."""
 
     def context(
         self,
@@ -69,13 +79,10 @@ class ChatAPI(Protocol):
     def facts(self) -> list[DurableFact]:
         """The chat's durable facts, with provenance."""
 
-    def delete(self) -> bool:
-        """Delete the chat with everything stored for it."""
-
 
 @runtime_checkable
-class AsyncChatAPI(Protocol):
-    """:class:`ChatAPI`, awaited."""
+class ChatAPI(ChatWriting, ChatReading, Protocol):
+    """One chat: append messages, ask for the context, read what is kept."""
 
     @property
     def id(self) -> str:
@@ -84,6 +91,14 @@ class AsyncChatAPI(Protocol):
     @property
     def record(self) -> ChatRecord:
         """The chat's record as last read."""
+
+    def delete(self) -> bool:
+        """Delete the chat with everything stored for it."""
+
+
+@runtime_checkable
+class AsyncChatWriting(Protocol):
+    """:class:`ChatWriting`, awaited."""
 
     async def append(
         self,
@@ -99,6 +114,11 @@ class AsyncChatAPI(Protocol):
 
     async def extend(self, messages: Iterable[Message | Mapping[str, Any]]) -> list[StoredMessage]:
         """Store several messages in one transaction."""
+
+
+@runtime_checkable
+class AsyncChatReading(Protocol):
+    """:class:`ChatReading`, awaited."""
 
     async def context(
         self,
@@ -116,13 +136,26 @@ class AsyncChatAPI(Protocol):
     async def facts(self) -> list[DurableFact]:
         """The chat's durable facts, with provenance."""
 
+
+@runtime_checkable
+class AsyncChatAPI(AsyncChatWriting, AsyncChatReading, Protocol):
+    """:class:`ChatAPI`, awaited."""
+
+    @property
+    def id(self) -> str:
+        """The chat's id."""
+
+    @property
+    def record(self) -> ChatRecord:
+        """The chat's record as last read."""
+
     async def delete(self) -> bool:
         """Delete the chat with everything stored for it."""
 
 
 @runtime_checkable
-class MemoryAPI(Protocol):
-    """A memory of chats and of what is kept about each user across them."""
+class ChatDirectory(Protocol):
+    """The chats of a memory: open, find, list, delete."""
 
     def chat(
         self, chat_id: str | None = None, *, user: str | None = None, title: str | None = None
@@ -138,6 +171,11 @@ class MemoryAPI(Protocol):
     def delete(self, chat_id: str) -> bool:
         """Delete a chat; False if there was none."""
 
+
+@runtime_checkable
+class UserMemoryAPI(Protocol):
+    """What is kept about a user across chats."""
+
     def user_memory(self, user: str) -> list[UserFact]:
         """What is kept about ``user`` across chats."""
 
@@ -148,6 +186,11 @@ class MemoryAPI(Protocol):
         self, user: str, *, ids: Sequence[int] | None = None, chat_id: str | None = None
     ) -> int:
         """Delete what is kept about ``user``; how many items went."""
+
+
+@runtime_checkable
+class MemoryAPI(ChatDirectory, UserMemoryAPI, Protocol):
+    """A memory of chats and of what is kept about each user across them."""
 
     def close(self) -> None:
         """Release what the memory holds."""
@@ -162,8 +205,8 @@ class MemoryAPI(Protocol):
 
 
 @runtime_checkable
-class AsyncMemoryAPI(Protocol):
-    """:class:`MemoryAPI`, awaited."""
+class AsyncChatDirectory(Protocol):
+    """:class:`ChatDirectory`, awaited."""
 
     async def chat(
         self, chat_id: str | None = None, *, user: str | None = None, title: str | None = None
@@ -179,6 +222,11 @@ class AsyncMemoryAPI(Protocol):
     async def delete(self, chat_id: str) -> bool:
         """Delete a chat; False if there was none."""
 
+
+@runtime_checkable
+class AsyncUserMemoryAPI(Protocol):
+    """:class:`UserMemoryAPI`, awaited."""
+
     async def user_memory(self, user: str) -> list[UserFact]:
         """What is kept about ``user`` across chats."""
 
@@ -189,6 +237,11 @@ class AsyncMemoryAPI(Protocol):
         self, user: str, *, ids: Sequence[int] | None = None, chat_id: str | None = None
     ) -> int:
         """Delete what is kept about ``user``; how many items went."""
+
+
+@runtime_checkable
+class AsyncMemoryAPI(AsyncChatDirectory, AsyncUserMemoryAPI, Protocol):
+    """:class:`MemoryAPI`, awaited."""
 
     async def aclose(self) -> None:
         """Release what the memory holds."""
