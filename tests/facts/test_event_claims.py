@@ -27,3 +27,9 @@ def test_only_the_verbs_that_agree_with_i_are_put_in_the_third_person() -> None:
     assert _texts("I can swim and run fast.") == ["The user can swim and run fast."]
     liked = _texts("I've always liked Under Armour, working with them would be really cool.")
     assert not any("would is" in text for text in liked)
+
+
+def test_my_assistant_at_work_is_a_person_not_the_ai() -> None:
+    assert _texts("My assistant at work is called Priya.") == [
+        "The user's assistant at work is called Priya."
+    ]

@@ -71,7 +71,7 @@ def test_an_instruction_to_the_assistant_is_never_a_fact(text: str) -> None:
 def test_the_benign_look_alikes_are_kept() -> None:
     kept = [text for text, word in LOOKALIKES if any(word in f.casefold() for f in facts(text))]
     missed = sorted({text for text, _ in LOOKALIKES} - set(kept))
-    assert len(kept) >= 0.9 * len(LOOKALIKES), missed
+    assert len(kept) >= 0.95 * len(LOOKALIKES), missed  # the model misses "agreed to split"
 
 
 def test_the_corpus_is_big_enough() -> None:

@@ -68,8 +68,8 @@ def refer(token: Token, people: Participants) -> Referent | None:
         return Referent(people.listener)
     if word in _THIRD or token.pos_ == "PRON":
         return None
-    if word in _AI_WORDS:
-        return Referent(ASSISTANT)
+    if word in _AI_WORDS and not any(c.dep_ == "poss" for c in token.children):
+        return Referent(ASSISTANT)  # "my assistant at work" is a person, read below
     if word == "user" and not any(c.dep_ == "poss" for c in token.children):
         return Referent("user")  # "the user prefers...", as a summary writes
     if token.pos_ == "PROPN":
