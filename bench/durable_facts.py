@@ -86,6 +86,7 @@ from longtalk.tools.datasets.locomo import Conversation, load_locomo
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import durable_varied as varied  # noqa: E402
+from durable_varied import holds, normal, speakers  # noqa: E402
 
 DEFAULT_DATA = Path("/work/shared/data/locomo/locomo_dev.json")
 DEFAULT_BUDGETS = (1000, 2000, 4000)
@@ -197,18 +198,6 @@ FACTS: tuple[PlantedFact, ...] = (
 # -- judging --------------------------------------------------------------------------------
 
 
-def normal(text: str) -> str:
-    """Lower case, whitespace collapsed, thousands separators removed (``4,200`` -> ``4200``)."""
-    text = re.sub(r"(?<=\d)[,\u202f](?=\d{3}\b)", "", text.casefold())
-    return " ".join(text.split())
-
-
-def holds(text: str, keys: Sequence[Sequence[str]]) -> bool:
-    """True when every key group has one of its phrases in ``text``."""
-    flat = normal(text)
-    return all(any(normal(phrase) in flat for phrase in group) for group in keys)
-
-
 def stem(word: str) -> str:
     """A crude stem, enough to catch ``named``/``name`` and ``flies``/``fly``."""
     for suffix in ("ing", "ies", "ed", "es", "s"):
@@ -239,13 +228,6 @@ class Plan:
     speaker: str
     other: str
     messages: tuple[Message, ...]
-
-
-def speakers(conv: Conversation) -> tuple[str, str]:
-    """(the user-role speaker, the other one)."""
-    user = next((m.name for m in conv.messages if m.role == Role.USER and m.name), "User")
-    other = next((m.name for m in conv.messages if m.role != Role.USER and m.name), "Friend")
-    return user, other
 
 
 def check_absent(conv: Conversation, facts: Sequence[PlantedFact]) -> None:

@@ -61,16 +61,19 @@ def load_set(path: Path = SET) -> list[Item]:
 
 
 def normal(text: str) -> str:
+    """Lower case, whitespace collapsed, thousands separators removed (``4,200`` -> ``4200``)."""
     text = re.sub(r"(?<=\d)[,\u202f](?=\d{3}\b)", "", text.casefold())
     return " ".join(text.split())
 
 
 def holds(text: str, keys: Sequence[Sequence[str]]) -> bool:
+    """True when every key group has one of its phrases in ``text``."""
     flat = normal(text)
     return all(any(normal(phrase) in flat for phrase in group) for group in keys)
 
 
 def speakers(conv: Conversation) -> tuple[str, str]:
+    """(the user-role speaker, the other one)."""
     user = next((m.name for m in conv.messages if m.role == Role.USER and m.name), "User")
     other = next((m.name for m in conv.messages if m.role != Role.USER and m.name), "Friend")
     return user, other

@@ -10,12 +10,12 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.embed.processes import gone
 
 from longtalk.embed import minilm, priority, process
 from longtalk.embed.minilm import MiniLMEmbedder, model_dir
@@ -61,20 +61,6 @@ def task_nice_values(pid: int) -> set[int]:
             fields = handle.read().rsplit(")", 1)[1].split()
         values.add(int(fields[16]))  # field 19 of stat; the first two precede the ")"
     return values
-
-
-def gone(pid: int, seconds: float) -> bool:
-    """Whether ``pid`` exits (or is a zombie) within ``seconds``."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            with open(f"/proc/{pid}/stat") as handle:
-                if handle.read().rsplit(")", 1)[1].split()[0] == "Z":
-                    return True
-        except FileNotFoundError:
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def test_a_background_call_embeds_in_a_child_process(calls_here: list[int]) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.embed.processes import gone
 
 from longtalk.embed import priority, process
 from longtalk.embed.minilm import MiniLMEmbedder, model_dir
@@ -32,20 +33,6 @@ def in_background(embedder: MiniLMEmbedder, texts: list[str]) -> object:
         return await asyncio.wait_for(priority.in_background(embedder.embed, texts), 120)
 
     return asyncio.run(call())
-
-
-def gone(pid: int, seconds: float) -> bool:
-    """Whether ``pid`` exits (or is a zombie) within ``seconds``."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            with open(f"/proc/{pid}/stat") as handle:
-                if handle.read().rsplit(")", 1)[1].split()[0] == "Z":
-                    return True
-        except FileNotFoundError:
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def test_a_silent_connection_does_not_delay_another_caller() -> None:

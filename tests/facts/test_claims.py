@@ -160,3 +160,12 @@ def test_a_fact_never_pretends_to_agree_a_verb_it_cannot() -> None:
     assert fact.text == 'The user said: "We\'re both vegetarian."'
     (fact,) = extract_facts(chat("Please never ring me before 10 am, I work late and sleep in."))
     assert fact.text == "The user works late and sleeps in."
+
+
+def test_the_kind_model_classes_are_the_fact_kinds() -> None:
+    from typing import get_args
+
+    from longtalk.facts.model import FactKind
+    from longtalk.language.kinds import KINDS
+
+    assert set(KINDS) - {"none"} == set(get_args(FactKind))

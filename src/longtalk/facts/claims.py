@@ -14,6 +14,7 @@ speaker's own words, quoted and named.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import cast, get_args
 
 from longtalk.facts.model import DurableFact, FactKind, normal_text
 from longtalk.language import ASSISTANT, Statement
@@ -72,15 +73,5 @@ def quoted(statement: Statement) -> str:
 
 
 def _kind(kind: str | None) -> FactKind:
-    known: dict[str, FactKind] = {
-        "constraint": "constraint",
-        "identity": "identity",
-        "relation": "relation",
-        "possession": "possession",
-        "preference": "preference",
-        "dislike": "dislike",
-        "decision": "decision",
-        "commitment": "commitment",
-        "question": "question",
-    }
-    return known.get(kind or "", "preference")
+    """The model's kind as a fact kind; a kind it has no class for reads as a preference."""
+    return cast(FactKind, kind) if kind in get_args(FactKind) else "preference"
