@@ -6,21 +6,8 @@ import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import asyncpg
 import pytest
-from sqlalchemy import make_url
-
-
-def with_database(dsn: str, database: str) -> str:
-    return make_url(dsn).set(database=database).render_as_string(hide_password=False)
-
-
-async def admin(dsn: str, statement: str) -> None:
-    connection = await asyncpg.connect(with_database(dsn, "postgres"))
-    try:
-        await connection.execute(statement)
-    finally:
-        await connection.close()
+from tests.scaleout.conftest import admin, with_database
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
