@@ -432,7 +432,10 @@ async def run_longtalk(
             **rules,
         )
         chat = await engine.create_chat(conv.sample_id)
-        await engine.append(chat.id, [t.message for t in conv.turns])
+        said = [t.message for t in conv.turns]
+        step = engine.limits.max_batch_size  # the input gate's batch limit, as a door would
+        for start in range(0, len(said), step):
+            await engine.append(chat.id, said[start : start + step])
         for _ in range(MAX_SUMMARY_RUNS):  # as the background job would, turn after turn
             if not (await engine.summarize(chat.id, force=True)).changed:
                 break
