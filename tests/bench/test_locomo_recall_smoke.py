@@ -1,4 +1,4 @@
-"""Smoke test of bench/locomo_recall.py: one conversation through the default engine."""
+"""Smoke test of bench/locomo_recall.py: one long conversation through the default engine."""
 
 from __future__ import annotations
 
@@ -15,9 +15,13 @@ def test_locomo_recall_smoke(tmp_path: Path) -> None:
     if not DATA.exists():
         pytest.fail(f"the LoCoMo dev file is missing: {DATA}")
     bench = load_bench("locomo_recall")
+    conversations = json.loads(DATA.read_text(encoding="utf-8"))
+    longest = max(conversations, key=lambda conv: len(json.dumps(conv["conversation"])))
+    data = tmp_path / "longest.json"  # more messages than one append may carry
+    data.write_text(json.dumps([longest]), encoding="utf-8")
     out = tmp_path / "recall.json"
-    argv = ["--data", str(DATA), "--limit", "1", "--budgets", "1000", "--no-baselines"]
-    assert bench.main([*argv, "--json", str(out)]) == 0  # a whole conversation goes in
+    argv = ["--data", str(data), "--budgets", "1000", "--no-baselines"]
+    assert bench.main([*argv, "--json", str(out)]) == 0
     result = json.loads(out.read_text(encoding="utf-8"))["1000"]["longtalk"]
     assert result["window_intact"] == 1.0
     assert 0.0 < result["evidence_recall"]["cat1_4"] <= 1.0
