@@ -39,6 +39,8 @@ def settings(dsn: str) -> Settings:
 @asynccontextmanager
 async def service_behind(proxy: PgProxy) -> AsyncIterator[Harness]:
     async with running(settings(proxy.dsn), SummaryModel()) as harness:
+        if harness.service.recovery is not None:  # its statements are not the append's
+            await harness.service.recovery
         await harness.service.jobs.stop()  # job rows stay put: each append's is checked
         yield harness
 
