@@ -143,7 +143,14 @@ async def run_half(
         retracted = [item for item in items if item.retract]
         others = [item for item in current if item.by == "other"]
         distractors = [item for item in items if item.role in ("distractor", "nickname")]
-        retraction_ok = [i.id for i in retracted if not any(holds(t, i.keys) for _, t in texts)]
+        retraction_ok = [  # the holder's own facts: another's "Kiwi Junior" is no kiwi allergy
+            i.id
+            for i in retracted
+            if not any(
+                h.casefold() == (user if i.by == "user" else other).casefold() and holds(t, i.keys)
+                for h, t in texts
+            )
+        ]
         other_ok = [
             i.id
             for i in others

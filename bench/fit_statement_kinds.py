@@ -73,8 +73,8 @@ BENCH_KINDS = {
     "sibling": "relation",
 }
 """The benchmark's kinds filed under the fact kinds (any other: identity)."""
-L2 = 1e-3
-STEPS = 400
+L2 = 3e-4
+STEPS = 1500
 RATE = 0.5
 
 Example = tuple[Statement, int, float]  # statement, kind index (0: none), weight

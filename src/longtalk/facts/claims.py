@@ -53,6 +53,7 @@ def fact_of(statement: Statement) -> DurableFact | None:
         value=("not " if not statement.polarity else "") + statement.value.casefold(),
         said_by=statement.speaker if statement.hearsay else "",
         retracts=retracts,
+        changes=statement.change,
     )
 
 

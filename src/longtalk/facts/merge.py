@@ -4,8 +4,12 @@ Two facts of one holder on one subject either say the same thing (equal ``value`
 text when there is none): one fact with both provenances; or they differ: the later one
 stays and the earlier becomes its history (a budget of 3,500 raised to 4,000 leaves 4,000,
 once 3,500); a retraction takes the claim's place the same way and is never shown. Facts of
-one holder with the same text are duplicates whatever subject they were filed under. Pure
-and stable: the merged list keeps the order in which subjects first appeared.
+one holder with the same text are duplicates whatever subject they were filed under.
+
+A change or retraction filed under a subject nobody has stated (``I switched from tennis to
+padel``, ``I no longer own Marlin``) replaces the holder's latest claim it shares a content
+word with (``I play tennis``, ``I own a sailboat called Marlin``). Pure and stable: the
+merged list keeps the order in which subjects first appeared.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from longtalk.facts.model import DurableFact, Former, normal_text
+from longtalk.language.wording import content_words
 
 __all__ = ["later", "merge_facts", "unite"]
 
@@ -30,6 +35,8 @@ def merge_facts(existing: Iterable[DurableFact], found: Iterable[DurableFact]) -
     by_text: dict[tuple[str, str], int] = {}
     for fact in (*existing, *found):
         at = by_key.get(fact.key, by_text.get(_text_key(fact)))
+        if at is None and (fact.changes or fact.retracts):
+            at = _changed_claim(kept, fact)
         if at is None:
             at = len(kept)
             kept.append(fact)
@@ -41,6 +48,27 @@ def merge_facts(existing: Iterable[DurableFact], found: Iterable[DurableFact]) -
         by_key[fact.key] = by_key[kept[at].key] = at
         by_text[_text_key(kept[at])] = at
     return kept
+
+
+def _changed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
+    """Where the holder's latest current claim sharing a content word with ``fact`` is."""
+    words = _content(fact)
+    for at in range(len(kept) - 1, -1, -1):
+        current = kept[at]
+        if current.holder.casefold() != fact.holder.casefold() or current.retracts:
+            continue
+        if words & _content(current):
+            return at
+    return None
+
+
+def _content(fact: DurableFact) -> frozenset[str]:
+    """The words a claim is about, past its predicate: ``allergic:kiwi`` is about kiwi.
+
+    The predicate's own word is left out, or every allergy would replace every other.
+    """
+    predicate, *about = fact.subject.split(":")
+    return content_words(f"{fact.value} {' '.join(about)}") - content_words(predicate)
 
 
 def _text_key(fact: DurableFact) -> tuple[str, str]:

@@ -115,8 +115,10 @@ class DurableFact:
     stated the holder's fact (empty: the holder said it, or it is not known).
 
     ``retracts``: the statement withdraws its claim (``Tom is not vegetarian anymore``); it
-    is kept, so the claim's history is, but never shown as a fact. ``history``: what the
-    claim was before, oldest first (see :class:`Former`).
+    is kept, so the claim's history is, but never shown as a fact. ``changes``: the
+    statement says it changes something (``I switched from tennis to padel``), so it may
+    replace a claim filed under another subject. ``history``: what the claim was before,
+    oldest first (see :class:`Former`).
     """
 
     kind: FactKind
@@ -129,6 +131,7 @@ class DurableFact:
     value: str = ""
     said_by: str = ""
     retracts: bool = False
+    changes: bool = False
     history: tuple[Former, ...] = ()
 
     def __post_init__(self) -> None:
@@ -184,6 +187,8 @@ class DurableFact:
             data["said_by"] = self.said_by
         if self.retracts:
             data["retracts"] = True
+        if self.changes:
+            data["changes"] = True
         if self.history:
             data["history"] = [former.to_dict() for former in self.history]
         return data
@@ -210,6 +215,7 @@ class DurableFact:
             value=_text(data, "value") if "value" in data else "",
             said_by=_text(data, "said_by") if "said_by" in data else "",
             retracts=bool(data.get("retracts", False)),
+            changes=bool(data.get("changes", False)),
             history=_history(data.get("history", ())),
         )
 

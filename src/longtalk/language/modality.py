@@ -168,9 +168,15 @@ def _reported(head: Token) -> bool:
     token = head
     while token.dep_ in ("ccomp", "conj") and token.head != token:
         token = token.head
-        if token.lemma_.lower() in _REPORTING:
+        if token.lemma_.lower() in _REPORTING and not _asks_listener(token):
             return True
     return False
+
+
+def _asks_listener(verb: Token) -> bool:
+    """``can you believe it``, ``you know``: a tag to the listener, not a report."""
+    subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    return subject is not None and subject.lower_ in SECOND
 
 
 def _advised(head: Token, people: Participants) -> bool:

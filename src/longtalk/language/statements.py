@@ -80,7 +80,8 @@ class Statement:
     clause marks an update (``anymore``, ``now``, ``raise ... to``); ``group`` when the
     subject is "we"; ``quote`` the clause as said (the sentence, when the clause's words
     are not one unbroken run); ``text`` a parse-supported third-person
-    rewrite, or ``""``; ``lemma`` the clause's verb, ``lemmas`` its content words.
+    rewrite, or ``""``; ``lemma`` the clause's verb, ``lemmas`` its content words; ``shape``
+    its grammar, word-free (:func:`clause_shape`), which a learned reader generalises from.
     """
 
     claim: Claim
@@ -97,6 +98,7 @@ class Statement:
     group: bool = False
     lemma: str = ""
     lemmas: tuple[str, ...] = ()
+    shape: tuple[str, ...] = ()
 
     @property
     def holder(self) -> str:
@@ -143,17 +145,24 @@ def clause_heads(sentence: Span) -> list[Token]:
 
 
 def leading_clause(token: Token) -> bool:
-    """A clause with its own subject, set before the root's.
+    """A clause set before the root's, with its own subject or one it lends.
 
     ``I can't stand cilantro, it tastes like soap``: the small parser hangs the first clause
-    under the second.
+    under the second. ``Turns out I'm not allergic, the test was negative``: the wrapped
+    clause. ``Being a night owl, I never book early``: the root's subject is the owl.
     """
-    return (
-        token.dep_ in ("ccomp", "parataxis")
-        and token.i < token.head.i
-        and token.head.dep_ == "ROOT"
-        and _subject(token) is not None
-    )
+    if token.i > token.head.i or token.head.dep_ != "ROOT":
+        return False
+    if token.dep_ in ("ccomp", "parataxis"):
+        return _subject(token) is not None
+    if token.dep_ != "advcl" or _subject(token) is not None:
+        return False
+    return _unwrap(token) != token or _describes_subject(token)
+
+
+def _describes_subject(token: Token) -> bool:
+    """A bare ``being ...`` clause: it says what the main clause's subject is."""
+    return token.lemma_.lower() == "be" and token.tag_ == "VBG" and token.dep_ == "advcl"
 
 
 def _unwrap(head: Token) -> Token:
@@ -175,7 +184,7 @@ def _subject(head: Token) -> Token | None:
 
 def _referent(head: Token, people: Participants) -> Referent | None:
     subject = _subject(head)
-    if subject is None and head.dep_ == "conj":
+    if subject is None and (head.dep_ == "conj" or _describes_subject(head)):
         subject = _subject(head.head)
     if subject is None:
         if head.head.lemma_.lower() == "let" and head.head != head:
@@ -203,7 +212,7 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
         modality=mode,
         speaker=people.speaker,
         sequence=item.sequence,
-        quote=_own_words(tokens, sentence),
+        quote=_own_words(_said(head, tokens), sentence),
         text=rewrite(tokens, head, people) if mode == "asserted" else "",
         time=statement_time(sentence.text, item.said_at),
         said_at=item.said_at,
@@ -211,7 +220,32 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
         group=who.group,
         lemma=head.lemma_.lower(),
         lemmas=tuple(t.lemma_.lower() for t in tokens if t.is_alpha and not t.is_stop),
+        shape=clause_shape(head, tokens),
     )
+
+
+def clause_shape(head: Token, tokens: Sequence[Token]) -> tuple[str, ...]:
+    """The clause's grammar without its words.
+
+    Tense, auxiliaries, its complements' parts of speech, the kinds of names in it (a place,
+    an organisation, a date, a number, a faith or nationality). ``I'm 34`` and ``I'm
+    Catholic`` share a shape with sentences never seen; their words alone would not.
+    """
+    shape = [f"tag:{head.tag_}"]
+    for child in head.children:
+        if child.dep_ in ("aux", "auxpass", "neg"):
+            shape.append(f"aux:{child.lemma_.lower()}")
+        elif child.dep_ in _SHAPED:
+            shape.append(f"{child.dep_}:{child.pos_}")
+            shape += [f"{child.dep_}>{c.dep_}" for c in child.children if c.dep_ in _SHAPED]
+    inside = {t.i for t in tokens}
+    shape += sorted({f"ent:{e.label_}" for e in head.doc.ents if e.root.i in inside})
+    return tuple(shape)
+
+
+_SHAPED = frozenset(
+    {"acomp", "attr", "oprd", "dobj", "xcomp", "prep", "pobj", "advmod", "npadvmod"}
+)
 
 
 def _predicate(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
@@ -221,8 +255,8 @@ def _predicate(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
         done = next((c for c in head.children if c.dep_ == "xcomp"), None)
         if done is not None:
             return _predicate(done, who)
-    if lemma in _COPULAS:
-        return _copula(head, who)
+    if lemma in _COPULAS or any(c.dep_ == "acomp" for c in head.children):
+        return _copula(head, who)  # "I went vegetarian", "she turned vegan": a state
     if lemma in CHANGE_VERBS or lemma == "move":
         changed = _changed(head, who)
         if changed is not None:
@@ -259,6 +293,8 @@ def _copula(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
         return who, f"be {complement.lower_}", value
     if complement.pos_ == "PROPN" and not who.relation and not who.group:
         return who, "name", value  # "I'm Maya"
+    if complement.like_num and complement.dep_ == "attr" and not who.group:
+        return who, "age", value  # "I'm 34"
     objects = [t for t in span if t != complement and t.pos_ in _CONTENT and t.dep_ != "npadvmod"]
     after = [t for t in objects if t.i > complement.i]
     chosen = after[0] if after else (objects[-1] if objects else None)
@@ -325,6 +361,13 @@ def _own_words(tokens: Sequence[Token], sentence: Span) -> str:
         mark = tokens[0].doc[end].text if end < len(tokens[0].doc) else ""
         return text + (mark if mark in (".", "!", "?") else ".")
     return sentence.text.strip()
+
+
+def _said(head: Token, tokens: list[Token]) -> list[Token]:
+    """The words to quote: ``Let's raise the budget`` keeps its ``Let``."""
+    if head.head.lemma_.lower() == "let" and head.head != head:
+        return [head.head, *tokens]
+    return tokens
 
 
 def _polarity(head: Token) -> bool:

@@ -17,11 +17,19 @@ from longtalk.language.speakers import FIRST, GROUP, SECOND, Participants
 if TYPE_CHECKING:
     from spacy.tokens import Token
 
-__all__ = ["clause_tokens", "display_name", "rewrite", "third_person", "words_of"]
+__all__ = [
+    "clause_tokens",
+    "content_words",
+    "display_name",
+    "rewrite",
+    "third_person",
+    "words_of",
+]
 
 _IRREGULAR = {"be": "is", "have": "has", "do": "does", "go": "goes"}
 _CONTRACTED = {"'ll": "will", "'d": "would", "’ll": "will", "’d": "would"}
-_LEADING = frozenset({"intj", "punct", "cc", "discourse", "advmod", "prep", "mark"})
+_LEADING = frozenset({"intj", "punct", "cc", "discourse", "advmod", "mark"})
+"""Words before the subject a rewrite leaves out, whole (a leading ``As a diabetic`` stays)."""
 
 
 def clause_tokens(head: Token) -> list[Token]:
@@ -54,6 +62,14 @@ def words_of(tokens: Iterable[Token]) -> str:
     return "".join(parts).strip(" ,;:-")
 
 
+def content_words(text: str) -> frozenset[str]:
+    """The words of ``text`` that carry meaning: letters only, case-folded, no stop words."""
+    from spacy.lang.en.stop_words import STOP_WORDS  # spaCy's list; spaCy loads lazily
+
+    words = ("".join(c for c in word if c.isalpha()) for word in text.casefold().split())
+    return frozenset(w for w in words if len(w) > 2 and w not in STOP_WORDS and w != "not")
+
+
 def display_name(holder: str, *, first: bool) -> str:
     """``The user`` (``the user`` inside a sentence) for an unnamed user, else the name."""
     if holder.casefold() == "user":
@@ -66,9 +82,16 @@ def rewrite(tokens: Sequence[Token], head: Token, people: Participants) -> str:
     subject = next((t for t in tokens if t.dep_ in ("nsubj", "nsubjpass") and t.head == head), None)
     if subject is None:
         return ""
-    start = next((i for i, t in enumerate(tokens) if t.i >= subject.i or t.dep_ not in _LEADING))
-    if any(t.text in (":", ",", "-") for t in tokens[start:] if t.i < subject.i):
-        start = next(i for i, t in enumerate(tokens) if t.i >= subject.i)  # "Big news: I..."
+    begins = subject.left_edge.i  # "my limit is ...": the subject with its own words
+    dropped = {
+        t.i
+        for child in head.children
+        if child.i < begins and child.dep_ in _LEADING
+        for t in child.subtree
+    }
+    start = next((i for i, t in enumerate(tokens) if t.i >= begins or t.i not in dropped))
+    if any(t.text in (":", ",", "-") for t in tokens[start:] if t.i < begins):
+        start = next(i for i, t in enumerate(tokens) if t.i >= begins)  # "Big news: I..."
     kept = tokens[start:]
     others = [t for t in kept if t != subject and t.lower_ in (FIRST | GROUP | SECOND)]
     if any(t.lower_ != "my" for t in others) or subject.lower_ in (GROUP | SECOND):
