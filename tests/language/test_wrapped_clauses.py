@@ -44,3 +44,8 @@ def test_lets_is_quoted_with_its_let() -> None:
 def test_a_state_reached_is_read_as_a_state() -> None:
     went = [s for s in _read("I went vegetarian last spring.")]
     assert any(s.claim.key == "diet" for s in went)
+
+
+def test_a_quoted_title_keeps_its_closing_mark() -> None:
+    read = _read('I recently finished rereading "The Alchemist".')
+    assert [s.text for s in read] == ['Ana recently finished rereading "The Alchemist".']

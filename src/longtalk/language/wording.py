@@ -43,11 +43,24 @@ def clause_tokens(head: Token) -> list[Token]:
             cut.update(t.i for t in child.subtree)
             cut.update(c.i for c in head.children if c.dep_ == "cc" and c.i < child.i)
     tokens = [t for t in head.subtree if t.i not in cut]
-    while tokens and tokens[-1].dep_ in ("punct", "cc"):
+    while tokens and tokens[-1].dep_ in ("punct", "cc") and not _closes_quote(tokens):
         tokens.pop()
     while tokens and tokens[0].dep_ == "punct":
         tokens.pop(0)
     return tokens
+
+
+def _closes_quote(tokens: Sequence[Token]) -> bool:
+    """The last token closes a quotation the clause opened (``"The Alchemist"``)."""
+    last = tokens[-1].text
+    if last not in _QUOTES:
+        return False
+    return sum(t.text == last for t in tokens) % 2 == 0 or (
+        last == "”" and any(t.text == "“" for t in tokens)
+    )
+
+
+_QUOTES = frozenset({'"', "”"})
 
 
 def words_of(tokens: Iterable[Token]) -> str:
