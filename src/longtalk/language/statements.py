@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from longtalk.language.families import (
     CHANGE_VERBS,
     NOUN_CLAIMS,
@@ -81,7 +83,8 @@ class Statement:
     subject is "we"; ``quote`` the clause as said (the sentence, when the clause's words
     are not one unbroken run); ``text`` a parse-supported third-person
     rewrite, or ``""``; ``lemma`` the clause's verb, ``lemmas`` its content words; ``shape``
-    its grammar, word-free (:func:`clause_shape`), which a learned reader generalises from.
+    its grammar, word-free (:func:`clause_shape`), and ``vector`` the parser's own reading
+    of its words in context (:func:`clause_vector`): what a learned reader generalises from.
     """
 
     claim: Claim
@@ -99,6 +102,7 @@ class Statement:
     lemma: str = ""
     lemmas: tuple[str, ...] = ()
     shape: tuple[str, ...] = ()
+    vector: tuple[float, ...] = ()
 
     @property
     def holder(self) -> str:
@@ -221,7 +225,24 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
         lemma=head.lemma_.lower(),
         lemmas=tuple(t.lemma_.lower() for t in tokens if t.is_alpha and not t.is_stop),
         shape=clause_shape(head, tokens),
+        vector=clause_vector(tokens),
     )
+
+
+def clause_vector(tokens: Sequence[Token]) -> tuple[float, ...]:
+    """The mean of the parser's context vectors over the clause's words, unit length.
+
+    The small pipeline's shared encoder gives each token a vector it tags and parses
+    from; near clauses (``I work as a nurse``, ``I'm employed as a teacher``) lie near.
+    Empty when the pipeline keeps no vectors.
+    """
+    rows = [t.i for t in tokens if not t.is_punct]
+    tensor = tokens[0].doc.tensor if tokens else None
+    if not rows or tensor is None or len(tensor) == 0:
+        return ()
+    mean = np.asarray(tensor)[rows].mean(axis=0)
+    norm = float(np.linalg.norm(mean))
+    return tuple(float(v) for v in mean / norm) if norm > 0 else ()
 
 
 def clause_shape(head: Token, tokens: Sequence[Token]) -> tuple[str, ...]:
