@@ -31,13 +31,13 @@ from urllib.parse import quote
 
 import httpx
 
+from longtalk.core.context import Context
 from longtalk.core.limits import check_storable
 from longtalk.core.messages import Message, Role, build_message, message_from_mapping
 from longtalk.core.receipt import ForgetReceipt
 from longtalk.core.redact import add_secrets, redact
 from longtalk.errors import BackendError, ConflictError, NotFoundError, UsageError
 from longtalk.memory.blocking import BlockingChat, BlockingMemory
-from longtalk.memory.context import Context
 from longtalk.memory.handle import ChatHandle
 from longtalk.storage.records import ChatRecord, StoredMessage, UserFact, UserFactKind
 from longtalk.wire import (
@@ -54,7 +54,7 @@ from longtalk.wire import (
 )
 
 if TYPE_CHECKING:
-    from longtalk.facts.model import DurableFact
+    from longtalk.facts.durable_fact import DurableFact
     from longtalk.memory.api import AsyncMemoryAPI, MemoryAPI
     from longtalk.memory.async_memory import AsyncMemory
     from longtalk.memory.sync import Memory
@@ -368,12 +368,22 @@ class AsyncChatClient(ChatHandle):
 # -- sync: the async client on a private loop ------------------------------------------------
 
 
-class Client(BlockingMemory[AsyncClient]):
+class ChatClient(BlockingChat[AsyncChatClient]):
+    """One chat of a :class:`Client`: the synchronous face of :class:`AsyncChatClient`."""
+
+    def summarize(self) -> SummarizeOut:
+        """Summarize now, even below the trigger, through the service's job queue."""
+        return self._runner.run(self.aio.summarize())
+
+
+class Client(BlockingMemory[AsyncClient, ChatClient]):
     """The service as a ``Memory``: :class:`AsyncClient` run on a private event loop.
 
     Takes the same arguments as ``AsyncClient``; use it as a context manager or ``close()``
     it (which also stops its loop's thread).
     """
+
+    chat_class = ChatClient
 
     def __init__(
         self,
@@ -386,26 +396,6 @@ class Client(BlockingMemory[AsyncClient]):
         super().__init__(
             "Client", AsyncClient(base_url, api_key=api_key, timeout=timeout, http=http)
         )
-
-    def chat(
-        self, chat_id: str | None = None, *, user: str | None = None, title: str | None = None
-    ) -> ChatClient:
-        """The chat ``chat_id``, created if it does not exist (a new id when None)."""
-        found = self._runner.run(self._async.chat(chat_id, user=user, title=title))
-        return ChatClient(self._runner, found)
-
-    def get(self, chat_id: str) -> ChatClient | None:
-        """The chat ``chat_id``, or None when there is none."""
-        found = self._runner.run(self._async.get(chat_id))
-        return None if found is None else ChatClient(self._runner, found)
-
-
-class ChatClient(BlockingChat[AsyncChatClient]):
-    """One chat of a :class:`Client`: the synchronous face of :class:`AsyncChatClient`."""
-
-    def summarize(self) -> SummarizeOut:
-        """Summarize now, even below the trigger, through the service's job queue."""
-        return self._runner.run(self.aio.summarize())
 
 
 if TYPE_CHECKING:

@@ -22,7 +22,7 @@ from longtalk.memory.api import AsyncChatAPI, AsyncMemoryAPI
 if TYPE_CHECKING:
     from longtalk.core.context import Context
     from longtalk.core.messages import Message, Role
-    from longtalk.facts.model import DurableFact
+    from longtalk.facts.durable_fact import DurableFact
     from longtalk.storage.base import ChatRecord, StoredMessage
     from longtalk.storage.user_memory import UserFact, UserFactKind
 
@@ -84,6 +84,7 @@ class AsyncChatDoor(AsyncChatAPI, Protocol):
 
 C = TypeVar("C", bound=AsyncChatDoor)
 M = TypeVar("M", bound=AsyncMemoryAPI)
+W = TypeVar("W", bound="BlockingChat[Any]")
 
 
 class BlockingChat(Generic[C]):
@@ -169,11 +170,10 @@ class BlockingChat(Generic[C]):
         return self._runner.run(self.aio.forget_fact(text))
 
 
-class BlockingMemory(Generic[M]):
-    """A blocking door over an async one: what every memory offers beyond opening a chat.
+class BlockingMemory(Generic[M, W]):
+    """A blocking door over an async one; its chats are wrapped in ``chat_class``."""
 
-    A subclass opens chats (``chat``, ``get``) wrapped in its own chat class.
-    """
+    chat_class: type[W]
 
     def __init__(self, door: str, memory: M) -> None:
         self._async = memory
@@ -200,6 +200,18 @@ class BlockingMemory(Generic[M]):
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+    def chat(
+        self, chat_id: str | None = None, *, user: str | None = None, title: str | None = None
+    ) -> W:
+        """The chat ``chat_id``, created if it does not exist (a new id when None)."""
+        found = self._runner.run(self._async.chat(chat_id, user=user, title=title))
+        return self.chat_class(self._runner, found)
+
+    def get(self, chat_id: str) -> W | None:
+        """The chat ``chat_id``, or None when there is none."""
+        found = self._runner.run(self._async.get(chat_id))
+        return None if found is None else self.chat_class(self._runner, found)
 
     def chats(self, *, limit: int = 50, offset: int = 0) -> list[ChatRecord]:
         """The chats of this tenant, most recently updated first."""

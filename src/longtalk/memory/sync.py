@@ -12,11 +12,26 @@ from longtalk.memory.sources import Source, SummarizeMode
 from longtalk.storage.base import ChatRecord
 
 
-class Memory(BlockingMemory[AsyncMemory]):
+class Chat(BlockingChat[AsyncChat]):
+    """One chat of a :class:`Memory`: the synchronous face of :class:`AsyncChat`."""
+
+    @property
+    def record(self) -> ChatRecord:
+        """The chat's record, read now: title, message count, summary cost and backoff."""
+        return self._runner.run(self.aio.refresh())
+
+    def summarize(self, *, force: bool = False) -> SummarizeOutcome:
+        """Extend the running summary now if its trigger holds (or ``force``)."""
+        return self._runner.run(self.aio.summarize(force=force))
+
+
+class Memory(BlockingMemory[AsyncMemory, Chat]):
     """The synchronous front door: :class:`AsyncMemory` run on a private event loop.
 
     Takes the same arguments as ``AsyncMemory``; use it as a context manager or ``close()`` it.
     """
+
+    chat_class = Chat
 
     def __init__(
         self,
@@ -59,28 +74,3 @@ class Memory(BlockingMemory[AsyncMemory]):
 
     def __enter__(self) -> Self:
         return self.open()
-
-    def chat(
-        self, chat_id: str | None = None, *, user: str | None = None, title: str | None = None
-    ) -> Chat:
-        """The chat ``chat_id``, created if it does not exist (see ``AsyncMemory.chat``)."""
-        found = self._runner.run(self._async.chat(chat_id, user=user, title=title))
-        return Chat(self._runner, found)
-
-    def get(self, chat_id: str) -> Chat | None:
-        """The chat ``chat_id``, or None when there is none."""
-        found = self._runner.run(self._async.get(chat_id))
-        return None if found is None else Chat(self._runner, found)
-
-
-class Chat(BlockingChat[AsyncChat]):
-    """One chat of a :class:`Memory`: the synchronous face of :class:`AsyncChat`."""
-
-    @property
-    def record(self) -> ChatRecord:
-        """The chat's record, read now: title, message count, summary cost and backoff."""
-        return self._runner.run(self.aio.refresh())
-
-    def summarize(self, *, force: bool = False) -> SummarizeOutcome:
-        """Extend the running summary now if its trigger holds (or ``force``)."""
-        return self._runner.run(self.aio.summarize(force=force))
