@@ -23,7 +23,7 @@ from longtalk import AsyncMemory, Settings
 from longtalk.core.context import Context
 from longtalk.core.quoting import quoted_name
 from longtalk.core.tokens import HeuristicTokenCounter
-from longtalk.facts.model import DurableFact
+from longtalk.facts.durable_fact import DurableFact
 from longtalk.storage.base import RecordUpdate, SummaryRow, SummaryUpdate, TurnCommit
 from longtalk.storage.user_memory import UserFact
 from longtalk.summary.user_facts import user_part

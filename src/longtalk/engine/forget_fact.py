@@ -17,7 +17,7 @@ from longtalk.core.history import Numbered
 from longtalk.core.receipt import ForgetItem, ForgetReceipt
 from longtalk.engine.job import FactKeeper
 from longtalk.errors import NotFoundError, UsageError
-from longtalk.facts.model import DurableFact, normal_text
+from longtalk.facts.durable_fact import DurableFact, normal_text
 from longtalk.storage.base import ChatRecord, ChatState, ChatStorage, RecordUpdate, TurnCommit
 from longtalk.storage.user_memory import UserFact, UserMemoryStore
 from longtalk.summary.planner import SummaryPlan

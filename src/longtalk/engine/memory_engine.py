@@ -30,7 +30,7 @@ from longtalk.core.messages import Message
 from longtalk.core.receipt import ForgetReceipt
 from longtalk.core.tokens import TokenCounter, resolve_counter
 from longtalk.core.truncation import TruncationStrategy
-from longtalk.embed.truncation import TextEmbedder
+from longtalk.embed.semantic_shortener import TextEmbedder
 from longtalk.engine.appending import AppendWriter
 from longtalk.engine.forget import Forgetter
 from longtalk.engine.forget_fact import TombstonedFacts, forget_fact
@@ -38,8 +38,8 @@ from longtalk.engine.job import FactKeeper, JobListener, SummarizeOutcome, Summa
 from longtalk.engine.pipeline import shortener_for
 from longtalk.engine.reading import ContextReader, ReadOptions
 from longtalk.errors import BackendError, NotFoundError
+from longtalk.facts.durable_fact import DurableFact
 from longtalk.facts.keeper import DurableFacts, stored_facts
-from longtalk.facts.model import DurableFact
 from longtalk.llm.base import LLM
 from longtalk.recall.outbox import INDEX_BATCH_TURNS, IndexRun, RecallIndexer
 from longtalk.storage.base import (

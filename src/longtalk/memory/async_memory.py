@@ -14,7 +14,7 @@ from longtalk.core.messages import Message, Role, build_message, message_from_ma
 from longtalk.engine import ForgetReceipt, MemoryEngine, SummarizeOutcome
 from longtalk.errors import StorageError, UsageError
 from longtalk.factory import open_memory
-from longtalk.facts.model import DurableFact
+from longtalk.facts.durable_fact import DurableFact
 from longtalk.jobs import LocalJobs
 from longtalk.memory.handle import ChatHandle
 from longtalk.memory.sources import Source, SummarizeMode, resolve_settings

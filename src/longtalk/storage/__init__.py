@@ -35,7 +35,7 @@ from longtalk.storage.base import (
     TurnCommit,
 )
 from longtalk.storage.config import StorageConfig, default_sqlite_path
-from longtalk.storage.memory import InMemoryStorage
+from longtalk.storage.in_memory import InMemoryStorage
 
 if TYPE_CHECKING:
     from longtalk.storage.postgres import PostgresStorage
