@@ -33,7 +33,7 @@ import httpx
 
 from longtalk.core.context import Context
 from longtalk.core.limits import check_storable
-from longtalk.core.messages import Message, Role, build_message, message_from_mapping
+from longtalk.core.messages import Message, Role, as_messages, build_message
 from longtalk.core.receipt import ForgetReceipt
 from longtalk.core.redact import add_secrets, redact
 from longtalk.errors import BackendError, ConflictError, NotFoundError, UsageError
@@ -318,10 +318,7 @@ class AsyncChatClient(ChatHandle):
 
     async def extend(self, messages: Iterable[Message | Mapping[str, Any]]) -> list[StoredMessage]:
         """Store several messages in one request."""
-        batch = [
-            item if isinstance(item, Message) else message_from_mapping(item) for item in messages
-        ]
-        return await self._api.extend(self.id, batch)
+        return await self._api.extend(self.id, as_messages(messages))
 
     async def context(
         self,
