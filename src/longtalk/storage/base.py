@@ -421,23 +421,22 @@ def check_commit(chat: ChatRecord, commit: TurnCommit) -> None:
 
 def chat_after(chat: ChatRecord, commit: TurnCommit, *, added: int, now: datetime) -> ChatRecord:
     """The chat as ``commit`` leaves it (every backend writes exactly this)."""
+    record, summary = commit.record, commit.summary
     title, source = chat.title, chat.title_source
-    if commit.record.title is not None and (
-        commit.record.title_source == "user" or source != "user"
-    ):
-        title, source = commit.record.title, commit.record.title_source
-    last = commit.summary.last_summarized_sequence
+    if record.title is not None and (record.title_source == "user" or source != "user"):
+        title, source = record.title, record.title_source
+    last = summary.last_summarized_sequence
+    new_chars = sum(len(m.content) for m in commit.append.messages[:added])
     return replace(
         chat,
         title=title,
         title_source=source,
         updated_at=now,
         message_count=chat.message_count + added,
-        content_chars=chat.content_chars
-        + sum(len(m.content) for m in commit.append.messages[:added]),
+        content_chars=chat.content_chars + new_chars,
         last_summarized_sequence=chat.last_summarized_sequence if last is None else last,
-        summary_version=chat.summary_version + int(commit.summary.changes),
-        stats=chat.stats if commit.record.run is None else chat.stats.after(commit.record.run),
+        summary_version=chat.summary_version + int(summary.changes),
+        stats=chat.stats if record.run is None else chat.stats.after(record.run),
     )
 
 
