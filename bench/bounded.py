@@ -83,7 +83,7 @@ from longtalk.core.quoting import quoted_line
 from longtalk.core.tokens import HeuristicTokenCounter
 from longtalk.engine import MemoryEngine
 from longtalk.llm.base import LLMRequest, LLMResponse
-from longtalk.storage.memory import InMemoryStorage
+from longtalk.storage.in_memory import InMemoryStorage
 from longtalk.summary.chain import row_summary
 from longtalk.summary.llm_writer import LLMSummaryWriter
 from longtalk.summary.model import ConversationSummary

@@ -411,7 +411,7 @@ async def run_longtalk(
     ``setup.config`` and ``setup.rules`` are empty/None unless an ablation sets them.
     """
     from longtalk.engine import MemoryEngine
-    from longtalk.storage.memory import InMemoryStorage
+    from longtalk.storage.in_memory import InMemoryStorage
     from longtalk.summary.offline import OfflineSummaryWriter
 
     with tempfile.TemporaryDirectory() as tmp:

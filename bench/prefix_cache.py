@@ -119,7 +119,7 @@ async def replay(conv: Conversation, embedder: Any, series: dict[str, Series], t
     """One conversation, turn by turn, into memories that differ only in ``context_order``."""
     from longtalk.engine import MemoryEngine
     from longtalk.recall.retriever import HybridRetriever
-    from longtalk.storage.memory import InMemoryStorage
+    from longtalk.storage.in_memory import InMemoryStorage
     from longtalk.summary.offline import OfflineSummaryWriter
     from longtalk.vectors.qdrant_edge import QdrantEdgeStore
 

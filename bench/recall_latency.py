@@ -52,7 +52,7 @@ from longtalk.engine import MemoryEngine
 from longtalk.recall.defaults import RAG_SIMILARITY_THRESHOLD, auto_k
 from longtalk.recall.lexical import document_vector, query_vector
 from longtalk.recall.retriever import HybridRetriever
-from longtalk.storage.base import SummaryRow, TurnCommit
+from longtalk.storage.base import NewMessages, SummaryRow, SummaryUpdate, TurnCommit
 from longtalk.storage.sqlite import SqliteStorage
 from longtalk.summary.chain import render_chain
 from longtalk.summary.model import ConversationSummary, SummaryEntity
@@ -306,9 +306,10 @@ async def fill_storage(storage: SqliteStorage, turns: list[str], chats: int) -> 
         covered = CHAT_TURNS - VERBATIM
         commit = TurnCommit(
             chat_id,
-            new_messages=messages,
-            summaries=summary_rows(chat_id, texts, covered),
-            last_summarized_sequence=covered,
+            append=NewMessages(messages),
+            summary=SummaryUpdate(
+                rows=summary_rows(chat_id, texts, covered), last_summarized_sequence=covered
+            ),
         )
         await storage.commit_turn(commit)
 

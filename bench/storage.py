@@ -34,7 +34,15 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from longtalk.core.messages import Message, assistant, user
-from longtalk.storage import ChatStorage, SummaryRow, TurnCommit, from_url
+from longtalk.storage import (
+    ChatStorage,
+    NewMessages,
+    RecordUpdate,
+    SummaryRow,
+    SummaryUpdate,
+    TurnCommit,
+    from_url,
+)
 
 WORDS = (
     "the user asked about the itinerary for kyoto and osaka in april budget hotels trains "
@@ -127,11 +135,13 @@ async def plan_turn(
     row = SummaryRow(chat_id, body) if latest is None else replace(latest, summary_text=body)
     return TurnCommit(
         chat_id,
-        new_messages=new,
-        summaries=(row,),
-        title=title,
-        last_summarized_sequence=count - 4,
-        expected_summary_version=state.chat.summary_version,
+        append=NewMessages(new),
+        summary=SummaryUpdate(
+            rows=(row,),
+            last_summarized_sequence=count - 4,
+            expected_version=state.chat.summary_version,
+        ),
+        record=RecordUpdate(title=title),
     )
 
 

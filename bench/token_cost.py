@@ -46,7 +46,7 @@ from longtalk.core.quoting import quoted_line
 from longtalk.core.tokens import HeuristicTokenCounter, TokenUsage
 from longtalk.engine import MemoryEngine
 from longtalk.llm.base import LLMRequest, LLMResponse
-from longtalk.storage.memory import InMemoryStorage
+from longtalk.storage.in_memory import InMemoryStorage
 from longtalk.summary.llm_writer import LLMSummaryWriter
 from longtalk.summary.planner import SummaryPlanner
 from longtalk.testing import CountingLLM

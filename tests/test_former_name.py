@@ -15,7 +15,7 @@ from longtalk.config import load_settings
 from longtalk.core.messages import user
 from longtalk.legacy import FormerNameWarning, getenv
 from longtalk.paths import data_dir
-from longtalk.storage import TurnCommit
+from longtalk.storage import NewMessages, TurnCommit
 from longtalk.storage.config import default_sqlite_path
 from longtalk.storage.migrations import LATEST_VERSION
 from longtalk.storage.sqlite import SqliteStorage
@@ -82,7 +82,7 @@ async def test_a_former_database_keeps_its_chats_and_is_migrated(tmp_path: Path)
     storage = SqliteStorage(path)
     await storage.setup()
     await storage.create_chat("c1")
-    await storage.commit_turn(TurnCommit("c1", new_messages=[user("I keep bees.")]))
+    await storage.commit_turn(TurnCommit("c1", append=NewMessages([user("I keep bees.")])))
     await storage.close()
     _as_former_database(path)
 

@@ -21,7 +21,7 @@ from longtalk.errors import BackendError, ConfigError
 from longtalk.llm.base import LLM
 from longtalk.recall.outbox import open_for_model
 from longtalk.storage.base import ChatStorage
-from longtalk.storage.memory import InMemoryStorage
+from longtalk.storage.in_memory import InMemoryStorage
 from longtalk.storage.resolve import resolve_storage
 from longtalk.summary.llm_writer import LLMSummaryWriter
 from longtalk.summary.prompts import prompts_for

@@ -24,7 +24,7 @@ from longtalk.core.tokens import HeuristicTokenCounter
 from longtalk.engine import MemoryEngine
 from longtalk.errors import ConflictError
 from longtalk.storage import ChatStorage, resolve_storage
-from longtalk.storage.base import TurnCommit
+from longtalk.storage.base import NewMessages, RecordUpdate, SummaryUpdate, TurnCommit
 from longtalk.summary.chain import row_summary
 from longtalk.summary.llm_writer import LLMSummaryWriter
 from longtalk.summary.planner import SummaryPlanner
@@ -125,11 +125,13 @@ async def test_the_summarization_node_computes_and_the_persist_node_writes_atomi
     await storage.create_summary(plan.rows[-1])  # another turn won the race meanwhile
     stale = TurnCommit(
         chat.id,
-        new_messages=exchanges(13, 1),
-        summaries=plan.rows,
-        title=title,
-        last_summarized_sequence=plan.last_summarized,
-        expected_summary_version=state.chat.summary_version,
+        append=NewMessages(exchanges(13, 1)),
+        summary=SummaryUpdate(
+            rows=plan.rows,
+            last_summarized_sequence=plan.last_summarized,
+            expected_version=state.chat.summary_version,
+        ),
+        record=RecordUpdate(title=title),
     )
     with pytest.raises(ConflictError):
         await storage.commit_turn(stale)

@@ -18,7 +18,7 @@ from longtalk.compat.orchid import (
     OrchidRAGConversationMemory,
     OrchidSupervisorConfig,
 )
-from longtalk.storage.memory import InMemoryStorage
+from longtalk.storage.in_memory import InMemoryStorage
 
 AGENTS_YAML = """
 supervisor:

@@ -32,11 +32,11 @@ from longtalk.core.messages import (
     user,
 )
 from longtalk.core.truncation import ELLIPSIS, MIDDLE_MARKER, TruncationStrategy
-from longtalk.embed.truncation import SemanticShortener
+from longtalk.embed.semantic_shortener import SemanticShortener
 from longtalk.engine.pipeline import apply_pipeline
 from longtalk.errors import LLMTransientError
 from longtalk.llm.base import LLMRequest
-from longtalk.llm.truncation import LLMShortener
+from longtalk.llm.shortener import LLMShortener
 from longtalk.testing import BagOfWordsEmbedder, FunctionLLM
 
 

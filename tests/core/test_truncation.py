@@ -15,7 +15,7 @@ from longtalk.core.truncation import (
     TruncationStrategy,
     split_sentences,
 )
-from longtalk.embed.truncation import TextEmbedder
+from longtalk.embed.semantic_shortener import TextEmbedder
 from longtalk.errors import LLMTransientError
 from longtalk.llm.base import LLM
 from longtalk.testing import BagOfWordsEmbedder, ScriptedLLM

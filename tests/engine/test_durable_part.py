@@ -6,7 +6,7 @@ from longtalk.config import MemoryConfig
 from longtalk.core.messages import Message, assistant, user
 from longtalk.embed.minilm import MiniLMEmbedder
 from longtalk.engine import MemoryEngine
-from longtalk.storage.memory import InMemoryStorage
+from longtalk.storage.in_memory import InMemoryStorage
 
 SAID = [
     "I'm allergic to shellfish, so no shrimp please.",

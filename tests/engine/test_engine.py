@@ -14,7 +14,7 @@ from longtalk.engine import MemoryEngine
 from longtalk.errors import LLMTransientError, VectorStoreError
 from longtalk.llm.base import LLMRequest
 from longtalk.storage.base import ChatStorage
-from longtalk.storage.memory import InMemoryStorage
+from longtalk.storage.in_memory import InMemoryStorage
 from longtalk.storage.sqlite import SqliteStorage
 from longtalk.summary.llm_writer import LLMSummaryWriter
 from longtalk.testing import FunctionLLM, RecordingRecall, ScriptedLLM

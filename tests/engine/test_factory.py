@@ -8,7 +8,7 @@ from longtalk.core.messages import assistant, user
 from longtalk.factory import open_memory
 from longtalk.recall.retriever import HybridRetriever
 from longtalk.storage.config import StorageConfig
-from longtalk.storage.memory import InMemoryStorage
+from longtalk.storage.in_memory import InMemoryStorage
 from longtalk.storage.sqlite import SqliteStorage
 from longtalk.vectors.base import NullVectorReader
 

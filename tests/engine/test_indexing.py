@@ -19,7 +19,7 @@ from longtalk.embed.priority import BACKGROUND_NICE, in_background
 from longtalk.engine import MemoryEngine, index_later
 from longtalk.recall.outbox import RecallIndexer
 from longtalk.recall.retriever import HybridRetriever
-from longtalk.storage.memory import InMemoryStorage
+from longtalk.storage.in_memory import InMemoryStorage
 from longtalk.storage.resolve import from_url
 from longtalk.vectors.qdrant_edge import QdrantEdgeStore
 

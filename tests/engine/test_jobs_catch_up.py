@@ -8,7 +8,7 @@ from longtalk.embed.priority import BACKGROUND_NICE, SUMMARIES, in_background
 from longtalk.engine import MemoryEngine
 from longtalk.jobs import JobResult, LocalJobs
 from longtalk.jobs.local import CATCH_UP_QUEUED
-from longtalk.storage.memory import InMemoryStorage
+from longtalk.storage.in_memory import InMemoryStorage
 
 
 def thread_nice() -> int:

@@ -12,7 +12,7 @@ from longtalk.core.tokens import HeuristicTokenCounter
 from longtalk.engine import MIN_BUDGET_TOKENS, MemoryEngine
 from longtalk.errors import LLMTransientError, UsageError
 from longtalk.memory import AsyncMemory
-from longtalk.storage.memory import InMemoryStorage
+from longtalk.storage.in_memory import InMemoryStorage
 from longtalk.summary.llm_writer import LLMSummaryWriter
 from longtalk.testing import ScriptedLLM
 

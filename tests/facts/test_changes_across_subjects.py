@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from longtalk.facts.durable_fact import DurableFact
 from longtalk.facts.merge import merge_facts
-from longtalk.facts.model import DurableFact
 
 
 def _fact(subject: str, text: str, value: str, sequence: int, **flags: bool) -> DurableFact:

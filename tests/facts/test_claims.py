@@ -8,8 +8,8 @@ import pytest
 
 from longtalk.core.messages import Message, Role
 from longtalk.facts import extract_facts, merge_facts
+from longtalk.facts.durable_fact import DurableFact
 from longtalk.facts.keeper import said_facts, stored_facts
-from longtalk.facts.model import DurableFact
 from longtalk.facts.offline import statements
 
 DAY = datetime(2023, 5, 8, 13, 0)
@@ -165,7 +165,7 @@ def test_a_fact_never_pretends_to_agree_a_verb_it_cannot() -> None:
 def test_the_kind_model_classes_are_the_fact_kinds() -> None:
     from typing import get_args
 
-    from longtalk.facts.model import FactKind
+    from longtalk.facts.durable_fact import FactKind
     from longtalk.language.kinds import KINDS
 
     assert set(KINDS) - {"none"} == set(get_args(FactKind))

@@ -7,12 +7,14 @@ The context a client receives must be the one the engine assembles, read through
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 
 import pytest
 from service_harness import Harness, SummaryModel, make_settings, running
 
-from longtalk.client import AsyncClient, Client
+from longtalk.client import AsyncChatClient, AsyncClient, ChatClient, Client
+from longtalk.core.messages import assistant
 from longtalk.errors import BackendError, NotFoundError, UsageError
 from longtalk.memory import Context
 from longtalk.testing import free_port
@@ -113,3 +115,29 @@ async def test_sync_client(tmp_path: Path, model: SummaryModel) -> None:
 
         remote = await asyncio.to_thread(chat_loop)
         same(remote, await local_context(api, "sync", "Belém"))
+
+
+async def test_the_sync_client_is_the_async_one_on_a_private_loop(
+    tmp_path: Path, model: SummaryModel
+) -> None:
+    async with running(make_settings(tmp_path), model, transport="uvicorn") as api:
+
+        def session() -> tuple[list[threading.Thread], Client, ChatClient]:
+            before = set(threading.enumerate())
+            with Client(api.base_url) as memory:
+                chat = memory.chat("loop", user="sam")
+                assert isinstance(chat.aio, AsyncChatClient) and chat.aio.id == "loop"
+                chat.extend([{"role": "user", "content": "hi"}, assistant("hello")])
+                assert [m.sequence for m in chat.messages()] == [1, 2]
+                assert memory.get("nope") is None
+                threads = [t for t in threading.enumerate() if t not in before]
+                assert [t.name for t in threads] == ["longtalk-loop"]  # one thread, its own
+            return threads, memory, chat
+
+        threads, memory, chat = await asyncio.to_thread(session)
+        assert not any(t.is_alive() for t in threads)  # close stopped the private loop
+        with pytest.raises(UsageError, match="this client is closed"):
+            chat.messages()
+        with pytest.raises(UsageError, match="this client is closed"):
+            memory.chats()
+        memory.close()  # closing twice is harmless

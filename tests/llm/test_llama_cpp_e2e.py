@@ -21,7 +21,7 @@ from longtalk.llm.base import prompt_request
 from longtalk.llm.openai_compat import OpenAICompatibleLLM
 from longtalk.llm.resolve import resolve_llm
 from longtalk.llm.usage import MeteredLLM, UsageLedger
-from longtalk.storage.memory import InMemoryStorage
+from longtalk.storage.in_memory import InMemoryStorage
 from longtalk.summary.llm_writer import LLMSummaryWriter
 from longtalk.testing import free_port
 

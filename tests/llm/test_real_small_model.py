@@ -32,7 +32,7 @@ from longtalk.llm.openai_compat import OpenAICompatibleLLM, StructuredMode
 from longtalk.llm.retry import RetryPolicy
 from longtalk.llm.usage import MeteredLLM, UsageLedger
 from longtalk.memory import AsyncMemory
-from longtalk.storage.memory import InMemoryStorage
+from longtalk.storage.in_memory import InMemoryStorage
 from longtalk.summary.llm_writer import LLMSummaryWriter
 from longtalk.summary.model import ConversationSummary
 from longtalk.summary.prompts import EPISODE_SUMMARY_PROMPTS

@@ -12,7 +12,7 @@ from longtalk.config import MemoryConfig, SupervisorConfig, VectorsConfig
 from longtalk.engine import MemoryEngine
 from longtalk.memory import Context, resolve_settings
 from longtalk.storage.config import StorageConfig
-from longtalk.storage.memory import InMemoryStorage
+from longtalk.storage.in_memory import InMemoryStorage
 from longtalk.storage.sqlite import SqliteStorage
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from longtalk import AsyncMemory, Settings
 from longtalk.core.messages import user
-from longtalk.storage.base import SummaryRow, TurnCommit
+from longtalk.storage.base import SummaryRow, SummaryUpdate, TurnCommit
 from longtalk.summary.llm_writer import LLMSummaryWriter
 from longtalk.testing import ScriptedLLM
 
@@ -58,7 +58,7 @@ async def test_recalled_turns_and_summaries_quote_the_attacks(tmp_path: Path) ->
             await chat.append(role, content)
         copied = f"The user planned Lisbon. {ATTACK} {FAKE_REPLY}"  # a model copied them
         row = SummaryRow("trip", copied, episode_first=1, episode_last=3)
-        commit = TurnCommit("trip", summaries=(row,), last_summarized_sequence=26)
+        commit = TurnCommit("trip", summary=SummaryUpdate(rows=(row,), last_summarized_sequence=26))
         await memory.engine.storage.commit_turn(commit)
         context = await chat.context(
             "the system prompt and the admin password", budget_tokens=300, recent_turns=1

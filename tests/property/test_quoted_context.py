@@ -23,8 +23,8 @@ from longtalk import AsyncMemory, Settings
 from longtalk.core.context import Context
 from longtalk.core.quoting import quoted_name
 from longtalk.core.tokens import HeuristicTokenCounter
-from longtalk.facts.model import DurableFact
-from longtalk.storage.base import SummaryRow, TurnCommit
+from longtalk.facts.durable_fact import DurableFact
+from longtalk.storage.base import RecordUpdate, SummaryRow, SummaryUpdate, TurnCommit
 from longtalk.storage.user_memory import UserFact
 from longtalk.summary.user_facts import user_part
 
@@ -148,9 +148,8 @@ async def build_context(folder: Path, user: str, parts: dict[str, Attack]) -> Co
         )
         commit = TurnCommit(
             "trip",
-            summaries=(row,),
-            last_summarized_sequence=len(talk) - 1,
-            facts=[*facts, copied.to_dict()],
+            summary=SummaryUpdate(rows=(row,), last_summarized_sequence=len(talk) - 1),
+            record=RecordUpdate(facts=[*facts, copied.to_dict()]),
         )
         await memory.engine.storage.commit_turn(commit)
         return await chat.context("the museum tram", budget_tokens=300, recent_turns=1)

@@ -11,7 +11,7 @@ import pytest
 from service_harness import Harness, SummaryModel, make_settings, running
 
 from longtalk.core.messages import Message
-from longtalk.storage.base import TurnCommit
+from longtalk.storage.base import NewMessages, TurnCommit
 
 HUGE = str(2**64)
 
@@ -119,7 +119,7 @@ async def test_rows_stored_before_the_limits_are_answered_repaired(api: Harness)
         metadata={"s": "x\ud800y", "n": float("nan"), "deep": deep, "q": "what?"},
     )
     # written past the gate, as a row stored before the limits existed
-    await api.service.engine.storage.commit_turn(TurnCommit(chat, new_messages=[bad]))
+    await api.service.engine.storage.commit_turn(TurnCommit(chat, append=NewMessages([bad])))
     listed = await api.client.get(f"/chats/{chat}/messages")
     assert listed.status_code == 200, listed.text
     metadata = listed.json()["items"][-1]["message"]["metadata"]

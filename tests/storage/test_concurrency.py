@@ -13,7 +13,14 @@ from dataclasses import replace
 
 from longtalk.core.messages import assistant, user
 from longtalk.errors import ConflictError
-from longtalk.storage import ChatState, ChatStorage, SummaryRow, TurnCommit
+from longtalk.storage import (
+    ChatState,
+    ChatStorage,
+    NewMessages,
+    SummaryRow,
+    SummaryUpdate,
+    TurnCommit,
+)
 
 WRITERS = 8
 TURNS = 6
@@ -63,9 +70,8 @@ async def test_concurrent_summaries_never_go_back(backend) -> None:  # type: ign
             )
             return TurnCommit(
                 chat.id,
-                new_messages=[user(f"w{w} t{t} q"), assistant(f"w{w} t{t} a")],
-                summaries=(row,),
-                last_summarized_sequence=count - 2,
+                append=NewMessages([user(f"w{w} t{t} q"), assistant(f"w{w} t{t} a")]),
+                summary=SummaryUpdate(rows=(row,), last_summarized_sequence=count - 2),
             )
 
         return plan
@@ -77,9 +83,9 @@ async def test_concurrent_summaries_never_go_back(backend) -> None:  # type: ign
             plan = planner(w, t)
             while True:
                 state = await store.load_state(chat.id)
-                commit = replace(
-                    await plan(state), expected_summary_version=state.chat.summary_version
-                )
+                planned = await plan(state)
+                guarded = replace(planned.summary, expected_version=state.chat.summary_version)
+                commit = replace(planned, summary=guarded)
                 try:
                     await store.commit_turn(commit)
                 except ConflictError:

@@ -13,7 +13,7 @@ from tests.storage.conftest import Backend
 from longtalk.core.messages import user
 from longtalk.engine import MemoryEngine
 from longtalk.engine.appending import AppendWriter, found_facts
-from longtalk.storage import TurnCommit
+from longtalk.storage import NewMessages, TurnCommit
 
 
 def liked(numbered):
@@ -32,7 +32,9 @@ async def test_concurrent_appends_number_their_facts_where_they_land(backend: Ba
     writers = [AppendWriter(first), AppendWriter(second)]
 
     async def append(number: int) -> None:
-        commit = TurnCommit(chat.id, new_messages=[user(f"I like tram {number}"), user("ok")])
+        commit = TurnCommit(
+            chat.id, append=NewMessages([user(f"I like tram {number}"), user("ok")])
+        )
         await writers[number % 2].commit(commit, liked)
 
     await asyncio.gather(*(append(number) for number in range(12)))

@@ -17,7 +17,7 @@ from longtalk.core.messages import assistant, user
 from longtalk.engine import MemoryEngine
 from longtalk.errors import NotFoundError
 from longtalk.llm.base import LLMRequest
-from longtalk.storage import ChatStorage, SummaryRow, TurnCommit
+from longtalk.storage import ChatStorage, NewMessages, SummaryRow, SummaryUpdate, TurnCommit
 from longtalk.summary.llm_writer import LLMSummaryWriter
 from longtalk.testing import FunctionLLM
 
@@ -40,9 +40,11 @@ async def test_a_commit_planned_for_the_deleted_chat_writes_nothing(storage: Cha
     await storage.append_messages("x", [user("b1"), assistant("b2"), user("b3")])
     commit = TurnCommit(
         "x",
-        summaries=(SummaryRow("x", "tenant a's secrets"),),
-        last_summarized_sequence=2,
-        expected_summary_version=planned.chat.summary_version,  # 0 == 0: the CAS alone passes
+        summary=SummaryUpdate(
+            rows=(SummaryRow("x", "tenant a's secrets"),),
+            last_summarized_sequence=2,
+            expected_version=planned.chat.summary_version,
+        ),
         incarnation=old.incarnation,
     )
     with pytest.raises(NotFoundError, match="deleted"):
@@ -54,11 +56,11 @@ async def test_a_commit_planned_for_the_deleted_chat_writes_nothing(storage: Cha
 
 async def test_a_commit_for_another_tenant_is_a_missing_chat(storage: ChatStorage) -> None:
     await storage.create_chat("x", tenant="a")
-    first = TurnCommit("x", new_messages=[user("a1", id="m1")], tenant="a")
+    first = TurnCommit("x", append=NewMessages([user("a1", id="m1")]), tenant="a")
     assert [m.sequence for m in (await storage.commit_turn(first)).messages] == [1]
     for attempt in (  # new messages, and a replay of a's ids that would echo a's message
-        TurnCommit("x", new_messages=[user("b1")], tenant="b"),
-        TurnCommit("x", new_messages=[user("a1", id="m1")], tenant="b"),
+        TurnCommit("x", append=NewMessages([user("b1")]), tenant="b"),
+        TurnCommit("x", append=NewMessages([user("a1", id="m1")]), tenant="b"),
     ):
         with pytest.raises(NotFoundError, match="no chat with id 'x'"):
             await storage.commit_turn(attempt)
@@ -174,9 +176,9 @@ async def test_chats_made_before_incarnations_migrate_to_the_empty_one(sql_backe
     assert (chat.title, chat.message_count) == ("kept", 3)
     commit = TurnCommit(
         "old",
-        summaries=(SummaryRow("old", "a summary"),),
-        last_summarized_sequence=2,
-        expected_summary_version=0,
+        summary=SummaryUpdate(
+            rows=(SummaryRow("old", "a summary"),), last_summarized_sequence=2, expected_version=0
+        ),
         incarnation="",
     )
     assert len((await upgraded.commit_turn(commit)).summaries) == 1

@@ -19,7 +19,14 @@ from longtalk.errors import (
     StorageError,
     StorageUnavailableError,
 )
-from longtalk.storage import SummaryRow, TurnCommit, resolve_storage
+from longtalk.storage import (
+    NewMessages,
+    RecordUpdate,
+    SummaryRow,
+    SummaryUpdate,
+    TurnCommit,
+    resolve_storage,
+)
 from longtalk.storage import schema as tables
 from longtalk.storage.migrations import LATEST_VERSION, MIGRATIONS
 from longtalk.storage.pg_index_leases import _CLAIM
@@ -164,11 +171,13 @@ async def test_database_failure_mid_commit_rolls_back(sql_backend) -> None:  # t
     await execute(storage, *TRIGGERS[sql_backend.name])
     commit = TurnCommit(
         chat.id,
-        new_messages=[user("three"), assistant("four")],
-        summaries=(SummaryRow(chat.id, "fine"), SummaryRow(chat.id, "boom")),
-        title="after",
-        last_summarized_sequence=4,
-        expected_summary_version=before.chat.summary_version,
+        append=NewMessages([user("three"), assistant("four")]),
+        summary=SummaryUpdate(
+            rows=(SummaryRow(chat.id, "fine"), SummaryRow(chat.id, "boom")),
+            last_summarized_sequence=4,
+            expected_version=before.chat.summary_version,
+        ),
+        record=RecordUpdate(title="after"),
     )
     with pytest.raises(StorageError) as caught:
         await storage.commit_turn(commit)
@@ -372,17 +381,23 @@ async def test_a_job_requested_in_a_commit_lands_with_it_and_only_then(sql_backe
         found = await storage.transaction(lambda conn: conn.execute(job).all())
         return [tuple(row) for row in found]
 
-    refused = TurnCommit(chat.id, new_messages=[user("q")], tenant="u", enqueue="summary")
+    refused = TurnCommit(chat.id, append=NewMessages([user("q")], enqueue="summary"), tenant="u")
     with pytest.raises(NotFoundError):
         await storage.commit_turn(refused)
-    await storage.commit_turn(TurnCommit(chat.id, title="no messages", enqueue="summary"))
+    await storage.commit_turn(
+        TurnCommit(
+            chat.id, append=NewMessages(enqueue="summary"), record=RecordUpdate(title="no messages")
+        )
+    )
     assert await rows() == []  # nothing stored, nothing requested
     turn = [user("q", id="k:0"), assistant("a", id="k:1")]
-    await storage.commit_turn(TurnCommit(chat.id, new_messages=turn, enqueue="summary"))
+    await storage.commit_turn(TurnCommit(chat.id, append=NewMessages(turn, enqueue="summary")))
     assert await rows() == [("summary", "t", 0)]
-    await storage.commit_turn(TurnCommit(chat.id, new_messages=turn, enqueue="summary"))
+    await storage.commit_turn(TurnCommit(chat.id, append=NewMessages(turn, enqueue="summary")))
     assert await rows() == [("summary", "t", 0)]  # a replay requests nothing
-    await storage.commit_turn(TurnCommit(chat.id, new_messages=[user("q2")], enqueue="summary"))
+    await storage.commit_turn(
+        TurnCommit(chat.id, append=NewMessages([user("q2")], enqueue="summary"))
+    )
     assert await rows() == [("summary", "t", 1)]  # the pending job covers the new request
 
 
@@ -396,7 +411,7 @@ async def test_postgres_announces_a_new_job_row_when_its_commit_lands(make_backe
     await listener.add_listener("longtalk_jobs", lambda *args: heard.put_nowait(args[-1]))
     try:
         for number in range(2):  # a new row is announced, a newer request of it is not
-            turn = TurnCommit(chat.id, new_messages=[user(f"q{number}")], enqueue="summary")
+            turn = TurnCommit(chat.id, append=NewMessages([user(f"q{number}")], enqueue="summary"))
             await storage.commit_turn(turn)
         assert await asyncio.wait_for(heard.get(), 5) == chat.id
         await asyncio.sleep(0.2)

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from longtalk.storage import ChatStorage, StorageConfig, SummaryRow, TurnCommit, resolve_storage
+from longtalk.storage import (
+    ChatStorage,
+    RecordUpdate,
+    StorageConfig,
+    SummaryRow,
+    SummaryUpdate,
+    TurnCommit,
+    resolve_storage,
+)
 from longtalk.summary.model import ConversationSummary
 from longtalk.summary.title import generate_title
 from longtalk.testing import (
@@ -51,10 +59,12 @@ async def test_title_from_the_summary_lands_in_the_same_commit(
     result = await storage.commit_turn(
         TurnCommit(
             chat_id,
-            summaries=(SummaryRow(chat_id, summary.to_json(), format="json"),),
-            title=title,
-            last_summarized_sequence=2,
-            expected_summary_version=state.chat.summary_version,
+            summary=SummaryUpdate(
+                rows=(SummaryRow(chat_id, summary.to_json(), format="json"),),
+                last_summarized_sequence=2,
+                expected_version=state.chat.summary_version,
+            ),
+            record=RecordUpdate(title=title),
         )
     )
     expected = "Kyoto in Spring" if llm else "Kyoto trip"

@@ -13,7 +13,7 @@ from longtalk.core.tokens import HeuristicTokenCounter
 from longtalk.engine import MemoryEngine
 from longtalk.llm.base import LLMRequest
 from longtalk.storage.base import SummaryRow
-from longtalk.storage.memory import InMemoryStorage
+from longtalk.storage.in_memory import InMemoryStorage
 from longtalk.summary.chain import ShownSummaries, shown_summary
 from longtalk.summary.consolidate import restore_lost
 from longtalk.summary.llm_writer import LLMSummaryWriter

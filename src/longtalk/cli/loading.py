@@ -25,7 +25,7 @@ from longtalk.cli.base import (
     summarize_all,
     valid_chat_id,
 )
-from longtalk.cli.render import chat_json
+from longtalk.cli.display import chat_json
 from longtalk.engine import MemoryEngine
 from longtalk.recall.outbox import IndexRun
 from longtalk.tools.ingest import ChatFile, batch_size, check_chats, ingest_chats, read_chats

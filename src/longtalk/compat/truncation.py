@@ -9,9 +9,9 @@ enum, are in :mod:`longtalk.compat.orchid.truncation`.
 from __future__ import annotations
 
 from longtalk.core.truncation import TruncationStrategy, shorten_content
-from longtalk.embed.truncation import TextEmbedder, truncate_semantic
+from longtalk.embed.semantic_shortener import TextEmbedder, truncate_semantic
 from longtalk.llm.base import LLM
-from longtalk.llm.truncation import shorten_with_llm
+from longtalk.llm.shortener import shorten_with_llm
 
 __all__ = ["truncate_content", "truncate_content_async"]
 

@@ -201,3 +201,8 @@ def message_from_mapping(item: Mapping[str, Any]) -> Message:
     name, timestamp = rest.pop("name", None), rest.pop("timestamp", None)
     message_id = rest.pop("id", None)
     return build_message(item["role"], item["content"], name, timestamp, message_id, rest)
+
+
+def as_messages(items: Iterable[Message | Mapping[str, Any]]) -> list[Message]:
+    """``Message`` values as they are and role/content dicts as messages (what ``extend`` takes)."""
+    return [item if isinstance(item, Message) else message_from_mapping(item) for item in items]

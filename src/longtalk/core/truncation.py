@@ -2,8 +2,8 @@
 
 Pure logic. Every strategy returns ``content`` unchanged when it already fits and never
 returns more than ``max_chars`` characters (Python code points). ``hard`` and ``middle`` are
-computed here; ``llm`` and ``semantic`` ask a :class:`Shortener` (``longtalk.llm.truncation``
-and ``longtalk.embed.truncation`` hold the backed ones) and fall back to ``middle`` without
+computed here; ``llm`` and ``semantic`` ask a :class:`Shortener` (``longtalk.llm.shortener``
+and ``longtalk.embed.semantic_shortener`` hold the backed ones) and fall back to ``middle`` without
 one, and ``middle`` falls back to ``hard`` when ``max_chars`` is too small for its marker.
 """
 

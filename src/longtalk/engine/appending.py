@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from longtalk.core.history import Numbered
@@ -47,9 +46,9 @@ class AppendWriter:
         """
         numbered_for = self._counts.get(commit.chat_id, 0)
         for attempt in range(APPEND_ATTEMPTS):
-            found = found_facts(commit.new_messages, numbered_for, find)
+            found = found_facts(commit.append.messages, numbered_for, find)
             try:
-                result = await self.storage.commit_turn(replace(commit, found_facts=found))
+                result = await self.storage.commit_turn(commit.with_found_facts(found))
             except MessageCountMoved as moved:
                 numbered_for = moved.message_count
                 if attempt + 1 == APPEND_ATTEMPTS:

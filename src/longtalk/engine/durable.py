@@ -24,9 +24,9 @@ import numpy.typing as npt
 from longtalk.config import MemoryConfig
 from longtalk.core.context import ContextPart
 from longtalk.core.tokens import TokenCounter
-from longtalk.embed.truncation import TextEmbedder
+from longtalk.embed.semantic_shortener import TextEmbedder
+from longtalk.facts.durable_fact import DurableFact
 from longtalk.facts.keeper import stored_facts
-from longtalk.facts.model import DurableFact
 from longtalk.facts.render import RenderedFacts, render_facts
 from longtalk.storage.base import ChatState
 

@@ -17,8 +17,8 @@ from longtalk.core.history import Numbered
 from longtalk.core.receipt import ForgetItem, ForgetReceipt
 from longtalk.engine.job import FactKeeper
 from longtalk.errors import NotFoundError, UsageError
-from longtalk.facts.model import DurableFact, normal_text
-from longtalk.storage.base import ChatRecord, ChatState, ChatStorage, TurnCommit
+from longtalk.facts.durable_fact import DurableFact, normal_text
+from longtalk.storage.base import ChatRecord, ChatState, ChatStorage, RecordUpdate, TurnCommit
 from longtalk.storage.user_memory import UserFact, UserMemoryStore
 from longtalk.summary.planner import SummaryPlan
 
@@ -115,7 +115,9 @@ async def forget_fact(
     kept = [e for e in kept if not is_tombstone(e)]
     tombstone = {TOMBSTONE: sorted(set(old) | marks)}
     before = await _derived(users, chat)
-    result = await storage.commit_turn(TurnCommit(chat.id, facts=(*kept, tombstone), tenant=tenant))
+    result = await storage.commit_turn(
+        TurnCommit(chat.id, record=RecordUpdate(facts=(*kept, tombstone)), tenant=tenant)
+    )
     if chat.user is not None:  # only removes: promoting is the job path's step
         had = {(item.kind, item.text) for item in before}
         items = facts.known_about_user(result.chat, kept, state)

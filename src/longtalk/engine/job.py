@@ -31,8 +31,10 @@ from longtalk.storage.base import (
     ChatRecord,
     ChatState,
     ChatStorage,
+    RecordUpdate,
     StoredMessage,
     SummaryRun,
+    SummaryUpdate,
     TurnCommit,
 )
 from longtalk.storage.user_memory import UserFact, UserMemoryStore
@@ -203,13 +205,13 @@ class SummaryJob:
         facts = self.facts.update(state.facts, plan) if plan.changed else None
         commit = TurnCommit(
             chat_id=state.chat.id,
-            summaries=plan.rows,
-            title=title,
-            last_summarized_sequence=plan.last_summarized,
-            expected_summary_version=state.chat.summary_version,
+            summary=SummaryUpdate(
+                rows=plan.rows,
+                last_summarized_sequence=plan.last_summarized,
+                expected_version=state.chat.summary_version,
+            ),
+            record=RecordUpdate(title=title, facts=facts, run=run),
             incarnation=state.chat.incarnation,
-            facts=facts,
-            run=run,
         )
         result = await self.storage.commit_turn(commit)
         if facts is not None:

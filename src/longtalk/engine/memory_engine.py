@@ -30,7 +30,7 @@ from longtalk.core.messages import Message
 from longtalk.core.receipt import ForgetReceipt
 from longtalk.core.tokens import TokenCounter, resolve_counter
 from longtalk.core.truncation import TruncationStrategy
-from longtalk.embed.truncation import TextEmbedder
+from longtalk.embed.semantic_shortener import TextEmbedder
 from longtalk.engine.appending import AppendWriter
 from longtalk.engine.forget import Forgetter
 from longtalk.engine.forget_fact import TombstonedFacts, forget_fact
@@ -38,11 +38,18 @@ from longtalk.engine.job import FactKeeper, JobListener, SummarizeOutcome, Summa
 from longtalk.engine.pipeline import shortener_for
 from longtalk.engine.reading import ContextReader, ReadOptions
 from longtalk.errors import BackendError, NotFoundError
+from longtalk.facts.durable_fact import DurableFact
 from longtalk.facts.keeper import DurableFacts, stored_facts
-from longtalk.facts.model import DurableFact
 from longtalk.llm.base import LLM
 from longtalk.recall.outbox import INDEX_BATCH_TURNS, IndexRun, RecallIndexer
-from longtalk.storage.base import ChatRecord, ChatState, ChatStorage, StoredMessage, TurnCommit
+from longtalk.storage.base import (
+    ChatRecord,
+    ChatState,
+    ChatStorage,
+    NewMessages,
+    StoredMessage,
+    TurnCommit,
+)
 from longtalk.storage.forgetting import ForgetStore
 from longtalk.storage.user_memory import UserMemoryStore, user_memory_for
 from longtalk.summary.planner import SummaryPlanner
@@ -239,7 +246,7 @@ class MemoryEngine:
         afterwards and the stored messages.
         """
         check_messages(messages, self.limits)
-        commit = TurnCommit(chat_id, new_messages=messages, tenant=tenant, enqueue=enqueue)
+        commit = TurnCommit(chat_id, append=NewMessages(messages, enqueue=enqueue), tenant=tenant)
         result = await self.appends.commit(commit, self.job.facts.of_messages)
         stored = list(result.messages)
         # a retry schedules again: its first attempt may have been cut off between the commit

@@ -16,9 +16,9 @@ from longtalk.core.filters import (
 )
 from longtalk.core.messages import Message
 from longtalk.core.truncation import Shortener, TruncationStrategy
-from longtalk.embed.truncation import SemanticShortener, TextEmbedder
+from longtalk.embed.semantic_shortener import SemanticShortener, TextEmbedder
 from longtalk.llm.base import LLM
-from longtalk.llm.truncation import LLMShortener
+from longtalk.llm.shortener import LLMShortener
 
 __all__ = ["apply_pipeline", "shortener_for"]
 

@@ -30,7 +30,7 @@ from longtalk.core.filters import MessageFilterPipeline, context_for
 from longtalk.core.history import Numbered, split_history
 from longtalk.core.messages import Message
 from longtalk.core.tokens import TokenCounter
-from longtalk.embed.truncation import TextEmbedder
+from longtalk.embed.semantic_shortener import TextEmbedder
 from longtalk.engine.durable import DurablePart
 from longtalk.engine.pipeline import apply_pipeline
 from longtalk.errors import UsageError

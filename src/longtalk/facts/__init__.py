@@ -7,9 +7,9 @@ durable part under a token allowance, least durable left out first (:func:`rende
 Pure: values in, values out; storage keeps :meth:`DurableFact.to_dict`'s JSON.
 """
 
+from longtalk.facts.durable_fact import DURABILITY, DurableFact, FactKind, FactSource
 from longtalk.facts.from_summary import episode_sequences, facts_from_summary
 from longtalk.facts.merge import merge_facts
-from longtalk.facts.model import DURABILITY, DurableFact, FactKind, FactSource
 from longtalk.facts.offline import extract_facts
 from longtalk.facts.render import FACTS_HEADER, RenderedFacts, cut_order, render_facts
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import cast, get_args
 
-from longtalk.facts.model import DurableFact, FactKind, normal_text
+from longtalk.facts.durable_fact import DurableFact, FactKind, normal_text
 from longtalk.language import ASSISTANT, Statement
 from longtalk.language.kinds import kind_of
 from longtalk.language.wording import display_name

@@ -21,9 +21,9 @@ from datetime import datetime
 
 from longtalk.core.history import episode_numbers
 from longtalk.core.messages import Message
+from longtalk.facts.durable_fact import DurableFact, FactKind
 from longtalk.facts.guard import is_human, is_suspicious
 from longtalk.facts.merge import merge_facts
-from longtalk.facts.model import DurableFact, FactKind
 from longtalk.facts.offline import holder_of
 from longtalk.language import Said, Statement, read_statements
 from longtalk.language.kinds import kind_of

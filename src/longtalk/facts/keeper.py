@@ -18,10 +18,10 @@ from typing import Any
 
 from longtalk.core.history import Numbered
 from longtalk.core.messages import Role
+from longtalk.facts.durable_fact import DurableFact, FactKind
 from longtalk.facts.from_summary import facts_from_summary
 from longtalk.facts.known import related_to, resolve
 from longtalk.facts.merge import merge_facts
-from longtalk.facts.model import DurableFact, FactKind
 from longtalk.facts.offline import holder_of, statements
 from longtalk.storage.base import ChatRecord, ChatState, SummaryRow
 from longtalk.storage.user_memory import UserFact, UserFactKind

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from longtalk.facts.model import DurableFact
+from longtalk.facts.durable_fact import DurableFact
 
 __all__ = ["related_to", "resolve"]
 

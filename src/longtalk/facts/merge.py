@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from longtalk.facts.model import DurableFact, Former, normal_text
+from longtalk.facts.durable_fact import DurableFact, Former, normal_text
 from longtalk.language.wording import content_words
 
 __all__ = ["later", "merge_facts", "unite"]

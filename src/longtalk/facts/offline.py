@@ -18,10 +18,10 @@ from collections.abc import Collection, Iterator, Sequence
 
 from longtalk.core.messages import Message
 from longtalk.facts.claims import facts_of
+from longtalk.facts.durable_fact import DurableFact
 from longtalk.facts.guard import is_human, is_suspicious
 from longtalk.facts.known import resolve
 from longtalk.facts.merge import merge_facts
-from longtalk.facts.model import DurableFact
 from longtalk.language import ASSISTANT, Said, read_statements
 
 __all__ = ["extract_facts", "holder_of", "said", "statements"]

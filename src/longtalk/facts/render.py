@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from longtalk.core.quoting import quoted_item
 from longtalk.core.tokens import TokenCounter
-from longtalk.facts.model import DurableFact
+from longtalk.facts.durable_fact import DurableFact
 
 __all__ = [
     "DATED_KINDS",

@@ -23,10 +23,11 @@ context; ``remember``, ``user_memory`` and ``forget`` manage it.
 ``api`` names the chat API every door offers (``MemoryAPI``, ``ChatAPI`` and their async
 twins), which the HTTP client implements too.
 
-Modules: ``sources`` (what a memory opens from), ``context`` (``Context``),
-``handle`` (what every chat object knows, the HTTP client's too), ``async_memory``
-(``AsyncMemory``, ``AsyncChat``), ``sync`` (``Memory``, ``Chat``). The names below load on
-first use, so the HTTP client can share ``handle`` without loading the engine.
+Modules: ``sources`` (what a memory opens from), ``handle`` (what every chat object knows,
+the HTTP client's too), ``blocking`` (the synchronous face of an async door, the HTTP
+client's too), ``async_memory`` (``AsyncMemory``, ``AsyncChat``), ``sync`` (``Memory``,
+``Chat``). The names below load on first use, so the HTTP client can share ``handle`` and
+``blocking`` without loading the engine.
 """
 
 from __future__ import annotations
@@ -35,9 +36,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from longtalk.core.context import Context
     from longtalk.memory.api import AsyncChatAPI, AsyncMemoryAPI, ChatAPI, MemoryAPI
     from longtalk.memory.async_memory import AsyncChat, AsyncMemory
-    from longtalk.memory.context import Context
     from longtalk.memory.sources import SummarizeMode, resolve_settings
     from longtalk.memory.sync import Chat, Memory
 
@@ -62,7 +63,7 @@ _LAZY = {
     "AsyncMemoryAPI": "longtalk.memory.api",
     "Chat": "longtalk.memory.sync",
     "ChatAPI": "longtalk.memory.api",
-    "Context": "longtalk.memory.context",
+    "Context": "longtalk.core.context",
     "Memory": "longtalk.memory.sync",
     "MemoryAPI": "longtalk.memory.api",
     "SummarizeMode": "longtalk.memory.sources",

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol, Self, runtime_checkable
 if TYPE_CHECKING:
     from longtalk.core.context import Context
     from longtalk.core.messages import Message, Role
-    from longtalk.facts.model import DurableFact
+    from longtalk.facts.durable_fact import DurableFact
     from longtalk.storage.base import ChatRecord, StoredMessage
     from longtalk.storage.user_memory import UserFact, UserFactKind
 

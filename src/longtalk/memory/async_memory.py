@@ -10,11 +10,11 @@ from types import TracebackType
 from typing import Any, Self
 
 from longtalk.core.context import Context
-from longtalk.core.messages import Message, Role, build_message, message_from_mapping
+from longtalk.core.messages import Message, Role, as_messages, build_message
 from longtalk.engine import ForgetReceipt, MemoryEngine, SummarizeOutcome
 from longtalk.errors import StorageError, UsageError
 from longtalk.factory import open_memory
-from longtalk.facts.model import DurableFact
+from longtalk.facts.durable_fact import DurableFact
 from longtalk.jobs import LocalJobs
 from longtalk.memory.handle import ChatHandle
 from longtalk.memory.sources import Source, SummarizeMode, resolve_settings
@@ -255,9 +255,7 @@ class AsyncChat(ChatHandle):
 
     async def extend(self, messages: Iterable[Message | Mapping[str, Any]]) -> list[StoredMessage]:
         """Store several messages in one transaction (``Message`` values or role/content dicts)."""
-        batch = [
-            item if isinstance(item, Message) else message_from_mapping(item) for item in messages
-        ]
+        batch = as_messages(messages)
         if not batch:
             return []
         engine = await self.memory.open()

@@ -2,7 +2,7 @@
 
 Implements ``jobs.SummaryQueue`` on a ``storage.leases.JobQueue`` (PostgreSQL's ``longtalk_jobs``
 table, ``storage.pg_jobs``). An
-append requests its chat's job in its own commit (the service sets ``TurnCommit.enqueue``
+append requests its chat's job in its own commit (the service sets ``NewMessages.enqueue``
 to :attr:`LeasedSummaryJobs.kind`), and a new job row is announced on a ``NOTIFY`` channel,
 so :meth:`LeasedSummaryJobs.notify` has nothing left to do. Each replica runs one
 dispatcher: woken by the announcement (or by its safety poll every ``poll_seconds``), it
@@ -76,7 +76,7 @@ class LeasedSummaryJobs:
 
     @property
     def kind(self) -> str:
-        """The job kind an append requests in its commit (``TurnCommit.enqueue``)."""
+        """The job kind an append requests in its commit (``NewMessages.enqueue``)."""
         return self.table.kind
 
     @property

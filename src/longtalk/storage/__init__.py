@@ -23,16 +23,19 @@ from longtalk.storage.base import (
     CommitResult,
     IndexOutbox,
     MessageStore,
+    NewMessages,
+    RecordUpdate,
     StorageBase,
     StoredMessage,
     SummaryFormat,
     SummaryPatch,
     SummaryRow,
     SummaryStore,
+    SummaryUpdate,
     TurnCommit,
 )
 from longtalk.storage.config import StorageConfig, default_sqlite_path
-from longtalk.storage.memory import InMemoryStorage
+from longtalk.storage.in_memory import InMemoryStorage
 
 if TYPE_CHECKING:
     from longtalk.storage.postgres import PostgresStorage
@@ -49,7 +52,9 @@ __all__ = [
     "InMemoryStorage",
     "IndexOutbox",
     "MessageStore",
+    "NewMessages",
     "PostgresStorage",
+    "RecordUpdate",
     "SqliteStorage",
     "StorageBase",
     "StorageConfig",
@@ -58,6 +63,7 @@ __all__ = [
     "SummaryPatch",
     "SummaryRow",
     "SummaryStore",
+    "SummaryUpdate",
     "TurnCommit",
     "default_sqlite_path",
     "from_url",

@@ -26,7 +26,9 @@ from longtalk.storage.records import (
     CommitResult,
     FoundFacts,
     MessageCountMoved,
+    NewMessages,
     Origin,
+    RecordUpdate,
     StoredMessage,
     SummaryFormat,
     SummaryKind,
@@ -34,6 +36,7 @@ from longtalk.storage.records import (
     SummaryRow,
     SummaryRun,
     SummaryStats,
+    SummaryUpdate,
     TitleSource,
     TurnCommit,
     UserFact,
@@ -51,7 +54,9 @@ __all__ = [
     "IndexOutbox",
     "MessageStore",
     "MessageCountMoved",
+    "NewMessages",
     "Origin",
+    "RecordUpdate",
     "StorageBase",
     "StoredMessage",
     "SummaryFormat",
@@ -61,6 +66,7 @@ __all__ = [
     "SummaryRun",
     "SummaryStats",
     "SummaryStore",
+    "SummaryUpdate",
     "TitleSource",
     "TurnCommit",
     "UserFact",
@@ -143,7 +149,7 @@ class MessageStore(Protocol):
         self, chat_id: str, messages: Sequence[Message]
     ) -> list[StoredMessage]:
         """Append messages at the end of the chat, atomically, in order."""
-        result = await self.commit_turn(TurnCommit(chat_id, new_messages=messages))
+        result = await self.commit_turn(TurnCommit(chat_id, append=NewMessages(messages)))
         return list(result.messages)
 
 
@@ -171,7 +177,7 @@ class SummaryStore(Protocol):
         """Insert a summary row at the end of its chat's chain; bumps its summary version."""
         if row.id is not None:
             raise UsageError(f"create_summary: the row already has id {row.id}; use update")
-        result = await self.commit_turn(TurnCommit(row.chat_id, summaries=(row,)))
+        result = await self.commit_turn(TurnCommit(row.chat_id, summary=SummaryUpdate(rows=(row,))))
         return result.summaries[0]
 
 
@@ -381,24 +387,24 @@ def check_commit(chat: ChatRecord, commit: TurnCommit) -> None:
             f"chat {chat.id!r} was deleted (and created again) since the turn was planned; "
             "nothing was written"
         )
-    strangers = [row for row in commit.summaries if row.chat_id != chat.id]
+    strangers = [row for row in commit.summary.rows if row.chat_id != chat.id]
     if strangers:
         raise UsageError(
             f"chat {chat.id!r}: the turn carries a summary row of chat {strangers[0].chat_id!r}"
         )
-    found = commit.found_facts
-    if found is not None and found.facts and commit.new_messages:
+    found = commit.append.found_facts
+    if found is not None and found.facts and commit.append.messages:
         if found.numbered_for != chat.message_count:
             raise MessageCountMoved(chat.id, found.numbered_for, chat.message_count)
-    if not commit.changes_summaries:
+    if not commit.summary.changes:
         return
-    expected = commit.expected_summary_version
+    expected = commit.summary.expected_version
     if expected is not None and expected != chat.summary_version:
         raise ConflictError(
             f"chat {chat.id!r}: the summary is at version {chat.summary_version}, the turn "
             f"was planned from version {expected}; reload the chat state and plan again"
         )
-    last = commit.last_summarized_sequence
+    last = commit.summary.last_summarized_sequence
     if last is None:
         return
     if last < chat.last_summarized_sequence:
@@ -406,29 +412,31 @@ def check_commit(chat: ChatRecord, commit: TurnCommit) -> None:
             f"chat {chat.id!r}: messages up to {chat.last_summarized_sequence} are already "
             f"summarized, the turn would move that back to {last}; reload and plan again"
         )
-    if last > chat.message_count + len(commit.new_messages):
+    if last > chat.message_count + len(commit.append.messages):
         raise UsageError(
             f"chat {chat.id!r}: last_summarized_sequence {last} is past the last message "
-            f"({chat.message_count + len(commit.new_messages)} after this turn)"
+            f"({chat.message_count + len(commit.append.messages)} after this turn)"
         )
 
 
 def chat_after(chat: ChatRecord, commit: TurnCommit, *, added: int, now: datetime) -> ChatRecord:
     """The chat as ``commit`` leaves it (every backend writes exactly this)."""
+    record, summary = commit.record, commit.summary
     title, source = chat.title, chat.title_source
-    if commit.title is not None and (commit.title_source == "user" or source != "user"):
-        title, source = commit.title, commit.title_source
-    last = commit.last_summarized_sequence
+    if record.title is not None and (record.title_source == "user" or source != "user"):
+        title, source = record.title, record.title_source
+    last = summary.last_summarized_sequence
+    new_chars = sum(len(m.content) for m in commit.append.messages[:added])
     return replace(
         chat,
         title=title,
         title_source=source,
         updated_at=now,
         message_count=chat.message_count + added,
-        content_chars=chat.content_chars + sum(len(m.content) for m in commit.new_messages[:added]),
+        content_chars=chat.content_chars + new_chars,
         last_summarized_sequence=chat.last_summarized_sequence if last is None else last,
-        summary_version=chat.summary_version + int(commit.changes_summaries),
-        stats=chat.stats if commit.run is None else chat.stats.after(commit.run),
+        summary_version=chat.summary_version + int(summary.changes),
+        stats=chat.stats if record.run is None else chat.stats.after(record.run),
     )
 
 

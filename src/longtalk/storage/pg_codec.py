@@ -142,10 +142,10 @@ def commit_params(
     ``facts`` is (mode, JSON, numbered for); ``notes`` the riding notifications (channels,
     payloads).
     """
-    new = commit.new_messages
-    patch = [row for row in commit.summaries if row.id is not None]
-    insert = [row for row in commit.summaries if row.id is None]
-    run = commit.run
+    new = commit.append.messages
+    patch = [row for row in commit.summary.rows if row.id is not None]
+    insert = [row for row in commit.summary.rows if row.id is None]
+    run = commit.record.run
     failed = run is not None and run.failure is not None
     mode, facts_json, numbered_for = facts
     return [
@@ -156,15 +156,15 @@ def commit_params(
         *message_arrays(new),
         len(new),
         now,
-        all(row.chat_id == commit.chat_id for row in commit.summaries),
-        commit.changes_summaries,
-        commit.expected_summary_version,
-        commit.last_summarized_sequence,
+        all(row.chat_id == commit.chat_id for row in commit.summary.rows),
+        commit.summary.changes,
+        commit.summary.expected_version,
+        commit.summary.last_summarized_sequence,
         mode,
         facts_json,
         numbered_for,
-        commit.title,
-        commit.title_source,
+        commit.record.title,
+        commit.record.title_source,
         sum(len(m.content) for m in new),
         run is not None,
         *row_arrays(patch, ids=True),
@@ -175,7 +175,7 @@ def commit_params(
         run.failure if run else None,
         run.error if failed and run else None,
         run.retry_at if failed and run else None,
-        commit.enqueue,
+        commit.append.enqueue,
         *notes,
         run.retry_volume if failed and run else 0,
     ]

@@ -1,7 +1,7 @@
 """Background work as PostgreSQL rows, leased by one worker at a time across replicas.
 
 The ``longtalk_jobs`` table (migration 7) holds one row per (kind, chat) with pending
-work; an append requests it in its own commit (``TurnCommit.enqueue``), which announces a
+work; an append requests it in its own commit (``NewMessages.enqueue``), which announces a
 new row on the ``longtalk_jobs`` channel. A worker claims the oldest due, unleased row with
 ``FOR UPDATE SKIP LOCKED`` and reads its chat's state in the same statement
 (``pg_sql.CLAIM_JOB``), stamping a lease (``lease_owner``, ``lease_until``) that it renews

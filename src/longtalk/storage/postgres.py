@@ -212,7 +212,7 @@ class PostgresStorage(AsyncEngineStorage):
 
     async def commit_turn(self, commit: TurnCommit) -> CommitResult:
         """Write a turn in one statement (see the module docstring); the same contract."""
-        ids = message_ids(commit.new_messages)
+        ids = message_ids(commit.append.messages)
         now = self._stamp()
         try:
             for attempt in range(TURN_ATTEMPTS):
@@ -237,8 +237,8 @@ class PostgresStorage(AsyncEngineStorage):
         """
         try:
             doing = (
-                f"writing the turn ({len(commit.new_messages)} messages, "
-                f"{len(commit.summaries)} summary rows)"
+                f"writing the turn ({len(commit.append.messages)} messages, "
+                f"{len(commit.summary.rows)} summary rows)"
             )
             operation = f"commit_turn({commit.chat_id!r})"
             async with (
@@ -266,14 +266,14 @@ class PostgresStorage(AsyncEngineStorage):
             return None
         if row["found"]:
             stored = [message_of(before.id, item) for item in row["found"]]
-            replay = replayed(stored, commit.new_messages)
+            replay = replayed(stored, commit.append.messages)
             if replay is not None:
                 return CommitResult(before, replay, ())
         if row["after"] is not None:
             return self._written(commit, row)
         check_commit(before, commit)
         known = set(row["targets"] or ())
-        missing = [r.id for r in commit.summaries if r.id is not None and r.id not in known]
+        missing = [r.id for r in commit.summary.rows if r.id is not None and r.id not in known]
         if missing:
             raise NotFoundError(f"chat {before.id!r} has no summary row with id {missing[0]}")
         return None
@@ -281,10 +281,10 @@ class PostgresStorage(AsyncEngineStorage):
     def _written(self, commit: TurnCommit, row: Any) -> CommitResult:
         """The result of a turn the statement wrote."""
         chat = chat_of_json(row["after"])
-        first = chat.message_count - len(commit.new_messages) + 1
+        first = chat.message_count - len(commit.append.messages) + 1
         stored = tuple(
             StoredMessage(chat.id, first + i, message)
-            for i, message in enumerate(commit.new_messages)
+            for i, message in enumerate(commit.append.messages)
         )
         return CommitResult(chat, stored, _rows_in_order(commit, row))
 
@@ -296,7 +296,7 @@ class PostgresStorage(AsyncEngineStorage):
         Messages with ids tell by their ids; messages without by their commit's timestamp,
         unique per process. A summary-only commit is left to its compare-and-swap.
         """
-        if not commit.new_messages:
+        if not commit.append.messages:
             return None
         for delay in CHECK_DELAYS:
             await asyncio.sleep(delay)
@@ -314,7 +314,7 @@ class PostgresStorage(AsyncEngineStorage):
         async with self.statement(f"commit_turn({commit.chat_id!r}) check", write=False) as db:
             found = await db.fetchval(pg_sql.MESSAGES_AT, commit.chat_id, now)
         stored = tuple(message_of(commit.chat_id, item) for item in found or ())
-        sent = [(m.role, m.content) for m in commit.new_messages]
+        sent = [(m.role, m.content) for m in commit.append.messages]
         if [(s.message.role, s.message.content) for s in stored] != sent:
             return None
         chat = await self.get_chat(commit.chat_id)
@@ -348,11 +348,11 @@ def _facts(commit: TurnCommit) -> tuple[str, str | None, int | None]:
     Found facts carry the sequences their messages get; the statement writes them only if
     the chat still has the message count they were numbered for.
     """
-    found = commit.found_facts
-    added = found.facts if found is not None and commit.new_messages else ()
+    found = commit.append.found_facts
+    added = found.facts if found is not None and commit.append.messages else ()
     guard = found.numbered_for if found is not None and added else None
-    if commit.facts is not None:
-        return "replace", json.dumps([dict(f) for f in (*commit.facts, *added)]), guard
+    if commit.record.facts is not None:
+        return "replace", json.dumps([dict(f) for f in (*commit.record.facts, *added)]), guard
     if added:
         return "append", json.dumps([dict(f) for f in added]), guard
     return "keep", None, None
@@ -368,5 +368,5 @@ def _rows_in_order(commit: TurnCommit, row: Any) -> tuple[SummaryRow, ...]:
     new_rows = iter(inserted)
     return tuple(
         patched[summary.id] if summary.id is not None else next(new_rows)
-        for summary in commit.summaries
+        for summary in commit.summary.rows
     )

@@ -7,7 +7,7 @@ storage's business and live on these records.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal
 
@@ -227,56 +227,88 @@ class ChatState:
 
 
 @dataclass(frozen=True, slots=True)
-class TurnCommit:
-    """Everything one turn writes, in one transaction.
+class NewMessages:
+    """An append: the messages, the facts they state, the background job they request.
 
-    ``summaries`` are rows to insert (``id`` None) or replace (``id`` set).
-    ``expected_summary_version`` makes the summary part a compare-and-swap: when the chat's
-    version differs, nothing is written and ``ConflictError`` is raised. It is only checked
-    when the commit changes summaries. Whether checked or not, ``last_summarized_sequence``
-    never moves backwards: a commit that would do so raises ``ConflictError`` too.
-    ``incarnation`` (when set) names the chat the turn was planned for: if the chat was
-    deleted and created again since, nothing is written and ``NotFoundError`` is raised.
-    ``tenant`` (when set) is whose chat it must be: another tenant's chat is answered as
-    one that does not exist, before anything else (a replay included).
-    ``title`` is set as ``title_source`` says: a generated title never replaces one the
-    user set. ``facts`` (when not None) replace the chat's durable facts; ``found_facts``
-    are facts the new messages state, added to the chat's (after ``facts``), as computed
-    before the commit (see :class:`FoundFacts`).
-    ``run`` counts a summary job's run in the chat's ``stats``. ``enqueue`` names a kind of
-    background job to request for the chat in the same transaction when messages are
-    stored (a row of the job table, announced to the workers when new); backends without
-    a job table ignore it.
+    ``found_facts`` are computed before the commit (see :class:`FoundFacts`) and added to
+    the chat's facts. ``enqueue`` names a kind of background job to request for the chat in
+    the same transaction when messages are stored (a row of the job table, announced to
+    the workers when new); backends without a job table ignore it.
+    """
+
+    messages: Sequence[Message] = ()
+    found_facts: FoundFacts | None = None
+    enqueue: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryUpdate:
+    """A summary job's rows and watermark, written as a compare-and-swap.
+
+    ``rows`` are rows to insert (``id`` None) or replace (``id`` set). When the chat's
+    summary version is not ``expected_version`` (if given), nothing is written and
+    ``ConflictError`` is raised. ``last_summarized_sequence`` never moves backwards: a
+    commit that would move it so raises ``ConflictError`` too.
+    """
+
+    rows: Sequence[SummaryRow] = ()
+    last_summarized_sequence: int | None = None
+    expected_version: int | None = None
+
+    @property
+    def changes(self) -> bool:
+        """True when the update writes summary rows or summary bookkeeping."""
+        return bool(self.rows) or self.last_summarized_sequence is not None
+
+
+@dataclass(frozen=True, slots=True)
+class RecordUpdate:
+    """What a commit sets on the chat's record besides its messages and summary.
+
+    ``title`` is set as ``title_source`` says: a generated title never replaces one the user
+    set. ``facts`` (when not None) replace the chat's durable facts. ``run`` counts a
+    summary job's run in the chat's ``stats``.
+    """
+
+    title: str | None = None
+    title_source: TitleSource = "generated"
+    facts: Sequence[Mapping[str, Any]] | None = None
+    run: SummaryRun | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TurnCommit:
+    """Everything one turn writes to a chat, in one transaction, as three optional parts.
+
+    ``append`` stores messages, ``summary`` extends the summary, ``record`` sets the title,
+    facts and run bookkeeping; a part left at its default writes nothing. Two guards hold
+    for every part: ``tenant`` (when set) is whose chat it must be (another tenant's chat
+    is answered as one that does not exist, before anything else, a replay included), and
+    ``incarnation`` (when set) names the chat the turn was planned for (if it was deleted
+    and created again since, nothing is written and ``NotFoundError`` is raised).
     """
 
     chat_id: str
-    new_messages: Sequence[Message] = ()
-    summaries: Sequence[SummaryRow] = ()
-    title: str | None = None
-    last_summarized_sequence: int | None = None
-    expected_summary_version: int | None = None
-    incarnation: str | None = None
+    append: NewMessages = NewMessages()
+    summary: SummaryUpdate = SummaryUpdate()
+    record: RecordUpdate = RecordUpdate()
     tenant: str | None = None
-    title_source: TitleSource = "generated"
-    facts: Sequence[Mapping[str, Any]] | None = None
-    found_facts: FoundFacts | None = None
-    run: SummaryRun | None = None
-    enqueue: str | None = None
+    incarnation: str | None = None
+
+    def with_found_facts(self, found: FoundFacts | None) -> TurnCommit:
+        """A copy of the commit with ``found`` as the facts its messages state."""
+        return replace(self, append=replace(self.append, found_facts=found))
 
     def facts_after(
         self, current: Sequence[Mapping[str, Any]]
     ) -> tuple[Mapping[str, Any], ...] | None:
         """The chat's facts after this commit; None when it leaves them as they are."""
-        base = current if self.facts is None else self.facts
-        added = self.found_facts.facts if self.found_facts and self.new_messages else ()
-        if self.facts is None and not added:
+        replaced = self.record.facts
+        found = self.append.found_facts
+        added = found.facts if found and self.append.messages else ()
+        if replaced is None and not added:
             return None
-        return (*base, *added)
-
-    @property
-    def changes_summaries(self) -> bool:
-        """True when the commit writes summary rows or summary bookkeeping."""
-        return bool(self.summaries) or self.last_summarized_sequence is not None
+        return (*(current if replaced is None else replaced), *added)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from longtalk.core.redact import redact
 from longtalk.errors import ConfigError, UnknownBackendError
 from longtalk.storage.base import ChatStorage
 from longtalk.storage.config import StorageConfig
-from longtalk.storage.memory import InMemoryStorage
+from longtalk.storage.in_memory import InMemoryStorage
 
 log = logging.getLogger(__name__)
 

@@ -459,7 +459,7 @@ class SqlStorage(StorageBase):
         def look(conn: Connection, _: Progress) -> CommitResult | None:
             chat = _chat(conn, commit.chat_id, lock=False)
             check_tenant(chat, commit)
-            replay = replayed(_messages_by_id(conn, chat.id, ids), commit.new_messages)
+            replay = replayed(_messages_by_id(conn, chat.id, ids), commit.append.messages)
             return None if replay is None else CommitResult(chat, replay, ())
 
         try:
@@ -603,7 +603,7 @@ def write_turn(
 ) -> CommitResult:
     """Write ``commit`` in the open transaction (SQLite's turn writer; see ``SqliteStorage``).
 
-    ``ids`` are ``message_ids(commit.new_messages)``. Locks the chat first, recognises a
+    ``ids`` are ``message_ids(commit.append.messages)``. Locks the chat first, recognises a
     retry by its message ids, checks the commit's guards,
     then writes messages, summary rows, the chat (with its facts) and the job request.
     """
@@ -612,19 +612,19 @@ def write_turn(
     chat = _chat_record(row)
     check_tenant(chat, commit)
     found = _messages_by_id(conn, chat.id, ids) if ids else []
-    if (replay := replayed(found, commit.new_messages)) is not None:
+    if (replay := replayed(found, commit.append.messages)) is not None:
         return CommitResult(chat, replay, ())
     check_commit(chat, commit)
-    progress.doing = f"inserting {len(commit.new_messages)} messages"
-    stored = _insert_messages(conn, chat, commit.new_messages, now)
-    progress.doing = f"writing {len(commit.summaries)} summary rows"
-    rows = _write_summaries(conn, chat.id, commit.summaries, now)
+    progress.doing = f"inserting {len(commit.append.messages)} messages"
+    stored = _insert_messages(conn, chat, commit.append.messages, now)
+    progress.doing = f"writing {len(commit.summary.rows)} summary rows"
+    rows = _write_summaries(conn, chat.id, commit.summary.rows, now)
     progress.doing = "updating the chat"
     after = chat_after(chat, commit, added=len(stored), now=now)
     chat = _update_chat(conn, after, facts=commit.facts_after(row._mapping["facts"] or ()))
-    if commit.enqueue is not None and stored:
-        progress.doing = f"requesting a {commit.enqueue} job"
-        _enqueue(conn, chat, commit.enqueue)
+    if commit.append.enqueue is not None and stored:
+        progress.doing = f"requesting a {commit.append.enqueue} job"
+        _enqueue(conn, chat, commit.append.enqueue)
     return CommitResult(chat, tuple(stored), tuple(rows))
 
 

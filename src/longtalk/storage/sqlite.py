@@ -86,7 +86,7 @@ class SqliteStorage(SqlStorage):
         ``StorageError`` naming the step; in both cases nothing of the turn is written.
         """
         now = datetime.now(UTC)
-        ids = message_ids(commit.new_messages)
+        ids = message_ids(commit.append.messages)
 
         def write(conn: Connection, progress: Progress) -> CommitResult:
             return write_turn(conn, progress, commit, ids, now)

@@ -10,7 +10,7 @@ leases' chats live in, and ``make_jobs`` (``JobQueueConformance``: owner -> a
         def make_jobs(self, storage):
             return lambda owner: MyJobQueue(storage, kind="summary", owner=owner, lease=30.0)
 
-An append requests a job in its own commit (``TurnCommit(enqueue="summary")``) on a backend
+An append requests a job in its own commit (``NewMessages(enqueue="summary")``) on a backend
 with a job table; these suites request work through ``recover`` and ``claim_chat`` so that
 they ask nothing of how the table is filled.
 """

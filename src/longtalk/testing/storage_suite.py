@@ -35,9 +35,12 @@ from longtalk.storage.base import (
     ChatStorage,
     FoundFacts,
     MessageCountMoved,
+    NewMessages,
+    RecordUpdate,
     SummaryPatch,
     SummaryRow,
     SummaryRun,
+    SummaryUpdate,
     TurnCommit,
 )
 
@@ -95,9 +98,11 @@ async def summarize(storage: ChatStorage, chat_id: str, text: str, last: int) ->
     result = await storage.commit_turn(
         TurnCommit(
             chat_id,
-            summaries=(row,),
-            last_summarized_sequence=last,
-            expected_summary_version=state.chat.summary_version,
+            summary=SummaryUpdate(
+                rows=(row,),
+                last_summarized_sequence=last,
+                expected_version=state.chat.summary_version,
+            ),
         )
     )
     return result.summaries[0]
@@ -207,7 +212,7 @@ class ChatStoreConformance:
         chat_id = await new_chat(storage)
         before = await storage.get_chat(chat_id)
         result = await storage.commit_turn(
-            TurnCommit(chat_id, new_messages=[user("héllo"), assistant("12345678")])
+            TurnCommit(chat_id, append=NewMessages([user("héllo"), assistant("12345678")]))
         )
         assert result.chat.content_chars == 13 and result.chat.message_count == 2
         assert before is not None and before.updated_at is not None
@@ -274,11 +279,11 @@ class ChatStoreConformance:
         self, storage: ChatStorage
     ) -> None:
         await storage.create_chat("x", tenant="a")
-        mine = TurnCommit("x", new_messages=[user("a1", id="m1")], tenant="a")
+        mine = TurnCommit("x", append=NewMessages([user("a1", id="m1")]), tenant="a")
         assert [m.sequence for m in (await storage.commit_turn(mine)).messages] == [1]
         for theirs in (
-            TurnCommit("x", new_messages=[user("b1")], tenant="b"),
-            TurnCommit("x", new_messages=[user("a1", id="m1")], tenant="b"),
+            TurnCommit("x", append=NewMessages([user("b1")]), tenant="b"),
+            TurnCommit("x", append=NewMessages([user("a1", id="m1")]), tenant="b"),
         ):
             with pytest.raises(NotFoundError, match="no chat with id 'x'"):
                 await storage.commit_turn(theirs)
@@ -290,7 +295,7 @@ class ChatStoreConformance:
         old = await storage.create_chat("x")
         assert await storage.delete_chat("x")
         await storage.create_chat("x")
-        stale = TurnCommit("x", new_messages=[user("late")], incarnation=old.incarnation)
+        stale = TurnCommit("x", append=NewMessages([user("late")]), incarnation=old.incarnation)
         with pytest.raises(NotFoundError, match="deleted"):
             await storage.commit_turn(stale)
         assert await storage.list_messages("x") == []
@@ -298,14 +303,14 @@ class ChatStoreConformance:
     async def test_found_facts_join_the_chats_facts(self, storage: ChatStorage) -> None:
         chat_id = await new_chat(storage, 3)
         new = [user("I like trams"), assistant("noted"), user("I like tiles")]
-        commit = TurnCommit(chat_id, new_messages=new, found_facts=liked(new, 3))
+        commit = TurnCommit(chat_id, append=NewMessages(new, found_facts=liked(new, 3)))
         await storage.commit_turn(commit)
         facts = (await storage.load_state(chat_id)).facts
         assert [dict(f) for f in facts] == [
             {"text": "I like trams", "sequences": [4]},
             {"text": "I like tiles", "sequences": [6]},
         ]
-        await storage.commit_turn(TurnCommit(chat_id, new_messages=[user("no fact here")]))
+        await storage.commit_turn(TurnCommit(chat_id, append=NewMessages([user("no fact here")])))
         assert len((await storage.load_state(chat_id)).facts) == 2
 
     async def test_found_facts_numbered_for_another_count_write_nothing(
@@ -315,14 +320,14 @@ class ChatStoreConformance:
         new = [user("I like fado", id="f1")]
         with pytest.raises(MessageCountMoved) as moved:
             await storage.commit_turn(
-                TurnCommit(chat_id, new_messages=new, found_facts=liked(new, 1))
+                TurnCommit(chat_id, append=NewMessages(new, found_facts=liked(new, 1)))
             )
         assert moved.value.message_count == 2
         state = await storage.load_state(chat_id)
         assert (state.chat.message_count, state.facts) == (2, ())
-        again = TurnCommit(chat_id, new_messages=new, found_facts=liked(new, 2))
+        again = TurnCommit(chat_id, append=NewMessages(new, found_facts=liked(new, 2)))
         assert [m.sequence for m in (await storage.commit_turn(again)).messages] == [3]
-        retried = await storage.commit_turn(replace(again, found_facts=liked(new, 3)))
+        retried = await storage.commit_turn(again.with_found_facts(liked(new, 3)))
         assert [m.sequence for m in retried.messages] == [3]  # a retry is no new numbering
         assert [f["sequences"] for f in (await storage.load_state(chat_id)).facts] == [[3]]
 
@@ -332,21 +337,27 @@ class ChatStoreConformance:
         chat_id = await new_chat(storage, 2)
         merged = [{"text": "likes trams and tiles", "sequences": [1, 2]}]
         new = [user("I like fado")]
-        commit = TurnCommit(chat_id, new_messages=new, facts=merged, found_facts=liked(new, 2))
+        commit = TurnCommit(
+            chat_id,
+            append=NewMessages(new, found_facts=liked(new, 2)),
+            record=RecordUpdate(facts=merged),
+        )
         await storage.commit_turn(commit)
         facts = [dict(f) for f in (await storage.load_state(chat_id)).facts]
         assert facts == [*merged, {"text": "I like fado", "sequences": [3]}]
-        await storage.commit_turn(TurnCommit(chat_id, facts=[]))
+        await storage.commit_turn(TurnCommit(chat_id, record=RecordUpdate(facts=[])))
         assert (await storage.load_state(chat_id)).facts == ()
 
     async def test_a_commit_with_a_job_request_still_stores_the_turn(
         self, storage: ChatStorage
     ) -> None:
         chat_id = await new_chat(storage)
-        commit = TurnCommit(chat_id, new_messages=[user("q"), assistant("a")], enqueue="summary")
+        commit = TurnCommit(
+            chat_id, append=NewMessages([user("q"), assistant("a")], enqueue="summary")
+        )
         result = await storage.commit_turn(commit)
         assert [m.sequence for m in result.messages] == [1, 2]
-        again = await storage.commit_turn(TurnCommit(chat_id, new_messages=[user("q2")]))
+        again = await storage.commit_turn(TurnCommit(chat_id, append=NewMessages([user("q2")])))
         assert again.chat.message_count == 3
 
     async def test_a_user_title_is_never_replaced_by_a_generated_one(
@@ -355,7 +366,9 @@ class ChatStoreConformance:
         named = (await storage.create_chat(title="Mine")).id
         plain = await new_chat(storage)
         for chat_id in (named, plain):
-            generated = TurnCommit(chat_id, title="Generated", title_source="generated")
+            generated = TurnCommit(
+                chat_id, record=RecordUpdate(title="Generated", title_source="generated")
+            )
             await storage.commit_turn(generated)
         named_chat, plain_chat = await storage.get_chat(named), await storage.get_chat(plain)
         assert named_chat is not None and (named_chat.title, named_chat.title_source) == (
@@ -366,8 +379,12 @@ class ChatStoreConformance:
             "Generated",
             "generated",
         )
-        await storage.commit_turn(TurnCommit(plain, title="Renamed", title_source="user"))
-        await storage.commit_turn(TurnCommit(plain, title="Again", title_source="generated"))
+        await storage.commit_turn(
+            TurnCommit(plain, record=RecordUpdate(title="Renamed", title_source="user"))
+        )
+        await storage.commit_turn(
+            TurnCommit(plain, record=RecordUpdate(title="Again", title_source="generated"))
+        )
         renamed = await storage.get_chat(plain)
         assert renamed is not None and (renamed.title, renamed.title_source) == ("Renamed", "user")
 
@@ -379,15 +396,19 @@ class ChatStoreConformance:
         failed = SummaryRun(
             1, 100, 0, failure="cut_off", error="cut off", retry_at=retry_at, retry_volume=900
         )
-        await storage.commit_turn(TurnCommit(chat_id, run=failed))
-        await storage.commit_turn(TurnCommit(chat_id, run=replace(failed, failure="cut_off")))
+        await storage.commit_turn(TurnCommit(chat_id, record=RecordUpdate(run=failed)))
+        await storage.commit_turn(
+            TurnCommit(chat_id, record=RecordUpdate(run=replace(failed, failure="cut_off")))
+        )
         chat = await storage.get_chat(chat_id)
         assert chat is not None
         stats = chat.stats
         assert (stats.calls, stats.input_tokens, stats.failures) == (2, 200, 2)
         assert stats.by_kind == {"cut_off": 2} and stats.last_error == "cut off"
         assert stats.retry_at == retry_at and stats.retry_volume == 900
-        await storage.commit_turn(TurnCommit(chat_id, run=SummaryRun(1, 50, 20)))
+        await storage.commit_turn(
+            TurnCommit(chat_id, record=RecordUpdate(run=SummaryRun(1, 50, 20)))
+        )
         chat = await storage.get_chat(chat_id)
         assert chat is not None
         stats = chat.stats
@@ -440,11 +461,13 @@ class SummaryStoreConformance:
         result = await storage.commit_turn(
             TurnCommit(
                 chat_id,
-                new_messages=[user("and tomorrow?"), assistant("sunny")],
-                summaries=(row,),
-                title="Weather in Zürich",
-                last_summarized_sequence=6,
-                expected_summary_version=state.chat.summary_version,
+                append=NewMessages([user("and tomorrow?"), assistant("sunny")]),
+                summary=SummaryUpdate(
+                    rows=(row,),
+                    last_summarized_sequence=6,
+                    expected_version=state.chat.summary_version,
+                ),
+                record=RecordUpdate(title="Weather in Zürich"),
             )
         )
         assert [s.sequence for s in result.messages] == [9, 10]
@@ -472,13 +495,15 @@ class SummaryStoreConformance:
         result = await storage.commit_turn(
             TurnCommit(
                 chat_id,
-                summaries=(
-                    SummaryRow(chat_id, "newer", episode_first=3, episode_last=3),
-                    replace(first, summary_text="first, revised", kind="archived"),
-                    SummaryRow(chat_id, "newest", episode_first=4, episode_last=4),
+                summary=SummaryUpdate(
+                    rows=(
+                        SummaryRow(chat_id, "newer", episode_first=3, episode_last=3),
+                        replace(first, summary_text="first, revised", kind="archived"),
+                        SummaryRow(chat_id, "newest", episode_first=4, episode_last=4),
+                    ),
+                    last_summarized_sequence=4,
+                    expected_version=state.chat.summary_version,
                 ),
-                last_summarized_sequence=4,
-                expected_summary_version=state.chat.summary_version,
             )
         )
         assert [r.summary_text for r in result.summaries] == ["newer", "first, revised", "newest"]
@@ -509,11 +534,13 @@ class SummaryStoreConformance:
             await storage.commit_turn(
                 TurnCommit(
                     chat_id,
-                    new_messages=[user("lost with the turn")],
-                    summaries=(SummaryRow(chat_id, "older summary"),),
-                    title="stale title",
-                    last_summarized_sequence=4,
-                    expected_summary_version=stale.chat.summary_version,
+                    append=NewMessages([user("lost with the turn")]),
+                    summary=SummaryUpdate(
+                        rows=(SummaryRow(chat_id, "older summary"),),
+                        last_summarized_sequence=4,
+                        expected_version=stale.chat.summary_version,
+                    ),
+                    record=RecordUpdate(title="stale title"),
                 )
             )
         assert await storage.get_chat(chat_id) == before
@@ -524,11 +551,17 @@ class SummaryStoreConformance:
         chat_id = await new_chat(storage, 8)
         await summarize(storage, chat_id, "up to 6", last=6)
         with pytest.raises(ConflictError, match="already summarized"):
-            await storage.commit_turn(TurnCommit(chat_id, last_summarized_sequence=3))
+            await storage.commit_turn(
+                TurnCommit(chat_id, summary=SummaryUpdate(last_summarized_sequence=3))
+            )
         with pytest.raises(UsageError, match="past the last message"):
-            await storage.commit_turn(TurnCommit(chat_id, last_summarized_sequence=9))
+            await storage.commit_turn(
+                TurnCommit(chat_id, summary=SummaryUpdate(last_summarized_sequence=9))
+            )
         with pytest.raises(UsageError, match="summary row of chat 'other'"):
-            await storage.commit_turn(TurnCommit(chat_id, summaries=(SummaryRow("other", "x"),)))
+            await storage.commit_turn(
+                TurnCommit(chat_id, summary=SummaryUpdate(rows=(SummaryRow("other", "x"),)))
+            )
 
     async def test_messages_only_commit_ignores_the_summary_version(
         self, storage: ChatStorage
@@ -536,7 +569,9 @@ class SummaryStoreConformance:
         chat_id = await new_chat(storage, 2)
         await summarize(storage, chat_id, "s", last=2)
         result = await storage.commit_turn(
-            TurnCommit(chat_id, new_messages=[user("hi")], expected_summary_version=0)
+            TurnCommit(
+                chat_id, append=NewMessages([user("hi")]), summary=SummaryUpdate(expected_version=0)
+            )
         )
         assert result.chat.message_count == 3 and result.chat.summary_version == 1
 
@@ -550,11 +585,13 @@ class SummaryStoreConformance:
             await storage.commit_turn(
                 TurnCommit(
                     chat_id,
-                    new_messages=[user("first"), assistant("second")],
-                    summaries=(replace(good, summary_text="changed"), missing),
-                    title="never",
-                    last_summarized_sequence=4,
-                    expected_summary_version=before.chat.summary_version,
+                    append=NewMessages([user("first"), assistant("second")]),
+                    summary=SummaryUpdate(
+                        rows=(replace(good, summary_text="changed"), missing),
+                        last_summarized_sequence=4,
+                        expected_version=before.chat.summary_version,
+                    ),
+                    record=RecordUpdate(title="never"),
                 )
             )
         assert await storage.load_state(chat_id) == before

@@ -12,7 +12,7 @@ from longtalk.storage.records import Origin, UserFact, UserFactKind
 from longtalk.wire.fields import EpisodeRange, RequestBody
 
 if TYPE_CHECKING:
-    from longtalk.facts.model import DurableFact
+    from longtalk.facts.durable_fact import DurableFact
 
 
 class UserFactOut(BaseModel):
@@ -105,7 +105,7 @@ class FactOut(BaseModel):
 
     def fact(self) -> DurableFact:
         """The fact as the library's value."""
-        from longtalk.facts.model import DurableFact  # the facts package only when asked
+        from longtalk.facts.durable_fact import DurableFact  # the facts package only when asked
 
         data: dict[str, Any] = self.model_dump()
         data["sequences"] = tuple(self.sequences)

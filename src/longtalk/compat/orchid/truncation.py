@@ -12,7 +12,7 @@ from typing import Any
 
 from longtalk.compat.orchid.chat_model import ChatModelLLM
 from longtalk.core.truncation import MIDDLE_MARKER, truncate_hard, truncate_middle
-from longtalk.llm.truncation import shorten_with_llm
+from longtalk.llm.shortener import shorten_with_llm
 
 __all__ = ["OrchidTruncationStrategy", "truncate_content", "truncate_content_async"]
 

@@ -142,16 +142,18 @@ class InMemoryStorage(StorageBase):
         """Apply the turn all at once, or raise and change nothing."""
         chat = self._chat(commit.chat_id)
         check_tenant(chat, commit)
-        ids = set(message_ids(commit.new_messages))
+        ids = set(message_ids(commit.append.messages))
         found = [item for item in self._messages[chat.id] if item.message.id in ids]
-        if (replay := replayed(found, commit.new_messages)) is not None:
+        if (replay := replayed(found, commit.append.messages)) is not None:
             return CommitResult(chat, replay, ())
         check_commit(chat, commit)
         now = datetime.now(UTC)
         first = chat.message_count + 1
-        stored = [StoredMessage(chat.id, first + i, m) for i, m in enumerate(commit.new_messages)]
+        stored = [
+            StoredMessage(chat.id, first + i, m) for i, m in enumerate(commit.append.messages)
+        ]
         chain = list(self._summaries[chat.id])
-        written = [self._write_row(chain, row, now) for row in commit.summaries]
+        written = [self._write_row(chain, row, now) for row in commit.summary.rows]
         facts = commit.facts_after(self._facts.get(chat.id, ()))
         chat = chat_after(chat, commit, added=len(stored), now=now)
         if facts is not None:

@@ -25,7 +25,7 @@ from longtalk.cli.base import (
     settings_of,
     valid_text,
 )
-from longtalk.cli.render import chat_json, context_panel, summary_json, summary_panel
+from longtalk.cli.display import chat_json, context_panel, summary_json, summary_panel
 from longtalk.engine import MemoryEngine
 from longtalk.engine.reading import MIN_BUDGET_TOKENS
 from longtalk.storage.base import ChatRecord
