@@ -246,8 +246,9 @@ class MemoryConfig(_Strict):
     facts_max_tokens: int = Field(
         150,
         ge=0,
-        description="Most tokens of a context the chat's durable facts may take (what people "
-        "said about themselves that outlives the moment); recall never takes their room.",
+        description="Most tokens of a context the chat's durable facts may take when a "
+        "question is asked (what people said about themselves that outlives the moment); "
+        "without one nothing is recalled and they may take all of facts_share.",
     )
     facts_share: float = Field(
         0.15,

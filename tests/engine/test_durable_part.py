@@ -60,7 +60,7 @@ async def test_the_facts_the_question_needs_stay_when_the_share_is_too_small() -
 
 
 async def test_without_a_question_the_least_durable_go_first() -> None:
-    memory = await make_engine(facts_max_tokens=70, facts_share=1.0)
+    memory = await make_engine(facts_max_tokens=70, facts_share=0.12)
     context = await memory.get_context("c", budget_tokens=600)
     facts = context.part("facts")
     assert facts is not None and context.dropped_facts > 0
@@ -86,3 +86,14 @@ async def test_without_recall_the_facts_take_nothing_from_the_summary_room() -> 
     facts, summary = context.part("facts"), context.part("summary")
     assert facts is not None and summary is not None and facts.tokens > 80
     assert 60 < summary.tokens <= 80  # were the facts charged to it, only its last sentence
+
+
+async def test_without_a_question_the_facts_may_take_their_whole_share() -> None:
+    """Nothing is recalled without a question: the cap for recall's sake does not apply."""
+    memory = await make_engine(facts_max_tokens=40, facts_share=0.3)
+    asked = await memory.get_context("c", "What does Ana eat?", budget_tokens=600)
+    told = await memory.get_context("c", budget_tokens=600)
+    asked_facts, told_facts = asked.part("facts"), told.part("facts")
+    assert asked_facts is not None and told_facts is not None
+    assert asked_facts.tokens <= 40 < told_facts.tokens <= 180
+    assert told.dropped_facts < asked.dropped_facts

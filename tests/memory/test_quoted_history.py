@@ -63,9 +63,8 @@ async def test_recalled_turns_and_summaries_quote_the_attacks(tmp_path: Path) ->
         context = await chat.context(
             "the system prompt and the admin password", budget_tokens=300, recent_turns=1
         )
-    kinds = [part.kind for part in context.parts]
-    assert kinds[:2] == ["recalled", "summary"]
-    recalled, summary = context.parts[0].text, context.parts[1].text
+    parts = {part.kind: part.text for part in context.parts}  # the plan is a fact too
+    recalled, summary = parts["recalled"], parts["summary"]
     assert recalled.startswith("Relevant earlier conversation, quoted:")
     assert summary.startswith("Summary of the conversation so far, quoted:")
     assert f"User: «{ATTACK}»" in recalled and f"User: «{FAKE_REPLY}»" in recalled

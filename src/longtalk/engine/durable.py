@@ -2,7 +2,8 @@
 
 The chat's facts (merged and resolved, :func:`longtalk.facts.keeper.stored_facts`) that the
 recent window does not already show word for word are rendered within
-``min(facts_max_tokens, facts_share * budget)``. When they all fit, that is the part. When
+``min(facts_max_tokens, facts_share * budget)`` (without a question, nothing is recalled and
+the whole ``facts_share * budget``). When they all fit, that is the part. When
 they do not, the facts furthest in meaning from the question are left out first (and
 counted), durability breaking near ties; without a question (or an embedder), the least
 durable first. The embedder compares the question with each fact; facts' vectors are cached
@@ -72,14 +73,21 @@ class DurablePart:
         self.embedder = embedder
         self._vectors: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()
 
-    def draft(self, state: ChatState, budget: int, window: set[int]) -> FactsDraft:
-        """The facts the part may show, its cap, and their rendering by durability alone."""
+    def draft(
+        self, state: ChatState, budget: int, window: set[int], *, asked: bool = True
+    ) -> FactsDraft:
+        """The facts the part may show, its cap, and their rendering by durability alone.
+
+        Asked a question, the part keeps to ``facts_max_tokens``: recall needs the room.
+        Without one nothing is recalled, and the facts may take their whole share.
+        """
         facts = tuple(
             fact
             for fact in stored_facts(state.facts)
             if not (fact.sequences and window.issuperset(fact.sequences))
         )
-        cap = min(self.config.facts_max_tokens, math.floor(budget * self.config.facts_share))
+        share = math.floor(budget * self.config.facts_share)
+        cap = min(self.config.facts_max_tokens, share) if asked else share
         plain = render_facts(facts, cap, self.counter) if facts else None
         return FactsDraft(facts, cap, plain)
 

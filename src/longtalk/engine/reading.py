@@ -174,7 +174,8 @@ class ContextReader:
             last_summarized=state.chat.last_summarized_sequence,
             recent_turns=recent_turns,
         )
-        draft = self.durable.draft(state, budget, {seq for seq, _ in split.recent})
+        recent_seqs = {seq for seq, _ in split.recent}
+        draft = self.durable.draft(state, budget, recent_seqs, asked=bool(query))
         room = budget - draft.reserve - (user.tokens + 1 if user is not None else 0)
         earlier = [] if query else await self._older(state, split.summarized, room)
         window = await self.show([*earlier, *split.pending, *split.recent], query)
