@@ -130,7 +130,11 @@ async def test_the_sync_client_is_the_async_one_on_a_private_loop(
                 chat.extend([{"role": "user", "content": "hi"}, assistant("hello")])
                 assert [m.sequence for m in chat.messages()] == [1, 2]
                 assert memory.get("nope") is None
-                threads = [t for t in threading.enumerate() if t not in before]
+                threads = [  # the service runs in this process too: its readers are its own
+                    t
+                    for t in threading.enumerate()
+                    if t not in before and not t.name.startswith("longtalk-sqlite")
+                ]
                 assert [t.name for t in threads] == ["longtalk-loop"]  # one thread, its own
             return threads, memory, chat
 
