@@ -177,7 +177,8 @@ def _unwrap(head: Token) -> Token:
         return inner
     if head.lemma_.lower() in _WRAPPERS and imperative(head):
         return inner
-    if _subject(head) is None and head.tag_ == "VBZ":  # "turns out I'm not allergic"
+    expletive = any(c.dep_ == "expl" for c in head.children)  # "there's a quote that I like"
+    if _subject(head) is None and head.tag_ == "VBZ" and not expletive:  # "turns out I'm ..."
         return inner
     return head
 
@@ -208,6 +209,8 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
         return None
     who, predicate, value = found
     tokens = clause_tokens(head)
+    if tokens and tokens[0].tag_ in ("WDT", "WP") and tokens[0].dep_ != "advmod":
+        return None  # "that I really like": a relative clause, a fragment of another
     mode = modality(head, sentence, people)
     return Statement(
         claim=Claim(who.holder, who.relation, predicate),
