@@ -159,8 +159,8 @@ class KnownFactLike(Protocol):
         ...
 
     @property
-    def episodes(self) -> tuple[int, int]:
-        """The episodes of that chat it was taken from."""
+    def messages(self) -> tuple[int, int]:
+        """The first and last sequence of that chat's messages it was taken from."""
         ...
 
 
