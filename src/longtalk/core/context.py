@@ -95,10 +95,11 @@ class ContextBudget:
     suits the learned ranker's relevance shares. ``stamp_time`` prints the time of day in
     date headers. ``resolve_dates`` follows a recalled turn that says ``yesterday``, ``last
     year``... with the date it means (:mod:`longtalk.core.relative_dates`). ``order`` places
-    the parts (:data:`ContextOrder`); it changes where they stand, never what they hold.
-    ``window_step``: with ``cache_friendly``, when not every pending message fits, the first
-    one shown moves in steps of this many messages (sequences), not one message a turn, so the
-    recent conversation keeps its first line, and the context its prefix, for most turns.
+    the parts (:data:`ContextOrder`); it changes where they stand, and with ``cache_friendly``
+    where the shown pending messages start: when not every pending message fits, the first
+    one shown moves in steps of ``window_step`` messages (sequences), not one message a turn,
+    so the recent conversation keeps its first line, and the context its prefix, for most
+    turns.
     """
 
     summary_max_tokens: int = 200
