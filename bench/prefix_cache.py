@@ -1,6 +1,7 @@
 """Prompt-cache benchmark: how much of each context repeats the previous context's prefix.
 
-    python bench/prefix_cache.py [--data LOCOMO.json] [--limit N] [--turns N] [--json OUT]
+    python bench/prefix_cache.py [--data LOCOMO.json] [--limit N] [--turns N] [--budget N]
+        [--json OUT]
 
 Each LoCoMo conversation is replayed turn by turn into one memory with longtalk's DEFAULT
 configuration (only ``context_order`` differs between the two readers, which share the
@@ -17,7 +18,8 @@ Reported per system: ``context_tokens_mean``, ``prefix_tokens_mean`` (tokens of 
 that repeat the previous context's prefix), ``prefix_share_median`` (those tokens over the
 previous context's tokens, on the median turn), ``unchanged_share`` (the share of turns whose
 stable head - the parts before the first recalled turn or window message - repeats the
-previous turn's byte for byte) and ``turns``. Tokens are ceil(chars / 4).
+previous turn's byte for byte) and ``turns``. Tokens are ceil(chars / 4). ``--budget``
+measures another ``context_max_tokens`` (default: the configured one); the JSON says which.
 """
 
 from __future__ import annotations
@@ -115,7 +117,9 @@ def stable_head(context: AssembledContext) -> str:
     return "\n\n".join(head)
 
 
-async def replay(conv: Conversation, embedder: Any, series: dict[str, Series], turns: int) -> None:
+async def replay(
+    conv: Conversation, embedder: Any, series: dict[str, Series], turns: int, budget: int | None
+) -> None:
     """One conversation, turn by turn, into memories that differ only in ``context_order``."""
     from longtalk.engine import MemoryEngine
     from longtalk.recall.retriever import HybridRetriever
@@ -131,7 +135,7 @@ async def replay(conv: Conversation, embedder: Any, series: dict[str, Series], t
         engines = {
             order: MemoryEngine(
                 storage,
-                config=MemoryConfig(context_order=order),  # type: ignore[arg-type]
+                config=_config(order, budget),
                 writer=writer,
                 recall=retriever,
                 counter=COUNTER,
@@ -157,14 +161,23 @@ async def replay(conv: Conversation, embedder: Any, series: dict[str, Series], t
         await retriever.close()
 
 
-async def evaluate(conversations: Sequence[Conversation], turns: int) -> dict[str, Any]:
+def _config(order: str, budget: int | None) -> MemoryConfig:
+    """The default configuration in ``order`` (and ``budget``, when one is given)."""
+    extra = {} if budget is None else {"context_max_tokens": budget}
+    return MemoryConfig(context_order=order, **extra)  # type: ignore[arg-type]
+
+
+async def evaluate(
+    conversations: Sequence[Conversation], turns: int, budget: int | None = None
+) -> dict[str, Any]:
     from longtalk.embed.minilm import MiniLMEmbedder
 
     embedder = MiniLMEmbedder()
     series = {name: Series() for name in ("whole_history", *ORDERS)}
     for conv in conversations:
-        await replay(conv, embedder, series, turns)
+        await replay(conv, embedder, series, turns, budget)
     results: dict[str, Any] = {name: s.report() for name, s in series.items()}
+    results["budget_tokens"] = _config("contract", budget).context_max_tokens
     friendly, contract = series["cache_friendly"], series["contract"]
     results["ratios"] = {
         "cache_friendly_vs_contract_prefix_tokens": _mean(friendly.prefix_tokens)
@@ -196,17 +209,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--limit", type=int, default=0, help="only the first N conversations")
     parser.add_argument("--turns", type=int, default=0, help="only the first N turns of each")
+    parser.add_argument(
+        "--budget", type=int, default=None, help="context_max_tokens (default: the configured)"
+    )
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
     conversations = load_locomo(args.data)
     if args.limit:
         conversations = conversations[: args.limit]
     started = time.perf_counter()
-    results = asyncio.run(evaluate(conversations, args.turns))
+    results = asyncio.run(evaluate(conversations, args.turns, args.budget))
     print_table(results)
     turns = results["contract"]["turns"]
     took = time.perf_counter() - started
-    print(f"\n{turns} turns, {len(conversations)} conversations, {took:.1f} s")
+    budget = results["budget_tokens"]
+    print(f"\n{turns} turns, {len(conversations)} conversations, budget {budget}, {took:.1f} s")
     if args.json:
         args.json.write_text(json.dumps(results, indent=2), encoding="utf-8")
     return 0

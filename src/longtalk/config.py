@@ -237,8 +237,9 @@ class MemoryConfig(_Strict):
     )
     context_order: Literal["contract", "cache_friendly"] = Field(
         "contract",
-        description="contract: [facts] [recalled] [summary] [window]; cache_friendly: "
-        "[facts] [summary] [recalled] [window], so a provider's prompt cache reuses more.",
+        description="contract: [facts] [user] [recalled] [summary] [window]; cache_friendly: "
+        "[facts] [user] [summary] [window] [recalled], with the facts chosen by durability "
+        "and the window's start moved in steps, so a provider's prompt cache reuses more.",
     )
     summary_input_max_chars: int = Field(12000, ge=200)
     max_extensions_per_run: int = Field(8, ge=1)

@@ -22,6 +22,19 @@ def test_prefix_cache_smoke(tmp_path: Path) -> None:
         assert KEYS <= set(results[system]) and results[system]["turns"] == 39
     assert results["whole_history"]["unchanged_share"] == 1.0  # it only ever appends
     assert "cache_friendly_vs_contract_prefix_tokens" in results["ratios"]
+    assert results["budget_tokens"] == 4000  # the default configuration's
+
+
+def test_prefix_cache_at_another_budget(tmp_path: Path) -> None:
+    bench = load_bench("prefix_cache")
+    out = tmp_path / "prefix.json"
+    argv = ["--limit", "1", "--turns", "80", "--budget", "1200", "--json", str(out)]
+    assert bench.main(argv) == 0
+    results = json.loads(out.read_text(encoding="utf-8"))
+    assert results["budget_tokens"] == 1200
+    friendly, contract = results["cache_friendly"], results["contract"]
+    assert friendly["context_tokens_mean"] <= 1200 and contract["context_tokens_mean"] <= 1200
+    assert friendly["prefix_share_median"] > contract["prefix_share_median"]
 
 
 def test_common_prefix_finds_the_first_difference() -> None:

@@ -121,7 +121,9 @@ def add_structured_summary(config: Path, chat: str) -> None:
     async def add() -> None:
         async with open_memory(load_settings(config)) as memory:
             text = json.dumps(STRUCTURED)
-            row = SummaryRow(chat, text, format="json", episode_first=1, episode_last=1)
+            row = SummaryRow(
+                chat, text, format="json", episode_first=1, episode_last=1, turn_number=2
+            )
             await memory.storage.create_summary(row)
 
     asyncio.run(add())
@@ -136,6 +138,7 @@ def test_summaries_show_the_structured_fields(config: Path, tmp_path: Path) -> N
     text = " ".join(shown.stdout.split())
     for expected in (
         "episodes 1-1",
+        "to message 2",  # an episode is an exchange: the row reaches message 2
         "Sam planned a dinner party and chose the menu.",
         "Topics: dinner party, menu",
         "Entities",

@@ -311,3 +311,47 @@ def test_a_summary_shaped_to_the_division_is_shown_as_given_not_cut_again() -> N
     )
     assert given.summary_text == f"{SUMMARY_HEADER}\n{shaped}"
     assert given.verbatim == cut_here.verbatim
+
+
+def _first_lines_as_the_chat_grows(order: str) -> list[str]:
+    """The verbatim part's first message for 30 turns: the window (2 messages) slides, the
+    pending messages before it (older, not summarized yet) grow beyond what the budget holds.
+    """
+    chat = [
+        (seq, (user if seq % 2 else assistant)(f"message {seq} says something of length"))
+        for seq in range(1, 61)
+    ]
+    firsts = []
+    for end in range(30, 60):
+        shown = chat[: end + 1]
+        ctx = assemble_context(
+            recalled=[turn(99, "an old turn that the question recalled", 0.5)],
+            verbatim=shown[-2:],
+            pending=shown[:-2],
+            budget_tokens=220,
+            counter=COUNTER,
+            rules=ContextBudget(order=order),  # type: ignore[arg-type]
+        )
+        assert ctx.dropped_pending > 0  # not every pending message fits
+        verbatim = ctx.part("verbatim")
+        assert verbatim is not None
+        firsts.append(verbatim.text.splitlines()[1])
+    return firsts
+
+
+def test_cache_friendly_window_starts_move_in_steps_not_every_turn() -> None:
+    friendly = _first_lines_as_the_chat_grows("cache_friendly")
+    changes = sum(a != b for a, b in zip(friendly, friendly[1:], strict=False))
+    assert changes == 3  # 30 turns, steps of 10 messages
+    assert {line.split()[2] for line in friendly} == {"21", "31", "41", "51"}
+
+
+def test_contract_window_still_shows_every_pending_message_that_fits() -> None:
+    contract = _first_lines_as_the_chat_grows("contract")
+    changes = sum(a != b for a, b in zip(contract, contract[1:], strict=False))
+    assert changes == len(contract) - 1  # the newest that fit: one message later each turn
+
+
+def test_window_step_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="window_step"):
+        ContextBudget(window_step=0)

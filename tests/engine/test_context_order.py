@@ -57,3 +57,71 @@ async def test_contract_order_keeps_its_parts_and_their_bytes(tmp_path: Path) ->
     for kind in ("summary", "verbatim"):
         assert first.part(kind).text == second.part(kind).text
     assert second.to_messages()[-1]["role"] == "user"
+
+
+STATED = [
+    "I am allergic to peanuts.",
+    "I live in Leeds with my husband Sam.",
+    "I work as a nurse at the children's hospital.",
+    "I am vegetarian and I never eat meat.",
+    "My sister Ana lives in Lisbon.",
+    "I hate flying, I always take the train.",
+    "I play the cello in an amateur orchestra.",
+    "My dog Biscuit is a beagle.",
+]
+QUESTIONS = [
+    "What should I cook for dinner?",
+    "How do I get to Lisbon?",
+    "Any tips for the orchestra concert?",
+    "Which hospital shift should I take?",
+    "Where could we live next year?",
+]
+
+
+async def _turns_with_more_facts_than_fit(tmp_path: Path, order: str) -> list:  # type: ignore[type-arg]
+    """A context per question, appended turn by turn; the facts share holds two of eight."""
+    async with from_url(f"sqlite:///{tmp_path / f'{order}.db'}") as storage:
+        embedder = MiniLMEmbedder()
+        recall = HybridRetriever(QdrantEdgeStore(tmp_path / order), embedder)
+        config = MemoryConfig(
+            context_order=order,  # type: ignore[arg-type]
+            summary_recent_turns=2,
+            facts_max_tokens=40,
+        )
+        engine = MemoryEngine(storage, config=config, recall=recall, embedder=embedder)
+        await engine.create_chat("c")
+        for said in STATED:
+            await engine.append("c", [user(said), assistant("Noted, thank you.")])
+        for round_ in range(30):
+            await engine.append("c", _turns(round_))
+        await engine.summarize("c", force=True)
+        found = []
+        for question in QUESTIONS:
+            await engine.append("c", [user(question)])
+            found.append(await engine.get_context("c", question, budget_tokens=600))
+            await engine.append("c", [assistant("Let me think about that.")])
+        await recall.close()
+        return found
+
+
+def _before_recall(context) -> str:  # type: ignore[no-untyped-def]
+    text = context.render()
+    recalled = context.part("recalled")
+    return text[: text.index(recalled.text) - len("\n\n")] if recalled else text
+
+
+async def test_cache_friendly_context_extends_the_previous_one_turn_after_turn(
+    tmp_path: Path,
+) -> None:
+    contexts = await _turns_with_more_facts_than_fit(tmp_path, "cache_friendly")
+    assert all(context.dropped_facts for context in contexts)  # the question could choose...
+    assert len({context.facts.text for context in contexts}) == 1  # ...but the head is fixed
+    for previous, current in zip(contexts, contexts[1:], strict=False):
+        assert current.render().startswith(_before_recall(previous))
+
+
+async def test_contract_order_still_lets_the_question_choose_the_facts(tmp_path: Path) -> None:
+    contexts = await _turns_with_more_facts_than_fit(tmp_path, "contract")
+    shown = [context.facts.text for context in contexts]
+    assert len(set(shown)) > 1
+    assert "vegetarian" in shown[0] and "Lisbon" in shown[1] and "cello" in shown[2]

@@ -43,7 +43,7 @@ async def test_a_new_chat_of_the_same_user_knows_what_earlier_chats_left(
         kept = await memory.user_memory("priya")
         assert "preference" in {item.kind for item in kept}
         assert all(i.chat_id == "japan" and i.origin == "derived" for i in kept)
-        assert all(i.episodes[0] >= 1 for i in kept)
+        assert all(i.messages[0] >= 1 for i in kept)
         # the chat itself has its summary: its own items are not repeated there
         own = await (await memory.chat("japan")).context("What can Sam eat?")
         assert own.user is None
@@ -54,7 +54,7 @@ async def test_a_new_chat_of_the_same_user_knows_what_earlier_chats_left(
         assert "allergic to shellfish" in context.parts[0].text
         assert "vegetarian" in context.parts[0].text
         assert context.user_facts and {f.chat_id for f in context.user_facts} == {"japan"}
-        assert context.parts[0].episode_ranges == tuple(f.episodes for f in context.user_facts)
+        assert context.parts[0].episode_ranges == ()  # another chat's: see user_facts
         system = context.messages[0]
         assert system["role"] == "system" and "allergic to shellfish" in system["content"]
         assert context.messages[-1]["content"].startswith("Plan dinner")
@@ -120,8 +120,14 @@ def test_items_from_summary_rows_by_kind_once_each_archived_rows_left_out() -> N
     def row(summary: ConversationSummary, first: int, last: int, kind: str = "row") -> SummaryRow:
         text = summary.model_dump_json()
         return SummaryRow(
-            "c", text, format="json", episode_first=first, episode_last=last, kind=kind
-        )  # type: ignore[arg-type]
+            "c",
+            text,
+            format="json",
+            episode_first=first,
+            episode_last=last,
+            turn_number=2 * last,  # two messages an exchange
+            kind=kind,  # type: ignore[arg-type]
+        )
 
     older = ConversationSummary(
         user_preferences=("Prefers window seats.",),
@@ -134,10 +140,27 @@ def test_items_from_summary_rows_by_kind_once_each_archived_rows_left_out() -> N
     newer = ConversationSummary(user_preferences=("prefers  window seats.", "Hates early flights."))
     gone = ConversationSummary(user_preferences=("Archived detail.",))
     facts = user_facts("c", [row(older, 1, 4), row(newer, 5, 9), row(gone, 1, 2, "archived")])
-    assert [(f.kind, f.text, f.episodes) for f in facts] == [
-        ("preference", "Prefers window seats.", (1, 4)),
-        ("profile", "Sam: Allergic to shellfish.", (1, 4)),
-        ("fact", "Leeds: Where the user lives.", (1, 4)),
-        ("preference", "Hates early flights.", (5, 9)),
+    assert [(f.kind, f.text, f.messages) for f in facts] == [  # episodes 1-4: messages 1-8
+        ("preference", "Prefers window seats.", (1, 8)),
+        ("profile", "Sam: Allergic to shellfish.", (1, 8)),
+        ("fact", "Leeds: Where the user lives.", (1, 8)),
+        ("preference", "Hates early flights.", (9, 18)),
     ]
     assert all(f.origin == "derived" and f.chat_id == "c" for f in facts)
+
+
+async def test_items_name_the_messages_they_were_taken_from(tmp_path: Path) -> None:
+    from longtalk.wire import UserFactOut
+
+    async with AsyncMemory(settings(tmp_path)) as memory:
+        await first_chat(memory)
+        kept = await memory.user_memory("priya")
+        window = next(item for item in kept if "window seats" in item.text.lower())
+        assert window.messages == (3, 3)  # the third message said it (exchange 2)
+        said = await (await memory.chat("japan")).messages()
+        assert "window seats" in said[window.messages[0] - 1].message.content
+        wire = UserFactOut.of(window).model_dump(mode="json")
+        assert wire["messages"] == [3, 3] and "episodes" not in wire
+        # a reply from a server that still says ``episodes`` reads the same
+        former = {**wire, "episodes": wire.pop("messages")}
+        assert UserFactOut.model_validate(former).fact().messages == (3, 3)

@@ -29,13 +29,14 @@ async def test_a_users_items_with_their_provenance_for_the_callers_tenant_only(
         body = answer.json()
         assert (body["tenant"], body["user"]) == ("tenant-a", "maya")
         items = [
-            (i["kind"], i["text"], i["origin"], i["chat_id"], i["episodes"]) for i in body["items"]
+            (i["kind"], i["text"], i["origin"], i["chat_id"], i["messages"]) for i in body["items"]
         ]
         assert items == [
             ("profile", "Maya lives in Berlin.", "given", None, [0, 0]),
             ("preference", "prefers quiet streets", "derived", "trip", [3, 7]),
         ]
         assert all(item["id"] and item["created_at"] for item in body["items"])
+        assert not any("episodes" in item for item in body["items"])  # episodes are exchanges
 
         other = await api.client.get("/users/maya/memory", headers=B)
         assert other.status_code == 200 and other.json()["items"] == []  # another tenant's

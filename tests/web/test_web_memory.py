@@ -310,7 +310,7 @@ async def test_facts_user_memory_and_costs(tmp_path: Path, browser: Browser, wid
         assert "Known about maya" in memory
         assert "Profile" in memory and "Maya lives in Berlin." in memory
         assert "stored by the application" in memory
-        assert "prefers quiet streets" in memory and "from this chat, episodes 1–4" in memory
+        assert "prefers quiet streets" in memory and "from this chat, messages 1–4" in memory
 
         cost = page.locator("#summary-cost")
         assert await cost.locator("[data-field='summary_calls']").inner_text() == "12"

@@ -49,7 +49,10 @@ def summary_panel(row: SummaryOut) -> Panel:
     body = structured_lines(row.structured) if row.structured else [Text(row.summary_text)]
     kind = "" if row.kind == "row" else f" · {row.kind}"
     title = f"episodes {row.episode_range}{kind}"
-    subtitle = f"row {row.id} · {row.token_count} tokens · version {row.version}"
+    subtitle = (  # episodes are exchanges; the last message says how far the row reaches
+        f"row {row.id} · to message {row.turn_number} · {row.token_count} tokens "
+        f"· version {row.version}"
+    )
     return Panel(Group(*body), title=Text(title), subtitle=Text(subtitle))
 
 

@@ -95,7 +95,11 @@ class ContextBudget:
     suits the learned ranker's relevance shares. ``stamp_time`` prints the time of day in
     date headers. ``resolve_dates`` follows a recalled turn that says ``yesterday``, ``last
     year``... with the date it means (:mod:`longtalk.core.relative_dates`). ``order`` places
-    the parts (:data:`ContextOrder`); it changes where they stand, never what they hold.
+    the parts (:data:`ContextOrder`); it changes where they stand, and with ``cache_friendly``
+    where the shown pending messages start: when not every pending message fits, the first
+    one shown moves in steps of ``window_step`` messages (sequences), not one message a turn,
+    so the recent conversation keeps its first line, and the context its prefix, for most
+    turns.
     """
 
     summary_max_tokens: int = 200
@@ -106,12 +110,15 @@ class ContextBudget:
     stamp_time: bool = True
     resolve_dates: bool = True
     order: ContextOrder = "contract"
+    window_step: int = 10
 
     def __post_init__(self) -> None:
         if self.summary_max_tokens < 0:
             raise ValueError(f"summary_max_tokens must be >= 0, got {self.summary_max_tokens}")
         if not 0.0 <= self.summary_share <= 1.0:
             raise ValueError(f"summary_share must be within [0, 1], got {self.summary_share}")
+        if self.window_step < 1:
+            raise ValueError(f"window_step must be >= 1, got {self.window_step}")
 
     def summary_allowance(self, room_tokens: int) -> int:
         """The most tokens the summary part may take of ``room_tokens`` (what the window left)."""
@@ -159,8 +166,8 @@ class KnownFactLike(Protocol):
         ...
 
     @property
-    def episodes(self) -> tuple[int, int]:
-        """The episodes of that chat it was taken from."""
+    def messages(self) -> tuple[int, int]:
+        """The first and last sequence of that chat's messages it was taken from."""
         ...
 
 
@@ -488,6 +495,8 @@ def _verbatim_part(
     earlier: list[tuple[int, Message]] = []
     if not recent.cut:
         earlier, _ = _newest_that_fit(pending, room - recent.cost, counter)
+        if rules.order == "cache_friendly" and len(earlier) < len(pending):
+            earlier = _from_step(earlier, rules.window_step)
     shown = [*earlier, *recent.kept]
     if not shown:
         return None, recent.cut, len(pending)
@@ -503,6 +512,23 @@ def _verbatim_part(
         truncated=bool(recent.cut),
     )
     return part, recent.cut, len(pending) - len(earlier)
+
+
+def _from_step(shown: list[tuple[int, Message]], step: int) -> list[tuple[int, Message]]:
+    """``shown`` from its first message at a step boundary (sequence 1, 1 + step, ...).
+
+    The newest messages that fit start one message later each turn; starting at the next
+    boundary instead keeps the first shown message until the overflow passes it, then jumps
+    a whole step. Unnumbered messages (sequence 0) are shown as they are.
+    """
+    if not shown or shown[0][0] <= 0:
+        return shown
+    first = shown[0][0]
+    boundary = first + (-(first - 1)) % step
+    kept = [item for item in shown if item[0] >= boundary]
+    while kept and kept[0][1].role == Role.TOOL:  # never start with a result whose call was cut
+        kept.pop(0)
+    return kept
 
 
 def _newest_that_fit(

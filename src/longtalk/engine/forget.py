@@ -40,7 +40,7 @@ from longtalk.storage.forgetting import (
     forget_sequences,
 )
 from longtalk.storage.user_memory import UserFact, UserMemoryStore
-from longtalk.summary.chain import row_summary, stored_form
+from longtalk.summary.chain import message_span, row_summary, stored_form
 from longtalk.summary.consolidate import merged, story
 from longtalk.summary.model import ConversationSummary
 from longtalk.summary.title import generate_title
@@ -288,14 +288,9 @@ class Forgetter:
 def row_spans(rows: Sequence[SummaryRow]) -> dict[int, tuple[int, int]]:
     """Each row's message range (first, last sequence), by row id.
 
-    A row ends at its ``turn_number`` (the last message it folded) and begins after the
-    last message of the rows whose episodes come before its own.
+    See :func:`longtalk.summary.chain.message_span`.
     """
-    spans: dict[int, tuple[int, int]] = {}
-    for row in rows:
-        before = [r.turn_number for r in rows if r.episode_last < row.episode_first]
-        spans[row.id or 0] = (max(before, default=0) + 1, row.turn_number)
-    return spans
+    return {row.id or 0: message_span(row, rows) for row in rows}
 
 
 def _facts(
@@ -362,7 +357,7 @@ def _user_memory_items(before: Sequence[UserFact], after: Sequence[UserFact]) ->
     still = {(item.kind, item.text) for item in after}
     items = []
     for item in before:
-        ref = f"{item.id} ({item.kind}, episodes {item.episodes[0]}-{item.episodes[1]})"
+        ref = f"{item.id} ({item.kind}, messages {item.messages[0]}-{item.messages[1]})"
         if (item.kind, item.text) in still:
             items.append(ForgetItem("user memory", ref, "kept", "its facts are still known"))
         else:

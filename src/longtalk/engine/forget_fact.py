@@ -135,7 +135,7 @@ async def forget_fact(
         if not is_tombstone(e) and e not in kept
     ]
     for item in before:
-        ref = f"{item.id} ({item.kind}, episodes {item.episodes[0]}-{item.episodes[1]})"
+        ref = f"{item.id} ({item.kind}, messages {item.messages[0]}-{item.messages[1]})"
         gone = (item.kind, item.text) not in after
         reason = "its fact was forgotten" if gone else "its facts are still known"
         receipt.append(ForgetItem("user memory", ref, "removed" if gone else "kept", reason))

@@ -27,7 +27,7 @@ from longtalk.core.context import (
     verbatim_cost,
 )
 from longtalk.core.filters import MessageFilterPipeline, context_for
-from longtalk.core.history import Numbered, split_history
+from longtalk.core.history import HistorySplit, Numbered, split_history
 from longtalk.core.messages import Message
 from longtalk.core.tokens import TokenCounter
 from longtalk.embed.semantic_shortener import TextEmbedder
@@ -174,8 +174,10 @@ class ContextReader:
             last_summarized=state.chat.last_summarized_sequence,
             recent_turns=recent_turns,
         )
-        recent_seqs = {seq for seq, _ in split.recent}
-        draft = self.durable.draft(state, budget, recent_seqs, asked=bool(query))
+        stable = self.config.context_order == "cache_friendly"
+        draft = self.durable.draft(
+            state, budget, _verbatim_sequences(split, stable=stable), asked=bool(query)
+        )
         room = budget - draft.reserve - (user.tokens + 1 if user is not None else 0)
         earlier = [] if query else await self._older(state, split.summarized, room)
         window = await self.show([*earlier, *split.pending, *split.recent], query)
@@ -192,7 +194,9 @@ class ContextReader:
             if recall is not None:
                 await asyncio.sleep(0)  # recall hands the query to the embedder, then...
             # ...the facts the question needs are found and the summary cut while it embeds
-            facts, dropped_facts = await self.durable.part(draft, query)
+            # cache_friendly: the facts part must not change with the question (it leads the
+            # cached prefix), so durability alone chooses when not all fit
+            facts, dropped_facts = await self.durable.part(draft, None if stable else query)
             if facts is not None and recall is not None:
                 # recall needs the room for the answer, and the summary would repeat what the
                 # facts say of people; without a question it is the only view of the past
@@ -371,3 +375,14 @@ class ScopeOf(Protocol):
 
 def _numbered(messages: Sequence[StoredMessage]) -> list[Numbered]:
     return [(item.sequence, item.message) for item in messages]
+
+
+def _verbatim_sequences(split: HistorySplit, *, stable: bool) -> set[int]:
+    """The sequences whose facts the window already shows word for word.
+
+    ``stable`` (``cache_friendly``): every message not summarized yet, a set that changes
+    only when the summary is extended, so the facts part does not change as the window
+    slides; otherwise the recent window's.
+    """
+    shown = (*split.pending, *split.recent) if stable else split.recent
+    return {sequence for sequence, _ in shown}

@@ -75,6 +75,8 @@ class DurableFacts:
     ) -> list[UserFact]:
         """The chat's facts its user stated, as items of their memory across chats.
 
+        Each item's provenance is the first and last message its fact was taken from.
+
         The user's facts are those held by ``user`` (unnamed user messages), by the chat's
         user id, or by a name the chat's user messages carry, and those of the people the
         user's relations name (``the user's husband Sam is allergic to shellfish``).

@@ -17,7 +17,7 @@ configuration mapping, an ``agents.yaml`` path or a storage URL, and close as co
 managers. ``memory.engine`` is the :class:`~longtalk.engine.MemoryEngine` underneath.
 
 A chat with a ``user`` also gets what that user's other chats left (facts, preferences,
-profile lines, each with the chat and episodes it came from) as the first part of its
+profile lines, each with the chat and messages it came from) as the first part of its
 context; ``remember``, ``user_memory`` and ``forget`` manage it.
 
 ``api`` names the chat API every door offers (``MemoryAPI``, ``ChatAPI`` and their async

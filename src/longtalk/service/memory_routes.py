@@ -2,10 +2,10 @@
 
 ``/users/{user_id}/memory`` reads, adds to and deletes from the items of
 ``longtalk.storage.user_memory`` for the caller's tenant (facts, preferences, profile lines),
-each with its provenance: the chat and summary episodes it was taken from, or none when the
-application stored it. The routes mirror the library's ``user_memory``, ``remember`` and
-``forget``. ``/chats/{chat_id}/facts`` is the chat's durable facts, as ``Chat.facts()``. The
-web view shows both beside a chat.
+each with its provenance: the chat and messages (first, last sequence) it was taken from,
+or none when the application stored it. The routes mirror the library's ``user_memory``,
+``remember`` and ``forget``. ``/chats/{chat_id}/facts`` is the chat's durable facts, as
+``Chat.facts()``. The web view shows both beside a chat.
 """
 
 from __future__ import annotations

@@ -349,14 +349,14 @@ class CommitResult:
 class UserFact:
     """One thing known about a user, and where it came from.
 
-    ``chat_id`` and ``episodes`` (first, last) name the chat and the summary episodes it was
-    taken from; both are empty for what the application stored itself (``origin`` given).
+    ``chat_id`` and ``messages`` (first, last sequence) name the chat and the messages it
+    was taken from; both are empty for what the application stored itself (``origin`` given).
     """
 
     kind: UserFactKind
     text: str
     origin: Origin = "given"
     chat_id: str | None = None
-    episodes: tuple[int, int] = (0, 0)
+    messages: tuple[int, int] = (0, 0)
     id: int | None = None
     created_at: datetime | None = field(default=None, compare=False)

@@ -204,8 +204,10 @@ user_memory = Table(
 """What longtalk keeps about a user across chats (migration 8).
 
 ``origin`` is ``derived`` (taken from a chat's summary; replaced whenever that summary
-changes) or ``given`` (stored by the application). ``chat_id`` and the episode range are the
-provenance; deleting the chat deletes what was taken from it.
+changes) or ``given`` (stored by the application). ``chat_id`` and the range of message
+sequences it was taken from (``episode_first``/``episode_last`` hold the first and last
+message sequence, not episode numbers) are the provenance; deleting the chat deletes what
+was taken from it.
 """
 
 forget_requests = Table(

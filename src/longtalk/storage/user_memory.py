@@ -1,7 +1,7 @@
 """What longtalk keeps about a user across chats: facts, preferences, profile lines.
 
-Each item carries its provenance: the chat and the episode range it was taken from
-(``derived`` items, replaced whenever that chat's summary changes), or none when the
+Each item carries its provenance: the chat and the messages (first and last sequence) it
+was taken from (``derived`` items, replaced whenever that chat's summary changes), or none when the
 application stored it (``given``). Deleting a chat deletes what was taken from it.
 
 ``user_memory_for(storage)`` gives the store beside a chat storage: the ``user_memory``

@@ -42,8 +42,8 @@ def insert_items(
             "text": fact.text,
             "origin": fact.origin,
             "chat_id": fact.chat_id,
-            "episode_first": fact.episodes[0],
-            "episode_last": fact.episodes[1],
+            "episode_first": fact.messages[0],  # the columns hold message sequences
+            "episode_last": fact.messages[1],
             "created_at": now,
         }
         new_id = conn.execute(insert(schema.user_memory).values(values)).inserted_primary_key
@@ -57,7 +57,7 @@ def _fact(row: Any) -> UserFact:
         text=row.text,
         origin=row.origin,
         chat_id=row.chat_id,
-        episodes=(row.episode_first, row.episode_last),
+        messages=(row.episode_first, row.episode_last),
         id=row.id,
         created_at=row.created_at,
     )
@@ -70,7 +70,7 @@ def with_id(fact: UserFact, new_id: int, now: datetime | None = None) -> UserFac
         fact.text,
         fact.origin,
         fact.chat_id,
-        fact.episodes,
+        fact.messages,
         new_id,
         now or datetime.now(UTC),
     )

@@ -313,3 +313,13 @@ def _render_without(
 
 def _period(summary: ConversationSummary) -> str:
     return f" ({summary.period})" if summary.period else ""
+
+
+def message_span(row: SummaryRow, rows: Sequence[SummaryRow]) -> tuple[int, int]:
+    """The first and last message sequence ``row`` covers, among the chain's ``rows``.
+
+    A row ends at its ``turn_number`` (the last message it folded) and begins after the
+    last message of the rows whose episodes come before its own.
+    """
+    before = [r.turn_number for r in rows if r.episode_last < row.episode_first]
+    return max(before, default=0) + 1, row.turn_number

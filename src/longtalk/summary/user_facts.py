@@ -2,10 +2,10 @@
 
 From each shown row of the chain (digest included): the user's preferences become
 ``preference`` items, people with details ``profile`` items (``Sam: allergic to
-shellfish``), and other entities with details ``fact`` items; each with the row's episode
-range as provenance. ``user_part`` renders a user's items as the context's ``user`` part
-under its own token cap, quoted like every part of a context (``longtalk.core.quoting``).
-Pure: values in, values out.
+shellfish``), and other entities with details ``fact`` items; each with the messages the
+row covers (first and last sequence) as provenance. ``user_part`` renders a user's items
+as the context's ``user`` part under its own token cap, quoted like every part of a context
+(``longtalk.core.quoting``). Pure: values in, values out.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from longtalk.core.quoting import quoted_item, quoted_name
 from longtalk.core.tokens import TokenCounter
 from longtalk.storage.base import SummaryRow, active_chain
 from longtalk.storage.user_memory import KINDS, UserFact, UserFactKind
-from longtalk.summary.chain import row_summary
+from longtalk.summary.chain import message_span, row_summary
 
 
 def user_facts(chat_id: str, rows: Sequence[SummaryRow]) -> list[UserFact]:
@@ -29,10 +29,11 @@ def user_facts(chat_id: str, rows: Sequence[SummaryRow]) -> list[UserFact]:
         key = " ".join(core.lower().split())  # a sentence kept once, whatever its kind
         if text.strip() and key not in seen:
             seen.add(key)
-            episodes = (row.episode_first, row.episode_last)
-            found.append(UserFact(kind, text.strip(), "derived", chat_id, episodes))
+            span = message_span(row, chain)
+            found.append(UserFact(kind, text.strip(), "derived", chat_id, span))
 
-    for row in active_chain(rows):
+    chain = active_chain(rows)
+    for row in chain:
         summary = row_summary(row)
         for preference in summary.user_preferences:
             keep("preference", preference, row, preference)
@@ -73,6 +74,5 @@ def user_part(
     if not shown:
         return None, ()
     text = "\n".join(lines)
-    ranges = tuple(fact.episodes for fact in shown if fact.chat_id is not None)
-    part = ContextPart("user", text, counter.count(text), episode_ranges=ranges)
+    part = ContextPart("user", text, counter.count(text))  # provenance: the items themselves
     return part, tuple(shown)

@@ -35,7 +35,7 @@ class UserMemoryConformance:
         ]
         await users.replace_derived("t", "priya", "trip", derived)
         items = await users.items("t", "priya")
-        assert [(i.kind, i.text, i.origin, i.chat_id, i.episodes) for i in items] == [
+        assert [(i.kind, i.text, i.origin, i.chat_id, i.messages) for i in items] == [
             ("fact", "Works as a nurse in Leeds", "given", None, (0, 0)),
             ("preference", "vegetarian", "derived", "trip", (1, 4)),
             ("profile", "Sam: allergic to shellfish", "derived", "trip", (2, 4)),

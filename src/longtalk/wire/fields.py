@@ -40,7 +40,13 @@ EpisodeRange = Annotated[
     WithJsonSchema({"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}),
 ]
 """``[first, last]`` episodes of a summary row (a plain array in the schema, which every
-OpenAPI tool reads; ``prefixItems`` some do not)."""
+OpenAPI tool reads; ``prefixItems`` some do not). An episode is an exchange: a user message
+and the replies it got, numbered from 1 in the chat."""
+MessageRange = Annotated[
+    tuple[int, int],
+    WithJsonSchema({"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}),
+]
+"""``[first, last]`` message sequences (a plain array in the schema, as :data:`EpisodeRange`)."""
 
 
 def _numeric_id(value: Any) -> Any:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field
+from pydantic import AliasChoices, BaseModel, Field
 
 from longtalk.core.context import KnownFactLike
 from longtalk.storage.records import Origin, UserFact, UserFactKind
-from longtalk.wire.fields import EpisodeRange, RequestBody
+from longtalk.wire.fields import MessageRange, RequestBody
 
 if TYPE_CHECKING:
     from longtalk.facts.durable_fact import DurableFact
@@ -23,7 +23,12 @@ class UserFactOut(BaseModel):
     text: str
     origin: Origin = Field(description="derived: taken from a chat's summary; given: stored.")
     chat_id: str | None
-    episodes: EpisodeRange = Field(description="The summary episodes it was taken from.")
+    messages: MessageRange = Field(
+        (0, 0),
+        validation_alias=AliasChoices("messages", "episodes"),
+        description="The first and last sequence of the chat's messages it was taken from "
+        "(read from the former key episodes too, which held the same numbers).",
+    )
     created_at: datetime | None
 
     @classmethod
@@ -35,7 +40,7 @@ class UserFactOut(BaseModel):
             text=fact.text,
             origin=getattr(fact, "origin", "given"),
             chat_id=getattr(fact, "chat_id", None),
-            episodes=getattr(fact, "episodes", (0, 0)),
+            messages=getattr(fact, "messages", (0, 0)),
             created_at=getattr(fact, "created_at", None),
         )
 
@@ -46,7 +51,7 @@ class UserFactOut(BaseModel):
             text=self.text,
             origin=self.origin,
             chat_id=self.chat_id,
-            episodes=self.episodes,
+            messages=self.messages,
             id=self.id,
             created_at=self.created_at,
         )

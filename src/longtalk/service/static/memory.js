@@ -36,11 +36,11 @@ export async function loadFacts(chatId, reveal, current) {
 const USER_KINDS = [["profile", "Profile"], ["preference", "Preferences"], ["fact", "Facts"]];
 
 function userItem(item, chatId) {
-  const [first, last] = item.episodes || [0, 0];
-  const episodes = first === last ? `episode ${first}` : `episodes ${first}–${last}`;
+  const [first, last] = item.messages || [0, 0];
+  const messages = first === last ? `message ${first}` : `messages ${first}–${last}`;
   let origin = "stored by the application";
   if (item.origin === "derived") {
-    origin = item.chat_id === chatId ? `from this chat, ${episodes}` : `from chat ${item.chat_id}, ${episodes}`;
+    origin = item.chat_id === chatId ? `from this chat, ${messages}` : `from chat ${item.chat_id}, ${messages}`;
   }
   return el("li", { class: "user-item", "data-kind": item.kind },
     el("span", {}, item.text), el("span", { class: "meta" }, ` · ${origin}`));
