@@ -19,7 +19,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from longtalk.facts.durable_fact import DurableFact, Former, normal_text
-from longtalk.language.wording import content_words
+from longtalk.summary.offline_text import content_words
 
 __all__ = ["later", "merge_facts", "unite"]
 
@@ -62,13 +62,13 @@ def _changed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
     return None
 
 
-def _content(fact: DurableFact) -> frozenset[str]:
+def _content(fact: DurableFact) -> set[str]:
     """The words a claim is about, past its predicate: ``allergic:kiwi`` is about kiwi.
 
     The predicate's own word is left out, or every allergy would replace every other.
     """
     predicate, *about = fact.subject.split(":")
-    return content_words(f"{fact.value} {' '.join(about)}") - content_words(predicate)
+    return set(content_words(f"{fact.value} {' '.join(about)}")) - set(content_words(predicate))
 
 
 def _text_key(fact: DurableFact) -> tuple[str, str]:

@@ -17,14 +17,7 @@ from longtalk.language.speakers import FIRST, GROUP, SECOND, Participants
 if TYPE_CHECKING:
     from spacy.tokens import Token
 
-__all__ = [
-    "clause_tokens",
-    "content_words",
-    "display_name",
-    "rewrite",
-    "third_person",
-    "words_of",
-]
+__all__ = ["clause_tokens", "display_name", "rewrite", "third_person", "words_of"]
 
 _IRREGULAR = {"be": "is", "have": "has", "do": "does", "go": "goes"}
 _CONTRACTED = {"'ll": "will", "'d": "would", "’ll": "will", "’d": "would"}
@@ -73,14 +66,6 @@ def words_of(tokens: Iterable[Token]) -> str:
         gap = after is not None and after.i != token.i + 1 and not token.whitespace_
         parts.append(token.text + (" " if gap else token.whitespace_))
     return "".join(parts).strip(" ,;:-")
-
-
-def content_words(text: str) -> frozenset[str]:
-    """The words of ``text`` that carry meaning: letters only, case-folded, no stop words."""
-    from spacy.lang.en.stop_words import STOP_WORDS  # spaCy's list; spaCy loads lazily
-
-    words = ("".join(c for c in word if c.isalpha()) for word in text.casefold().split())
-    return frozenset(w for w in words if len(w) > 2 and w not in STOP_WORDS and w != "not")
 
 
 def display_name(holder: str, *, first: bool) -> str:
