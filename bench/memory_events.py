@@ -77,9 +77,10 @@ from longtalk.embed.minilm import MiniLMEmbedder
 from longtalk.facts import render_facts
 from longtalk.recall.lexical import STOPWORDS
 from longtalk.summary.chain import render_chain
-from longtalk.tools.datasets.locomo import Conversation, Turn, load_locomo
+from longtalk.tools.datasets.locomo import Conversation, load_locomo
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling helpers
+from durable_facts import recency_text  # noqa: E402
 from locomo_recall import CentroidExtract  # noqa: E402
 
 DEFAULT_DATA = Path("/work/shared/data/locomo/locomo_dev.json")
@@ -244,19 +245,6 @@ def session_rates(
 # -- references -----------------------------------------------------------------------------
 
 
-def recency(turns: Sequence[Turn], tokens: int) -> str:
-    kept: list[str] = []
-    used = 0
-    for turn in reversed(turns):
-        line = f"{turn.message.speaker()}: {turn.message.content}"
-        cost = COUNTER.count(line) + 1
-        if used + cost > tokens:
-            break
-        kept.append(line)
-        used += cost
-    return "\n".join(reversed(kept))
-
-
 def ceiling(sample: Sample, tokens: int) -> str:
     """LoCoMo's session summaries, newest first, sentence by sentence, while they fit."""
     kept: list[str] = []
@@ -350,7 +338,9 @@ def measure(
         tokens = COUNTER.count(text) if text else 0
         turns = sample.conversation.turns
         tallies["system"].add(sample, text, matcher)
-        tallies["recency"].add(sample, recency(turns, tokens), matcher)
+        tallies["recency"].add(
+            sample, recency_text([turn.message for turn in turns], tokens), matcher
+        )
         tallies["tfidf"].add(sample, CentroidExtract(turns).text(tokens), matcher)
         tallies["ceiling"].add(sample, ceiling(sample, tokens), matcher)
     report = part_report(tallies)
