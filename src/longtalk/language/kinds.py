@@ -109,8 +109,11 @@ def _model() -> _Model:
 
 def durability(statement: Statement) -> float:
     """The model's probability that ``statement`` is a durable fact."""
-    score = float(features(statement) @ _model().durable)
-    return 1.0 / (1.0 + math.exp(-score))
+    return _durability(features(statement))
+
+
+def _durability(vector: npt.NDArray[np.float64]) -> float:
+    return 1.0 / (1.0 + math.exp(-float(vector @ _model().durable)))
 
 
 def kind_of(statement: Statement) -> str | None:
@@ -119,7 +122,7 @@ def kind_of(statement: Statement) -> str | None:
     Durable when the durable head's probability reaches the fitted threshold; the kind is
     the kinds head's likeliest.
     """
-    model = _model()
-    if durability(statement) < model.threshold:
+    model, vector = _model(), features(statement)
+    if _durability(vector) < model.threshold:
         return None
-    return KINDS[1 + int(np.argmax(features(statement) @ model.kinds))]
+    return KINDS[1 + int(np.argmax(vector @ model.kinds))]
