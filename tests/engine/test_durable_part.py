@@ -97,3 +97,22 @@ async def test_without_a_question_the_facts_may_take_their_whole_share() -> None
     assert asked_facts is not None and told_facts is not None
     assert asked_facts.tokens <= 40 < told_facts.tokens <= 180
     assert told.dropped_facts < asked.dropped_facts
+
+
+async def test_a_question_naming_the_holder_finds_the_fact_not_the_name() -> None:
+    """Every fact of Ana shares her name with the question; the meaning must decide."""
+    memory = await make_engine(facts_max_tokens=40, facts_share=1.0)
+    context = await memory.get_context(
+        "c", "In which city is Ana's sibling based?", budget_tokens=600
+    )
+    facts = context.part("facts")
+    assert facts is not None and "Rotterdam" in facts.text, facts
+    assert context.dropped_facts > 0
+
+
+def test_names_are_put_as_they_for_the_comparison() -> None:
+    from longtalk.engine.durable import without_names
+
+    names = {"Ana", "Ben Lima"}
+    assert without_names("Ana's sister met Ben Lima.", names) == "their sister met they."
+    assert without_names("Anabel is here.", names) == "Anabel is here."

@@ -36,8 +36,8 @@ def fact_of(statement: Statement) -> DurableFact | None:
     """The fact ``statement`` states, a retraction, or None."""
     if statement.modality != "asserted" or statement.holder in ("", ASSISTANT):
         return None
-    if statement.polarity and set(statement.lemmas) <= {statement.lemma}:
-        return None  # a bare verb ("I won!", "I have.", "I promise.") claims nothing
+    if _bare(statement):
+        return None
     retracts = not statement.polarity and statement.change
     kind = kind_of(statement)
     if kind is None and not retracts:
@@ -54,6 +54,16 @@ def fact_of(statement: Statement) -> DurableFact | None:
         said_by=statement.speaker if statement.hearsay else "",
         retracts=retracts,
         changes=statement.change,
+    )
+
+
+def _bare(statement: Statement) -> bool:
+    """A bare verb ("I won!", "I have.", "I promise.") claims nothing; "I'm 34" claims an age."""
+    verb = statement.lemma
+    return (
+        statement.polarity
+        and set(statement.lemmas) <= {verb}
+        and statement.claim.key in ("", verb, "be", "do", "have")
     )
 
 

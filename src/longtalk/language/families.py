@@ -11,10 +11,12 @@ from __future__ import annotations
 __all__ = [
     "CHANGE_VERBS",
     "DIETS",
+    "LASTING_CLAIMS",
     "NOUN_CLAIMS",
     "TASTE_VERBS",
     "VERB_CLAIMS",
     "adjective_claim",
+    "lasting",
     "noun_claim",
 ]
 
@@ -84,3 +86,14 @@ def noun_claim(key: str) -> str:
     ``limit`` is a ``budget``).
     """
     return NOUN_CLAIMS.get(key, key)
+
+
+LASTING_CLAIMS = frozenset(
+    {"diet", "age", "name", "home", "employer", "occupation", "origin", "birthday", "budget"}
+)
+"""Families whose claim lasts by what it is: stating one is a durable fact of its holder."""
+
+
+def lasting(key: str) -> bool:
+    """True when a claim's key (``home``, ``sister:home``) is of a lasting family."""
+    return any(part in LASTING_CLAIMS for part in key.split(":"))

@@ -21,6 +21,7 @@ from importlib import resources
 import numpy as np
 import numpy.typing as npt
 
+from longtalk.language.families import lasting
 from longtalk.language.statements import Statement
 
 __all__ = ["DIMENSION", "KINDS", "WEIGHTS_FILE", "durability", "features", "kind_of"]
@@ -42,7 +43,7 @@ HASHED = 4096
 """Hashed feature slots."""
 DENSE = 96
 """The clause vector's slots (the small pipeline's encoder width), after the hashed ones."""
-DENSE_SCALE = 3.0
+DENSE_SCALE = 6.0
 """The clause vector's weight beside the hashed counts (it has unit length)."""
 DIMENSION = HASHED + DENSE
 """Feature slots in all."""
@@ -119,10 +120,11 @@ def _durability(vector: npt.NDArray[np.float64]) -> float:
 def kind_of(statement: Statement) -> str | None:
     """The statement's fact kind, or None when it is not a durable fact.
 
-    Durable when the durable head's probability reaches the fitted threshold; the kind is
-    the kinds head's likeliest.
+    Durable when the durable head's probability reaches the fitted threshold, or when the
+    parse filed it under a lasting claim family (a diet, a home, an age: what it is says it
+    lasts, however few examples said it that way); the kind is the kinds head's likeliest.
     """
     model, vector = _model(), features(statement)
-    if _durability(vector) < model.threshold:
+    if _durability(vector) < model.threshold and not lasting(statement.claim.key):
         return None
     return KINDS[1 + int(np.argmax(vector @ model.kinds))]

@@ -92,9 +92,10 @@ def _owned(token: Token, people: Participants) -> Referent | None:
     if named:  # "my sister, Lena,": Lena herself
         return Referent(name_of(named[0]))
     whose = refer(owner, people)
-    if whose is None or whose.relation:
+    if whose is None or len(whose.relation.split()) > 1:
         return None
-    return Referent(whose.holder, relation=noun_key(token), group=whose.group)
+    owned = f"{whose.relation} {noun_key(token)}".strip()  # "my dog's name": "dog name"
+    return Referent(whose.holder, relation=owned, group=whose.group)
 
 
 def noun_key(token: Token) -> str:

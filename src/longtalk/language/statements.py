@@ -184,7 +184,22 @@ def _unwrap(head: Token) -> Token:
 
 
 def _subject(head: Token) -> Token | None:
-    return next((c for c in head.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    return next(
+        (c for c in head.children if c.dep_ in ("nsubj", "nsubjpass") and not _vocative(c)), None
+    )
+
+
+def _vocative(subject: Token) -> bool:
+    """A bare name set off from its verb by a comma is the one spoken to, not the subject.
+
+    ``Sounds awesome, Caroline.``: the small parser files Caroline as the subject.
+    """
+    modified = any(c.dep_ in ("relcl", "acl", "appos", "prep", "cc") for c in subject.children)
+    if subject.pos_ != "PROPN" or modified:  # "Ana, who I met at work, is a nurse"
+        return False
+    doc = subject.doc
+    toward = subject.i + (1 if subject.i < subject.head.i else -1)
+    return 0 <= toward < len(doc) and doc[toward].text == ","
 
 
 def _referent(head: Token, people: Participants) -> Referent | None:

@@ -97,6 +97,8 @@ def rewrite(tokens: Sequence[Token], head: Token, people: Participants) -> str:
     agreeing = _agreeing(head) if subject.lower_ == "i" else None
     if subject.lower_ == "i" and agreeing is None:
         return ""
+    if agreeing is not None and _tense_unsure(agreeing, tokens):
+        return ""  # "I quit smoking": now or then? the speaker's words say it best
     # conjoined verbs agree with "I" only when the head does; after an auxiliary ("I can swim
     # and run") they follow the auxiliary and stay as said
     sharing = (
@@ -111,6 +113,8 @@ def rewrite(tokens: Sequence[Token], head: Token, people: Participants) -> str:
             word = display_name(people.speaker, first=token == kept[0])
         elif token.lower_ == "my":
             word = display_name(people.speaker, first=token == kept[0]) + "'s"
+        elif token == agreeing and token.tag_ == "VBP" and _past_dated(tokens):
+            pass  # "I quit smoking last year": a past form like the present (quit, put, cut)
         elif token == agreeing or (agreeing is not None and token.i in sharing):
             word = third_person(token)
             word = (" " + word) if token.text.startswith(("'", "’")) else word
@@ -120,6 +124,24 @@ def rewrite(tokens: Sequence[Token], head: Token, people: Participants) -> str:
     text = "".join(parts).strip()
     end = "" if text.endswith((".", "!", "?")) else "."
     return text[:1].upper() + text[1:] + end
+
+
+_PAST_MARKS = frozenset({"last", "ago", "yesterday", "earlier", "previously"})
+
+
+_SAME_IN_PAST = frozenset(
+    {"quit", "put", "set", "cut", "let", "hit", "hurt", "shut", "cost", "spread", "split", "read"}
+)
+"""Verbs whose past is spelled as their present: ``I quit`` may be either."""
+
+
+def _tense_unsure(verb: Token, tokens: Sequence[Token]) -> bool:
+    return verb.tag_ == "VBP" and verb.lower_ in _SAME_IN_PAST and not _past_dated(tokens)
+
+
+def _past_dated(tokens: Sequence[Token]) -> bool:
+    """The clause carries a date in the past (``last year``, ``two years ago``)."""
+    return any(t.lower_ in _PAST_MARKS and (t.ent_type_ or t.dep_ == "advmod") for t in tokens)
 
 
 def _shares_subject(verb: Token) -> bool:
