@@ -10,10 +10,10 @@ The names below load on first use, so ``import longtalk.client`` (or any light s
 does not pull in the engine, the database drivers or the numeric stack.
 """
 
-import importlib as _importlib
 import typing as _typing
 
 from longtalk._version import __version__
+from longtalk.core.lazy import lazy_loader as _lazy_loader
 from longtalk.errors import (
     BackendError,
     ConfigError,
@@ -77,12 +77,7 @@ _LAZY = {
 """Each public name and the module it is loaded from on first use."""
 
 
-def __getattr__(name: str) -> _typing.Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(_importlib.import_module(_LAZY[name]), name)
-    globals()[name] = value  # later lookups find it directly
-    return value
+__getattr__ = _lazy_loader(__name__, _LAZY, globals())
 
 
 def __dir__() -> list[str]:

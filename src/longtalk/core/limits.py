@@ -73,16 +73,29 @@ class InputLimits:
         """``value`` within the limit ``key`` (characters) and storable."""
         if value is None:
             return
+        self._within(key, len(value), field, "has {} characters", index=index)
+        check_storable(field, value, index=index)
+
+    def _within(
+        self,
+        key: str,
+        amount: int,
+        field: str,
+        measured: str,
+        *,
+        index: int | None = None,
+        error: type[InputError] = InputTooLarge,
+    ) -> None:
+        """Raise ``error`` when ``amount`` is over the limit ``key``; ``measured`` says it."""
         limit: int = getattr(self, key)
-        if len(value) > limit:
-            raise InputTooLarge(
-                f"{_where(index, field)} has {len(value)} characters; the limit is {limit} "
+        if amount > limit:
+            raise error(
+                f"{_where(index, field)} {measured.format(amount)}; the limit is {limit} "
                 f"({self.setting(key)})",
                 field=field,
                 index=index,
                 setting=self.setting(key),
             )
-        check_storable(field, value, index=index)
 
     def chat(
         self,
@@ -146,14 +159,7 @@ class InputLimits:
         self.text("id", message.id, "max_id_chars", index=index)
         self.text("name", message.name, "max_name_chars", index=index)
         calls = message.tool_call_ids
-        if len(calls) > self.max_tool_calls:
-            raise InputTooLarge(
-                f"{_where(index, 'tool_call_ids')} has {len(calls)} ids; the limit is "
-                f"{self.max_tool_calls} ({self.setting('max_tool_calls')})",
-                field="tool_call_ids",
-                index=index,
-                setting=self.setting("max_tool_calls"),
-            )
+        self._within("max_tool_calls", len(calls), "tool_call_ids", "has {} ids", index=index)
         for number, call_id in enumerate(calls):
             self.text(f"tool_call_ids.{number}", call_id, "max_id_chars", index=index)
         self.metadata(message.metadata, index)
@@ -161,36 +167,22 @@ class InputLimits:
     def metadata(self, metadata: Mapping[str, Any], index: int | None = None) -> None:
         """Metadata within the depth, key-count and size limits, and storable as JSON."""
         shape = measure(metadata)
-        if shape.depth > self.max_metadata_depth:
-            raise InputError(
-                f"{_where(index, 'metadata')} nests {shape.depth} levels; the limit is "
-                f"{self.max_metadata_depth} ({self.setting('max_metadata_depth')})",
-                field="metadata",
-                index=index,
-                setting=self.setting("max_metadata_depth"),
-            )
-        if shape.keys > self.max_metadata_keys:
-            raise InputTooLarge(
-                f"{_where(index, 'metadata')} has {shape.keys} keys; the limit is "
-                f"{self.max_metadata_keys} ({self.setting('max_metadata_keys')})",
-                field="metadata",
-                index=index,
-                setting=self.setting("max_metadata_keys"),
-            )
+        self._within(
+            "max_metadata_depth",
+            shape.depth,
+            "metadata",
+            "nests {} levels",
+            index=index,
+            error=InputError,
+        )
+        self._within("max_metadata_keys", shape.keys, "metadata", "has {} keys", index=index)
         problem = json_problem(metadata, max_depth=self.max_metadata_depth)
         if problem is not None:
             path, _, reason = problem.partition(": ")
             field = f"metadata.{path}" if path != "body" else "metadata"
             raise InputError(f"{_where(index, field)}: {reason}", field=field, index=index)
         size = len(json.dumps(metadata, ensure_ascii=False).encode("utf-8"))
-        if size > self.max_metadata_bytes:
-            raise InputTooLarge(
-                f"{_where(index, 'metadata')} is {size} bytes as JSON; the limit is "
-                f"{self.max_metadata_bytes} ({self.setting('max_metadata_bytes')})",
-                field="metadata",
-                index=index,
-                setting=self.setting("max_metadata_bytes"),
-            )
+        self._within("max_metadata_bytes", size, "metadata", "is {} bytes as JSON", index=index)
 
 
 DEFAULT_LIMITS = InputLimits()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -143,13 +143,16 @@ def group_episodes(messages: Iterable[Message], *, first_number: int = 1) -> lis
     return episodes
 
 
-def format_transcript(messages: Iterable[Message]) -> str:
-    """Render messages as ``Speaker: text`` lines.
+def format_transcript(
+    messages: Iterable[Message], line: Callable[[Message], str] | None = None
+) -> str:
+    """Render messages as ``Speaker: text`` lines, each drawn by ``line`` (:func:`format_line`).
 
     Dates are printed once, as a ``[YYYY-MM-DD HH:MM]`` line before the first message of
     each new timestamp, not on every line: the summarizer (and the reader) still knows when
     things were said, at a fraction of the tokens.
     """
+    draw = line or format_line
     lines: list[str] = []
     last_stamp: str | None = None
     for message in messages:
@@ -158,7 +161,7 @@ def format_transcript(messages: Iterable[Message]) -> str:
             if stamp != last_stamp:
                 lines.append(f"[{stamp}]")
                 last_stamp = stamp
-        lines.append(format_line(message))
+        lines.append(draw(message))
     return "\n".join(lines)
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from longtalk.core.messages import Message, Role
+from longtalk.core.messages import Message, Role, format_transcript
 
 OPEN, CLOSE = "«", "»"
 
@@ -119,16 +119,7 @@ def quoted_line(message: Message) -> str:
 
 def quoted_transcript(messages: Iterable[Message]) -> str:
     """``format_transcript`` with every line quoted (see :func:`quoted_line`)."""
-    lines: list[str] = []
-    last_stamp: str | None = None
-    for message in messages:
-        if message.timestamp is not None:
-            stamp = f"{message.timestamp:%Y-%m-%d %H:%M}"
-            if stamp != last_stamp:
-                lines.append(f"[{stamp}]")
-                last_stamp = stamp
-        lines.append(quoted_line(message))
-    return "\n".join(lines)
+    return format_transcript(messages, quoted_line)
 
 
 def speaker_label(message: Message) -> str:

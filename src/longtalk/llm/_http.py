@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Awaitable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import httpx
@@ -98,14 +99,8 @@ class HTTPBackend:
     async def post_json(self, path: str, payload: Mapping[str, Any]) -> dict[str, Any]:
         """POST JSON and return the decoded JSON object of a 2xx answer."""
         url = f"{self.base_url}{path}"
-        try:
+        with self._transport_errors(url):
             response = await self.client.post(url, json=payload, headers=self._headers)
-        except httpx.TimeoutException as exc:
-            raise LLMTransientError(f"{self.backend_name} timed out: {redact(url)}") from exc
-        except httpx.TransportError as exc:
-            raise LLMTransientError(
-                f"{self.backend_name} unreachable at {redact(url)}: {exc}"
-            ) from exc
         self._raise_for_status(response)
         try:
             data = response.json()
@@ -120,7 +115,7 @@ class HTTPBackend:
     async def stream_lines(self, path: str, payload: Mapping[str, Any]) -> AsyncIterator[str]:
         """POST JSON and yield the non-empty lines of a streamed 2xx answer."""
         url = f"{self.base_url}{path}"
-        try:
+        with self._transport_errors(url):
             async with self.client.stream(
                 "POST", url, json=payload, headers=self._headers
             ) as response:
@@ -130,6 +125,12 @@ class HTTPBackend:
                 async for line in response.aiter_lines():
                     if line.strip():
                         yield line
+
+    @contextmanager
+    def _transport_errors(self, url: str) -> Iterator[None]:
+        """A timeout or a broken connection to ``url`` as ``LLMTransientError``."""
+        try:
+            yield
         except httpx.TimeoutException as exc:
             raise LLMTransientError(f"{self.backend_name} timed out: {redact(url)}") from exc
         except httpx.TransportError as exc:

@@ -32,8 +32,9 @@ client's too), ``async_memory`` (``AsyncMemory``, ``AsyncChat``), ``sync`` (``Me
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from longtalk.core.lazy import lazy_loader
 
 if TYPE_CHECKING:
     from longtalk.core.context import Context
@@ -71,12 +72,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_LAZY[name]), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_loader(__name__, _LAZY, globals())
 
 
 def __dir__() -> list[str]:

@@ -12,8 +12,9 @@ load without SQLAlchemy.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from longtalk.core.lazy import lazy_loader
 from longtalk.storage.base import (
     DEFAULT_SMART_LOAD_TAIL,
     ChatRecord,
@@ -79,9 +80,4 @@ _LAZY = {
 """Loaded on first use: the backends and the resolver need the database drivers."""
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_loader(__name__, _LAZY)

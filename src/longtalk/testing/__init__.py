@@ -24,9 +24,9 @@ imported only when a suite is.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from longtalk.core.lazy import lazy_loader
 from longtalk.testing.embedders import BagOfWordsEmbedder, RecordingEmbedder
 from longtalk.testing.llm import CountingLLM, FunctionLLM, RecordedCall, Reply, ScriptedLLM
 from longtalk.testing.recall import BrokenRecall, RecordingRecall
@@ -87,8 +87,5 @@ _SUITES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """The conformance suites, imported on first use (they import pytest)."""
-    if name in _SUITES:
-        return getattr(importlib.import_module(_SUITES[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_loader(__name__, _SUITES)
+"""The conformance suites, imported on first use (they import pytest)."""

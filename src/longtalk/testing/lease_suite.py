@@ -22,7 +22,7 @@ from datetime import UTC, datetime, timedelta
 
 from longtalk.core.messages import assistant, user
 from longtalk.storage.base import ChatStorage
-from longtalk.storage.leases import ChatLeases, JobQueue
+from longtalk.storage.leases import ChatLeases, JobQueue, Lease
 
 __all__ = ["ChatLeasesConformance", "JobQueueConformance"]
 
@@ -34,6 +34,15 @@ async def _chat_with_messages(storage: ChatStorage, chat_id: str) -> str:
     chat = await storage.create_chat(chat_id)
     await storage.append_messages(chat.id, [user("hello"), assistant("hi")])
     return chat.id
+
+
+async def _claimed_by_first(storage: ChatStorage, make_jobs: MakeJobs) -> tuple[JobQueue, Lease]:
+    """A chat with messages whose job the owner ``first`` has claimed: its queue and lease."""
+    chat_id = await _chat_with_messages(storage, "c1")
+    jobs = make_jobs("first")
+    lease = await jobs.claim_chat(chat_id, "default")
+    assert lease is not None and lease.chat_id == chat_id
+    return jobs, lease
 
 
 class JobQueueConformance:
@@ -61,21 +70,16 @@ class JobQueueConformance:
     async def test_finishing_with_more_due_releases_the_job(
         self, storage: ChatStorage, make_jobs: MakeJobs
     ) -> None:
-        chat_id = await _chat_with_messages(storage, "c1")
-        jobs = make_jobs("first")
-        lease = await jobs.claim_chat(chat_id, "default")
-        assert lease is not None and lease.chat_id == chat_id
+        jobs, lease = await _claimed_by_first(storage, make_jobs)
         await jobs.finish(lease, again=True)
         again = await make_jobs("second").claim()
-        assert again.lease is not None and again.lease.chat_id == chat_id
+        assert again.lease is not None and again.lease.chat_id == lease.chat_id
 
     async def test_a_failure_is_recorded_and_retried_when_due(
         self, storage: ChatStorage, make_jobs: MakeJobs
     ) -> None:
-        chat_id = await _chat_with_messages(storage, "c1")
-        jobs = make_jobs("first")
-        lease = await jobs.claim_chat(chat_id, "default")
-        assert lease is not None
+        jobs, lease = await _claimed_by_first(storage, make_jobs)
+        chat_id = lease.chat_id
         later = datetime.now(UTC) + timedelta(hours=1)
         failure = await jobs.fail(lease, "the model is down", retry_at=later)
         assert failure.attempts == 1 and failure.delay > 3500
@@ -92,10 +96,7 @@ class JobQueueConformance:
     async def test_a_deferred_job_waits_until_its_time(
         self, storage: ChatStorage, make_jobs: MakeJobs
     ) -> None:
-        chat_id = await _chat_with_messages(storage, "c1")
-        jobs = make_jobs("first")
-        lease = await jobs.claim_chat(chat_id, "default")
-        assert lease is not None
+        jobs, lease = await _claimed_by_first(storage, make_jobs)
         await jobs.defer(lease, datetime.now(UTC) + timedelta(hours=1))
         assert (await make_jobs("second").claim()).lease is None
         assert await jobs.pending() == 0  # waiting out a backoff is not pending

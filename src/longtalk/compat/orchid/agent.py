@@ -12,11 +12,9 @@ not here.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
 from typing import Any
 
 from longtalk.compat.orchid import helpers
-from longtalk.core.filters import MessageFilterPipeline
 
 __all__ = ["OrchidAgent"]
 
@@ -57,56 +55,10 @@ class OrchidAgent(ABC):
     async def run(self, state: dict[str, Any]) -> dict[str, Any]:
         """The agent's turn: reads the graph state, returns the state update."""
 
-    @staticmethod
-    def extract_user_query(state: Mapping[str, Any]) -> str:
-        """The content of the last human message ('' when there is none)."""
-        return helpers.extract_user_query(state)
-
-    @staticmethod
-    def extract_conversation_history(
-        state: Mapping[str, Any],
-        *,
-        max_turns: int = 10,
-        max_chars: int | None = None,
-        skip_prefixes: tuple[str, ...] = ("[Supervisor",),
-        strip_prefixes: tuple[str, ...] = (),
-        truncation_strategy: str = "hard",
-        pipeline: MessageFilterPipeline | None = None,
-    ) -> list[dict[str, str]]:
-        """Clean user/assistant pairs from graph state (see ``helpers``)."""
-        return helpers.extract_conversation_history(
-            state,
-            max_turns=max_turns,
-            max_chars=max_chars,
-            skip_prefixes=skip_prefixes,
-            strip_prefixes=strip_prefixes,
-            truncation_strategy=truncation_strategy,
-            pipeline=pipeline,
-        )
-
-    @staticmethod
-    async def compress_conversation_history(
-        history: list[dict[str, str]],
-        *,
-        chat_model: Any,
-        recent_turns: int = 3,
-        running_summary: str | None = None,
-        structured_output: bool = False,
-        compression_system_prompt: str | None = None,
-        compression_user_prompt: str | None = None,
-        extension_user_prompt: str | None = None,
-    ) -> list[dict[str, str]]:
-        """Older messages as one summary message, the last ``recent_turns`` pairs verbatim."""
-        return await helpers.compress_conversation_history(
-            history,
-            chat_model=chat_model,
-            recent_turns=recent_turns,
-            running_summary=running_summary,
-            structured_output=structured_output,
-            compression_system_prompt=compression_system_prompt,
-            compression_user_prompt=compression_user_prompt,
-            extension_user_prompt=extension_user_prompt,
-        )
+    # The history helpers, static as in Orchid: the module functions themselves.
+    extract_user_query = staticmethod(helpers.extract_user_query)
+    extract_conversation_history = staticmethod(helpers.extract_conversation_history)
+    compress_conversation_history = staticmethod(helpers.compress_conversation_history)
 
     async def summarise(
         self,

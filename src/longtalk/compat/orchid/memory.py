@@ -11,7 +11,7 @@ import json
 import logging
 from typing import Any
 
-from longtalk.compat.orchid.memory_base import OrchidConversationMemory
+from longtalk.compat.orchid.memory_base import WithoutTurnRecall
 from longtalk.compat.orchid.memory_types import OrchidConversationSummary
 from longtalk.compat.orchid.writer import extend_summary, orchid_prompts, to_messages
 from longtalk.errors import LLMError
@@ -19,8 +19,8 @@ from longtalk.errors import LLMError
 log = logging.getLogger(__name__)
 
 
-class OrchidInMemoryConversationMemory(OrchidConversationMemory):
-    """Running summaries persisted through an Orchid chat storage."""
+class OrchidInMemoryConversationMemory(WithoutTurnRecall):
+    """Running summaries persisted through an Orchid chat storage (no recall of turns)."""
 
     def __init__(self, chat_storage: Any, chat_model: Any, *, structured_output: bool = True):
         self._storage = chat_storage
@@ -67,19 +67,3 @@ class OrchidInMemoryConversationMemory(OrchidConversationMemory):
             updated = json.dumps(OrchidConversationSummary.from_native(summary).to_dict())
         await self._storage.save_conversation_summary(chat_id, updated, len(new_messages))
         return updated
-
-    async def get_relevant_history(
-        self, query: str, chat_id: str, k: int = 5
-    ) -> list[dict[str, str]]:
-        """No semantic recall in this strategy: always []."""
-        return []
-
-    async def store_conversation_turn(
-        self,
-        chat_id: str,
-        tenant_id: str,
-        user_id: str,
-        turn: dict[str, str],
-        metadata: dict[str, Any] | None = None,
-    ) -> None:
-        """No turn store in this strategy: does nothing."""

@@ -48,7 +48,27 @@ class OrchidConversationMemory(ABC):
         """Keep one ``{"role", "content"}`` turn for later recall (a no-op without it)."""
 
 
-class NullConversationMemory(OrchidConversationMemory):
+class WithoutTurnRecall(OrchidConversationMemory):
+    """A strategy without recall of past turns: nothing is recalled, no turn is stored."""
+
+    async def get_relevant_history(
+        self, query: str, chat_id: str, k: int = 5
+    ) -> list[dict[str, str]]:
+        """Always [] (no recall of past turns)."""
+        return []
+
+    async def store_conversation_turn(
+        self,
+        chat_id: str,
+        tenant_id: str,
+        user_id: str,
+        turn: dict[str, str],
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        """Stores nothing."""
+
+
+class NullConversationMemory(WithoutTurnRecall):
     """No memory: no summary, nothing recalled, nothing stored."""
 
     async def get_running_summary(self, chat_id: str) -> str | None:
@@ -63,19 +83,3 @@ class NullConversationMemory(OrchidConversationMemory):
     ) -> str:
         """The existing summary unchanged ('' when there is none)."""
         return existing_summary or ""
-
-    async def get_relevant_history(
-        self, query: str, chat_id: str, k: int = 5
-    ) -> list[dict[str, str]]:
-        """Always []."""
-        return []
-
-    async def store_conversation_turn(
-        self,
-        chat_id: str,
-        tenant_id: str,
-        user_id: str,
-        turn: dict[str, str],
-        metadata: dict[str, Any] | None = None,
-    ) -> None:
-        """Stores nothing."""
