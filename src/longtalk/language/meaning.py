@@ -5,8 +5,8 @@ vegetarian`` lie apart); the bundled sentence model (all-MiniLM-L6-v2, the one r
 uses) was trained for meaning, so a kind of fact said in words no labelled example used
 still lands near the ones that were. Vectors are cached by text, and each text is embedded
 alone: in a batch its vector would shift in the last digits with its neighbours' padding,
-and the fitted weights could not be reproduced. Without the model (a failure to load or run), every vector is zeros: the
-kind model then decides on its other features.
+and the fitted weights could not be reproduced. Without the model (a failure to load or
+run), every vector is zeros: the kind model then decides on its other features.
 """
 
 from __future__ import annotations
