@@ -14,7 +14,8 @@ Pure logic. The contract, in order of claim on the budget:
 3. **pending** messages (older than the window, not summarized yet) follow, newest first,
    so nothing disappears between leaving the window and reaching the summary;
 4. **recall** fills what remains, deduplicated against the shown messages, best relevance
-   per token first, printed chronologically with a date line per day.
+   per token first (measured as the part renders), printed chronologically with a date line
+   per day.
 """
 
 from __future__ import annotations
