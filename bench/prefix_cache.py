@@ -18,8 +18,11 @@ Reported per system: ``context_tokens_mean``, ``prefix_tokens_mean`` (tokens of 
 that repeat the previous context's prefix), ``prefix_share_median`` (those tokens over the
 previous context's tokens, on the median turn), ``unchanged_share`` (the share of turns whose
 stable head - the parts before the first recalled turn or window message - repeats the
-previous turn's byte for byte) and ``turns``. Tokens are ceil(chars / 4). ``--budget``
-measures another ``context_max_tokens`` (default: the configured one); the JSON says which.
+previous turn's byte for byte), ``recalled_share_median`` (the recalled turns' tokens over
+the context's, on the median turn: with ``cache_friendly`` they come last and change with
+every question, so one minus this share bounds the prefix share) and ``turns``. Tokens are
+ceil(chars / 4). ``--budget`` measures another ``context_max_tokens`` (default: the
+configured one); the JSON says which.
 """
 
 from __future__ import annotations
@@ -60,12 +63,15 @@ class Series:
     prefix_tokens: list[int] = field(default_factory=list)
     prefix_shares: list[float] = field(default_factory=list)
     unchanged: list[bool] = field(default_factory=list)
+    recalled_shares: list[float] = field(default_factory=list)
     previous: str | None = None
     previous_head: str = ""
 
-    def add(self, text: str, head: str) -> None:
-        """Record one turn's rendered context (``head``: its stable head)."""
+    def add(self, text: str, head: str, recalled: int = 0) -> None:
+        """Record one turn's rendered context (``head``: its stable head; ``recalled``: the
+        tokens of its recalled turns)."""
         self.context_tokens.append(COUNTER.count(text))
+        self.recalled_shares.append(recalled / max(1, COUNTER.count(text)))
         if self.previous is not None:
             shared = COUNTER.count(text[: common_prefix(self.previous, text)])
             self.prefix_tokens.append(shared)
@@ -84,6 +90,7 @@ class Series:
             "prefix_tokens_mean": _mean(self.prefix_tokens),
             "prefix_share_median": statistics.median(self.prefix_shares or [0.0]),
             "unchanged_share": _mean([float(flag) for flag in self.unchanged]),
+            "recalled_share_median": statistics.median(self.recalled_shares or [0.0]),
             "turns": len(self.prefix_tokens),
         }
 
@@ -156,7 +163,9 @@ async def replay(
             series["whole_history"].add(whole, whole)
             for order, engine in engines.items():
                 context = await engine.get_context(chat.id, turn.message.content)
-                series[order].add(context.render(), stable_head(context))
+                recalled = context.part("recalled")
+                tokens = recalled.tokens if recalled is not None else 0
+                series[order].add(context.render(), stable_head(context), tokens)
         await storage.close()
         await retriever.close()
 
@@ -190,14 +199,16 @@ async def evaluate(
 
 def print_table(results: dict[str, Any], out: Any = sys.stdout) -> None:
     print(
-        f"{'system':<16} {'context':>9} {'prefix':>9} {'share p50':>10} {'unchanged':>10}",
+        f"{'system':<16} {'context':>9} {'prefix':>9} {'share p50':>10} {'unchanged':>10} "
+        f"{'recalled p50':>13}",
         file=out,
     )
     for name in ("whole_history", *ORDERS):
         r = results[name]
         print(
             f"{name:<16} {r['context_tokens_mean']:>9.0f} {r['prefix_tokens_mean']:>9.0f} "
-            f"{r['prefix_share_median']:>10.2f} {r['unchanged_share']:>10.2f}",
+            f"{r['prefix_share_median']:>10.2f} {r['unchanged_share']:>10.2f} "
+            f"{r['recalled_share_median']:>13.2f}",
             file=out,
         )
     for key, value in results["ratios"].items():

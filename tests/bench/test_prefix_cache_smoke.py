@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 from bench_loader import load_bench
 
-KEYS = {"context_tokens_mean", "prefix_tokens_mean", "prefix_share_median", "unchanged_share"}
+KEYS = {
+    "context_tokens_mean",
+    "prefix_tokens_mean",
+    "prefix_share_median",
+    "unchanged_share",
+    "recalled_share_median",
+}
 
 
 def test_prefix_cache_smoke(tmp_path: Path) -> None:

@@ -355,3 +355,14 @@ def test_contract_window_still_shows_every_pending_message_that_fits() -> None:
 def test_window_step_must_be_positive() -> None:
     with pytest.raises(ValueError, match="window_step"):
         ContextBudget(window_step=0)
+
+
+def test_recall_fills_its_room_as_the_part_renders_not_by_its_lines_counted_apart() -> None:
+    # each line counted apart rounds up; the part counted whole leaves that room to more turns
+    recalled = [turn(10 + 2 * i, f"note {i:02d} on the trip", 1 - i / 100) for i in range(60)]
+    ctx = assemble_context(recalled=recalled, budget_tokens=200, counter=COUNTER)
+    part = ctx.part("recalled")
+    assert part is not None and ctx.dropped_recalled > 0
+    line = COUNTER.count("#110 Ann: note 50 on the trip") + 1
+    assert COUNTER.count(ctx.render()) <= 200
+    assert 200 - COUNTER.count(ctx.render()) < line  # no room left for one more turn

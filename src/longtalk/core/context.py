@@ -14,7 +14,8 @@ Pure logic. The contract, in order of claim on the budget:
 3. **pending** messages (older than the window, not summarized yet) follow, newest first,
    so nothing disappears between leaving the window and reaching the summary;
 4. **recall** fills what remains, deduplicated against the shown messages, best relevance
-   per token first, printed chronologically with a date line per day.
+   per token first (measured as the part renders), printed chronologically with a date line
+   per day.
 """
 
 from __future__ import annotations
@@ -753,6 +754,7 @@ def _recall_part(
         return None, len(entries)
     chosen.sort(key=_chronological)
     text = _render_recalled(chosen, rules)
+    text = _top_up(chosen, entries, text, allowance, counter, rules)
     turns = [entry.turn for entry in chosen]
     part = ContextPart(
         "recalled",
@@ -763,6 +765,45 @@ def _recall_part(
         scores=tuple(turn.score for turn in turns),
     )
     return part, len(entries) - len(chosen)
+
+
+TOP_UP_TRIES = 8
+"""How many turns the top-up tries that do not fit before it stops."""
+
+
+def _top_up(
+    chosen: list[_Entry],
+    ranked: Sequence[_Entry],
+    text: str,
+    allowance: int,
+    counter: TokenCounter,
+    rules: ContextBudget,
+) -> str:
+    """``text`` with the best further turns that fit ``allowance`` as the part renders.
+
+    The fill above adds each turn's own line cost, a bound: one text of many lines counts
+    fewer tokens than its lines counted apart, so the measured part leaves room the bound
+    said was taken. The best turns not chosen whose bound exceeds that room by at most one
+    token a line are tried in ``ranked`` order, each kept when the rendered part still fits.
+    """
+    room = allowance - counter.count(text)
+    taken = {id(entry) for entry in chosen}
+    tries = 0
+    for entry in ranked:
+        if room <= 0 or tries >= TOP_UP_TRIES:
+            break
+        if id(entry) in taken or entry.cost - 2 > room:
+            continue
+        trial = sorted([*chosen, entry], key=_chronological)
+        rendered = _render_recalled(trial, rules)
+        tokens = counter.count(rendered)
+        if tokens <= allowance:
+            chosen[:] = trial
+            taken.add(id(entry))
+            text, room = rendered, allowance - tokens
+        else:
+            tries += 1
+    return text
 
 
 def _run_cost(entry: _Entry, chosen: dict[int, _Entry]) -> int:
