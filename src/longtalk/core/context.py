@@ -400,15 +400,20 @@ def divide_budget(
     counter: TokenCounter = DEFAULT_COUNTER,
     rules: ContextBudget = DEFAULT_BUDGET,
     summary_yields: int = 0,
+    stable: bool = False,
 ) -> BudgetDivision:
     """Divide ``budget_tokens`` (what the durable parts left) among the window and summary.
 
     Pure. ``summary_yields`` is room the summary gives up to the others (a reader that shows
     durable facts beside recall takes their size off the summary, which would repeat them).
+    ``stable`` (``cache_friendly``): the summary's share is of the whole budget, not of what
+    this turn's window leaves, so it is cut the same way turn after turn (the window changes
+    with every message); it still never takes room the window needs.
     """
     budget = max(0, budget_tokens)
     recent = _window(_numbered(verbatim), budget - 1, counter, rules)
-    allowance = rules.summary_allowance(budget - recent.cost - 1)
+    left = budget - recent.cost - 1
+    allowance = min(rules.summary_allowance(budget - 1 if stable else left), max(0, left))
     head = counter.count(SUMMARY_HEADER) + 1 if rules.headers else 0
     return BudgetDivision(budget, recent, allowance, max(0, allowance - head - summary_yields))
 

@@ -184,7 +184,9 @@ class ContextReader:
         first_recent = split.recent[0][0] if split.recent else math.inf
         pending = [item for item in window if item[0] < first_recent]
         recent = [item for item in window if item[0] >= first_recent]
-        layout = divide_budget(room, verbatim=recent, counter=self.counter, rules=rules)
+        layout = divide_budget(
+            room, verbatim=recent, counter=self.counter, rules=rules, stable=stable
+        )
         recall = (
             asyncio.ensure_future(self._recall(state.chat, query, layout.shown, room))
             if self.uses_recall and query
@@ -206,6 +208,7 @@ class ContextReader:
                     counter=self.counter,
                     rules=rules,
                     summary_yields=facts.tokens,
+                    stable=stable,
                 )
             shown = self.shown_summaries(state.summaries, max_tokens=layout.summary_text)
             recalled = await recall if recall is not None else []
