@@ -41,6 +41,8 @@ def _asked_of_the_model(statement: Statement) -> bool:
 
 def fact_of(statement: Statement) -> DurableFact | None:
     """The fact ``statement`` states, a retraction, or None."""
+    if statement.standing:
+        return standing_request(statement)
     if not _asked_of_the_model(statement):
         return None
     if _bare(statement):
@@ -61,6 +63,25 @@ def fact_of(statement: Statement) -> DurableFact | None:
         said_by=statement.speaker if statement.hearsay else "",
         retracts=retracts,
         changes=statement.change,
+    )
+
+
+def standing_request(statement: Statement) -> DurableFact:
+    """The speaker's standing request (``Don't call me after 9 pm``), in their own words.
+
+    Quoted, never rewritten: it is what they asked of the people they talk to, told as
+    said, and only ever of the speaker (a request to the assistant is an instruction,
+    never a fact).
+    """
+    return DurableFact(
+        kind="constraint",
+        subject=f"request:{statement.lemma}:{normal_text(statement.value)}",
+        holder=statement.speaker,
+        text=quoted(statement),
+        sequences=(statement.sequence,),
+        said_at=statement.said_at,
+        source="offline",
+        value=statement.value.casefold(),
     )
 
 

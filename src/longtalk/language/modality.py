@@ -16,7 +16,7 @@ from longtalk.language.speakers import ASSISTANT, SECOND, Participants, refer
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
 
-__all__ = ["Modality", "modality", "negated", "imperative"]
+__all__ = ["Modality", "imperative", "modality", "negated", "standing_request"]
 
 Modality = Literal[
     "asserted",
@@ -76,14 +76,48 @@ def negated(head: Token) -> bool:
 
 
 def imperative(head: Token) -> bool:
-    """A bare verb with no subject (``call me Bobby``, ``don't call me before 10``)."""
-    if head.tag_ != "VB" or head.dep_ not in ("ROOT", "conj"):
+    """A bare verb with no subject (``call me Bobby``, ``don't call me before 10``).
+
+    Also one that opens its sentence and that the small parser hung under the next clause
+    (``Please never ring me before 10 am, I work late``).
+    """
+    if head.tag_ != "VB" or head.dep_ not in ("ROOT", "conj", "advcl"):
+        return False
+    if head.dep_ == "advcl" and not _opens_sentence(head):
         return False
     subjects = [c for c in head.children if c.dep_ in ("nsubj", "nsubjpass", "expl")]
     if subjects:
         return False
     auxes = [c.lower_ for c in head.children if c.dep_ in ("aux", "auxpass")]
     return all(a in ("do", "don't", "n't", "not", "please") for a in auxes)
+
+
+def _opens_sentence(head: Token) -> bool:
+    """Only an interjection, a negation or an auxiliary stands before ``head`` in its sentence."""
+    before = head.doc[head.sent.start : head.i]
+    return head.i < head.head.i and all(t.dep_ in ("intj", "neg", "aux", "punct") for t in before)
+
+
+def standing_request(head: Token) -> bool:
+    """A request of how to treat the speaker that holds beyond the moment.
+
+    The speaker is its object (``me``), and it is bounded in time or always so: ``Don't
+    call me after 9 pm``, ``Never send me voice notes``. Naming the speaker (``Call me
+    Jojo``) is not one: what someone is called is theirs to state, not a request's.
+    """
+    if not imperative(head):
+        return False
+    children = list(head.children)
+    if not any(c.dep_ in ("dobj", "dative") and c.lower_ == "me" for c in children):
+        return False
+    if any(c.dep_ in ("oprd", "attr", "xcomp", "ccomp", "acomp") for c in children):
+        return False
+    always = any(c.dep_ == "neg" or c.lower_ in ("always", "anytime") for c in children)
+    timed = any(
+        c.dep_ == "prep" and any(t.like_num or t.ent_type_ in ("TIME", "DATE") for t in c.subtree)
+        for c in children
+    )
+    return always or timed
 
 
 def _complements(head: Token) -> list[Token]:

@@ -29,7 +29,7 @@ from longtalk.language.families import (
     adjective_claim,
     noun_claim,
 )
-from longtalk.language.modality import Modality, imperative, modality, negated
+from longtalk.language.modality import Modality, imperative, modality, negated, standing_request
 from longtalk.language.nlp import parse_many
 from longtalk.language.speakers import Participants, Referent, noun_key, refer
 from longtalk.language.times import statement_time
@@ -85,6 +85,8 @@ class Statement:
     rewrite, or ``""``; ``lemma`` the clause's verb, ``lemmas`` its content words; ``shape``
     its grammar, word-free (:func:`clause_shape`), and ``vector`` the parser's own reading
     of its words in context (:func:`clause_vector`): what a learned reader generalises from.
+    ``standing`` marks a request of how to treat the speaker that holds beyond the moment
+    (``Don't call me after 9 pm``): the speaker's fact, though not asserted.
     """
 
     claim: Claim
@@ -103,6 +105,7 @@ class Statement:
     lemmas: tuple[str, ...] = ()
     shape: tuple[str, ...] = ()
     vector: tuple[float, ...] = ()
+    standing: bool = False
 
     @property
     def holder(self) -> str:
@@ -161,6 +164,8 @@ def leading_clause(token: Token) -> bool:
         return _subject(token) is not None
     if token.dep_ != "advcl" or _subject(token) is not None:
         return False
+    if imperative(token):  # "Please never ring me before 10 am, I work late"
+        return True
     return _unwrap(token) != token or _describes_subject(token)
 
 
@@ -244,6 +249,7 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
         lemmas=tuple(t.lemma_.lower() for t in tokens if t.is_alpha and not t.is_stop),
         shape=clause_shape(head, tokens),
         vector=clause_vector(tokens),
+        standing=mode == "request" and standing_request(head),
     )
 
 
