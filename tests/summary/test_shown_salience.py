@@ -43,7 +43,7 @@ def test_a_stored_preference_outlives_topics_mentions_and_story_at_200_tokens() 
     assert "part 0:" not in shown.text
 
 
-def test_the_story_goes_before_the_durable_items_and_the_oldest_row_first() -> None:
+def test_the_story_goes_before_the_durable_items_and_each_period_keeps_its_last_line() -> None:
     old = ConversationSummary(
         narrative="An old story sentence. " * 12,
         user_preferences=("Maya prefers quiet neighbourhoods",),
@@ -59,7 +59,8 @@ def test_the_story_goes_before_the_durable_items_and_the_oldest_row_first() -> N
     assert shown.truncated and COUNTER.count(shown.text) <= 75
     for durable in ("prefers quiet", "which hotel", "birthday lunch", "allergic to peanuts"):
         assert durable in shown.text
-    assert "An old story sentence" not in shown.text
+    assert shown.text.count("An old story sentence") == 1  # cut level, not the old row whole
+    assert "A newer story sentence" not in shown.text
     assert "The newest thing happened." in shown.text
     assert [r.episode_first for r in shown.rows] == [1, 10]  # the old row still speaks
 

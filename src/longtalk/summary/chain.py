@@ -4,7 +4,9 @@ A chain is shown oldest first: the digest (older rows consolidated) and the rows
 :func:`shown_summary` renders it within ``max_tokens``; when it must be cut, the least salient
 detail goes first (:data:`CUT_ORDER`: mentions and topics, then things, then the story, and
 the durable items last) and, within each, the oldest first, never the newest row's last
-sentence; the rows it reports are exactly those still shown.
+sentence; the rows it reports are exactly those still shown. The story is cut level: a
+sentence goes from the row that still tells the most, its oldest first, so every period of
+the chain keeps its last lines instead of the oldest periods going whole.
 """
 
 from __future__ import annotations
@@ -207,7 +209,7 @@ def _detail_units(
         told = len(sentences[index])
         size = told - 1 if index == last else told
         ranked += [
-            (tier["narrative"], index, pos / max(1, told), (index, "narrative", pos, -1))
+            (tier["narrative"], pos - told, index + pos / told, (index, "narrative", pos, -1))
             for pos in range(size)
         ]
         for name in ("topics", *_DURABLE_LISTS):
