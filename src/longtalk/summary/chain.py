@@ -172,7 +172,8 @@ each whole), then the story (the recent window retells the newest of it), and la
 durable items: open questions (the recent window or recall brings a live one back), actions
 and decisions, the parts of each person's profile, then what lasts (preferences and
 constraints, a person's relations and constraints), and at the very end the people's names.
-Within a tier, older rows first and, in a row, older items first."""
+Within a tier, older rows first and, in a row, older items first; the story alone is cut
+level (a sentence from the row that still tells the most), so every period keeps its last."""
 
 LASTING = re.compile(
     r"^[^()]*'s \w+$|\b(?:allergic|vegetarian|vegan|intolerant|diabetic|pescatarian|kosher"
