@@ -34,6 +34,8 @@ def test_a_present_spelled_like_its_past_is_quoted_unless_the_clause_is_dated() 
     assert dated and dated[0].text == "Ana quit smoking last year."
     undated = [s for s in _read("I quit smoking.") if s.lemma == "quit"]
     assert undated and undated[0].text == ""  # quoted: "quits" or "quit" is not the parse's
+    since = [s for s in _read("I live in Lisbon since last year.") if s.lemma == "live"]
+    assert since and since[0].text == "Ana lives in Lisbon since last year."  # not "Ana live"
 
 
 def test_a_lasting_claim_family_is_a_fact_however_it_is_worded() -> None:

@@ -97,7 +97,8 @@ def rewrite(tokens: Sequence[Token], head: Token, people: Participants) -> str:
     agreeing = _agreeing(head) if subject.lower_ == "i" else None
     if subject.lower_ == "i" and agreeing is None:
         return ""
-    if agreeing is not None and _tense_unsure(agreeing, tokens):
+    as_past = agreeing is not None and agreeing.tag_ == "VBP" and agreeing.lower_ in _SAME_IN_PAST
+    if as_past and not _past_dated(tokens):
         return ""  # "I quit smoking": now or then? the speaker's words say it best
     # conjoined verbs agree with "I" only when the head does; after an auxiliary ("I can swim
     # and run") they follow the auxiliary and stay as said
@@ -113,7 +114,7 @@ def rewrite(tokens: Sequence[Token], head: Token, people: Participants) -> str:
             word = display_name(people.speaker, first=token == kept[0])
         elif token.lower_ == "my":
             word = display_name(people.speaker, first=token == kept[0]) + "'s"
-        elif token == agreeing and token.tag_ == "VBP" and _past_dated(tokens):
+        elif token == agreeing and as_past:
             pass  # "I quit smoking last year": a past form like the present (quit, put, cut)
         elif token == agreeing or (agreeing is not None and token.i in sharing):
             word = third_person(token)
@@ -127,16 +128,11 @@ def rewrite(tokens: Sequence[Token], head: Token, people: Participants) -> str:
 
 
 _PAST_MARKS = frozenset({"last", "ago", "yesterday", "earlier", "previously"})
-
-
+"""Words of a time phrase that place it in the past."""
 _SAME_IN_PAST = frozenset(
     {"quit", "put", "set", "cut", "let", "hit", "hurt", "shut", "cost", "spread", "split", "read"}
 )
 """Verbs whose past is spelled as their present: ``I quit`` may be either."""
-
-
-def _tense_unsure(verb: Token, tokens: Sequence[Token]) -> bool:
-    return verb.tag_ == "VBP" and verb.lower_ in _SAME_IN_PAST and not _past_dated(tokens)
 
 
 def _past_dated(tokens: Sequence[Token]) -> bool:
