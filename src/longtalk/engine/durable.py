@@ -125,10 +125,10 @@ class DurablePart:
         Closeness in meaning decides, durability a little: a constraint edges out a taste
         that is about as close.
         """
-        holders = {fact.holder for fact in facts if fact.holder}
-        texts = [without_names(fact.text, holders) for fact in facts]
-        scores = await asyncio.to_thread(self._scores, without_names(query, holders), texts)
-        asked_about = {name.casefold() for name in holders if _names(name).search(query)}
+        names = names_pattern({fact.holder for fact in facts if fact.holder})
+        texts = [without_names(fact.text, names) for fact in facts]
+        scores = await asyncio.to_thread(self._scores, without_names(query, names), texts)
+        asked_about = {m.group("name").casefold() for m in names.finditer(query)}
         need = [
             float(score)
             + DURABILITY_WEIGHT * fact.durability
@@ -153,16 +153,20 @@ class DurablePart:
         return scores
 
 
-def without_names(text: str, names: set[str]) -> str:
-    """``text`` with each of ``names`` put as "they" ("their" for a possessive)."""
-    for name in sorted(names, key=len, reverse=True):
-        text = _names(name).sub(lambda m: "their" if m.group(1) else "they", text)
-    return text
+def names_pattern(names: set[str]) -> re.Pattern[str]:
+    """Any of ``names`` as a whole word (group ``name``, the longest first), with its ``'s``.
+
+    Without names, a pattern that matches nothing.
+    """
+    if not names:
+        return re.compile(r"(?!)(?P<name>)(?P<owner>)")
+    alternatives = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
+    return re.compile(rf"\b(?P<name>{alternatives})\b(?P<owner>'s|’s)?", re.IGNORECASE)
 
 
-def _names(name: str) -> re.Pattern[str]:
-    """A whole-word match of ``name``, its possessive ``'s`` in group 1."""
-    return re.compile(rf"\b{re.escape(name)}\b('s|’s)?", re.IGNORECASE)
+def without_names(text: str, names: re.Pattern[str]) -> str:
+    """``text`` with each name ``names`` matches put as "they" ("their" for a possessive)."""
+    return names.sub(lambda m: "their" if m.group("owner") else "they", text)
 
 
 def _cost(rendered: RenderedFacts) -> int:
