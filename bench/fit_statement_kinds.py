@@ -37,8 +37,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from longtalk.language.kinds import DIMENSION, KINDS, features, said
-from longtalk.language.meaning import remember
+from longtalk.language.kinds import DIMENSION, KINDS, features
 from longtalk.language.statements import Said, Statement, read_statements
 from longtalk.tools.datasets.locomo import load_locomo
 
@@ -148,7 +147,6 @@ def locomo(data: Path, held_out: bool) -> list[Example]:
 
 
 def matrix(examples: Sequence[Example]) -> npt.NDArray[np.float64]:
-    remember(said(statement) for statement, _, _ in examples)
     return np.stack([features(statement) for statement, _, _ in examples])
 
 

@@ -18,8 +18,7 @@ from typing import cast, get_args
 
 from longtalk.facts.durable_fact import DurableFact, FactKind, normal_text
 from longtalk.language import ASSISTANT, Statement
-from longtalk.language.kinds import kind_of, said
-from longtalk.language.meaning import remember
+from longtalk.language.kinds import kind_of
 from longtalk.language.wording import display_name
 
 __all__ = ["EVENT_KINDS", "fact_of", "facts_of", "quoted"]
@@ -30,20 +29,14 @@ EVENT_KINDS = frozenset({"commitment", "decision"})
 
 def facts_of(statements: Iterable[Statement]) -> list[DurableFact]:
     """The facts (and retractions) among ``statements``, in order."""
-    statements = list(statements)
-    remember(said(s) for s in statements if _asked_of_the_model(s))
     return [fact for fact in map(fact_of, statements) if fact is not None]
-
-
-def _asked_of_the_model(statement: Statement) -> bool:
-    return statement.modality == "asserted" and statement.holder not in ("", ASSISTANT)
 
 
 def fact_of(statement: Statement) -> DurableFact | None:
     """The fact ``statement`` states, a retraction, or None."""
     if statement.standing:
         return standing_request(statement)
-    if not _asked_of_the_model(statement):
+    if statement.modality != "asserted" or statement.holder in ("", ASSISTANT):
         return None
     if _bare(statement):
         return None

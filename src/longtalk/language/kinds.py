@@ -26,7 +26,7 @@ from longtalk.language.families import lasting
 from longtalk.language.meaning import MEANING, meaning
 from longtalk.language.statements import Statement
 
-__all__ = ["DIMENSION", "KINDS", "WEIGHTS_FILE", "durability", "features", "kind_of", "said"]
+__all__ = ["DIMENSION", "KINDS", "WEIGHTS_FILE", "durability", "features", "kind_of"]
 
 KINDS = (
     "none",
@@ -90,11 +90,11 @@ def features(statement: Statement) -> npt.NDArray[np.float64]:
         vector[zlib.crc32(name.encode()) % HASHED] += 1.0
     if len(statement.vector) == DENSE:
         vector[HASHED : HASHED + DENSE] = np.asarray(statement.vector) * DENSE_SCALE
-    vector[HASHED + DENSE :] = meaning(said(statement)) * MEANING_SCALE
+    vector[HASHED + DENSE :] = meaning(_said(statement)) * MEANING_SCALE
     return vector
 
 
-def said(statement: Statement) -> str:
+def _said(statement: Statement) -> str:
     """The words the sentence model reads: the speaker's own."""
     return statement.quote or statement.text
 
