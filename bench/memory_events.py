@@ -23,6 +23,10 @@ conversation), measured in the same run:
 * ``tfidf``: a TF-IDF centroid extract of the whole transcript (bench/locomo_recall.py's);
 * ``ceiling``: LoCoMo's own ``session_summary`` texts, newest session first, that fit.
 
+``stored`` also reports two bounds that are not of the same size: ``transcript``, the
+whole conversation's turns (what no memory derived from it can be expected to pass under
+this matcher), and ``all_summaries``, every one of LoCoMo's session summaries.
+
 Events are also reported split into ``late`` (sessions of the last third of the
 conversation) and ``early`` (the rest).
 
@@ -359,7 +363,27 @@ def half_report(
             "summary": measure(group, seen, lambda s, b=budget: s.parts[b][1], matcher),
         }
     result["stored"] = measure(group, seen, lambda s: s.stored, matcher)
+    result["stored"]["transcript"] = bound(group, matcher, transcript)
+    result["stored"]["all_summaries"] = bound(group, matcher, lambda s: ceiling(s, 10**9))
     return result
+
+
+def transcript(sample: Sample) -> str:
+    """Every turn of the conversation, one per line, with its speaker."""
+    return "\n".join(f"{t.message.name}: {t.message.content}" for t in sample.conversation.turns)
+
+
+def bound(group: Sequence[Sample], matcher: Matcher, text_of: Any) -> dict[str, Any]:
+    """The share of events a whole reference text holds, with its tokens."""
+    tally = Tally()
+    for sample in group:
+        tally.add(sample, text_of(sample), matcher)
+    return {
+        "share": tally.share(),
+        "early": tally.share(late=False),
+        "late": tally.share(late=True),
+        "tokens": round(float(np.mean(tally.tokens)), 1),
+    }
 
 
 def print_report(results: dict[str, Any], out: Any = sys.stdout) -> None:
@@ -373,6 +397,13 @@ def print_report(results: dict[str, Any], out: Any = sys.stdout) -> None:
                 f"{half:7} {label:14} {r['share']:6.3f} {r['tokens']:7.0f} {r['early']:6.3f} "
                 f"{r['late']:6.3f} {r['recency']['share']:8.3f} {r['tfidf']['share']:6.3f} "
                 f"{r['ceiling']['share']:8.3f} {r['ratio_vs_ceiling'] or 0:7.2f}",
+                file=out,
+            )
+        for name in ("transcript", "all_summaries"):
+            r = report["stored"][name]
+            print(
+                f"{half:7} {name:14} {r['share']:6.3f} {r['tokens']:7.0f} "
+                f"{r['early']:6.3f} {r['late']:6.3f}",
                 file=out,
             )
 

@@ -50,6 +50,11 @@ JSON keys (top level; latencies of the concurrent phase):
 * ``lost``: longtalk messages acknowledged (2xx) but not in storage.
 * ``duplicated``: longtalk messages stored more than once (client retries included).
 * ``errors``: longtalk responses that were not 2xx, plus exceptions (timeouts included).
+* ``cpu_ms_per_message``: the server process's CPU time (user + system, its children
+  included, from ``/proc``) from the end of the warm-up until it has gone idle after the
+  load (every background job done: indexing, durable facts, summaries), per stored message.
+  ``--text locomo`` sends real conversation turns (LoCoMo dev, each behind its tag) instead
+  of the fixed template, so the language layer reads what people write.
 
 Other keys: ``targets`` (each target, its value and whether it is met), ``longtalk`` and
 ``floor`` (per-phase latencies, requests per second, retries, the floor's own
@@ -98,6 +103,7 @@ ABSOLUTE_GOAL_MS = 10.0
 LAG_TARGET_S = 2.0
 POLL_SECONDS = 0.05
 TOPICS = ["Lisbon", "Porto", "the budget", "the car", "surf lessons"]
+LOCOMO = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo_dev.json"
 
 
 # -- the floor: one SQLite table, one commit per request --------------------------------------
@@ -308,6 +314,24 @@ class Server:
             self.process.kill()
             self.process.wait()
 
+    def cpu_seconds(self) -> float:
+        """User + system CPU of the server process and its waited-for children (Linux)."""
+        assert self.process is not None
+        stat = Path(f"/proc/{self.process.pid}/stat").read_text(encoding="ascii")
+        fields = stat.rsplit(")", 1)[1].split()
+        return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+    async def cpu_when_idle(self, seconds: float = 300) -> float:
+        """CPU seconds once a second passes with (almost) none spent: background work done."""
+        before, deadline = self.cpu_seconds(), time.perf_counter() + seconds
+        while time.perf_counter() < deadline:
+            await asyncio.sleep(1.0)
+            now = self.cpu_seconds()
+            if now - before < 0.03:
+                return now
+            before = now
+        return before
+
     async def wait_ready(self, seconds: float = 120) -> None:
         assert self.process is not None
         deadline = time.perf_counter() + seconds
@@ -359,6 +383,22 @@ class Plan:
     """Requests per second across all clients (0: each client sends as fast as it is answered)."""
 
 
+TEXTS: list[str] = []
+"""Real turns to send instead of the template (``--text locomo``); empty: the template."""
+
+
+def locomo_texts(path: Path = LOCOMO) -> list[str]:
+    """Every turn's words of the LoCoMo dev conversations, in order."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return [
+        turn["text"]
+        for sample in data
+        for key, session in sorted(sample["conversation"].items())
+        if key.startswith("session_") and isinstance(session, list)
+        for turn in session
+    ]
+
+
 def exchange(chat: str, key: str, size: int, rng: random.Random) -> list[dict[str, str]]:
     """1-2 messages, each starting with a tag unique to it: ``[<key>/<index>]``."""
     topic = rng.choice(TOPICS)
@@ -366,6 +406,9 @@ def exchange(chat: str, key: str, size: int, rng: random.Random) -> list[dict[st
         ("user", f"[{key}/0] ({chat}) A question about {topic}: what should we do next?"),
         ("assistant", f"[{key}/1] For {topic}, book early and compare two options. " * 2),
     ]
+    if TEXTS:
+        start = rng.randrange(len(TEXTS) - 1)
+        turns = [(role, f"[{key}/{i}] {TEXTS[start + i]}") for i, (role, _) in enumerate(turns)]
     return [{"role": role, "content": content} for role, content in turns[:size]]
 
 
@@ -597,6 +640,7 @@ async def bench_system(kind: str, directory: Path, args: argparse.Namespace) -> 
             base_url=server.base, limits=limits, timeout=args.timeout
         ) as client:
             await warm_up(client, recall)
+            cpu_start = await server.cpu_when_idle()
             for chat in chats:
                 await client.post("/chats", json={"id": chat})
             single = await run_phase(client, plan(args, chats, args.single_ops), 1, args.seed)
@@ -616,7 +660,14 @@ async def bench_system(kind: str, directory: Path, args: argparse.Namespace) -> 
                 lag["growth_per_second"] = backlog_growth(during)
                 lag["growth_stderr"] = backlog_growth_error(during)
             storage = await verify(client, [single, load])
-    return summarize(single, load, lag, storage)
+            cpu = await server.cpu_when_idle() - cpu_start
+    report = summarize(single, load, lag, storage)
+    stored = storage["stored"]
+    report["cpu"] = {
+        "seconds": round(cpu, 2),
+        "ms_per_message": round(cpu * 1000 / stored, 2) if stored else None,
+    }
+    return report
 
 
 def plan(args: argparse.Namespace, chats: list[str], requests: int, rate: float = 0.0) -> Plan:
@@ -686,6 +737,7 @@ def results(
         "floor_append_p95_ms": floor_p95,
         "context_p95_ms": ours["load"]["context"]["p95_ms"],
         "index_lag_max_s": lag["seconds"],
+        "cpu_ms_per_message": ours["cpu"]["ms_per_message"],
         "lost": ours["lost"],
         "duplicated": ours["duplicated"],
         "errors": ours["errors"],
@@ -740,7 +792,7 @@ def print_report(out: dict[str, Any], args: argparse.Namespace) -> None:
         for phase in ("load", "single_client"):
             print(phase_row(f"{name}, {phase}", system[phase]))
     print("\n| measure | value | target | met |\n|---|---|---|---|")
-    for name in ("append_p50_ms", "floor_append_p95_ms", "context_p95_ms"):
+    for name in ("append_p50_ms", "floor_append_p95_ms", "context_p95_ms", "cpu_ms_per_message"):
         print(f"| {name} | {out[name]} | - | - |")
     for name, item in out["targets"].items():
         print(f"| {name} | {item['value']} | {item['target']} | {'yes' if item['met'] else 'NO'} |")
@@ -792,6 +844,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--strategy", default="rag_augmented", choices=["none", "running_summary", "rag_augmented"]
     )
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--text",
+        default="template",
+        choices=["template", "locomo"],
+        help="what the appends say: a fixed template, or real LoCoMo dev turns",
+    )
     parser.add_argument("--json", type=Path, help="write the results here")
     return parser.parse_args(argv)
 
@@ -805,6 +863,7 @@ async def run(args: argparse.Namespace, root: Path) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    TEXTS[:] = locomo_texts() if args.text == "locomo" else []
     with tempfile.TemporaryDirectory(prefix="longtalk-bench-") as tmp:
         out = asyncio.run(run(args, Path(tmp)))
     print_report(out, args)

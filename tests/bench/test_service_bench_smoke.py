@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ KEYS = {
     "floor_append_p95_ms",
     "context_p95_ms",
     "index_lag_max_s",
+    "cpu_ms_per_message",
     "lost",
     "duplicated",
     "errors",
@@ -31,6 +33,7 @@ def test_service_bench_smoke(tmp_path: Path) -> None:
     assert results["lost"] == results["duplicated"] == results["errors"] == 0
     assert results["append_p95_ms"] > 0 and results["floor_append_p95_ms"] > 0
     assert results["index_lag_max_s"] is not None
+    assert results["cpu_ms_per_message"] > 0  # the server's own CPU, background jobs included
     lag = results["longtalk"]["index_lag"]
     assert not lag["timed_out"] and lag["lag_left"] == 0
     assert lag["timeline"][0] == [0.0, lag["lag_at_first_poll"]]
@@ -64,3 +67,17 @@ def test_a_flat_backlog_is_not_growing_and_a_rising_one_is() -> None:
     assert bench.backlog_growth(rising) > 1.5
     assert not bench.not_growing(bench.backlog_growth(rising), bench.backlog_growth_error(rising))
     assert bench.backlog_growth_error([(1.0, 4), (2.0, 5)]) is None  # too few to tell
+
+
+def test_locomo_text_sends_real_turns_behind_their_tags() -> None:
+    bench = load_bench("service")
+    texts = bench.locomo_texts()
+    assert len(texts) > 1000 and all(isinstance(t, str) for t in texts)
+    bench.TEXTS[:] = texts
+    try:
+        messages = bench.exchange("c", "k", 2, random.Random(3))
+    finally:
+        bench.TEXTS.clear()
+    assert [m["content"].split(" ", 1)[0] for m in messages] == ["[k/0]", "[k/1]"]
+    assert all(m["content"].split(" ", 1)[1] in texts for m in messages)
+    assert bench.tags_of([{"message": m} for m in messages]) == ["k/0", "k/1"]

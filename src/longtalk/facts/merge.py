@@ -19,6 +19,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from longtalk.facts.durable_fact import DurableFact, Former, normal_text
+from longtalk.language import WITHDRAWN
 from longtalk.summary.offline_text import content_words
 
 __all__ = ["later", "merge_facts", "unite"]
@@ -51,15 +52,25 @@ def merge_facts(existing: Iterable[DurableFact], found: Iterable[DurableFact]) -
 
 
 def _changed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
-    """Where the holder's latest current claim sharing a content word with ``fact`` is."""
+    """Where the holder's latest current claim sharing a content word with ``fact`` is.
+
+    A withdrawal names a topic (``forget what I said about my sister``), which may be any
+    word of the claim it takes back, its relation and its text included.
+    """
     words = _content(fact)
+    withdrawal = fact.subject.startswith(f"{WITHDRAWN}:")
     for at in range(len(kept) - 1, -1, -1):
         current = kept[at]
         if current.holder.casefold() != fact.holder.casefold() or current.retracts:
             continue
-        if words & _content(current):
+        about = _all_words(current) if withdrawal else _content(current)
+        if words & about:
             return at
     return None
+
+
+def _all_words(fact: DurableFact) -> set[str]:
+    return set(content_words(f"{fact.subject.replace(':', ' ')} {fact.text} {fact.value}"))
 
 
 def _content(fact: DurableFact) -> set[str]:

@@ -10,6 +10,15 @@ holder's :class:`Claim` with its value, polarity, modality, time and the speaker
 
 from longtalk.language.modality import Modality
 from longtalk.language.speakers import ASSISTANT, Participants
-from longtalk.language.statements import Claim, Said, Statement, read_statements
+from longtalk.language.statements import WITHDRAWN, Claim, Said, Statement, read_statements
 
-__all__ = ["ASSISTANT", "Claim", "Modality", "Participants", "Said", "Statement", "read_statements"]
+__all__ = [
+    "ASSISTANT",
+    "WITHDRAWN",
+    "Claim",
+    "Modality",
+    "Participants",
+    "Said",
+    "Statement",
+    "read_statements",
+]

@@ -9,6 +9,7 @@ so the family is part of the claim's key. Lemmas only: the parse gives them.
 from __future__ import annotations
 
 __all__ = [
+    "CEASING",
     "CHANGE_VERBS",
     "DIETS",
     "LASTING_CLAIMS",
@@ -57,6 +58,14 @@ CHANGE_VERBS = frozenset(
     {"raise", "increase", "lower", "cut", "reduce", "change", "switch", "bump", "up", "drop"}
 )
 """Verbs that set a claim to a new value: ``raise the budget to 4,000``."""
+
+CEASING: dict[str, frozenset[str]] = {
+    "give": frozenset({"up"}),
+    "drop": frozenset({"out"}),
+    "cut": frozenset({"out"}),
+    "kick": frozenset({"off"}),
+}
+"""Phrasal verbs (lemma, particles) that end a habit or a role, as ``quit`` and ``stop`` do."""
 
 NOUN_CLAIMS: dict[str, str] = {
     "limit": "budget",

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from longtalk.language.families import (
+    CEASING,
     CHANGE_VERBS,
     NOUN_CLAIMS,
     TASTE_VERBS,
@@ -33,12 +34,16 @@ from longtalk.language.modality import Modality, imperative, modality, negated, 
 from longtalk.language.nlp import parse_many
 from longtalk.language.speakers import Participants, Referent, noun_key, refer
 from longtalk.language.times import statement_time
+from longtalk.language.withdrawal import withdrawn_topic
 from longtalk.language.wording import clause_tokens, rewrite, words_of
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
 
-__all__ = ["Claim", "Said", "Statement", "read_statements", "statements_of"]
+__all__ = ["WITHDRAWN", "Claim", "Said", "Statement", "read_statements", "statements_of"]
+
+WITHDRAWN = "withdrawn"
+"""The predicate of a statement that takes back what its speaker said about a topic."""
 
 _COPULAS = frozenset({"be", "become", "feel", "seem", "stay", "remain", "get"})
 _CHANGE_WORDS = frozenset({"anymore", "longer", "now", "actually", "instead", "switch"})
@@ -164,7 +169,7 @@ def leading_clause(token: Token) -> bool:
         return _subject(token) is not None
     if token.dep_ != "advcl" or _subject(token) is not None:
         return False
-    if imperative(token):  # "Please never ring me before 10 am, I work late"
+    if imperative(token) or withdrawn_topic(token):  # "Please never ring me before 10 am, ..."
         return True
     return _unwrap(token) != token or _describes_subject(token)
 
@@ -221,6 +226,9 @@ def _referent(head: Token, people: Participants) -> Referent | None:
 
 
 def _statement(head: Token, sentence: Span, people: Participants, item: Said) -> Statement | None:
+    topic = withdrawn_topic(head)
+    if topic:
+        return _withdrawal(head, topic, sentence, people, item)
     who = _referent(head, people)
     if who is None:
         return None
@@ -250,6 +258,29 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
         shape=clause_shape(head, tokens),
         vector=clause_vector(tokens),
         standing=mode == "request" and standing_request(head),
+    )
+
+
+def _withdrawal(
+    head: Token, topic: list[Token], sentence: Span, people: Participants, item: Said
+) -> Statement:
+    """The speaker takes back what they said about ``topic``: a change to no claim at all."""
+    tokens = clause_tokens(head)
+    return Statement(
+        claim=Claim(people.speaker, "", f"{WITHDRAWN}:{words_of(topic).casefold()}"),
+        value=words_of(topic),
+        polarity=False,
+        modality="asserted",
+        speaker=people.speaker,
+        sequence=item.sequence,
+        quote=_own_words(tokens, sentence),
+        time=statement_time(sentence.text, item.said_at),
+        said_at=item.said_at,
+        change=True,
+        lemma=head.lemma_.lower(),
+        lemmas=tuple(t.lemma_.lower() for t in topic),
+        shape=clause_shape(head, tokens),
+        vector=clause_vector(tokens),
     )
 
 
@@ -416,16 +447,23 @@ def _said(head: Token, tokens: list[Token]) -> list[Token]:
 
 
 def _polarity(head: Token) -> bool:
-    """False when the clause denies its claim: negated, stopped, or a dislike."""
+    """False when the clause denies its claim: negated, a habit given up, or a dislike."""
     lemma = head.lemma_.lower()
-    stopped = lemma in ("quit", "stop") or (lemma == "use" and head.tag_ == "VBD")
-    holds = not (negated(head) or stopped)
+    holds = not (negated(head) or (lemma == "use" and head.tag_ == "VBD"))
     return holds if TASTE_VERBS.get(lemma, True) else not holds
 
 
 def _changing(head: Token, tokens: Sequence[Token]) -> bool:
     words = {t.lower_ for t in tokens} | {head.lemma_.lower()}
-    return bool(words & _CHANGE_WORDS) or head.lemma_.lower() in CHANGE_VERBS or _first(tokens)
+    changed = words & _CHANGE_WORDS or head.lemma_.lower() in CHANGE_VERBS
+    return bool(changed) or _ceases(head) or _first(tokens)
+
+
+def _ceases(head: Token) -> bool:
+    """``I quit the orchestra``, ``I gave up coffee``: what the speaker did before has ended."""
+    lemma = head.lemma_.lower()
+    particle = {c.lower_ for c in head.children if c.dep_ == "prt"}
+    return lemma in ("quit", "stop") or bool(CEASING.get(lemma, frozenset()) & particle)
 
 
 def _first(tokens: Sequence[Token]) -> bool:

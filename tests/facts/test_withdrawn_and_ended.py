@@ -1,0 +1,65 @@
+"""Taking back what one said by its topic, and ending a habit, change the claim they name."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from longtalk.core.messages import Message
+from longtalk.facts.offline import extract_facts
+from longtalk.language import WITHDRAWN, Said, read_statements
+
+T0 = datetime(2024, 3, 1, tzinfo=UTC)
+
+
+def _read(text: str) -> list[tuple[str, str, bool, bool]]:
+    statements = read_statements([Said(1, "Ines", text, "Rui", T0)])
+    return [(s.holder, s.claim.key, s.polarity, s.change) for s in statements]
+
+
+def _current(*texts: str) -> list[str]:
+    messages = [
+        (n, _message(text, T0 + timedelta(days=n))) for n, text in enumerate(texts, start=1)
+    ]
+    return [fact.text for fact in extract_facts(messages) if not fact.retracts]
+
+
+def _message(text: str, at: datetime) -> Message:
+    return Message(role="user", content=text, name="Ines", timestamp=at)
+
+
+def test_a_withdrawal_names_its_topic_and_is_the_speakers_change() -> None:
+    assert _read("Forget what I told you about my brother.") == [
+        ("Ines", f"{WITHDRAWN}:brother", False, True)
+    ]
+    assert _read("I was wrong about the keto thing.") == [
+        ("Ines", f"{WITHDRAWN}:keto", False, True)
+    ]
+    assert _read("Disregard the Madrid plan.")[0][:2] == ("Ines", f"{WITHDRAWN}:madrid")
+
+
+def test_remembering_and_forgetting_things_are_not_withdrawals() -> None:
+    for text in ("Don't forget the umbrella!", "I forgot my charger at home.", "Ignore him."):
+        assert not any(key.startswith(WITHDRAWN) for _, key, _, _ in _read(text)), text
+
+
+def test_a_withdrawn_topic_takes_the_claim_with_it_and_leaves_the_others() -> None:
+    current = _current(
+        "My brother lives in Bilbao.",
+        "I'm allergic to penicillin.",
+        "Forget what I told you about my brother.",
+    )
+    assert not any("Bilbao" in text for text in current)
+    assert any("penicillin" in text for text in current)
+
+
+def test_giving_up_a_habit_supersedes_it_with_its_end() -> None:
+    facts = extract_facts(
+        [
+            (1, _message("I smoke a pipe every evening.", T0)),
+            (2, _message("I gave up the pipe in January.", T0 + timedelta(days=40))),
+        ]
+    )
+    current = [f for f in facts if not f.retracts]
+    assert not any("every evening" in f.text for f in current)
+    ended = [f for f in current if "gave up" in f.text or "gave up" in f.text.lower()]
+    assert ended and any("every evening" in former.text for former in ended[0].history)
