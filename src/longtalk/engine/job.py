@@ -210,7 +210,7 @@ class SummaryJob:
                 last_summarized_sequence=plan.last_summarized,
                 expected_version=state.chat.summary_version,
             ),
-            record=RecordUpdate(title=title, facts=facts, run=run),
+            record=RecordUpdate(title=title, facts=facts, run=run, facts_read=len(state.facts)),
             incarnation=state.chat.incarnation,
         )
         result = await self.storage.commit_turn(commit)

@@ -178,4 +178,5 @@ def commit_params(
         commit.append.enqueue,
         *notes,
         run.retry_volume if failed and run else 0,
+        commit.record.facts_read,
     ]

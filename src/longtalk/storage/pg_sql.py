@@ -207,7 +207,12 @@ WITH chat AS (
         retry_at = CASE WHEN $25::bool THEN $46::timestamptz ELSE c.retry_at END,
         retry_volume = CASE WHEN $25::bool THEN $50::bigint ELSE c.retry_volume END,
         facts = CASE $19::text
-            WHEN 'replace' THEN $20::json
+            WHEN 'replace' THEN (coalesce($20::jsonb, '[]'::jsonb) || coalesce(
+                (SELECT jsonb_agg(t.e ORDER BY t.n)
+                 FROM jsonb_array_elements(coalesce(c.facts::jsonb, '[]'::jsonb))
+                      WITH ORDINALITY AS t(e, n)
+                 WHERE $51::int IS NOT NULL AND t.n > $51::int),
+                '[]'::jsonb))::json
             WHEN 'append' THEN (coalesce(c.facts::jsonb, '[]'::jsonb) || $20::jsonb)::json
             ELSE c.facts END
     FROM ok WHERE c.id = ok.id
@@ -242,7 +247,9 @@ any), $22 title, $23 title source, $24 characters added, $25 a run to count; $26
 to patch (id, text, format, episodes, turn number, tokens, kind); $34-$40 rows to insert;
 $41-$43 the run's calls and tokens, $44 its failure kind, $45 its error, $46 its retry
 time; $47 the job kind to request (None: none); $48-$49 the riding notifications
-(channels, payloads); $50 the length the failing chat must grow to before its retry."""
+(channels, payloads); $50 the length the failing chat must grow to before its retry; $51
+how many of the chat's facts a replacement was computed from (the rest are kept after it;
+None: none kept)."""
 
 LOCK_CHAT = "SELECT 1 FROM chats WHERE id = $1::text FOR UPDATE"
 """Lock the chat row before ``COMMIT_TURN`` in the same transaction (a turn that keeps

@@ -266,14 +266,18 @@ class RecordUpdate:
     """What a commit sets on the chat's record besides its messages and summary.
 
     ``title`` is set as ``title_source`` says: a generated title never replaces one the user
-    set. ``facts`` (when not None) replace the chat's durable facts. ``run`` counts a
-    summary job's run in the chat's ``stats``.
+    set. ``facts`` (when not None) replace the chat's durable facts; ``facts_read`` (when
+    set) is how many of them ``facts`` was computed from, and the entries past those (what
+    appends added since the writer read them) are kept after ``facts``, so a summary job
+    never drops the facts of messages appended while it ran. ``run`` counts a summary
+    job's run in the chat's ``stats``.
     """
 
     title: str | None = None
     title_source: TitleSource = "generated"
     facts: Sequence[Mapping[str, Any]] | None = None
     run: SummaryRun | None = None
+    facts_read: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,7 +312,11 @@ class TurnCommit:
         added = found.facts if found and self.append.messages else ()
         if replaced is None and not added:
             return None
-        return (*(current if replaced is None else replaced), *added)
+        if replaced is None:
+            return (*current, *added)
+        read = self.record.facts_read
+        since = tuple(current[read:]) if read is not None else ()
+        return (*replaced, *added, *since)
 
 
 @dataclass(frozen=True, slots=True)

@@ -348,6 +348,25 @@ class ChatStoreConformance:
         await storage.commit_turn(TurnCommit(chat_id, record=RecordUpdate(facts=[])))
         assert (await storage.load_state(chat_id)).facts == ()
 
+    async def test_a_replacement_keeps_the_facts_appended_after_it_read(
+        self, storage: ChatStorage
+    ) -> None:
+        chat_id = await new_chat(storage, 0)
+        first = [user("I like trams"), user("I like tiles")]
+        await storage.commit_turn(
+            TurnCommit(chat_id, append=NewMessages(first, found_facts=liked(first, 0)))
+        )
+        read = (await storage.load_state(chat_id)).facts  # a summary job reads two facts
+        later = [user("I like fado")]  # an append lands while the job runs
+        await storage.commit_turn(
+            TurnCommit(chat_id, append=NewMessages(later, found_facts=liked(later, 2)))
+        )
+        merged = [{"text": "likes trams and tiles", "sequences": [1, 2]}]
+        job = RecordUpdate(facts=merged, facts_read=len(read))
+        await storage.commit_turn(TurnCommit(chat_id, record=job))
+        facts = [dict(f) for f in (await storage.load_state(chat_id)).facts]
+        assert facts == [*merged, {"text": "I like fado", "sequences": [3]}]
+
     async def test_a_commit_with_a_job_request_still_stores_the_turn(
         self, storage: ChatStorage
     ) -> None:
