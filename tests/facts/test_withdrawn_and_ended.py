@@ -63,3 +63,19 @@ def test_giving_up_a_habit_supersedes_it_with_its_end() -> None:
     assert not any("every evening" in f.text for f in current)
     ended = [f for f in current if "gave up" in f.text or "gave up" in f.text.lower()]
     assert ended and any("every evening" in former.text for former in ended[0].history)
+
+
+def test_two_budgets_of_one_person_stand_apart_and_a_change_finds_its_own() -> None:
+    current = _current(
+        "For the kitchen I'm redoing, I can spend at most 6,000 euros.",
+        "Our budget for the Iceland trip is 2,500 euros.",
+        "News on the kitchen front: my limit is now 7,500 euros.",
+    )
+    assert any("2,500" in text for text in current)  # the trip's budget stays
+    assert any("7,500" in text for text in current)
+    assert not any("6,000" in text for text in current)
+
+
+def test_a_budget_that_went_up_is_the_same_budget() -> None:
+    current = _current("My gym budget is 40 euros a month.", "My gym budget went up to 55 euros.")
+    assert any("55" in text for text in current) and not any("40" in text for text in current)

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 
 from longtalk.facts.durable_fact import DurableFact, Former, normal_text
 from longtalk.language import WITHDRAWN
+from longtalk.language.families import PURPOSED
 from longtalk.summary.offline_text import content_words
 
 __all__ = ["later", "merge_facts", "unite"]
@@ -37,6 +38,10 @@ def merge_facts(existing: Iterable[DurableFact], found: Iterable[DurableFact]) -
     for fact in (*existing, *found):
         at = by_key.get(fact.key, by_text.get(_text_key(fact)))
         if at is None and (fact.changes or fact.retracts):
+            at = _purposed_claim(kept, fact)
+            if at is not None:  # "raise the budget": the trip's budget, filed as it
+                fact = replace(fact, subject=kept[at].subject)
+        if at is None and (fact.changes or fact.retracts):
             at = _changed_claim(kept, fact)
         if at is None:
             at = len(kept)
@@ -51,6 +56,28 @@ def merge_facts(existing: Iterable[DurableFact], found: Iterable[DurableFact]) -
     return kept
 
 
+def _purposed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
+    """Which of the holder's budgets a change speaks of.
+
+    ``Update on the car hunt: my limit is now 4,200`` changes the budget whose purpose shares
+    a word (``budget:car``); a bare ``raise the budget to 4,000`` the latest budget stated.
+    """
+    head, _, purpose = fact.subject.partition(":")
+    if head not in PURPOSED:
+        return None
+    same = [
+        at
+        for at, current in enumerate(kept)
+        if current.holder.casefold() == fact.holder.casefold()
+        and not current.retracts
+        and current.subject.partition(":")[0] == head
+    ]
+    words = set(content_words(purpose))
+    if words:
+        same = [at for at in same if words & set(content_words(kept[at].subject))]
+    return same[-1] if same else None
+
+
 def _changed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
     """Where the holder's latest current claim sharing a content word with ``fact`` is.
 
@@ -63,6 +90,8 @@ def _changed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
         current = kept[at]
         if current.holder.casefold() != fact.holder.casefold() or current.retracts:
             continue
+        if current.subject.partition(":")[0] in PURPOSED:
+            continue  # a budget changes by a budget's own words (``_purposed_claim``)
         about = _all_words(current) if withdrawal else _content(current)
         if words & about:
             return at

@@ -14,11 +14,13 @@ __all__ = [
     "DIETS",
     "LASTING_CLAIMS",
     "NOUN_CLAIMS",
+    "PURPOSED",
     "TASTE_VERBS",
     "VERB_CLAIMS",
     "adjective_claim",
     "lasting",
     "noun_claim",
+    "purposed",
 ]
 
 TASTE_VERBS: dict[str, bool] = {
@@ -95,6 +97,22 @@ def noun_claim(key: str) -> str:
     ``limit`` is a ``budget``).
     """
     return NOUN_CLAIMS.get(key, key)
+
+
+PURPOSED = frozenset({"budget"})
+"""Claims a person holds several of, one per purpose (``budget:car``, ``budget:japan trip``)."""
+
+
+def purposed(predicate: str, purpose: str) -> str:
+    """``budget:car`` for a car budget (a compound, or ``for the car``), else the predicate.
+
+    A bare ``budget`` is left as it is: which budget it means is for the merge to find.
+    """
+    *compound, head = predicate.split(" ")
+    if head not in PURPOSED:
+        return predicate
+    named = " ".join(compound) or purpose
+    return f"{head}:{named}" if named else head
 
 
 LASTING_CLAIMS = frozenset(

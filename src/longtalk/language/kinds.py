@@ -22,7 +22,7 @@ from importlib import resources
 import numpy as np
 import numpy.typing as npt
 
-from longtalk.language.families import lasting
+from longtalk.language.families import PURPOSED, lasting
 from longtalk.language.meaning import MEANING, meaning
 from longtalk.language.statements import Statement
 
@@ -61,7 +61,7 @@ def feature_names(statement: Statement) -> list[str]:
     names = ["bias", f"mod:{statement.modality}", f"head:{statement.lemma}"]
     names += [f"lem:{lemma}" for lemma in statement.lemmas]
     names += [f"shape:{part}" for part in statement.shape]
-    names += [f"key:{part}" for part in claim.predicate.replace(":", " ").split()]
+    names += [f"key:{part}" for part in _unpurposed(claim.predicate).replace(":", " ").split()]
     if claim.relation:
         names += ["relation", f"rel:{claim.relation}"]
     if not statement.polarity:
@@ -81,6 +81,12 @@ def feature_names(statement: Statement) -> list[str]:
     if _PRONOUNS & set(statement.value.casefold().split()):
         names.append("pronoun-in-value")  # "we visit her in June": whom, unknown
     return names
+
+
+def _unpurposed(predicate: str) -> str:
+    """``budget:car`` reads as ``budget``: what a budget is for does not make it last."""
+    head, _, _ = predicate.partition(":")
+    return head if head in PURPOSED else predicate
 
 
 def features(statement: Statement) -> npt.NDArray[np.float64]:

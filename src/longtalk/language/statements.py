@@ -29,6 +29,7 @@ from longtalk.language.families import (
     VERB_CLAIMS,
     adjective_claim,
     noun_claim,
+    purposed,
 )
 from longtalk.language.modality import Modality, imperative, modality, negated, standing_request
 from longtalk.language.nlp import parse_many
@@ -236,6 +237,7 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
     if found is None:
         return None
     who, predicate, value = found
+    predicate = purposed(predicate, _purpose(sentence))
     tokens = clause_tokens(head)
     if tokens and tokens[0].tag_ in ("WDT", "WP") and tokens[0].dep_ != "advmod":
         return None  # "that I really like": a relative clause, a fragment of another
@@ -259,6 +261,19 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
         vector=clause_vector(tokens),
         standing=mode == "request" and standing_request(head),
     )
+
+
+def _purpose(sentence: Span) -> str:
+    """What a sentence says a thing is for or about: ``for the Japan trip``, ``on shoes``.
+
+    Not a person (``for us two``) nor a date (``on Monday``).
+    """
+    for token in sentence:
+        preposition = token.head.lower_ in ("for", "on", "about")
+        named = token.pos_ in ("NOUN", "PROPN") and token.ent_type_ not in ("DATE", "TIME")
+        if token.dep_ == "pobj" and preposition and named:
+            return noun_key(token)
+    return ""
 
 
 def _withdrawal(
@@ -337,6 +352,9 @@ def _predicate(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
         changed = _changed(head, who)
         if changed is not None:
             return changed
+    risen = _risen(head, who)
+    if risen is not None:
+        return risen
     preposition, obj = _object(head)
     if lemma in TASTE_VERBS and obj is not None:
         return who, f"taste:{_object_key(obj)}", words_of(obj.subtree)
@@ -403,6 +421,22 @@ def _changed(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
         return None
     value = words_of(t for t in to.subtree if t != to)
     return who, noun_claim(noun_key(target)), value
+
+
+def _risen(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
+    """``my bike budget went up to 450 euros``: the subject's own claim set to a new value."""
+    if not who.relation or head.lemma_.lower() not in _RISING:
+        return None
+    near = [head, *(c for c in head.children if c.dep_ in ("advmod", "prt"))]
+    to = next((c for t in near for c in t.children if c.dep_ == "prep" and c.lower_ == "to"), None)
+    if to is None or not any(t.like_num for t in to.subtree):
+        return None
+    relation, predicate = _split_relation(who.relation)
+    value = words_of(t for t in to.subtree if t != to)
+    return Referent(who.holder, relation, who.group), noun_claim(predicate), value
+
+
+_RISING = CHANGE_VERBS | {"go", "rise", "fall", "climb", "jump", "grow", "shrink", "move"}
 
 
 def _object(head: Token) -> tuple[str, Token | None]:
