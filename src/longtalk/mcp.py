@@ -24,6 +24,7 @@ from pydantic import BaseModel
 
 from longtalk._version import __version__
 from longtalk.config import Settings
+from longtalk.core.fields import same_named
 from longtalk.core.limits import json_problem
 from longtalk.core.messages import build_message
 from longtalk.core.redact import redact, redact_logs
@@ -70,13 +71,7 @@ class ChatInfo(BaseModel):
     @classmethod
     def of(cls, chat: ChatRecord) -> ChatInfo:
         """From a storage record."""
-        return cls(
-            id=chat.id,
-            title=chat.title,
-            user=chat.user,
-            message_count=chat.message_count,
-            last_summarized_sequence=chat.last_summarized_sequence,
-        )
+        return cls(**same_named(cls.model_fields, chat))
 
 
 class Appended(BaseModel):
