@@ -34,7 +34,7 @@ from longtalk.embed.semantic_shortener import TextEmbedder
 from longtalk.engine.durable import DurablePart
 from longtalk.engine.pipeline import apply_pipeline
 from longtalk.errors import UsageError
-from longtalk.recall.defaults import auto_k
+from longtalk.recall.defaults import above_floor, auto_k
 from longtalk.storage.base import ChatRecord, ChatState, ChatStorage, StoredMessage
 from longtalk.storage.user_memory import UserFact, UserMemoryStore, kept_with
 from longtalk.summary.chain import ShownSummaries
@@ -202,14 +202,7 @@ class ContextReader:
             if facts is not None and recall is not None:
                 # recall needs the room for the answer, and the summary would repeat what the
                 # facts say of people; without a question it is the only view of the past
-                layout = divide_budget(
-                    room,
-                    verbatim=recent,
-                    counter=self.counter,
-                    rules=rules,
-                    summary_yields=facts.tokens,
-                    stable=stable,
-                )
+                layout = layout.yielding(facts.tokens)
             shown = self.shown_summaries(state.summaries, max_tokens=layout.summary_text)
             recalled = await recall if recall is not None else []
         finally:
@@ -350,18 +343,6 @@ class ContextReader:
             log.warning("recall failed for chat %s, continuing without: %r", chat.id, exc)
             return []
         return above_floor(found, self.config.rag_relevance_floor)
-
-
-def above_floor(found: Sequence[RecalledTurn], floor: float) -> list[RecalledTurn]:
-    """The recalled turns at least ``floor`` as relevant as the best one (equal kept).
-
-    Relevance is relative within one recall: a turn far below the best is noise that would
-    only fill leftover room.
-    """
-    best = max((turn.score for turn in found), default=0.0)
-    if floor <= 0 or best <= 0:
-        return list(found)
-    return [turn for turn in found if turn.score >= floor * best]
 
 
 MIN_BUDGET_TOKENS = 32
