@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Annotated, Any, TypedDict
 
-from longtalk.errors import UsageError
+from longtalk.errors import UsageError, needs_extra
 from longtalk.integrations.langchain import context_messages, from_langchain
 from longtalk.integrations.langgraph_store import LongtalkStore
 from longtalk.memory import AsyncChat, AsyncMemory
@@ -34,10 +34,7 @@ try:
     from langchain_core.runnables import RunnableConfig
     from langgraph.graph import add_messages
 except ModuleNotFoundError as exc:  # pragma: no cover - depends on the installed extras
-    raise ModuleNotFoundError(
-        "longtalk.integrations.langgraph needs LangGraph: pip install 'longtalk[langgraph]'",
-        name=exc.name,
-    ) from exc
+    raise needs_extra("longtalk.integrations.langgraph", "LangGraph", "langgraph", exc) from exc
 
 __all__ = ["ContextState", "MemoryNode", "LongtalkStore"]
 
