@@ -14,7 +14,7 @@ import asyncio
 import logging
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import KW_ONLY, InitVar, dataclass, field, replace
 from typing import Protocol
 
 from longtalk.config import MemoryConfig
@@ -56,34 +56,29 @@ class ReadOptions:
     user_memory_tokens: int | None = None
 
 
+@dataclass(eq=False)
 class ContextReader:
     """Assembles contexts for one engine's storage, pipeline, recall and rules."""
 
-    def __init__(
-        self,
-        storage: ChatStorage,
-        users: UserMemoryStore,
-        config: MemoryConfig,
-        *,
-        counter: TokenCounter,
-        pipeline: MessageFilterPipeline,
-        recall: VectorReader,
-        budget: ContextBudget,
-        scope: ScopeOf,
-        embedder: TextEmbedder | None = None,
-    ) -> None:
-        self.storage = storage
-        self.users = users
-        self.config = config
-        self.counter = counter
-        self.pipeline = pipeline
-        self.recall = recall
-        self.budget = budget
-        self.scope = scope
-        self.shown_summaries = ShownSummaries(counter)
-        self.durable = DurablePart(config, counter, embedder)
-        self.users_with_state = kept_with(users, storage)
-        """The user's memory is read with the chat's state (one snapshot, no read of its own)."""
+    storage: ChatStorage
+    users: UserMemoryStore
+    config: MemoryConfig
+    _: KW_ONLY
+    counter: TokenCounter
+    pipeline: MessageFilterPipeline
+    recall: VectorReader
+    budget: ContextBudget
+    scope: ScopeOf
+    embedder: InitVar[TextEmbedder | None] = None
+    shown_summaries: ShownSummaries = field(init=False)
+    durable: DurablePart = field(init=False)
+    users_with_state: bool = field(init=False)
+    """The user's memory is read with the chat's state (one snapshot, no read of its own)."""
+
+    def __post_init__(self, embedder: TextEmbedder | None) -> None:
+        self.shown_summaries = ShownSummaries(self.counter)
+        self.durable = DurablePart(self.config, self.counter, embedder)
+        self.users_with_state = kept_with(self.users, self.storage)
 
     @property
     def uses_recall(self) -> bool:

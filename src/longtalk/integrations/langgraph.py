@@ -22,6 +22,7 @@ chats as a LangGraph ``BaseStore``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import KW_ONLY, dataclass
 from typing import Annotated, Any, TypedDict
 
 from longtalk.errors import UsageError, needs_extra
@@ -46,6 +47,7 @@ class ContextState(TypedDict):
     context: list[BaseMessage]
 
 
+@dataclass(eq=False)
 class MemoryNode:
     """A graph node: store the new messages of the thread, assemble its bounded context.
 
@@ -57,20 +59,12 @@ class MemoryNode:
         user_key: A ``configurable`` key naming the user a new chat belongs to.
     """
 
-    def __init__(
-        self,
-        memory: AsyncMemory,
-        *,
-        messages_key: str = "messages",
-        context_key: str = "context",
-        budget_tokens: int | None = None,
-        user_key: str = "user_id",
-    ) -> None:
-        self.memory = memory
-        self.messages_key = messages_key
-        self.context_key = context_key
-        self.budget_tokens = budget_tokens
-        self.user_key = user_key
+    memory: AsyncMemory
+    _: KW_ONLY
+    messages_key: str = "messages"
+    context_key: str = "context"
+    budget_tokens: int | None = None
+    user_key: str = "user_id"
 
     async def __call__(self, state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
         """Store what is new, then return ``{context_key: [...]}``."""
