@@ -595,12 +595,12 @@ def write_turn(
     if (replay := replayed(found, commit.append.messages)) is not None:
         return CommitResult(chat, replay, ())
     check_commit(chat, commit)
+    after = chat_after(chat, commit, added=len(commit.append.messages), now=now)
     progress.doing = f"inserting {len(commit.append.messages)} messages"
     stored = _insert_messages(conn, chat, commit.append.messages, now)
     progress.doing = f"writing {len(commit.summary.rows)} summary rows"
     rows = _write_summaries(conn, chat.id, commit.summary.rows, now)
     progress.doing = "updating the chat"
-    after = chat_after(chat, commit, added=len(stored), now=now)
     chat = _update_chat(conn, after, facts=commit.facts_after(row._mapping["facts"] or ()))
     if commit.append.enqueue is not None and stored:
         progress.doing = f"requesting a {commit.append.enqueue} job"
