@@ -266,14 +266,14 @@ class PostgresStorage(AsyncEngineStorage):
             replay = replayed(stored, commit.append.messages)
             if replay is not None:
                 return CommitResult(before, replay, ())
-        if row["after"] is not None:
-            return written_turn(commit, row)
-        check_commit(before, commit)
-        known = set(row["targets"] or ())
-        missing = [r.id for r in commit.summary.rows if r.id is not None and r.id not in known]
-        if missing:
-            raise NotFoundError(f"chat {before.id!r} has no summary row with id {missing[0]}")
-        return None
+        if row["after"] is None:  # nothing written: a guard failed, or a row is missing
+            check_commit(before, commit)
+            known = set(row["targets"] or ())
+            missing = [r.id for r in commit.summary.rows if r.id is not None and r.id not in known]
+            if missing:
+                raise NotFoundError(f"chat {before.id!r} has no summary row with id {missing[0]}")
+            return None
+        return written_turn(commit, row)
 
     async def _landed(
         self, commit: TurnCommit, ids: Sequence[str], now: datetime
