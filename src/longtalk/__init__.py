@@ -13,6 +13,7 @@ does not pull in the engine, the database drivers or the numeric stack.
 import typing as _typing
 
 from longtalk._version import __version__
+from longtalk.core.lazy import lazy_dir as _lazy_dir
 from longtalk.core.lazy import lazy_loader as _lazy_loader
 from longtalk.errors import (
     BackendError,
@@ -78,7 +79,4 @@ _LAZY = {
 
 
 __getattr__ = _lazy_loader(__name__, _LAZY, globals())
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__dir__ = _lazy_dir(globals())

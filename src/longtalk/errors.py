@@ -62,6 +62,18 @@ class MissingExtraError(UsageError, ImportError):
         )
 
 
+def needs_extra(
+    module: str, what: str, extra: str, missing: ModuleNotFoundError
+) -> ModuleNotFoundError:
+    """What a module of an optional extra raises when ``what`` it needs is not installed.
+
+    Still a ``ModuleNotFoundError`` naming the missing module (as importing it would be), with
+    the extra to install in its message.
+    """
+    message = f"{module} needs {what}: pip install 'longtalk[{extra}]'"
+    return ModuleNotFoundError(message, name=missing.name)
+
+
 class InputError(UsageError, ValueError):
     """Input the gate refuses before anything is stored: the message names what and why.
 

@@ -24,11 +24,12 @@ from pydantic import BaseModel
 
 from longtalk._version import __version__
 from longtalk.config import Settings
+from longtalk.core.fields import same_named
 from longtalk.core.limits import json_problem
 from longtalk.core.messages import build_message
 from longtalk.core.redact import redact, redact_logs
 from longtalk.engine import MemoryEngine
-from longtalk.errors import LongtalkError, UsageError
+from longtalk.errors import LongtalkError, UsageError, needs_extra
 from longtalk.memory import AsyncChat, AsyncMemory
 from longtalk.memory import Context as MemoryContext
 from longtalk.storage.base import ChatRecord
@@ -42,9 +43,7 @@ try:
     from mcp.server.stdio import stdio_server
     from mcp_types import jsonrpc_message_adapter
 except ModuleNotFoundError as exc:  # pragma: no cover - depends on the installed extras
-    raise ModuleNotFoundError(
-        "longtalk.mcp needs the MCP SDK: pip install 'longtalk[mcp]'", name=exc.name
-    ) from exc
+    raise needs_extra("longtalk.mcp", "the MCP SDK", "mcp", exc) from exc
 
 log = logging.getLogger(__name__)
 log.setLevel(logging.INFO)  # where the chats are stored is said; the rest only when it warns
@@ -70,13 +69,7 @@ class ChatInfo(BaseModel):
     @classmethod
     def of(cls, chat: ChatRecord) -> ChatInfo:
         """From a storage record."""
-        return cls(
-            id=chat.id,
-            title=chat.title,
-            user=chat.user,
-            message_count=chat.message_count,
-            last_summarized_sequence=chat.last_summarized_sequence,
-        )
+        return cls(**same_named(cls.model_fields, chat))
 
 
 class Appended(BaseModel):

@@ -287,7 +287,7 @@ def test_one_division_gives_the_window_first_claim_and_the_summary_its_share() -
     assert division.summary == rules.summary_allowance(400 - window_cost - 1)
     header = COUNTER.count(SUMMARY_HEADER) + 1
     assert division.summary_text == division.summary - header
-    yielded = divide_budget(400, verbatim=window, counter=COUNTER, rules=rules, summary_yields=30)
+    yielded = division.yielding(30)
     assert yielded.summary_text == division.summary_text - 30
     assert yielded.window == division.window
 

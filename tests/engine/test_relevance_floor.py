@@ -8,7 +8,7 @@ from longtalk.config import MemoryConfig
 from longtalk.core.messages import assistant, user
 from longtalk.embed.minilm import MiniLMEmbedder
 from longtalk.engine import MemoryEngine
-from longtalk.engine.reading import above_floor
+from longtalk.recall.defaults import above_floor
 from longtalk.recall.retriever import HybridRetriever
 from longtalk.storage.resolve import from_url
 from longtalk.vectors.base import RecalledTurn

@@ -392,6 +392,14 @@ class BudgetDivision:
         """The window messages every assembly under this division shows (recall skips them)."""
         return [message for _, message in self.window.kept]
 
+    def yielding(self, tokens: int) -> BudgetDivision:
+        """The division with ``tokens`` of the summary's text room given up to the others.
+
+        A reader that shows durable facts beside recall takes their size off the summary,
+        which would repeat them; the window, counted once, stays as it is.
+        """
+        return replace(self, summary_text=max(0, self.summary_text - max(0, tokens)))
+
 
 def divide_budget(
     budget_tokens: int,
@@ -399,13 +407,11 @@ def divide_budget(
     verbatim: Sequence[Shown],
     counter: TokenCounter = DEFAULT_COUNTER,
     rules: ContextBudget = DEFAULT_BUDGET,
-    summary_yields: int = 0,
     stable: bool = False,
 ) -> BudgetDivision:
     """Divide ``budget_tokens`` (what the durable parts left) among the window and summary.
 
-    Pure. ``summary_yields`` is room the summary gives up to the others (a reader that shows
-    durable facts beside recall takes their size off the summary, which would repeat them).
+    Pure; :meth:`BudgetDivision.yielding` gives summary room up to the durable facts.
     ``stable`` (``cache_friendly``): the summary's share is of the whole budget, not of what
     this turn's window leaves, so it is cut the same way turn after turn (the window changes
     with every message); it still never takes room the window needs.
@@ -415,7 +421,7 @@ def divide_budget(
     left = budget - recent.cost - 1
     allowance = min(rules.summary_allowance(budget - 1 if stable else left), max(0, left))
     head = counter.count(SUMMARY_HEADER) + 1 if rules.headers else 0
-    return BudgetDivision(budget, recent, allowance, max(0, allowance - head - summary_yields))
+    return BudgetDivision(budget, recent, allowance, max(0, allowance - head))
 
 
 def fit_window(

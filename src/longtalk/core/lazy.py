@@ -6,7 +6,7 @@ import importlib
 from collections.abc import Callable, Mapping, MutableMapping
 from typing import Any
 
-__all__ = ["lazy_loader"]
+__all__ = ["lazy_dir", "lazy_loader"]
 
 
 def lazy_loader(
@@ -27,3 +27,15 @@ def lazy_loader(
         return value
 
     return load
+
+
+def lazy_dir(keep: Mapping[str, Any]) -> Callable[[], list[str]]:
+    """A module ``__dir__``: what ``keep`` (its ``globals()``) holds and its ``__all__`` names.
+
+    A lazily loaded name is listed before its first use, as ``dir()`` and completion expect.
+    """
+
+    def listing() -> list[str]:
+        return sorted(set(keep) | set(keep.get("__all__", ())))
+
+    return listing

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import KW_ONLY, dataclass, replace
 from typing import Any
 
 from longtalk.config import MemoryConfig
@@ -53,29 +53,19 @@ DropVectors = Callable[[ChatRecord], Awaitable[bool]]
 """Deletes a chat's recall vectors and indexes its remaining turns; False without recall."""
 
 
+@dataclass(eq=False)
 class Forgetter:
     """Forgets messages of a chat for one engine's storage, summarizer and recall."""
 
-    def __init__(
-        self,
-        storage: ChatStorage,
-        writer: SummaryWriter,
-        config: MemoryConfig,
-        counter: TokenCounter,
-        facts: FactKeeper,
-        users: UserMemoryStore,
-        drop_vectors: DropVectors,
-        *,
-        title_llm: LLM | None = None,
-    ) -> None:
-        self.storage = storage
-        self.writer = writer
-        self.config = config
-        self.counter = counter
-        self.facts = facts
-        self.users = users
-        self.drop_vectors = drop_vectors
-        self.title_llm = title_llm
+    storage: ChatStorage
+    writer: SummaryWriter
+    config: MemoryConfig
+    counter: TokenCounter
+    facts: FactKeeper
+    users: UserMemoryStore
+    drop_vectors: DropVectors
+    _: KW_ONLY
+    title_llm: LLM | None = None
 
     @property
     def store(self) -> ForgetStore:

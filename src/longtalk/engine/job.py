@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
@@ -101,31 +101,26 @@ class SummarizeOutcome:
         return self.plan.error is not None
 
 
+@dataclass(eq=False)
 class SummaryJob:
     """Runs the job path for one engine's storage, planner and post-summary steps."""
 
-    def __init__(
-        self,
-        storage: ChatStorage,
-        planner: SummaryPlanner,
-        users: UserMemoryStore,
-        config: MemoryConfig,
-        facts: FactKeeper,
-        *,
-        title_llm: LLM | None = None,
-        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-    ) -> None:
-        self.storage = storage
-        self.planner = planner
-        self.users = users
-        self.config = config
-        self.title_llm = title_llm
-        self.facts = facts
-        self.clock = clock
+    storage: ChatStorage
+    planner: SummaryPlanner
+    users: UserMemoryStore
+    config: MemoryConfig
+    facts: FactKeeper
+    _: KW_ONLY
+    title_llm: LLM | None = None
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+    backoff: BackoffPolicy = field(init=False)
+    rng: random.Random = field(init=False, default_factory=random.Random)
+
+    def __post_init__(self) -> None:
+        config = self.config
         self.backoff = BackoffPolicy(
             base=config.summary_retry_seconds, ceiling=config.summary_retry_max_seconds
         )
-        self.rng = random.Random()
 
     async def due(self, chat_id: str, *, incarnation: str | None = None) -> bool:
         """True when a run would extend the summary now (not backing off, trigger holds)."""

@@ -14,7 +14,7 @@ import asyncio
 import logging
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import KW_ONLY, InitVar, dataclass, field, replace
 from typing import Protocol
 
 from longtalk.config import MemoryConfig
@@ -34,7 +34,7 @@ from longtalk.embed.semantic_shortener import TextEmbedder
 from longtalk.engine.durable import DurablePart
 from longtalk.engine.pipeline import apply_pipeline
 from longtalk.errors import UsageError
-from longtalk.recall.defaults import auto_k
+from longtalk.recall.defaults import above_floor, auto_k
 from longtalk.storage.base import ChatRecord, ChatState, ChatStorage, StoredMessage
 from longtalk.storage.user_memory import UserFact, UserMemoryStore, kept_with
 from longtalk.summary.chain import ShownSummaries
@@ -56,34 +56,29 @@ class ReadOptions:
     user_memory_tokens: int | None = None
 
 
+@dataclass(eq=False)
 class ContextReader:
     """Assembles contexts for one engine's storage, pipeline, recall and rules."""
 
-    def __init__(
-        self,
-        storage: ChatStorage,
-        users: UserMemoryStore,
-        config: MemoryConfig,
-        *,
-        counter: TokenCounter,
-        pipeline: MessageFilterPipeline,
-        recall: VectorReader,
-        budget: ContextBudget,
-        scope: ScopeOf,
-        embedder: TextEmbedder | None = None,
-    ) -> None:
-        self.storage = storage
-        self.users = users
-        self.config = config
-        self.counter = counter
-        self.pipeline = pipeline
-        self.recall = recall
-        self.budget = budget
-        self.scope = scope
-        self.shown_summaries = ShownSummaries(counter)
-        self.durable = DurablePart(config, counter, embedder)
-        self.users_with_state = kept_with(users, storage)
-        """The user's memory is read with the chat's state (one snapshot, no read of its own)."""
+    storage: ChatStorage
+    users: UserMemoryStore
+    config: MemoryConfig
+    _: KW_ONLY
+    counter: TokenCounter
+    pipeline: MessageFilterPipeline
+    recall: VectorReader
+    budget: ContextBudget
+    scope: ScopeOf
+    embedder: InitVar[TextEmbedder | None] = None
+    shown_summaries: ShownSummaries = field(init=False)
+    durable: DurablePart = field(init=False)
+    users_with_state: bool = field(init=False)
+    """The user's memory is read with the chat's state (one snapshot, no read of its own)."""
+
+    def __post_init__(self, embedder: TextEmbedder | None) -> None:
+        self.shown_summaries = ShownSummaries(self.counter)
+        self.durable = DurablePart(self.config, self.counter, embedder)
+        self.users_with_state = kept_with(self.users, self.storage)
 
     @property
     def uses_recall(self) -> bool:
@@ -202,14 +197,7 @@ class ContextReader:
             if facts is not None and recall is not None:
                 # recall needs the room for the answer, and the summary would repeat what the
                 # facts say of people; without a question it is the only view of the past
-                layout = divide_budget(
-                    room,
-                    verbatim=recent,
-                    counter=self.counter,
-                    rules=rules,
-                    summary_yields=facts.tokens,
-                    stable=stable,
-                )
+                layout = layout.yielding(facts.tokens)
             shown = self.shown_summaries(state.summaries, max_tokens=layout.summary_text)
             recalled = await recall if recall is not None else []
         finally:
@@ -350,18 +338,6 @@ class ContextReader:
             log.warning("recall failed for chat %s, continuing without: %r", chat.id, exc)
             return []
         return above_floor(found, self.config.rag_relevance_floor)
-
-
-def above_floor(found: Sequence[RecalledTurn], floor: float) -> list[RecalledTurn]:
-    """The recalled turns at least ``floor`` as relevant as the best one (equal kept).
-
-    Relevance is relative within one recall: a turn far below the best is noise that would
-    only fill leftover room.
-    """
-    best = max((turn.score for turn in found), default=0.0)
-    if floor <= 0 or best <= 0:
-        return list(found)
-    return [turn for turn in found if turn.score >= floor * best]
 
 
 MIN_BUDGET_TOKENS = 32

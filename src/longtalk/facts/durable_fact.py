@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, get_args
 
+from longtalk.language.kinds import FactKind
+
 __all__ = [
     "DURABILITY",
     "DurableFact",
@@ -26,29 +28,6 @@ __all__ = [
     "FactSource",
     "normal_text",
 ]
-
-FactKind = Literal[
-    "constraint",
-    "identity",
-    "relation",
-    "possession",
-    "preference",
-    "dislike",
-    "decision",
-    "commitment",
-    "question",
-]
-"""What a fact is about:
-
-* ``constraint``: what must be respected: allergies, diets, calling hours, budgets;
-* ``identity``: the holder's name, birthday, age, home, origin, work;
-* ``relation``: family, partners and friends: their names, homes and work;
-* ``possession``: pets (and their names), vehicles, homes owned;
-* ``preference`` / ``dislike``: tastes, favourites, seats;
-* ``decision``: what the holder decided;
-* ``commitment``: what the holder promised or planned for a date;
-* ``question``: what the holder has still to decide.
-"""
 
 FactSource = Literal["offline", "summary", "given"]
 """Where a fact came from: the offline extractor, an LLM summary, or the application."""

@@ -21,7 +21,7 @@ from datetime import datetime
 
 from longtalk.core.history import episode_numbers
 from longtalk.core.messages import Message
-from longtalk.facts.durable_fact import DurableFact, FactKind
+from longtalk.facts.durable_fact import DurableFact, FactKind, FactSource
 from longtalk.facts.guard import is_human, is_suspicious
 from longtalk.facts.merge import merge_facts
 from longtalk.facts.offline import holder_of
@@ -33,6 +33,8 @@ from longtalk.summary.offline_text import content_words
 __all__ = ["episode_sequences", "facts_from_summary"]
 
 MAX_ITEM_WORDS = 30
+SOURCE: FactSource = "summary"
+"""Every fact found here was said in a summary."""
 _USER_WORDS = ("the user", "user")
 _PET_TYPES = frozenset("pet animal dog cat".split())
 _NOT_DETAILS = frozenset("participant speaker user assistant person".split())
@@ -88,16 +90,9 @@ def _item_fact(
     hit = _claim(text, holder)
     subject = hit.claim.key if hit else f"{_list_key(kind)}:{_topic(text, holder)}"
     source = _source(text, holder, spoken)
-    return DurableFact(
-        kind=_model_kind(hit, kind),
-        subject=subject,
-        holder=holder,
-        text=text,
-        sequences=(source[0],) if source else tuple(sequences),
-        said_at=source[1].timestamp if source else _latest(spoken),
-        source="summary",
-        value=hit.value if hit else "",
-    )
+    said, said_at = _provenance(source, spoken, sequences)
+    value = hit.value if hit else ""
+    return DurableFact(_model_kind(hit, kind), subject, holder, text, said, said_at, SOURCE, value)
 
 
 def _entity_fact(
@@ -124,16 +119,8 @@ def _entity_fact(
     if len(text.split()) > MAX_ITEM_WORDS or is_suspicious(text):
         return None
     source = _source(f"{entity.name} {details}", holder, spoken)
-    return DurableFact(
-        kind=kind,
-        subject=subject,
-        holder=holder,
-        text=text,
-        sequences=(source[0],) if source else tuple(sequences),
-        said_at=source[1].timestamp if source else _latest(spoken),
-        source="summary",
-        value=details,
-    )
+    said, said_at = _provenance(source, spoken, sequences)
+    return DurableFact(kind, subject, holder, text, said, said_at, SOURCE, details)
 
 
 def _sentence(item: str) -> str:
@@ -187,6 +174,17 @@ def _topic(text: str, holder: str) -> str:
     skip = {w.casefold() for w in holder.split()} | {"user"}
     words = [w for w in content_words(text) if w not in skip]
     return " ".join(words[:2]) or "note"
+
+
+def _provenance(
+    source: tuple[int, Message] | None,
+    spoken: Sequence[tuple[int, Message]],
+    sequences: Sequence[int],
+) -> tuple[tuple[int, ...], datetime | None]:
+    """Where a summary's fact was said: its source message, else every summarized one."""
+    if source:
+        return (source[0],), source[1].timestamp
+    return tuple(sequences), _latest(spoken)
 
 
 def _source(

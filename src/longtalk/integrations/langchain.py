@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from longtalk.core.messages import Message, Role
-from longtalk.errors import UsageError
+from longtalk.errors import UsageError, needs_extra
 from longtalk.integrations.views import View, check_view
 from longtalk.memory import AsyncMemory, Context, Memory
 
@@ -32,10 +32,7 @@ try:
         ToolMessage,
     )
 except ModuleNotFoundError as exc:  # pragma: no cover - depends on the installed extras
-    raise ModuleNotFoundError(
-        "longtalk.integrations.langchain needs langchain-core: pip install 'longtalk[langchain]'",
-        name=exc.name,
-    ) from exc
+    raise needs_extra(__name__, "langchain-core", "langchain", exc) from exc
 
 __all__ = ["LongtalkChatMessageHistory", "context_messages", "from_langchain", "to_langchain"]
 

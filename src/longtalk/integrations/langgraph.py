@@ -22,9 +22,10 @@ chats as a LangGraph ``BaseStore``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import KW_ONLY, dataclass
 from typing import Annotated, Any, TypedDict
 
-from longtalk.errors import UsageError
+from longtalk.errors import UsageError, needs_extra
 from longtalk.integrations.langchain import context_messages, from_langchain
 from longtalk.integrations.langgraph_store import LongtalkStore
 from longtalk.memory import AsyncChat, AsyncMemory
@@ -34,10 +35,7 @@ try:
     from langchain_core.runnables import RunnableConfig
     from langgraph.graph import add_messages
 except ModuleNotFoundError as exc:  # pragma: no cover - depends on the installed extras
-    raise ModuleNotFoundError(
-        "longtalk.integrations.langgraph needs LangGraph: pip install 'longtalk[langgraph]'",
-        name=exc.name,
-    ) from exc
+    raise needs_extra("longtalk.integrations.langgraph", "LangGraph", "langgraph", exc) from exc
 
 __all__ = ["ContextState", "MemoryNode", "LongtalkStore"]
 
@@ -49,6 +47,7 @@ class ContextState(TypedDict):
     context: list[BaseMessage]
 
 
+@dataclass(eq=False)
 class MemoryNode:
     """A graph node: store the new messages of the thread, assemble its bounded context.
 
@@ -60,20 +59,12 @@ class MemoryNode:
         user_key: A ``configurable`` key naming the user a new chat belongs to.
     """
 
-    def __init__(
-        self,
-        memory: AsyncMemory,
-        *,
-        messages_key: str = "messages",
-        context_key: str = "context",
-        budget_tokens: int | None = None,
-        user_key: str = "user_id",
-    ) -> None:
-        self.memory = memory
-        self.messages_key = messages_key
-        self.context_key = context_key
-        self.budget_tokens = budget_tokens
-        self.user_key = user_key
+    memory: AsyncMemory
+    _: KW_ONLY
+    messages_key: str = "messages"
+    context_key: str = "context"
+    budget_tokens: int | None = None
+    user_key: str = "user_id"
 
     async def __call__(self, state: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
         """Store what is new, then return ``{context_key: [...]}``."""

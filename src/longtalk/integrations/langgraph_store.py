@@ -31,7 +31,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from longtalk.errors import UsageError
+from longtalk.errors import UsageError, needs_extra
 from longtalk.memory import AsyncMemory
 from longtalk.storage.base import ChatRecord, StoredMessage, SummaryRow
 
@@ -48,10 +48,7 @@ try:
         SearchOp,
     )
 except ModuleNotFoundError as exc:  # pragma: no cover - depends on the installed extras
-    raise ModuleNotFoundError(
-        "longtalk.integrations.langgraph needs LangGraph: pip install 'longtalk[langgraph]'",
-        name=exc.name,
-    ) from exc
+    raise needs_extra("longtalk.integrations.langgraph", "LangGraph", "langgraph", exc) from exc
 
 __all__ = ["LongtalkStore"]
 

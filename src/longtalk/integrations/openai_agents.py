@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from longtalk.core.messages import Message, MessageType, Role
-from longtalk.errors import UsageError
+from longtalk.errors import UsageError, needs_extra
 from longtalk.integrations.views import View, check_view
 from longtalk.memory import AsyncMemory
 
@@ -29,11 +29,7 @@ try:
     from agents.items import TResponseInputItem
     from agents.memory import SessionSettings
 except ModuleNotFoundError as exc:  # pragma: no cover - depends on the installed extras
-    raise ModuleNotFoundError(
-        "longtalk.integrations.openai_agents needs the OpenAI Agents SDK: "
-        "pip install 'longtalk[openai-agents]'",
-        name=exc.name,
-    ) from exc
+    raise needs_extra(__name__, "the OpenAI Agents SDK", "openai-agents", exc) from exc
 
 __all__ = ["LongtalkSession", "from_item", "to_item"]
 

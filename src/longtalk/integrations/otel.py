@@ -19,16 +19,14 @@ from typing import Any, TypeVar
 
 from longtalk.core.context import AssembledContext
 from longtalk.engine import MemoryEngine
+from longtalk.errors import needs_extra
 from longtalk.llm.base import LLM, LLMRequest, LLMResponse
 
 try:
     from opentelemetry import metrics, trace
     from opentelemetry.trace import SpanKind, Status, StatusCode
 except ModuleNotFoundError as exc:  # pragma: no cover - depends on the installed extras
-    raise ModuleNotFoundError(
-        "longtalk.integrations.otel needs OpenTelemetry: pip install 'longtalk[otel]'",
-        name=exc.name,
-    ) from exc
+    raise needs_extra("longtalk.integrations.otel", "OpenTelemetry", "otel", exc) from exc
 
 __all__ = ["TracedLLM", "instrument"]
 

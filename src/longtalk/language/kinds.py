@@ -18,6 +18,7 @@ import zlib
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from typing import Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
@@ -26,10 +27,9 @@ from longtalk.language.families import PURPOSED, lasting
 from longtalk.language.meaning import MEANING, meaning
 from longtalk.language.statements import Statement
 
-__all__ = ["DIMENSION", "KINDS", "WEIGHTS_FILE", "durability", "features", "kind_of"]
+__all__ = ["DIMENSION", "KINDS", "FactKind", "WEIGHTS_FILE", "durability", "features", "kind_of"]
 
-KINDS = (
-    "none",
+FactKind = Literal[
     "constraint",
     "identity",
     "relation",
@@ -39,7 +39,20 @@ KINDS = (
     "decision",
     "commitment",
     "question",
-)
+]
+"""What a fact is about:
+
+* ``constraint``: what must be respected: allergies, diets, calling hours, budgets;
+* ``identity``: the holder's name, birthday, age, home, origin, work;
+* ``relation``: family, partners and friends: their names, homes and work;
+* ``possession``: pets (and their names), vehicles, homes owned;
+* ``preference`` / ``dislike``: tastes, favourites, seats;
+* ``decision``: what the holder decided;
+* ``commitment``: what the holder promised or planned for a date;
+* ``question``: what the holder has still to decide.
+"""
+
+KINDS: tuple[str, ...] = ("none", *get_args(FactKind))
 """The model's classes: ``none`` and the durable fact kinds."""
 HASHED = 4096
 """Hashed feature slots."""

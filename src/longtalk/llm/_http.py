@@ -18,8 +18,8 @@ import httpx
 from longtalk.core.redact import redact
 from longtalk.core.tokens import DEFAULT_COUNTER, TokenUsage
 from longtalk.errors import LLMTransientError
-from longtalk.llm.base import LLMRequest
-from longtalk.llm.retry import RetryPolicy, status_error
+from longtalk.llm.base import LLMRequest, LLMResponse
+from longtalk.llm.retry import RetryPolicy, check_reply, status_error, with_retries
 
 T = TypeVar("T")
 
@@ -34,6 +34,8 @@ class HTTPBackend:
     backend_name = "LLM"
     probe_path = "/models"
     """A cheap GET that answers 2xx when the server is up (``ping``)."""
+    model: str
+    """The model every request names."""
 
     def __init__(
         self,
@@ -63,6 +65,20 @@ class HTTPBackend:
         if self._client is not None and self._owns_client:
             await self._client.aclose()
             self._client = None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.model!r}, base_url={redact(self.base_url)!r})"
+
+    async def complete(self, request: LLMRequest) -> LLMResponse:
+        """Complete the chat; transient failures are retried per ``retry``."""
+        response = await with_retries(
+            lambda: self.within_deadline(self._attempt(request)), self.retry
+        )
+        return check_reply(response)
+
+    async def _attempt(self, request: LLMRequest) -> LLMResponse:
+        """One call to the server, bounded and retried by :meth:`complete`."""
+        raise NotImplementedError
 
     async def __aenter__(self) -> HTTPBackend:
         return self

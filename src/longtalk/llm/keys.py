@@ -12,11 +12,11 @@ a variable named in ``llm.api_key_env`` is checked there.
 
 from __future__ import annotations
 
-import ipaddress
 import os
 from collections.abc import Mapping
 from urllib.parse import urlsplit
 
+from longtalk.core.hosts import is_loopback_host
 from longtalk.errors import UnknownBackendError
 from longtalk.llm.resolve import OFFLINE_NAMES, split_spec
 
@@ -59,10 +59,4 @@ def missing_key(
 
 
 def _is_local(url: str) -> bool:
-    host = (urlsplit(url).hostname or "").strip("[]").casefold()
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    return is_loopback_host(urlsplit(url).hostname or "")

@@ -16,12 +16,11 @@ from typing import Any
 
 import httpx
 
-from longtalk.core.redact import redact
 from longtalk.errors import ConfigError, LLMTransientError
 from longtalk.llm._http import HTTPBackend, decode_json_line, usage_or_estimate
 from longtalk.llm.base import LLMRequest, LLMResponse
 from longtalk.llm.repetition import RepetitionGuard
-from longtalk.llm.retry import RetryPolicy, check_reply, with_retries
+from longtalk.llm.retry import RetryPolicy
 
 __all__ = ["DEFAULT_OLLAMA_MODEL", "DEFAULT_OLLAMA_URL", "OllamaLLM"]
 
@@ -74,16 +73,6 @@ class OllamaLLM(HTTPBackend):
         self.options = dict(options or {})
         self.keep_alive = keep_alive
         self.stream = stream
-
-    def __repr__(self) -> str:
-        return f"OllamaLLM({self.model!r}, base_url={redact(self.base_url)!r})"
-
-    async def complete(self, request: LLMRequest) -> LLMResponse:
-        """Complete the chat; transient failures are retried per ``retry``."""
-        response = await with_retries(
-            lambda: self.within_deadline(self._attempt(request)), self.retry
-        )
-        return check_reply(response)
 
     def streams(self, request: LLMRequest) -> bool:
         """Whether ``request`` is sent as a stream (see ``stream``)."""

@@ -20,12 +20,11 @@ from typing import Any, Literal
 
 import httpx
 
-from longtalk.core.redact import redact
 from longtalk.errors import ConfigError, HTTPStatusError, LLMPermanentError, LLMTransientError
 from longtalk.llm._http import HTTPBackend, decode_json_line, usage_or_estimate
 from longtalk.llm.base import LLMRequest, LLMResponse
 from longtalk.llm.repetition import RepetitionGuard
-from longtalk.llm.retry import RetryPolicy, check_reply, with_retries
+from longtalk.llm.retry import RetryPolicy
 
 __all__ = ["DEFAULT_OPENAI_BASE_URL", "OpenAICompatibleLLM", "StructuredMode"]
 
@@ -87,16 +86,6 @@ class OpenAICompatibleLLM(HTTPBackend):
         self.strict = strict
         self.stream = stream
         self.extra_body = dict(extra_body or {})
-
-    def __repr__(self) -> str:
-        return f"OpenAICompatibleLLM({self.model!r}, base_url={redact(self.base_url)!r})"
-
-    async def complete(self, request: LLMRequest) -> LLMResponse:
-        """Complete the chat; transient failures are retried per ``retry``."""
-        response = await with_retries(
-            lambda: self.within_deadline(self._attempt(request)), self.retry
-        )
-        return check_reply(response)
 
     async def _attempt(self, request: LLMRequest) -> LLMResponse:
         try:

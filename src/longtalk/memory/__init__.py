@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from longtalk.core.lazy import lazy_loader
+from longtalk.core.lazy import lazy_dir, lazy_loader
 
 if TYPE_CHECKING:
     from longtalk.core.context import Context
@@ -73,7 +73,4 @@ _LAZY = {
 
 
 __getattr__ = lazy_loader(__name__, _LAZY, globals())
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__dir__ = lazy_dir(globals())

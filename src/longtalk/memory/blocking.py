@@ -9,26 +9,26 @@ added by its subclass. Nothing here loads the engine, so the HTTP client can use
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
-from collections.abc import Coroutine, Iterable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from datetime import datetime
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Generic, Protocol, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, Protocol, Self, TypeVar
 
 from longtalk.core.receipt import ForgetReceipt
 from longtalk.errors import UsageError
 from longtalk.memory.api import AsyncChatAPI, AsyncMemoryAPI
+from longtalk.memory.handle import ChatIdentity
 
 if TYPE_CHECKING:
-    from longtalk.core.context import Context
-    from longtalk.core.messages import Message, Role
-    from longtalk.facts.durable_fact import DurableFact
+    from longtalk.core.messages import Role
     from longtalk.storage.base import ChatRecord, StoredMessage
-    from longtalk.storage.user_memory import UserFact, UserFactKind
 
 __all__ = ["BlockingChat", "BlockingMemory", "LoopThread"]
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 class LoopThread:
@@ -82,35 +82,54 @@ class AsyncChatDoor(AsyncChatAPI, Protocol):
         """Forget one durable fact and keep it forgotten; the receipt."""
 
 
+class Blocking(Protocol):
+    """A blocking face: the async object it wraps and the loop its calls run on."""
+
+    _runner: LoopThread
+
+    @property
+    def aio(self) -> Any:
+        """The async object underneath."""
+
+
+def blocking(
+    method: Callable[Concatenate[Any, P], Coroutine[Any, Any, T]],
+) -> Callable[Concatenate[Blocking, P], T]:
+    """The blocking form of an async method: the same call on ``aio``, run on the loop.
+
+    A blocking door is its async twin's API call for call; this writes each call once, from
+    the async declaration (its parameters and docstring), instead of again by hand.
+    """
+    name = method.__name__
+
+    @functools.wraps(method)
+    def call(self: Blocking, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        result: T = self._runner.run(getattr(self.aio, name)(*args, **kwargs))
+        return result
+
+    return call
+
+
 C = TypeVar("C", bound=AsyncChatDoor)
 M = TypeVar("M", bound=AsyncMemoryAPI)
 W = TypeVar("W", bound="BlockingChat[Any]")
 
 
-class BlockingChat(Generic[C]):
+class BlockingChat(ChatIdentity, Generic[C]):
     """One chat of a blocking door: each call runs the async chat's on the door's loop."""
 
     def __init__(self, runner: LoopThread, chat: C) -> None:
         self._runner = runner
         self.aio = chat
 
-    @property
-    def id(self) -> str:
-        """The chat id."""
-        return self.aio.id
-
-    @property
-    def user(self) -> str | None:
-        """The user the chat belongs to."""
-        return self.aio.user
+    def last_read(self) -> ChatRecord:
+        """The async chat's record as last read."""
+        return self.aio.record
 
     @property
     def record(self) -> ChatRecord:
         """The chat's record as last read."""
         return self.aio.record
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(id={self.id!r}, user={self.user!r})"
 
     def append(
         self,
@@ -128,46 +147,13 @@ class BlockingChat(Generic[C]):
         )
         return self._runner.run(call)
 
-    def extend(self, messages: Iterable[Message | Mapping[str, Any]]) -> list[StoredMessage]:
-        """Store several messages in one transaction."""
-        return self._runner.run(self.aio.extend(list(messages)))
-
-    def context(
-        self,
-        query: str | None = None,
-        *,
-        budget_tokens: int | None = None,
-        recent_turns: int | None = None,
-        summary_max_tokens: int | None = None,
-    ) -> Context:
-        """The bounded context for ``query``: [facts] [recalled] [summary] [recent window]."""
-        call = self.aio.context(
-            query,
-            budget_tokens=budget_tokens,
-            recent_turns=recent_turns,
-            summary_max_tokens=summary_max_tokens,
-        )
-        return self._runner.run(call)
-
-    def messages(self) -> list[StoredMessage]:
-        """Every stored message, oldest first."""
-        return self._runner.run(self.aio.messages())
-
-    def facts(self) -> list[DurableFact]:
-        """The chat's durable facts, merged, as its context shows them."""
-        return self._runner.run(self.aio.facts())
-
-    def delete(self) -> bool:
-        """Delete this chat with its messages, summaries and recall vectors."""
-        return self._runner.run(self.aio.delete())
-
-    def forget(self, sequences: Sequence[int]) -> ForgetReceipt:
-        """Forget messages everywhere and everything drawn from them; the receipt."""
-        return self._runner.run(self.aio.forget(sequences))
-
-    def forget_fact(self, text: str) -> ForgetReceipt:
-        """Forget one durable fact (its text as ``facts()`` shows it) and keep it forgotten."""
-        return self._runner.run(self.aio.forget_fact(text))
+    extend = blocking(AsyncChatDoor.extend)
+    context = blocking(AsyncChatDoor.context)
+    messages = blocking(AsyncChatDoor.messages)
+    facts = blocking(AsyncChatDoor.facts)
+    delete = blocking(AsyncChatDoor.delete)
+    forget = blocking(AsyncChatDoor.forget)
+    forget_fact = blocking(AsyncChatDoor.forget_fact)
 
 
 class BlockingMemory(Generic[M, W]):
@@ -189,7 +175,7 @@ class BlockingMemory(Generic[M, W]):
         if self._runner.stopped:
             return
         try:
-            self._runner.run(self._async.aclose())
+            self._runner.run(self.aio.aclose())
         finally:
             self._runner.stop()
 
@@ -205,32 +191,16 @@ class BlockingMemory(Generic[M, W]):
         self, chat_id: str | None = None, *, user: str | None = None, title: str | None = None
     ) -> W:
         """The chat ``chat_id``, created if it does not exist (a new id when None)."""
-        found = self._runner.run(self._async.chat(chat_id, user=user, title=title))
+        found = self._runner.run(self.aio.chat(chat_id, user=user, title=title))
         return self.chat_class(self._runner, found)
 
     def get(self, chat_id: str) -> W | None:
         """The chat ``chat_id``, or None when there is none."""
-        found = self._runner.run(self._async.get(chat_id))
+        found = self._runner.run(self.aio.get(chat_id))
         return None if found is None else self.chat_class(self._runner, found)
 
-    def chats(self, *, limit: int = 50, offset: int = 0) -> list[ChatRecord]:
-        """The chats of this tenant, most recently updated first."""
-        return self._runner.run(self._async.chats(limit=limit, offset=offset))
-
-    def delete(self, chat_id: str) -> bool:
-        """Delete a chat with everything stored for it; False if there was none."""
-        return self._runner.run(self._async.delete(chat_id))
-
-    def user_memory(self, user: str) -> list[UserFact]:
-        """What is kept about ``user`` across chats, with provenance."""
-        return self._runner.run(self._async.user_memory(user))
-
-    def remember(self, user: str, text: str, *, kind: UserFactKind = "fact") -> UserFact:
-        """Keep ``text`` about ``user`` (``fact``, ``preference`` or ``profile``)."""
-        return self._runner.run(self._async.remember(user, text, kind=kind))
-
-    def forget(
-        self, user: str, *, ids: Sequence[int] | None = None, chat_id: str | None = None
-    ) -> int:
-        """Delete what is kept about ``user`` (only ``ids``, or what ``chat_id`` left)."""
-        return self._runner.run(self._async.forget(user, ids=ids, chat_id=chat_id))
+    chats = blocking(AsyncMemoryAPI.chats)
+    delete = blocking(AsyncMemoryAPI.delete)
+    user_memory = blocking(AsyncMemoryAPI.user_memory)
+    remember = blocking(AsyncMemoryAPI.remember)
+    forget = blocking(AsyncMemoryAPI.forget)

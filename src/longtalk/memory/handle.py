@@ -5,8 +5,29 @@ from __future__ import annotations
 from longtalk.storage.base import ChatRecord
 
 
-class ChatHandle:
-    """A chat's identity (id, user) read from the record it was opened with."""
+class ChatIdentity:
+    """A chat's identity (id, user), read from the record last read (never read anew)."""
+
+    def last_read(self) -> ChatRecord:
+        """The chat's record as last read."""
+        raise NotImplementedError
+
+    @property
+    def id(self) -> str:
+        """The chat id."""
+        return self.last_read().id
+
+    @property
+    def user(self) -> str | None:
+        """The user the chat belongs to."""
+        return self.last_read().user
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(id={self.id!r}, user={self.user!r})"
+
+
+class ChatHandle(ChatIdentity):
+    """A chat's identity read from the record it was opened with (refreshed on writes)."""
 
     record: ChatRecord
     """The chat's record as last read."""
@@ -14,15 +35,6 @@ class ChatHandle:
     def __init__(self, record: ChatRecord) -> None:
         self.record = record
 
-    @property
-    def id(self) -> str:
-        """The chat id."""
-        return self.record.id
-
-    @property
-    def user(self) -> str | None:
-        """The user the chat belongs to."""
-        return self.record.user
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(id={self.id!r}, user={self.user!r})"
+    def last_read(self) -> ChatRecord:
+        """The chat's record as last read."""
+        return self.record

@@ -14,13 +14,13 @@
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from urllib.parse import parse_qsl, urlsplit
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from longtalk.config import ServiceConfig
+from longtalk.core.hosts import is_loopback_host
 from longtalk.service.auth import Authenticator, AuthError, header_key
 from longtalk.service.errors import error_response
 
@@ -32,17 +32,6 @@ STRICT_CSP = (
 )
 KEY_IN_URL = "api_key"
 _TENANT_LABEL = re.compile(r'tenant="((?:[^"\\]|\\.)*)"')
-
-
-def is_loopback_host(host: str) -> bool:
-    """True for ``localhost``, ``*.localhost`` and loopback IP addresses."""
-    name = host.strip("[]").rstrip(".").lower()
-    if name == "localhost" or name.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
 
 
 def host_name(host: str) -> str:

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
 from fastapi.responses import StreamingResponse
 
+from longtalk.core.fields import same_named
 from longtalk.errors import UsageError
 from longtalk.jobs.runner import JobResult
 from longtalk.service.auth import request_key
@@ -222,13 +223,10 @@ async def summarize_now(chat: ChatDep, service: ServiceDep) -> SummarizeOut:
     """Summarize now, even below the trigger, through the chat's job queue."""
     result = await service.jobs.run_now(chat.id, chat.tenant, incarnation=chat.incarnation)
     state, _ = service.jobs.state(chat.id, incarnation=chat.incarnation)
+    fields = SummarizeOut.model_fields
+    reason = _why_unchanged(result)
     return SummarizeOut(
-        chat_id=chat.id,
-        outcome=result.outcome,
-        episode_ranges=result.episode_ranges,
-        error=result.error,
-        summary_state=state,
-        reason=_why_unchanged(result),
+        **same_named(fields, result, chat_id=chat.id, summary_state=state, reason=reason)
     )
 
 

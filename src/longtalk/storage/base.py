@@ -12,9 +12,10 @@ of each seam is in :mod:`longtalk.testing`.
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Protocol, runtime_checkable
 
 from longtalk.core.messages import Message
@@ -451,3 +452,30 @@ class StorageBase(ChatStorage):
         if smart_load_tail < 0:
             raise UsageError(f"smart_load_tail must be 0 or more, got {smart_load_tail}")
         self.smart_load_tail = smart_load_tail
+
+    async def create_chat(
+        self,
+        chat_id: str | None = None,
+        *,
+        tenant: str = "default",
+        user: str | None = None,
+        title: str | None = None,
+    ) -> ChatRecord:
+        """Create a chat (a random id when none is given): a new record, inserted."""
+        now = datetime.now(UTC)
+        chat = ChatRecord(
+            id=chat_id or uuid.uuid4().hex,
+            tenant=tenant,
+            user=user,
+            title=title,
+            created_at=now,
+            updated_at=now,
+            incarnation=uuid.uuid4().hex,
+            title_source="user" if title is not None else None,
+        )
+        await self.insert_chat(chat)
+        return chat
+
+    async def insert_chat(self, chat: ChatRecord) -> None:
+        """Store a new chat; ``StorageError`` when a chat with its id exists."""
+        raise NotImplementedError

@@ -7,7 +7,6 @@ Each method runs without awaiting, so under asyncio it is atomic like a transact
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -56,33 +55,14 @@ class InMemoryStorage(StorageBase):
     async def close(self) -> None:
         """Nothing to release; the data stays until the object is dropped."""
 
-    async def create_chat(
-        self,
-        chat_id: str | None = None,
-        *,
-        tenant: str = "default",
-        user: str | None = None,
-        title: str | None = None,
-    ) -> ChatRecord:
-        """Create a chat (a random id when none is given)."""
-        chat_id = chat_id or uuid.uuid4().hex
+    async def insert_chat(self, chat: ChatRecord) -> None:
+        """Store a new chat; ``StorageError`` when a chat with its id exists."""
+        chat_id = chat.id
         if chat_id in self._chats:
             raise StorageError(f"create_chat: a chat with id {chat_id!r} already exists")
-        now = datetime.now(UTC)
-        chat = ChatRecord(
-            chat_id,
-            tenant,
-            user,
-            title,
-            created_at=now,
-            updated_at=now,
-            incarnation=uuid.uuid4().hex,
-            title_source="user" if title is not None else None,
-        )
         self._chats[chat_id] = chat
         self._messages[chat_id] = []
         self._summaries[chat_id] = []
-        return chat
 
     async def get_chat(self, chat_id: str, *, tenant: str | None = None) -> ChatRecord | None:
         """The chat, or None (also when it belongs to another tenant)."""

@@ -17,6 +17,7 @@ from longtalk.core.messages import Message
 from longtalk.storage.records import (
     ChatRecord,
     ChatState,
+    CommitResult,
     StoredMessage,
     SummaryPatch,
     SummaryRow,
@@ -134,20 +135,18 @@ def commit_params(
     ids: Sequence[str],
     *,
     now: datetime,
-    facts: tuple[str, str | None, int | None],
     notes: Sequence[list[str]] = ([], []),
 ) -> list[Any]:
     """``COMMIT_TURN``'s parameters for ``commit``.
 
-    ``facts`` is (mode, JSON, numbered for); ``notes`` the riding notifications (channels,
-    payloads).
+    ``notes`` are the riding notifications (channels, payloads).
     """
     new = commit.append.messages
     patch = [row for row in commit.summary.rows if row.id is not None]
     insert = [row for row in commit.summary.rows if row.id is None]
     run = commit.record.run
     failed = run is not None and run.failure is not None
-    mode, facts_json, numbered_for = facts
+    mode, facts_json, numbered_for = _facts(commit)
     return [
         commit.chat_id,
         commit.tenant,
@@ -180,3 +179,44 @@ def commit_params(
         run.retry_volume if failed and run else 0,
         commit.record.facts_read,
     ]
+
+
+def written_turn(commit: TurnCommit, row: Mapping[str, Any]) -> CommitResult:
+    """The result of a turn the statement wrote."""
+    chat = chat_of_json(row["after"])
+    first = chat.message_count - len(commit.append.messages) + 1
+    stored = tuple(
+        StoredMessage(chat.id, first + i, message)
+        for i, message in enumerate(commit.append.messages)
+    )
+    return CommitResult(chat, stored, _rows_in_order(commit, row))
+
+
+def _facts(commit: TurnCommit) -> tuple[str, str | None, int | None]:
+    """How the turn changes the chat's facts: (keep | replace | append, JSON, numbered for).
+
+    Found facts carry the sequences their messages get; the statement writes them only if
+    the chat still has the message count they were numbered for.
+    """
+    found = commit.append.found_facts
+    added = found.facts if found is not None and commit.append.messages else ()
+    guard = found.numbered_for if found is not None and added else None
+    if commit.record.facts is not None:
+        return "replace", json.dumps([dict(f) for f in (*commit.record.facts, *added)]), guard
+    if added:
+        return "append", json.dumps([dict(f) for f in added]), guard
+    return "keep", None, None
+
+
+def _rows_in_order(commit: TurnCommit, row: Mapping[str, Any]) -> tuple[SummaryRow, ...]:
+    """The written summary rows in the commit's order (patched by id, new by sequence)."""
+    patched = {item[0]: summary_of(commit.chat_id, item) for item in row["patched"] or ()}
+    inserted = sorted(
+        (summary_of(commit.chat_id, item) for item in row["inserted"] or ()),
+        key=lambda summary: summary.sequence,
+    )
+    new_rows = iter(inserted)
+    return tuple(
+        patched[summary.id] if summary.id is not None else next(new_rows)
+        for summary in commit.summary.rows
+    )

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
@@ -41,8 +40,6 @@ from longtalk.storage.base import (
     ChatRecord,
     ChatState,
     CommitResult,
-    StoredMessage,
-    SummaryRow,
     TurnCommit,
     check_commit,
     check_tenant,
@@ -55,7 +52,7 @@ from longtalk.storage.pg_codec import (
     commit_params,
     message_of,
     state_of,
-    summary_of,
+    written_turn,
 )
 from longtalk.storage.pg_outbox import NotifyOutbox
 from longtalk.storage.pg_pool import ping_when_idle
@@ -245,7 +242,7 @@ class PostgresStorage(AsyncEngineStorage):
                 self.riding() as notes,
                 self.statement(operation, write=True, doing=doing) as db,
             ):
-                params = commit_params(commit, ids, now=now, facts=_facts(commit), notes=notes)
+                params = commit_params(commit, ids, now=now, notes=notes)
                 if locked:
                     async with db.transaction():
                         await db.execute(pg_sql.LOCK_CHAT, commit.chat_id)
@@ -269,24 +266,14 @@ class PostgresStorage(AsyncEngineStorage):
             replay = replayed(stored, commit.append.messages)
             if replay is not None:
                 return CommitResult(before, replay, ())
-        if row["after"] is not None:
-            return self._written(commit, row)
-        check_commit(before, commit)
-        known = set(row["targets"] or ())
-        missing = [r.id for r in commit.summary.rows if r.id is not None and r.id not in known]
-        if missing:
-            raise NotFoundError(f"chat {before.id!r} has no summary row with id {missing[0]}")
-        return None
-
-    def _written(self, commit: TurnCommit, row: Any) -> CommitResult:
-        """The result of a turn the statement wrote."""
-        chat = chat_of_json(row["after"])
-        first = chat.message_count - len(commit.append.messages) + 1
-        stored = tuple(
-            StoredMessage(chat.id, first + i, message)
-            for i, message in enumerate(commit.append.messages)
-        )
-        return CommitResult(chat, stored, _rows_in_order(commit, row))
+        if row["after"] is None:  # nothing written: a guard failed, or a row is missing
+            check_commit(before, commit)
+            known = set(row["targets"] or ())
+            missing = [r.id for r in commit.summary.rows if r.id is not None and r.id not in known]
+            if missing:
+                raise NotFoundError(f"chat {before.id!r} has no summary row with id {missing[0]}")
+            return None
+        return written_turn(commit, row)
 
     async def _landed(
         self, commit: TurnCommit, ids: Sequence[str], now: datetime
@@ -340,33 +327,3 @@ class PostgresStorage(AsyncEngineStorage):
 
     def _lock_schema(self, conn: Connection) -> None:
         conn.execute(text(pg_sql.SCHEMA_LOCK), {"key": _SCHEMA_LOCK_KEY})
-
-
-def _facts(commit: TurnCommit) -> tuple[str, str | None, int | None]:
-    """How the turn changes the chat's facts: (keep | replace | append, JSON, numbered for).
-
-    Found facts carry the sequences their messages get; the statement writes them only if
-    the chat still has the message count they were numbered for.
-    """
-    found = commit.append.found_facts
-    added = found.facts if found is not None and commit.append.messages else ()
-    guard = found.numbered_for if found is not None and added else None
-    if commit.record.facts is not None:
-        return "replace", json.dumps([dict(f) for f in (*commit.record.facts, *added)]), guard
-    if added:
-        return "append", json.dumps([dict(f) for f in added]), guard
-    return "keep", None, None
-
-
-def _rows_in_order(commit: TurnCommit, row: Any) -> tuple[SummaryRow, ...]:
-    """The written summary rows in the commit's order (patched by id, new by sequence)."""
-    patched = {item[0]: summary_of(commit.chat_id, item) for item in row["patched"] or ()}
-    inserted = sorted(
-        (summary_of(commit.chat_id, item) for item in row["inserted"] or ()),
-        key=lambda summary: summary.sequence,
-    )
-    new_rows = iter(inserted)
-    return tuple(
-        patched[summary.id] if summary.id is not None else next(new_rows)
-        for summary in commit.summary.rows
-    )

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal
 
+from longtalk.core.fields import field_names, same_named
 from longtalk.core.messages import Message
 from longtalk.errors import ConflictError
 
@@ -176,30 +177,12 @@ class SummaryPatch:
     @classmethod
     def from_row(cls, row: SummaryRow) -> SummaryPatch:
         """A patch that sets every content field of ``row``."""
-        return cls(
-            summary_text=row.summary_text,
-            token_count=row.token_count,
-            episode_first=row.episode_first,
-            episode_last=row.episode_last,
-            format=row.format,
-            turn_number=row.turn_number,
-            kind=row.kind,
-        )
+        return cls(**same_named(field_names(cls), row))
 
     def values(self) -> dict[str, object]:
         """The fields this patch sets, by name."""
-        return {name: value for name in _PATCH_FIELDS if (value := getattr(self, name)) is not None}
-
-
-_PATCH_FIELDS = (
-    "summary_text",
-    "token_count",
-    "episode_first",
-    "episode_last",
-    "format",
-    "turn_number",
-    "kind",
-)
+        fields = same_named(field_names(SummaryPatch), self)
+        return {name: value for name, value in fields.items() if value is not None}
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import uuid
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -257,26 +256,8 @@ class SqlStorage(StorageBase):
 
     # -- chats -------------------------------------------------------------------------
 
-    async def create_chat(
-        self,
-        chat_id: str | None = None,
-        *,
-        tenant: str = "default",
-        user: str | None = None,
-        title: str | None = None,
-    ) -> ChatRecord:
-        """Create a chat (a random id when none is given)."""
-        now = _now()
-        chat = ChatRecord(
-            id=chat_id or uuid.uuid4().hex,
-            tenant=tenant,
-            user=user,
-            title=title,
-            created_at=now,
-            updated_at=now,
-            incarnation=uuid.uuid4().hex,
-            title_source="user" if title is not None else None,
-        )
+    async def insert_chat(self, chat: ChatRecord) -> None:
+        """Store a new chat; ``StorageError`` when a chat with its id exists."""
 
         def create(conn: Connection, _: Progress) -> None:
             try:
@@ -287,7 +268,6 @@ class SqlStorage(StorageBase):
                 ) from exc
 
         await self._run(f"create_chat({chat.id!r})", create, write=True, single=True)
-        return chat
 
     async def get_chat(self, chat_id: str, *, tenant: str | None = None) -> ChatRecord | None:
         """The chat, or None (also when it belongs to another tenant)."""
@@ -615,12 +595,12 @@ def write_turn(
     if (replay := replayed(found, commit.append.messages)) is not None:
         return CommitResult(chat, replay, ())
     check_commit(chat, commit)
+    after = chat_after(chat, commit, added=len(commit.append.messages), now=now)
     progress.doing = f"inserting {len(commit.append.messages)} messages"
     stored = _insert_messages(conn, chat, commit.append.messages, now)
     progress.doing = f"writing {len(commit.summary.rows)} summary rows"
     rows = _write_summaries(conn, chat.id, commit.summary.rows, now)
     progress.doing = "updating the chat"
-    after = chat_after(chat, commit, added=len(stored), now=now)
     chat = _update_chat(conn, after, facts=commit.facts_after(row._mapping["facts"] or ()))
     if commit.append.enqueue is not None and stored:
         progress.doing = f"requesting a {commit.append.enqueue} job"

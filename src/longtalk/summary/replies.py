@@ -28,6 +28,7 @@ from longtalk.summary.model import LIST_FIELDS, SCHEMA_KEYS, ConversationSummary
 
 __all__ = [
     "FAILURE_KINDS",
+    "BadReply",
     "FailureKind",
     "ReplyError",
     "ReplyKind",
@@ -38,9 +39,7 @@ __all__ = [
     "title_from_reply",
 ]
 
-ReplyKind = Literal[
-    "json",
-    "prose",
+BadReply = Literal[
     "cut_off",
     "repetition",
     "broken_json",
@@ -49,18 +48,9 @@ ReplyKind = Literal[
     "template_only",
     "empty",
 ]
-FailureKind = Literal[
-    "cut_off",
-    "repetition",
-    "broken_json",
-    "wrong_types",
-    "echoed_schema",
-    "template_only",
-    "empty",
-    "unavailable",
-    "rejected",
-    "error",
-]
+"""A reply that holds no usable summary."""
+ReplyKind = Literal["json", "prose", BadReply]
+FailureKind = Literal[BadReply, "unavailable", "rejected", "error"]
 """Why a summary extension failed: a reply kind, or the call itself (``unavailable``: a
 timeout, connection error, 429 or 5xx; ``rejected``: the request refused, e.g. a bad key or
 an unknown model; ``error``: anything else the model raised)."""

@@ -1,8 +1,12 @@
-"""What every vector-store backend shares: ids, scope fields, names, identity checks."""
+"""What every vector-store backend shares: ids, scope fields, names, identity checks.
+
+And the checked search and fetch (``SearchingStore``) over each backend's own queries.
+"""
 
 from __future__ import annotations
 
 import uuid
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -93,3 +97,49 @@ def in_order(points: list[ScoredPoint]) -> list[ScoredPoint]:
         points,
         key=lambda p: (int(p.payload.get("sequence") or 0), int(p.payload.get("piece") or 0)),
     )
+
+
+class SearchingStore(ABC):
+    """A vector store's ``search`` and ``fetch``, checked and ordered once for every backend.
+
+    ``search`` takes exactly one query (``ValueError`` otherwise) and hands it to the
+    backend's dense or sparse search; ``fetch`` asks for each sequence once and returns
+    the points in turn order. A backend writes only its own queries.
+    """
+
+    async def search(
+        self,
+        scope: RecallScope,
+        *,
+        dense: Sequence[float] | None = None,
+        sparse: SparseVector | None = None,
+        limit: int = 10,
+    ) -> list[ScoredPoint]:
+        """The ``limit`` nearest points of the scope, by cosine (dense) or sparse dot."""
+        one_query(dense, sparse)
+        if sparse is not None:
+            return await self._search_sparse(scope, sparse, limit)
+        return await self._search_dense(scope, floats(dense), limit)
+
+    async def fetch(self, scope: RecallScope, sequences: Sequence[int]) -> list[ScoredPoint]:
+        """The scope's points with these sequences, in sequence order (score 0)."""
+        wanted = sorted({int(s) for s in sequences})
+        if not wanted:
+            return []
+        return in_order(await self._fetch(scope, wanted))
+
+    @abstractmethod
+    async def _search_dense(
+        self, scope: RecallScope, vector: list[float], limit: int
+    ) -> list[ScoredPoint]:
+        """The nearest points of the scope by cosine."""
+
+    @abstractmethod
+    async def _search_sparse(
+        self, scope: RecallScope, query: SparseVector, limit: int
+    ) -> list[ScoredPoint]:
+        """The nearest points of the scope by sparse dot."""
+
+    @abstractmethod
+    async def _fetch(self, scope: RecallScope, wanted: list[int]) -> list[ScoredPoint]:
+        """The scope's points with these sequences (sorted, distinct, not empty), any order."""

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from longtalk.vectors._common import SearchingStore
 from longtalk.vectors.base import RecallScope, ScoredPoint, SparseVector, VectorPoint
 
 __all__ = ["NullVectorStore"]
 
 
-class NullVectorStore:
+class NullVectorStore(SearchingStore):
     """A ``VectorStore`` that keeps nothing (``null:``)."""
 
     def __repr__(self) -> str:
@@ -24,19 +25,17 @@ class NullVectorStore:
     async def upsert(self, points: Sequence[VectorPoint]) -> None:
         """Drops the points."""
 
-    async def search(
-        self,
-        scope: RecallScope,
-        *,
-        dense: Sequence[float] | None = None,
-        sparse: SparseVector | None = None,
-        limit: int = 10,
+    async def _search_dense(
+        self, scope: RecallScope, vector: list[float], limit: int
     ) -> list[ScoredPoint]:
-        """Always []."""
         return []
 
-    async def fetch(self, scope: RecallScope, sequences: Sequence[int]) -> list[ScoredPoint]:
-        """Always []."""
+    async def _search_sparse(
+        self, scope: RecallScope, query: SparseVector, limit: int
+    ) -> list[ScoredPoint]:
+        return []
+
+    async def _fetch(self, scope: RecallScope, wanted: list[int]) -> list[ScoredPoint]:
         return []
 
     async def delete(self, scope: RecallScope) -> None:

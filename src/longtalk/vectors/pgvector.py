@@ -27,10 +27,9 @@ from longtalk.errors import ConfigError, MissingExtraError, VectorStoreError
 from longtalk.vectors._common import (
     DEFAULT_COLLECTION,
     FORMER_COLLECTION,
+    SearchingStore,
     check_identity,
     floats,
-    in_order,
-    one_query,
     scope_conditions,
     scored,
     stored_payload,
@@ -50,7 +49,7 @@ META_TABLE = "longtalk_vector_meta"
 FORMER_META_TABLE = f"{legacy.FORMER_NAME}_vector_meta"
 
 
-class PgVectorStore:
+class PgVectorStore(SearchingStore):
     """A pgvector table in PostgreSQL.
 
     Args:
@@ -174,19 +173,10 @@ class PgVectorStore:
         )
         await self._guard("upsert", lambda: pool.executemany(sql, rows))
 
-    async def search(
-        self,
-        scope: RecallScope,
-        *,
-        dense: Sequence[float] | None = None,
-        sparse: SparseVector | None = None,
-        limit: int = 10,
+    async def _search_dense(
+        self, scope: RecallScope, vector: list[float], limit: int
     ) -> list[ScoredPoint]:
-        """The ``limit`` nearest points of the scope, by cosine (dense) or sparse BM25 dot."""
-        one_query(dense, sparse)
         pool = self._require()
-        if sparse is not None:
-            return await self._guard("search", lambda: self._sparse(pool, scope, sparse, limit))
         where, args = _where(scope)
         n, typed = len(args), f"vector({self._dimension})"
         sql = (
@@ -194,8 +184,15 @@ class PgVectorStore:
             f" FROM {self.table} WHERE {where} ORDER BY embedding <=> ${n + 1}::{typed}"
             f" LIMIT ${n + 2}"
         )
-        rows = await self._guard("search", lambda: pool.fetch(sql, *args, _vec(dense), limit))
+        rows = await self._guard("search", lambda: pool.fetch(sql, *args, _vec(vector), limit))
         return [scored(r["score"], r["payload"], r["id"]) for r in rows]
+
+    async def _search_sparse(
+        self, scope: RecallScope, query: SparseVector, limit: int
+    ) -> list[ScoredPoint]:
+        """Sparse BM25 dot over the scope's points that share a term with the query."""
+        pool = self._require()
+        return await self._guard("search", lambda: self._sparse(pool, scope, query, limit))
 
     async def _sparse(
         self, pool: Any, scope: RecallScope, query: SparseVector, limit: int
@@ -216,11 +213,7 @@ class PgVectorStore:
             )
         return _rank_sparse(query, rows, int(total), limit)
 
-    async def fetch(self, scope: RecallScope, sequences: Sequence[int]) -> list[ScoredPoint]:
-        """The scope's points with these sequences, in sequence order (score 0)."""
-        wanted = sorted({int(s) for s in sequences})
-        if not wanted:
-            return []
+    async def _fetch(self, scope: RecallScope, wanted: list[int]) -> list[ScoredPoint]:
         pool = self._require()
         where, args = _where(scope)
         sql = (
@@ -228,7 +221,7 @@ class PgVectorStore:
             f" AND sequence = ANY(${len(args) + 1}::bigint[])"
         )
         rows = await self._guard("fetch", lambda: pool.fetch(sql, *args, wanted))
-        return in_order([scored(0.0, r["payload"], r["id"]) for r in rows])
+        return [scored(0.0, r["payload"], r["id"]) for r in rows]
 
     async def delete(self, scope: RecallScope) -> None:
         """Delete every point of the scope's chat."""

@@ -44,10 +44,9 @@ from longtalk.vectors._common import (
     SCOPE_KEYWORDS,
     SPARSE,
     SPARSE_FULL_SCAN,
+    SearchingStore,
     check_identity,
     floats,
-    in_order,
-    one_query,
     point_uuid,
     scope_conditions,
     scored,
@@ -84,7 +83,7 @@ BYTES_PER_POINT = 16 * 1024
 indexes)."""
 
 
-class QdrantEdgeStore:
+class QdrantEdgeStore(SearchingStore):
     """Vectors in an embedded Qdrant Edge shard at ``path`` (created on ``setup``).
 
     The shard writes through memory maps: a write that runs out of disk there would kill
@@ -264,33 +263,26 @@ class QdrantEdgeStore:
                 f"{needed // 1024} KiB; free disk space (recall lags until then)"
             )
 
-    async def search(
-        self,
-        scope: RecallScope,
-        *,
-        dense: Sequence[float] | None = None,
-        sparse: SparseVector | None = None,
-        limit: int = 10,
+    async def _search_dense(
+        self, scope: RecallScope, vector: list[float], limit: int
     ) -> list[ScoredPoint]:
-        """The ``limit`` nearest points of the scope, by cosine (dense) or sparse dot."""
-        one_query(dense, sparse)
+        return await self._nearest(scope, qe.Query.Nearest(vector, using=DENSE), limit)
+
+    async def _search_sparse(
+        self, scope: RecallScope, query: SparseVector, limit: int
+    ) -> list[ScoredPoint]:
+        vector = qe.SparseVector(list(query.indices), list(query.values))
+        return await self._nearest(scope, qe.Query.Nearest(vector, using=SPARSE), limit)
+
+    async def _nearest(self, scope: RecallScope, query: Any, limit: int) -> list[ScoredPoint]:
         shard = await self._ready()
-        if sparse is not None:
-            vector: Any = qe.SparseVector(list(sparse.indices), list(sparse.values))
-            query = qe.Query.Nearest(vector, using=SPARSE)
-        else:
-            query = qe.Query.Nearest(floats(dense), using=DENSE)
         request = qe.QueryRequest(
             limit=limit, query=query, filter=_filter(scope), with_payload=True
         )
         hits = self._guard("search", lambda: shard.query(request))
         return [scored(h.score, _decoded(h.payload), str(h.id)) for h in hits]
 
-    async def fetch(self, scope: RecallScope, sequences: Sequence[int]) -> list[ScoredPoint]:
-        """The scope's points with these sequences, in sequence order (score 0)."""
-        wanted = sorted({int(s) for s in sequences})
-        if not wanted:
-            return []
+    async def _fetch(self, scope: RecallScope, wanted: list[int]) -> list[ScoredPoint]:
         shard = await self._ready()
         where = _filter(scope, qe.FieldCondition("sequence", match=qe.MatchAny(wanted)))
         records: list[Any] = []
@@ -303,7 +295,7 @@ class QdrantEdgeStore:
             records.extend(page)
             if offset is None:
                 break
-        return in_order([scored(0.0, _decoded(r.payload), str(r.id)) for r in records])
+        return [scored(0.0, _decoded(r.payload), str(r.id)) for r in records]
 
     async def delete(self, scope: RecallScope) -> None:
         """Delete every point of the scope's chat (readable in the files until ``compact``)."""

@@ -26,10 +26,9 @@ from longtalk.vectors._common import (
     SCOPE_KEYWORDS,
     SPARSE,
     SPARSE_FULL_SCAN,
+    SearchingStore,
     check_identity,
     floats,
-    in_order,
-    one_query,
     point_uuid,
     scope_conditions,
     scored,
@@ -47,7 +46,7 @@ __all__ = ["QdrantServerStore"]
 T = TypeVar("T")
 
 
-class QdrantServerStore:
+class QdrantServerStore(SearchingStore):
     """A Qdrant collection reached by URL, or qdrant-client's local mode.
 
     Args:
@@ -178,28 +177,27 @@ class QdrantServerStore:
         structs = [_struct(p) for p in points]
         await self._guard("upsert", self._client.upsert(self.collection, structs, wait=True))
 
-    async def search(
-        self,
-        scope: RecallScope,
-        *,
-        dense: Sequence[float] | None = None,
-        sparse: SparseVector | None = None,
-        limit: int = 10,
+    async def _search_dense(
+        self, scope: RecallScope, vector: list[float], limit: int
     ) -> list[ScoredPoint]:
-        """The ``limit`` nearest points of the scope, by cosine (dense) or sparse dot."""
-        one_query(dense, sparse)
+        return await self._nearest(scope, vector, DENSE, limit)
+
+    async def _search_sparse(
+        self, scope: RecallScope, query: SparseVector, limit: int
+    ) -> list[ScoredPoint]:
+        vector = models.SparseVector(indices=list(query.indices), values=list(query.values))
+        return await self._nearest(scope, vector, SPARSE, limit)
+
+    async def _nearest(
+        self, scope: RecallScope, query: Any, using: str, limit: int
+    ) -> list[ScoredPoint]:
         self._require()
-        query: Any
-        if sparse is not None:
-            query = models.SparseVector(indices=list(sparse.indices), values=list(sparse.values))
-        else:
-            query = floats(dense)
         response = await self._guard(
             "search",
             self._client.query_points(
                 self.collection,
                 query=query,
-                using=SPARSE if sparse is not None else DENSE,
+                using=using,
                 query_filter=_filter(scope),
                 limit=limit,
                 with_payload=True,
@@ -207,11 +205,7 @@ class QdrantServerStore:
         )
         return [scored(p.score, p.payload, str(p.id)) for p in response.points]
 
-    async def fetch(self, scope: RecallScope, sequences: Sequence[int]) -> list[ScoredPoint]:
-        """The scope's points with these sequences, in sequence order (score 0)."""
-        wanted = sorted({int(s) for s in sequences})
-        if not wanted:
-            return []
+    async def _fetch(self, scope: RecallScope, wanted: list[int]) -> list[ScoredPoint]:
         self._require()
         match = models.FieldCondition(key="sequence", match=models.MatchAny(any=wanted))
         where = _filter(scope, match)
@@ -231,7 +225,7 @@ class QdrantServerStore:
             records.extend(page)
             if offset is None:
                 break
-        return in_order([scored(0.0, r.payload, str(r.id)) for r in records])
+        return [scored(0.0, r.payload, str(r.id)) for r in records]
 
     async def delete(self, scope: RecallScope) -> None:
         """Delete every point of the scope's chat."""

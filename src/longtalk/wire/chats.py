@@ -6,6 +6,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
+from longtalk.core.fields import field_names, same_named
 from longtalk.core.limits import scrub
 from longtalk.core.redact import public_error
 from longtalk.storage.records import ChatRecord, SummaryStats, TitleSource
@@ -52,25 +53,19 @@ class ChatOut(BaseModel):
         """Build from a record and the job state."""
         stats = chat.stats
         return cls(
-            id=chat.id,
-            tenant=chat.tenant,
-            user=scrub(chat.user),
-            title=scrub(chat.title),
-            title_source=chat.title_source,
-            created_at=chat.created_at,
-            updated_at=chat.updated_at,
-            message_count=chat.message_count,
-            last_summarized_sequence=chat.last_summarized_sequence,
-            summary_version=chat.summary_version,
-            indexed_sequence=chat.indexed_sequence,
-            index_lag=chat.index_lag,
-            summary_state=state,
-            last_error=public_error(error),
-            summary_calls=stats.calls,
-            summary_input_tokens=stats.input_tokens,
-            summary_output_tokens=stats.output_tokens,
-            summary_failures=stats.failures,
-            retry_at=stats.retry_at,
+            **same_named(
+                cls.model_fields,
+                chat,
+                user=scrub(chat.user),
+                title=scrub(chat.title),
+                summary_state=state,
+                last_error=public_error(error),
+                summary_calls=stats.calls,
+                summary_input_tokens=stats.input_tokens,
+                summary_output_tokens=stats.output_tokens,
+                summary_failures=stats.failures,
+                retry_at=stats.retry_at,
+            )
         )
 
     def record(self) -> ChatRecord:
@@ -82,20 +77,7 @@ class ChatOut(BaseModel):
             failures=self.summary_failures,
             retry_at=self.retry_at,
         )
-        return ChatRecord(
-            id=self.id,
-            tenant=self.tenant,
-            user=self.user,
-            title=self.title,
-            created_at=self.created_at,
-            updated_at=self.updated_at,
-            message_count=self.message_count,
-            last_summarized_sequence=self.last_summarized_sequence,
-            summary_version=self.summary_version,
-            indexed_sequence=self.indexed_sequence,
-            title_source=self.title_source,
-            stats=stats,
-        )
+        return ChatRecord(**same_named(field_names(ChatRecord), self, stats=stats))
 
 
 class Page(BaseModel):

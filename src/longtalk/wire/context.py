@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, cast
 from pydantic import BaseModel, Field
 
 from longtalk.core.context import AssembledContext, ContextPart
+from longtalk.core.fields import same_named
 from longtalk.core.messages import Message
 from longtalk.errors import NotFoundError
 from longtalk.storage.records import SummaryRow
@@ -100,33 +101,24 @@ class ContextOut(BaseModel):
         ids = {(r.episode_first, r.episode_last): r.id for r in rows if r.kind != "archived"}
         parts = [
             ContextPartOut(
-                kind=part.kind,
-                text=part.text,
-                tokens=part.tokens,
-                messages=list(part.messages),
-                sequences=list(part.sequences),
-                message_ids=list(part.message_ids),
-                scores=list(part.scores),
-                episode_ranges=list(part.episode_ranges),
-                summary_ids=[i for r in part.episode_ranges if (i := ids.get(r)) is not None],
-                truncated=part.truncated,
+                **same_named(
+                    ContextPartOut.model_fields,
+                    part,
+                    summary_ids=[i for r in part.episode_ranges if (i := ids.get(r)) is not None],
+                )
             )
             for part in assembled.parts
         ]
         return cls(
-            chat_id=chat_id,
-            strategy=strategy,
-            budget_tokens=assembled.budget_tokens,
-            tokens_used=assembled.tokens_used,
-            dropped_recalled=assembled.dropped_recalled,
-            dropped_verbatim=assembled.dropped_verbatim,
-            dropped_pending=assembled.dropped_pending,
-            dropped_facts=assembled.dropped_facts,
-            window_intact=assembled.window_intact,
-            parts=parts,
-            user_facts=[UserFactOut.of(fact) for fact in assembled.user_facts],
-            text=assembled.render(),
-            messages=assembled.messages,
+            **same_named(
+                cls.model_fields,
+                assembled,
+                chat_id=chat_id,
+                strategy=strategy,
+                parts=parts,
+                user_facts=[UserFactOut.of(fact) for fact in assembled.user_facts],
+                text=assembled.render(),
+            )
         )
 
     def assembled(self) -> AssembledContext:

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import AliasChoices, BaseModel, Field, field_validator
 
+from longtalk.core.fields import same_named
 from longtalk.core.limits import scrub
 from longtalk.core.redact import public_error
 from longtalk.storage.records import SummaryFormat, SummaryKind, SummaryRow
@@ -39,21 +40,12 @@ class SummaryOut(BaseModel):
     def of(cls, row: SummaryRow) -> SummaryOut:
         """Build from a row."""
         return cls(
-            id=row.id,
-            chat_id=row.chat_id,
-            sequence=row.sequence,
-            format=row.format,
-            summary_text=scrub(row.summary_text),
-            episode_first=row.episode_first,
-            episode_last=row.episode_last,
-            episode_range=row.episode_range,
-            turn_number=row.turn_number,
-            token_count=row.token_count,
-            kind=row.kind,
-            version=row.version,
-            created_at=row.created_at,
-            updated_at=row.updated_at,
-            structured=scrub(_structured(row)),
+            **same_named(
+                cls.model_fields,
+                row,
+                summary_text=scrub(row.summary_text),
+                structured=scrub(_structured(row)),
+            )
         )
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import AliasChoices, BaseModel, Field
 
 from longtalk.core.context import KnownFactLike
+from longtalk.core.fields import field_names, same_named
 from longtalk.storage.records import Origin, UserFact, UserFactKind
 from longtalk.wire.fields import MessageRange, RequestBody
 
@@ -46,15 +47,7 @@ class UserFactOut(BaseModel):
 
     def fact(self) -> UserFact:
         """The item as the library's value."""
-        return UserFact(
-            kind=self.kind,
-            text=self.text,
-            origin=self.origin,
-            chat_id=self.chat_id,
-            messages=self.messages,
-            id=self.id,
-            created_at=self.created_at,
-        )
+        return UserFact(**same_named(field_names(UserFact), self))
 
 
 class UserMemoryOut(BaseModel):
@@ -96,17 +89,7 @@ class FactOut(BaseModel):
     @classmethod
     def of(cls, fact: DurableFact) -> FactOut:
         """From the chat's fact."""
-        return cls(
-            kind=fact.kind,
-            subject=fact.subject,
-            holder=fact.holder,
-            text=fact.text,
-            sequences=list(fact.sequences),
-            said_at=fact.said_at,
-            source=fact.source,
-            value=fact.value,
-            said_by=fact.said_by,
-        )
+        return cls(**same_named(cls.model_fields, fact, sequences=list(fact.sequences)))
 
     def fact(self) -> DurableFact:
         """The fact as the library's value."""
