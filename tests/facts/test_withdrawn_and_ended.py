@@ -79,3 +79,14 @@ def test_two_budgets_of_one_person_stand_apart_and_a_change_finds_its_own() -> N
 def test_a_budget_that_went_up_is_the_same_budget() -> None:
     current = _current("My gym budget is 40 euros a month.", "My gym budget went up to 55 euros.")
     assert any("55" in text for text in current) and not any("40" in text for text in current)
+
+
+async def test_a_request_made_to_a_person_at_the_start_of_an_append_is_kept() -> None:
+    from longtalk import AsyncMemory
+
+    async with AsyncMemory("memory:") as memory:
+        chat = await memory.chat("two-people")
+        await chat.append("assistant", "How are the night shifts going?", name="Rui", timestamp=T0)
+        await chat.append("user", "Please never text me before 11 am, I sleep late.", name="Ines")
+        facts = [fact.text for fact in await chat.facts()]
+    assert any("11 am" in text for text in facts)  # said to Rui, not to an assistant

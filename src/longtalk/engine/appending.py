@@ -24,8 +24,9 @@ from longtalk.storage.base import (
     TurnCommit,
 )
 
-FindFacts = Callable[[Sequence[Numbered]], Sequence[Mapping[str, Any]]]
-"""The durable facts numbered messages state, serialised (the facts layer's extractor)."""
+FindFacts = Callable[[Sequence[Numbered], Message | None], Sequence[Mapping[str, Any]]]
+"""The durable facts numbered messages state, serialised (the facts layer's extractor),
+given the chat's message before them (whom the first answers) when it is known."""
 APPEND_ATTEMPTS = 16
 """Commits of one append that concurrent appends to its chat may overtake before it fails."""
 KNOWN_COUNTS = 4096
@@ -37,40 +38,47 @@ class AppendWriter:
 
     def __init__(self, storage: MessageStore) -> None:
         self.storage = storage
-        self._counts: OrderedDict[str, int] = OrderedDict()
+        self._counts: OrderedDict[str, tuple[int, Message | None]] = OrderedDict()
 
     async def commit(self, commit: TurnCommit, find: FindFacts) -> CommitResult:
         """Write ``commit`` with the facts ``find`` sees in its new messages.
 
         ``MessageCountMoved`` only when concurrent appends overtook it every time.
         """
-        numbered_for = self._counts.get(commit.chat_id, 0)
+        numbered_for, previous = self._counts.get(commit.chat_id, (0, None))
         for attempt in range(APPEND_ATTEMPTS):
-            found = found_facts(commit.append.messages, numbered_for, find)
+            found = found_facts(commit.append.messages, numbered_for, find, previous)
             try:
                 result = await self.storage.commit_turn(commit.with_found_facts(found))
             except MessageCountMoved as moved:
-                numbered_for = moved.message_count
+                numbered_for, previous = moved.message_count, None
                 if attempt + 1 == APPEND_ATTEMPTS:
                     raise
                 continue
-            self._remember(result.chat.id, result.chat.message_count)
+            last = commit.append.messages[-1] if commit.append.messages else previous
+            self._remember(result.chat.id, result.chat.message_count, last)
             return result
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _remember(self, chat_id: str, count: int) -> None:
-        self._counts[chat_id] = count
+    def _remember(self, chat_id: str, count: int, last: Message | None) -> None:
+        self._counts[chat_id] = (count, last)
         self._counts.move_to_end(chat_id)
         while len(self._counts) > KNOWN_COUNTS:
             self._counts.popitem(last=False)
 
 
 def found_facts(
-    messages: Sequence[Message], numbered_for: int, find: FindFacts
+    messages: Sequence[Message],
+    numbered_for: int,
+    find: FindFacts,
+    previous: Message | None = None,
 ) -> FoundFacts | None:
-    """The facts ``messages`` state, numbered as if the chat held ``numbered_for``; None if none."""
+    """The facts ``messages`` state, numbered as if the chat held ``numbered_for``; None if none.
+
+    ``previous`` is the chat's message number ``numbered_for``, when known.
+    """
     if not messages:
         return None
     numbered = [(numbered_for + 1 + index, message) for index, message in enumerate(messages)]
-    facts = tuple(find(numbered))
+    facts = tuple(find(numbered, previous))
     return FoundFacts(facts, numbered_for) if facts else None

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from longtalk.core.history import Numbered
+from longtalk.core.messages import Message
 from longtalk.core.receipt import ForgetItem, ForgetReceipt
 from longtalk.engine.job import FactKeeper
 from longtalk.errors import NotFoundError, UsageError
@@ -66,16 +67,21 @@ class TombstonedFacts:
     def __init__(self, inner: FactKeeper) -> None:
         self.inner = inner
 
-    def of_messages(self, messages: Sequence[Numbered]) -> list[dict[str, Any]]:
+    def of_messages(
+        self, messages: Sequence[Numbered], previous: Message | None = None
+    ) -> list[dict[str, Any]]:
         """The facts new messages state (tombstones apply when the chat is summarized)."""
-        return self.inner.of_messages(messages)
+        return self.inner.of_messages(messages, previous)
 
     def update(
-        self, current: Sequence[Mapping[str, Any]], plan: SummaryPlan
+        self,
+        current: Sequence[Mapping[str, Any]],
+        plan: SummaryPlan,
+        previous: Message | None = None,
     ) -> list[dict[str, Any]] | None:
         """The inner keeper's facts after ``plan``, without the buried; the tombstones kept."""
         marks, alive = buried(current)
-        found = self.inner.update(alive, plan)
+        found = self.inner.update(alive, plan, previous)
         if found is None or not marks:
             return found
         stones = [dict(entry) for entry in current if is_tombstone(entry)]

@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 from longtalk.config import MemoryConfig
 from longtalk.core.history import Numbered
+from longtalk.core.messages import Message
 from longtalk.errors import ConflictError, NotFoundError
 from longtalk.llm.base import LLM
 from longtalk.storage.base import (
@@ -58,12 +59,20 @@ class JobListener(Protocol):
 class FactKeeper(Protocol):
     """Keeps a chat's durable facts: found as messages arrive, settled as they are summarized."""
 
-    def of_messages(self, messages: Sequence[Numbered]) -> list[dict[str, Any]]:
-        """The facts new messages state, as storage keeps them."""
+    def of_messages(
+        self, messages: Sequence[Numbered], previous: Message | None = None
+    ) -> list[dict[str, Any]]:
+        """The facts new messages state, as storage keeps them.
+
+        ``previous`` is the chat's message before them, whom the first one answers.
+        """
         ...
 
     def update(
-        self, current: Sequence[Mapping[str, Any]], plan: SummaryPlan
+        self,
+        current: Sequence[Mapping[str, Any]],
+        plan: SummaryPlan,
+        previous: Message | None = None,
     ) -> list[dict[str, Any]] | None:
         """The chat's facts after ``plan`` (None: unchanged)."""
         ...
@@ -197,7 +206,8 @@ class SummaryJob:
         if not plan.changed and run is None:
             return SummarizeOutcome(plan, state.chat, None, attempt)
         title = await self._title(state, plan)
-        facts = self.facts.update(state.facts, plan) if plan.changed else None
+        before = _before(state, plan)
+        facts = self.facts.update(state.facts, plan, before) if plan.changed else None
         commit = TurnCommit(
             chat_id=state.chat.id,
             summary=SummaryUpdate(
@@ -259,3 +269,11 @@ class SummaryJob:
 
 def _numbered(messages: Sequence[StoredMessage]) -> list[Numbered]:
     return [(item.sequence, item.message) for item in messages]
+
+
+def _before(state: ChatState, plan: SummaryPlan) -> Message | None:
+    """The loaded message just before the first one ``plan`` folded, if loaded."""
+    if not plan.folded:
+        return None
+    first = plan.folded[0][0]
+    return next((m.message for m in state.messages if m.sequence == first - 1), None)

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from longtalk.core.history import Numbered
-from longtalk.core.messages import Role
+from longtalk.core.messages import Message, Role
 from longtalk.facts.durable_fact import DurableFact, FactKind
 from longtalk.facts.from_summary import facts_from_summary
 from longtalk.facts.known import related_to, resolve
@@ -52,17 +52,25 @@ class DurableFacts:
     def __init__(self, *, from_summaries: bool = False) -> None:
         self.from_summaries = from_summaries
 
-    def of_messages(self, messages: Sequence[Numbered]) -> list[dict[str, Any]]:
-        """The facts new messages state, as storage keeps them (found at append time)."""
-        return [fact.to_dict() for fact in statements(messages)]
+    def of_messages(
+        self, messages: Sequence[Numbered], previous: Message | None = None
+    ) -> list[dict[str, Any]]:
+        """The facts new messages state, as storage keeps them (found at append time).
+
+        ``previous``: the chat's message before them, whom the first one answers.
+        """
+        return [fact.to_dict() for fact in statements(messages, previous=previous)]
 
     def update(
-        self, current: Sequence[Mapping[str, Any]], plan: SummaryPlan
+        self,
+        current: Sequence[Mapping[str, Any]],
+        plan: SummaryPlan,
+        previous: Message | None = None,
     ) -> list[dict[str, Any]] | None:
         """The chat's facts after ``plan``; None when the plan folded nothing."""
         if not plan.folded:
             return None
-        found = statements(plan.folded)
+        found = statements(plan.folded, previous=previous)
         if self.from_summaries:
             sequences = [sequence for sequence, _ in plan.folded]
             for row in _structured(plan.rows):

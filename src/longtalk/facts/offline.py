@@ -46,22 +46,31 @@ def statements(
     messages: Sequence[tuple[int, Message]],
     *,
     people: Collection[str] | None = None,
+    previous: Message | None = None,
 ) -> list[DurableFact]:
-    """What the human speakers of ``messages`` stated, merged (retractions kept)."""
-    return merge_facts([], facts_of(read_statements(said(messages, people=people))))
+    """What the human speakers of ``messages`` stated, merged (retractions kept).
+
+    ``previous`` is the chat's message before them, when known: whom the first of them
+    answers (a request to a person is theirs to keep; one to the assistant an instruction).
+    """
+    found = read_statements(said(messages, people=people, previous=previous))
+    return merge_facts([], facts_of(found))
 
 
 def said(
     messages: Sequence[tuple[int, Message]],
     *,
     people: Collection[str] | None = None,
+    previous: Message | None = None,
 ) -> Iterator[Said]:
     """The human messages to read, each with whom it is said to.
 
-    The listener is the last other human speaker before it, else the assistant.
+    The listener is the last other human speaker before it (``previous`` included), else
+    the assistant.
     """
     listener = ASSISTANT
-    last_speaker = ""
+    human = previous is not None and is_human(previous, people)
+    last_speaker = holder_of(previous) if previous is not None and human else ""
     for sequence, message in messages:
         if not is_human(message, people):
             continue
