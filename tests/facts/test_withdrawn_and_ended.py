@@ -87,6 +87,7 @@ async def test_a_request_made_to_a_person_at_the_start_of_an_append_is_kept() ->
     async with AsyncMemory("memory:") as memory:
         chat = await memory.chat("two-people")
         await chat.append("assistant", "How are the night shifts going?", name="Rui", timestamp=T0)
+        await chat.append("user", "Fine, tiring.", name="Ines")  # she says two in a row
         await chat.append("user", "Please never text me before 11 am, I sleep late.", name="Ines")
         facts = [fact.text for fact in await chat.facts()]
     assert any("11 am" in text for text in facts)  # said to Rui, not to an assistant

@@ -16,7 +16,7 @@ from longtalk.engine.appending import AppendWriter, found_facts
 from longtalk.storage import NewMessages, TurnCommit
 
 
-def liked(numbered, previous=None):
+def liked(numbered, previous=()):
     return [
         {"text": message.content, "sequences": [sequence]}
         for sequence, message in numbered

@@ -24,9 +24,11 @@ from longtalk.storage.base import (
     TurnCommit,
 )
 
-FindFacts = Callable[[Sequence[Numbered], Message | None], Sequence[Mapping[str, Any]]]
+FindFacts = Callable[[Sequence[Numbered], Sequence[Message]], Sequence[Mapping[str, Any]]]
 """The durable facts numbered messages state, serialised (the facts layer's extractor),
-given the chat's message before them (whom the first answers) when it is known."""
+given the chat's latest messages before them (whom the first answers) when known."""
+RECENT = 8
+"""The latest messages of a chat remembered for whom its next append answers."""
 APPEND_ATTEMPTS = 16
 """Commits of one append that concurrent appends to its chat may overtake before it fails."""
 KNOWN_COUNTS = 4096
@@ -38,30 +40,30 @@ class AppendWriter:
 
     def __init__(self, storage: MessageStore) -> None:
         self.storage = storage
-        self._counts: OrderedDict[str, tuple[int, Message | None]] = OrderedDict()
+        self._counts: OrderedDict[str, tuple[int, tuple[Message, ...]]] = OrderedDict()
 
     async def commit(self, commit: TurnCommit, find: FindFacts) -> CommitResult:
         """Write ``commit`` with the facts ``find`` sees in its new messages.
 
         ``MessageCountMoved`` only when concurrent appends overtook it every time.
         """
-        numbered_for, previous = self._counts.get(commit.chat_id, (0, None))
+        numbered_for, previous = self._counts.get(commit.chat_id, (0, ()))
         for attempt in range(APPEND_ATTEMPTS):
             found = found_facts(commit.append.messages, numbered_for, find, previous)
             try:
                 result = await self.storage.commit_turn(commit.with_found_facts(found))
             except MessageCountMoved as moved:
-                numbered_for, previous = moved.message_count, None
+                numbered_for, previous = moved.message_count, ()
                 if attempt + 1 == APPEND_ATTEMPTS:
                     raise
                 continue
-            last = commit.append.messages[-1] if commit.append.messages else previous
-            self._remember(result.chat.id, result.chat.message_count, last)
+            recent = (*previous, *commit.append.messages)[-RECENT:]
+            self._remember(result.chat.id, result.chat.message_count, recent)
             return result
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _remember(self, chat_id: str, count: int, last: Message | None) -> None:
-        self._counts[chat_id] = (count, last)
+    def _remember(self, chat_id: str, count: int, recent: tuple[Message, ...]) -> None:
+        self._counts[chat_id] = (count, recent)
         self._counts.move_to_end(chat_id)
         while len(self._counts) > KNOWN_COUNTS:
             self._counts.popitem(last=False)
@@ -71,11 +73,11 @@ def found_facts(
     messages: Sequence[Message],
     numbered_for: int,
     find: FindFacts,
-    previous: Message | None = None,
+    previous: Sequence[Message] = (),
 ) -> FoundFacts | None:
     """The facts ``messages`` state, numbered as if the chat held ``numbered_for``; None if none.
 
-    ``previous`` is the chat's message number ``numbered_for``, when known.
+    ``previous`` are the chat's latest messages up to number ``numbered_for``, when known.
     """
     if not messages:
         return None

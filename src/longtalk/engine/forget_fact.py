@@ -68,7 +68,7 @@ class TombstonedFacts:
         self.inner = inner
 
     def of_messages(
-        self, messages: Sequence[Numbered], previous: Message | None = None
+        self, messages: Sequence[Numbered], previous: Sequence[Message] = ()
     ) -> list[dict[str, Any]]:
         """The facts new messages state (tombstones apply when the chat is summarized)."""
         return self.inner.of_messages(messages, previous)
@@ -77,7 +77,7 @@ class TombstonedFacts:
         self,
         current: Sequence[Mapping[str, Any]],
         plan: SummaryPlan,
-        previous: Message | None = None,
+        previous: Sequence[Message] = (),
     ) -> list[dict[str, Any]] | None:
         """The inner keeper's facts after ``plan``, without the buried; the tombstones kept."""
         marks, alive = buried(current)

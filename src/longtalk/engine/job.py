@@ -56,15 +56,19 @@ class JobListener(Protocol):
         ...
 
 
+CONTEXT_MESSAGES = 8
+"""Messages before a batch read for whom its first messages answer."""
+
+
 class FactKeeper(Protocol):
     """Keeps a chat's durable facts: found as messages arrive, settled as they are summarized."""
 
     def of_messages(
-        self, messages: Sequence[Numbered], previous: Message | None = None
+        self, messages: Sequence[Numbered], previous: Sequence[Message] = ()
     ) -> list[dict[str, Any]]:
         """The facts new messages state, as storage keeps them.
 
-        ``previous`` is the chat's message before them, whom the first one answers.
+        ``previous`` are the chat's latest messages before them (whom the first answers).
         """
         ...
 
@@ -72,7 +76,7 @@ class FactKeeper(Protocol):
         self,
         current: Sequence[Mapping[str, Any]],
         plan: SummaryPlan,
-        previous: Message | None = None,
+        previous: Sequence[Message] = (),
     ) -> list[dict[str, Any]] | None:
         """The chat's facts after ``plan`` (None: unchanged)."""
         ...
@@ -271,9 +275,9 @@ def _numbered(messages: Sequence[StoredMessage]) -> list[Numbered]:
     return [(item.sequence, item.message) for item in messages]
 
 
-def _before(state: ChatState, plan: SummaryPlan) -> Message | None:
-    """The loaded message just before the first one ``plan`` folded, if loaded."""
+def _before(state: ChatState, plan: SummaryPlan) -> list[Message]:
+    """The loaded messages just before the first one ``plan`` folded (a few)."""
     if not plan.folded:
-        return None
+        return []
     first = plan.folded[0][0]
-    return next((m.message for m in state.messages if m.sequence == first - 1), None)
+    return [m.message for m in state.messages if first - CONTEXT_MESSAGES <= m.sequence < first]

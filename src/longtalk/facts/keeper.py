@@ -53,11 +53,11 @@ class DurableFacts:
         self.from_summaries = from_summaries
 
     def of_messages(
-        self, messages: Sequence[Numbered], previous: Message | None = None
+        self, messages: Sequence[Numbered], previous: Sequence[Message] = ()
     ) -> list[dict[str, Any]]:
         """The facts new messages state, as storage keeps them (found at append time).
 
-        ``previous``: the chat's message before them, whom the first one answers.
+        ``previous``: the chat's latest messages before them (whom the first one answers).
         """
         return [fact.to_dict() for fact in statements(messages, previous=previous)]
 
@@ -65,7 +65,7 @@ class DurableFacts:
         self,
         current: Sequence[Mapping[str, Any]],
         plan: SummaryPlan,
-        previous: Message | None = None,
+        previous: Sequence[Message] = (),
     ) -> list[dict[str, Any]] | None:
         """The chat's facts after ``plan``; None when the plan folded nothing."""
         if not plan.folded:

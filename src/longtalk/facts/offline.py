@@ -46,12 +46,13 @@ def statements(
     messages: Sequence[tuple[int, Message]],
     *,
     people: Collection[str] | None = None,
-    previous: Message | None = None,
+    previous: Sequence[Message] = (),
 ) -> list[DurableFact]:
     """What the human speakers of ``messages`` stated, merged (retractions kept).
 
-    ``previous`` is the chat's message before them, when known: whom the first of them
-    answers (a request to a person is theirs to keep; one to the assistant an instruction).
+    ``previous`` are the chat's latest messages before them, when known: whom the first of
+    them answers (a request to a person is theirs to keep; one to the assistant an
+    instruction).
     """
     found = read_statements(said(messages, people=people, previous=previous))
     return merge_facts([], facts_of(found))
@@ -61,23 +62,23 @@ def said(
     messages: Sequence[tuple[int, Message]],
     *,
     people: Collection[str] | None = None,
-    previous: Message | None = None,
+    previous: Sequence[Message] = (),
 ) -> Iterator[Said]:
     """The human messages to read, each with whom it is said to.
 
-    The listener is the last other human speaker before it (``previous`` included), else
-    the assistant.
+    The listener is the last other human speaker before it (in ``previous`` too), else the
+    assistant.
     """
-    listener = ASSISTANT
-    human = previous is not None and is_human(previous, people)
-    last_speaker = holder_of(previous) if previous is not None and human else ""
-    for sequence, message in messages:
+    listener, last_speaker = ASSISTANT, ""
+    for index, (sequence, message) in enumerate([*((0, m) for m in previous), *messages]):
         if not is_human(message, people):
             continue
         speaker = holder_of(message)
         if last_speaker and last_speaker.casefold() != speaker.casefold():
             listener = last_speaker
         last_speaker = speaker
+        if index < len(previous):
+            continue
         if is_suspicious(message.content):
             continue
         yield Said(sequence, speaker, message.content, listener, message.timestamp)
