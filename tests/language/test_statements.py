@@ -109,3 +109,9 @@ def test_times_resolve_against_the_message_date() -> None:
     said = Said(1, "Ana", "I adopted a cat yesterday.", said_at=datetime(2023, 5, 8, 13, 0))
     (s,) = read_statements([said])
     assert s.time == "7 May 2023" and s.said_at == said.said_at
+
+
+def test_a_sentence_opening_adverb_is_not_part_of_the_name_after_it() -> None:
+    assert [s.holder for s in read("Sadly Pip died last winter.")] == ["Pip"]
+    assert [s.holder for s in read("Luckily Omar found the tickets.")] == ["Omar"]
+    assert [s.holder for s in read("Rosa Diaz moved to Quito.")] == ["Rosa Diaz"]

@@ -78,9 +78,24 @@ def refer(token: Token, people: Participants) -> Referent | None:
 
 
 def name_of(token: Token) -> str:
-    """A proper name with its compound parts (``Ana Lima``)."""
+    """A proper name with its compound parts (``Ana Lima``).
+
+    A capitalised word that opens the sentence is only part of the name if the tagger still
+    reads it as a name when it is written in lower case: ``Sadly Kiwi passed away`` is
+    about Kiwi.
+    """
     parts = [t for t in token.lefts if t.dep_ == "compound" and t.pos_ == "PROPN"]
+    if parts and parts[0].i == parts[0].sent.start and not _still_a_name(parts[0]):
+        parts = parts[1:]
     return " ".join([*(t.text for t in parts), token.text])
+
+
+def _still_a_name(first: Token) -> bool:
+    from longtalk.language.nlp import parse
+
+    sentence = first.sent.text
+    lowered = parse(sentence[:1].lower() + sentence[1:])
+    return len(lowered) > 0 and lowered[0].pos_ in ("PROPN", "NOUN")
 
 
 def _owned(token: Token, people: Participants) -> Referent | None:
