@@ -112,6 +112,7 @@ def test_times_resolve_against_the_message_date() -> None:
 
 
 def test_a_sentence_opening_adverb_is_not_part_of_the_name_after_it() -> None:
-    assert [s.holder for s in read("Sadly Pip died last winter.")] == ["Pip"]
+    assert [s.holder for s in read("Sadly Pepper passed away last week.")] == ["Pepper"]
+    assert [s.holder for s in read("Sadly Kiwi died last winter.")] == ["Kiwi"]
     assert [s.holder for s in read("Luckily Omar found the tickets.")] == ["Omar"]
     assert [s.holder for s in read("Rosa Diaz moved to Quito.")] == ["Rosa Diaz"]
