@@ -67,6 +67,15 @@ def test_a_block_that_no_longer_serves_the_question_is_replaced() -> None:
     assert second.parts[1].text != first.parts[1].text
 
 
+def test_a_block_the_question_would_only_show_as_filler_is_replaced() -> None:
+    first = read(CATS)
+    faint = [turn(t.sequence, t.message.content, 0.001) for t in CATS]
+    second = read([*TRAINS[:2], *faint], first.recall_block)
+    shown = {s for part in second.parts if part.kind == "recalled" for s in part.sequences}
+    assert {t.sequence for t in CATS} <= shown  # there is room for every cat turn...
+    assert "trip" in second.parts[1].text  # ...but they no longer lead: the block is new
+
+
 def test_a_block_that_outgrows_the_room_is_replaced_whole_not_cut() -> None:
     first = read(CATS)
     long_window = [(90 + i, user(f"a much longer recent line number {i} " * 3)) for i in range(6)]

@@ -33,10 +33,11 @@ from longtalk.core.tokens import DEFAULT_COUNTER, TokenCounter
 PartKind = Literal["facts", "user", "recalled", "summary", "verbatim"]
 ContextOrder = Literal["contract", "cache_friendly"]
 """``contract``: [durable] [recalled] [summary] [window]. ``cache_friendly``: [durable]
-[summary] [window] [recalled]: the parts that change only when memory changes first, then
-the window (which only grows until the summary takes its oldest messages), and last the
-recalled turns, which change with every question; a provider's prompt cache then reuses the
-longest prefix from one turn to the next."""
+[summary] [kept recalled block] [window] [recalled afresh]: the parts that change only when
+memory changes first, then the recalled block a turn on the same topic keeps, then the
+window (which only grows until the summary takes its oldest messages), and last the turns
+recalled for this question; a provider's prompt cache then reuses the longest prefix from
+one turn to the next."""
 DURABLE_KINDS: tuple[PartKind, ...] = ("facts", "user")
 
 RECALL_HEADER = "Relevant earlier conversation, quoted:"
@@ -103,8 +104,8 @@ class ContextBudget:
     turns. ``recall_keep`` (``cache_friendly``): the most share of the recall room the
     previous turn's recalled block may keep, byte for byte, while it still serves the
     question (:func:`assemble_context`'s ``kept_recall``); the rest is recalled afresh.
-    ``recall_serves``: the least share of that block's turns the question's own recall
-    must choose for the block to be kept (0 keeps it while recall still finds its turns).
+    ``recall_serves``: the least share of the relevance of the question's own recall fill
+    that the block's turns must hold for the block to be kept (0 keeps it while it fits).
     """
 
     summary_max_tokens: int = 200
@@ -351,9 +352,9 @@ def assemble_context(
             when the caller divided it to shape the summary; the summary is then shown as
             given (already within ``division.summary_text``), never cut a second time.
         kept_recall: ``cache_friendly`` only: the previous context's ``recall_block``. It is
-            shown again before the window, in the same order and bytes, while the question's
-            own recall still chooses enough of its turns (``rules.recall_serves``); the
-            turns recalled afresh follow the window (:func:`_sticky_recall`).
+            shown again before the window, in the same order and bytes, while its turns are
+            still relevant enough to the question (``rules.recall_serves``); the turns
+            recalled afresh follow the window (:func:`_sticky_recall`).
     """
     total = max(0, budget_tokens)
     budget = total - sum(_cost(part) for part in durable)
@@ -885,9 +886,10 @@ def _sticky_recall(
 ) -> tuple[ContextPart | None, ContextPart | None, int]:
     """The recalled turns as a kept block and the turns recalled afresh (``cache_friendly``).
 
-    The block is the previous turn's (``kept``), within ``rules.recall_keep`` of the room,
-    while the question's own fill still chooses at least ``rules.recall_serves`` of its
-    turns; otherwise a new block is chosen, best first, from the question's own fill. It
+    The block is the previous turn's (``kept``) while it fits the room and its turns hold at
+    least ``rules.recall_serves`` of the relevance (scores) of the question's own fill;
+    otherwise a new block is chosen, best first, from that fill within ``rules.recall_keep``
+    of the room (replaced whole, never cut: a cut would change the bytes before the window). It
     renders the same bytes every turn it is kept, so it can stand before the recent window
     in the cached prefix; the rest of the room is filled best first. Returns the block, the
     rest and the turns dropped (the block None when there is none: the rest is then the
@@ -899,9 +901,10 @@ def _sticky_recall(
         return None, own, dropped  # unnumbered turns cannot be told apart by their sequence
     chosen = set(own.sequences)
     block = list(kept)
-    serving = sum(entry.turn.sequence in chosen for entry in block)
+    relevance = {s: _positive(score) for s, score in zip(own.sequences, own.scores, strict=True)}
+    serving = sum(relevance.get(entry.turn.sequence, 0.0) for entry in block)
     fits = bool(block) and counter.count(_render_recalled(block, rules)) < allowance
-    if not fits or serving < rules.recall_serves * len(block):
+    if not fits or serving < rules.recall_serves * sum(relevance.values()):
         best = [entry for entry in entries if entry.turn.sequence in chosen]
         room = math.floor(allowance * rules.recall_keep)
         fresh, _ = _recall_part(best, room, counter, rules)
