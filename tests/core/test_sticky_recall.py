@@ -85,6 +85,13 @@ def test_a_block_that_outgrows_the_room_is_replaced_whole_not_cut() -> None:
     assert second.tokens_used <= 260
 
 
+def test_no_block_is_started_when_recall_has_little_room() -> None:
+    small = read([*CATS, *TRAINS], rules=replace(FRIENDLY, recall_block_from=0.9))
+    assert kinds(small) == ["summary", "verbatim", "recalled"] and not small.recall_block
+    roomy = read([*CATS, *TRAINS], rules=replace(FRIENDLY, recall_block_from=0.1))
+    assert kinds(roomy) == ["summary", "recalled", "verbatim", "recalled"]
+
+
 def test_without_a_kept_block_or_with_keep_off_it_is_todays_single_part() -> None:
     off = read([*CATS, *TRAINS], rules=replace(FRIENDLY, recall_keep=0.0))
     assert kinds(off) == ["summary", "verbatim", "recalled"] and not off.recall_block
@@ -98,7 +105,7 @@ def test_contract_order_ignores_a_kept_block() -> None:
     assert given.render() == plain.render() and not given.recall_block
 
 
-@pytest.mark.parametrize("field", ["recall_keep", "recall_serves"])
+@pytest.mark.parametrize("field", ["recall_keep", "recall_serves", "recall_block_from"])
 def test_shares_outside_zero_to_one_are_refused(field: str) -> None:
     with pytest.raises(ValueError, match=field):
         ContextBudget(**{field: 1.5})  # type: ignore[arg-type]

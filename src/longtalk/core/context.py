@@ -106,6 +106,9 @@ class ContextBudget:
     question (:func:`assemble_context`'s ``kept_recall``); the rest is recalled afresh.
     ``recall_serves``: the least share of the relevance of the question's own recall fill
     that the block's turns must hold for the block to be kept (0 keeps it while it fits).
+    ``recall_block_from``: no new block is started while recall has less than this share of
+    the budget (a small block soon overflows, and a replaced block costs the cached window
+    after it); the recalled turns then all follow the window.
     """
 
     summary_max_tokens: int = 200
@@ -119,6 +122,7 @@ class ContextBudget:
     window_step: int = 10
     recall_keep: float = 0.8
     recall_serves: float = 0.25
+    recall_block_from: float = 0.25
 
     def __post_init__(self) -> None:
         if self.summary_max_tokens < 0:
@@ -131,6 +135,10 @@ class ContextBudget:
             raise ValueError(f"recall_keep must be within [0, 1], got {self.recall_keep}")
         if not 0.0 <= self.recall_serves <= 1.0:
             raise ValueError(f"recall_serves must be within [0, 1], got {self.recall_serves}")
+        if not 0.0 <= self.recall_block_from <= 1.0:
+            raise ValueError(
+                f"recall_block_from must be within [0, 1], got {self.recall_block_from}"
+            )
 
     def summary_allowance(self, room_tokens: int) -> int:
         """The most tokens the summary part may take of ``room_tokens`` (what the window left)."""
@@ -379,7 +387,7 @@ def assemble_context(
     if rules.order == "cache_friendly" and rules.recall_keep > 0:
         kept = _entries(_dedup_recalled(kept_recall, shown, shown_sequences), counter, rules)
         kept_part, recall_part, dropped_recalled = _sticky_recall(
-            entries, kept, left - 1, counter, rules
+            entries, kept, left - 1, counter, rules, budget
         )
     else:
         recall_part, dropped_recalled = _recall_part(entries, left - 1, counter, rules)
@@ -883,6 +891,7 @@ def _sticky_recall(
     allowance: int,
     counter: TokenCounter,
     rules: ContextBudget,
+    whole: int,
 ) -> tuple[ContextPart | None, ContextPart | None, int]:
     """The recalled turns as a kept block and the turns recalled afresh (``cache_friendly``).
 
@@ -905,6 +914,8 @@ def _sticky_recall(
     serving = sum(relevance.get(entry.turn.sequence, 0.0) for entry in block)
     fits = bool(block) and counter.count(_render_recalled(block, rules)) < allowance
     if not fits or serving < rules.recall_serves * sum(relevance.values()):
+        if allowance < rules.recall_block_from * whole:
+            return None, own, dropped  # a block this small would soon overflow: none
         best = [entry for entry in entries if entry.turn.sequence in chosen]
         room = math.floor(allowance * rules.recall_keep)
         fresh, _ = _recall_part(best, room, counter, rules)
