@@ -146,6 +146,7 @@ async def _kept_block_reads(tmp_path: Path, forget: bool) -> list:  # type: igno
         await engine.create_chat("c")
         for round_ in range(30):
             await engine.append("c", _turns(round_))
+        await engine.summarize("c", force=True)  # recall gets the room pending messages took
         first = await engine.get_context("c", "What about my kitten Miso?", budget_tokens=800)
         if forget:
             await engine.forget("c", [first.recall_block[0].sequence])

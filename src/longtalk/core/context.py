@@ -121,7 +121,7 @@ class ContextBudget:
     order: ContextOrder = "contract"
     window_step: int = 10
     recall_keep: float = 0.8
-    recall_serves: float = 0.25
+    recall_serves: float = 0.5
     recall_block_from: float = 0.25
 
     def __post_init__(self) -> None:
