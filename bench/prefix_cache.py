@@ -19,8 +19,9 @@ that repeat the previous context's prefix), ``prefix_share_median`` (those token
 previous context's tokens, on the median turn), ``unchanged_share`` (the share of turns whose
 stable head - the parts before the first recalled turn or window message - repeats the
 previous turn's byte for byte), ``recalled_share_median`` (the recalled turns' tokens over
-the context's, on the median turn: with ``cache_friendly`` they come last and change with
-every question, so one minus this share bounds the prefix share) and ``turns``. Tokens are
+the context's, on the median turn: they change with the question; ``cache_friendly`` keeps
+the previous turn's recalled block before the window while it still serves, and only the
+turns recalled afresh after the window change every turn) and ``turns``. Tokens are
 ceil(chars / 4). ``--budget`` measures another ``context_max_tokens`` (default: the
 configured one); the JSON says which.
 """
@@ -163,8 +164,7 @@ async def replay(
             series["whole_history"].add(whole, whole)
             for order, engine in engines.items():
                 context = await engine.get_context(chat.id, turn.message.content)
-                recalled = context.part("recalled")
-                tokens = recalled.tokens if recalled is not None else 0
+                tokens = sum(part.tokens for part in context.parts if part.kind == "recalled")
                 series[order].add(context.render(), stable_head(context), tokens)
         await storage.close()
         await retriever.close()

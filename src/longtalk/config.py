@@ -238,8 +238,9 @@ class MemoryConfig(_Strict):
     context_order: Literal["contract", "cache_friendly"] = Field(
         "contract",
         description="contract: [facts] [user] [recalled] [summary] [window]; cache_friendly: "
-        "[facts] [user] [summary] [window] [recalled], with the facts chosen by durability "
-        "and the window's start moved in steps, so a provider's prompt cache reuses more.",
+        "[facts] [user] [summary] [kept recalled block] [window] [recalled afresh], with the "
+        "facts chosen by durability, the window's start moved in steps and the previous "
+        "turn's recalled block kept while it serves, so a provider's prompt cache reuses more.",
     )
     summary_input_max_chars: int = Field(12000, ge=200)
     max_extensions_per_run: int = Field(8, ge=1)

@@ -44,7 +44,7 @@ async def test_cache_friendly_repeats_everything_but_the_recalled_turns(tmp_path
     kinds = [part.kind for part in first.parts]
     assert kinds[-2:] == ["verbatim", "recalled"] and "summary" in kinds
     assert first.recalled != second.recalled  # the question changed what is recalled...
-    stable = first.render()[: first.render().index(first.part("recalled").text)]
+    stable = first.render()[: first.render().index(first.part("summary").text)]
     assert second.render().startswith(stable)  # ...and nothing before it
     messages = second.to_messages()
     assert messages[-1]["role"] == "system" and "Relevant earlier" in messages[-1]["content"]
@@ -105,9 +105,10 @@ async def _turns_with_more_facts_than_fit(tmp_path: Path, order: str) -> list:  
 
 
 def _before_recall(context) -> str:  # type: ignore[no-untyped-def]
+    """The context up to the turns recalled afresh (the kept block and the window included)."""
     text = context.render()
-    recalled = context.part("recalled")
-    return text[: text.index(recalled.text) - len("\n\n")] if recalled else text
+    last = context.parts[-1]
+    return text[: text.rindex(last.text) - len("\n\n")] if last.kind == "recalled" else text
 
 
 async def test_cache_friendly_context_extends_the_previous_one_turn_after_turn(
@@ -117,7 +118,15 @@ async def test_cache_friendly_context_extends_the_previous_one_turn_after_turn(
     assert all(context.dropped_facts for context in contexts)  # the question could choose...
     assert len({context.facts.text for context in contexts}) == 1  # ...but the head is fixed
     for previous, current in zip(contexts, contexts[1:], strict=False):
-        assert current.render().startswith(_before_recall(previous))
+        turns = next(p for p in previous.parts if p.kind in ("recalled", "verbatim"))
+        head = previous.render()[: previous.render().index(turns.text)]
+        assert "Durable facts" in head and current.render().startswith(head)
+        if _sequences(current.recall_block) == _sequences(previous.recall_block):
+            assert current.render().startswith(_before_recall(previous))
+
+
+def _sequences(block) -> list[int]:  # type: ignore[no-untyped-def]
+    return [turn.sequence for turn in block]
 
 
 async def test_contract_order_still_lets_the_question_choose_the_facts(tmp_path: Path) -> None:
@@ -125,3 +134,40 @@ async def test_contract_order_still_lets_the_question_choose_the_facts(tmp_path:
     shown = [context.facts.text for context in contexts]
     assert len(set(shown)) > 1
     assert "vegetarian" in shown[0] and "Lisbon" in shown[1] and "cello" in shown[2]
+
+
+async def _kept_block_reads(tmp_path: Path, forget: bool) -> list:  # type: ignore[type-arg]
+    """Two reads on one topic; with ``forget``, a turn of the first's kept block is forgotten."""
+    async with from_url(f"sqlite:///{tmp_path / 'kept.db'}") as storage:
+        embedder = MiniLMEmbedder()
+        recall = HybridRetriever(QdrantEdgeStore(tmp_path / "kept"), embedder)
+        config = MemoryConfig(context_order="cache_friendly", summary_recent_turns=2)
+        engine = MemoryEngine(storage, config=config, recall=recall, embedder=embedder)
+        await engine.create_chat("c")
+        for round_ in range(30):
+            await engine.append("c", _turns(round_))
+        await engine.summarize("c", force=True)  # recall gets the room pending messages took
+        first = await engine.get_context("c", "What about my kitten Miso?", budget_tokens=800)
+        if forget:
+            await engine.forget("c", [first.recall_block[0].sequence])
+        await engine.append("c", [user("Miso again"), assistant("Tell me.")])
+        second = await engine.get_context("c", "And the kitten Miso now?", budget_tokens=800)
+        await recall.close()
+        return [first, second]
+
+
+async def test_cache_friendly_keeps_the_recalled_block_before_the_window(tmp_path: Path) -> None:
+    first, second = await _kept_block_reads(tmp_path, forget=False)
+    kinds = [part.kind for part in first.parts]
+    assert kinds.index("recalled") < kinds.index("verbatim") and first.recall_block
+    assert _sequences(second.recall_block) == _sequences(first.recall_block)
+    window = first.part("verbatim")
+    assert window is not None
+    cached = first.render()[: first.render().index(window.text) + len(window.text)]
+    assert second.render().startswith(cached)  # the block and the whole previous window
+
+
+async def test_a_forgotten_turn_of_the_kept_block_is_not_shown_again(tmp_path: Path) -> None:
+    first, second = await _kept_block_reads(tmp_path, forget=True)
+    gone = first.recall_block[0].message.content
+    assert gone in first.render() and gone not in second.render()

@@ -33,10 +33,11 @@ from longtalk.core.tokens import DEFAULT_COUNTER, TokenCounter
 PartKind = Literal["facts", "user", "recalled", "summary", "verbatim"]
 ContextOrder = Literal["contract", "cache_friendly"]
 """``contract``: [durable] [recalled] [summary] [window]. ``cache_friendly``: [durable]
-[summary] [window] [recalled]: the parts that change only when memory changes first, then
-the window (which only grows until the summary takes its oldest messages), and last the
-recalled turns, which change with every question; a provider's prompt cache then reuses the
-longest prefix from one turn to the next."""
+[summary] [kept recalled block] [window] [recalled afresh]: the parts that change only when
+memory changes first, then the recalled block a turn on the same topic keeps, then the
+window (which only grows until the summary takes its oldest messages), and last the turns
+recalled for this question; a provider's prompt cache then reuses the longest prefix from
+one turn to the next."""
 DURABLE_KINDS: tuple[PartKind, ...] = ("facts", "user")
 
 RECALL_HEADER = "Relevant earlier conversation, quoted:"
@@ -100,7 +101,14 @@ class ContextBudget:
     where the shown pending messages start: when not every pending message fits, the first
     one shown moves in steps of ``window_step`` messages (sequences), not one message a turn,
     so the recent conversation keeps its first line, and the context its prefix, for most
-    turns.
+    turns. ``recall_keep`` (``cache_friendly``): the most share of the recall room the
+    previous turn's recalled block may keep, byte for byte, while it still serves the
+    question (:func:`assemble_context`'s ``kept_recall``); the rest is recalled afresh.
+    ``recall_serves``: the least share of the relevance of the question's own recall fill
+    that the block's turns must hold for the block to be kept (0 keeps it while it fits).
+    ``recall_block_from``: no new block is started while recall has less than this share of
+    the budget (a small block soon overflows, and a replaced block costs the cached window
+    after it); the recalled turns then all follow the window.
     """
 
     summary_max_tokens: int = 200
@@ -112,6 +120,9 @@ class ContextBudget:
     resolve_dates: bool = True
     order: ContextOrder = "contract"
     window_step: int = 10
+    recall_keep: float = 0.8
+    recall_serves: float = 0.5
+    recall_block_from: float = 0.25
 
     def __post_init__(self) -> None:
         if self.summary_max_tokens < 0:
@@ -120,6 +131,14 @@ class ContextBudget:
             raise ValueError(f"summary_share must be within [0, 1], got {self.summary_share}")
         if self.window_step < 1:
             raise ValueError(f"window_step must be >= 1, got {self.window_step}")
+        if not 0.0 <= self.recall_keep <= 1.0:
+            raise ValueError(f"recall_keep must be within [0, 1], got {self.recall_keep}")
+        if not 0.0 <= self.recall_serves <= 1.0:
+            raise ValueError(f"recall_serves must be within [0, 1], got {self.recall_serves}")
+        if not 0.0 <= self.recall_block_from <= 1.0:
+            raise ValueError(
+                f"recall_block_from must be within [0, 1], got {self.recall_block_from}"
+            )
 
     def summary_allowance(self, room_tokens: int) -> int:
         """The most tokens the summary part may take of ``room_tokens`` (what the window left)."""
@@ -183,6 +202,8 @@ class Context:
     ``dropped_pending`` counts pending messages left out, ``dropped_recalled`` recalled
     turns that did not fit and ``dropped_facts`` durable facts the facts share could not
     hold. ``user_facts`` are the items of the user part, each with the chat it came from.
+    ``recall_block`` (``cache_friendly``) is the recalled block the next turn may keep:
+    pass it back as ``kept_recall``.
     """
 
     parts: tuple[ContextPart, ...]
@@ -193,6 +214,7 @@ class Context:
     dropped_pending: int = 0
     dropped_facts: int = 0
     user_facts: tuple[KnownFactLike, ...] = ()
+    recall_block: tuple[RecalledLike, ...] = ()
 
     def part(self, kind: PartKind) -> ContextPart | None:
         """The part of that kind, if present."""
@@ -205,9 +227,8 @@ class Context:
 
     @property
     def recalled(self) -> tuple[Message, ...]:
-        """The recalled messages, chronologically."""
-        found = self.part("recalled")
-        return found.messages if found else ()
+        """The recalled messages, chronologically within each recalled part."""
+        return tuple(m for part in self.parts if part.kind == "recalled" for m in part.messages)
 
     @property
     def verbatim(self) -> tuple[Message, ...]:
@@ -318,6 +339,7 @@ def assemble_context(
     counter: TokenCounter = DEFAULT_COUNTER,
     rules: ContextBudget = DEFAULT_BUDGET,
     division: BudgetDivision | None = None,
+    kept_recall: Sequence[RecalledLike] = (),
 ) -> AssembledContext:
     """Assemble [durable] [recalled turns] [summary] [recent window] within ``budget_tokens``.
 
@@ -337,6 +359,10 @@ def assemble_context(
         division: how the budget left by ``durable`` is divided (:func:`divide_budget`),
             when the caller divided it to shape the summary; the summary is then shown as
             given (already within ``division.summary_text``), never cut a second time.
+        kept_recall: ``cache_friendly`` only: the previous context's ``recall_block``. It is
+            shown again before the window, in the same order and bytes, while its turns are
+            still relevant enough to the question (``rules.recall_serves``); the turns
+            recalled afresh follow the window (:func:`_sticky_recall`).
     """
     total = max(0, budget_tokens)
     budget = total - sum(_cost(part) for part in durable)
@@ -357,20 +383,35 @@ def assemble_context(
     shown = verbatim_part.messages if verbatim_part else ()
     shown_sequences = set(verbatim_part.sequences) if verbatim_part else set()
     entries = _entries(_dedup_recalled(recalled, shown, shown_sequences), counter, rules)
-    recall_part, dropped_recalled = _recall_part(entries, left - 1, counter, rules)
-    if rules.order == "cache_friendly":
-        rest = (summary_part, verbatim_part, recall_part)
+    kept_part: ContextPart | None = None
+    if rules.order == "cache_friendly" and rules.recall_keep > 0:
+        kept = _entries(_dedup_recalled(kept_recall, shown, shown_sequences), counter, rules)
+        kept_part, recall_part, dropped_recalled = _sticky_recall(
+            entries, kept, left - 1, counter, rules, budget
+        )
     else:
-        rest = (recall_part, summary_part, verbatim_part)
+        recall_part, dropped_recalled = _recall_part(entries, left - 1, counter, rules)
+    rest: tuple[ContextPart | None, ...] = (recall_part, summary_part, verbatim_part)
+    if rules.order == "cache_friendly":
+        rest = (summary_part, kept_part, verbatim_part, recall_part)
     parts = (*durable, *(p for p in rest if p is not None))
     return Context(
         parts=parts,
         budget_tokens=total,
-        allocation={part.kind: part.tokens for part in parts},
+        allocation=_allocation(parts),
         dropped_recalled=dropped_recalled,
         dropped_verbatim=cut,
         dropped_pending=skipped,
+        recall_block=_turns(kept_part, [*recalled, *kept_recall]),
     )
+
+
+def _allocation(parts: Sequence[ContextPart]) -> dict[PartKind, int]:
+    """Tokens per kind (``cache_friendly`` may show recalled turns in two parts)."""
+    tokens: dict[PartKind, int] = {}
+    for part in parts:
+        tokens[part.kind] = tokens.get(part.kind, 0) + part.tokens
+    return tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -848,3 +889,70 @@ def _render_recalled(chosen: Sequence[_Entry], rules: ContextBudget) -> str:
         lines.append(f"{_mark(entry.turn)}{entry.line}" if opens else entry.line)
         previous = entry
     return "\n".join(lines)
+
+
+def _sticky_recall(
+    entries: Sequence[_Entry],
+    kept: Sequence[_Entry],
+    allowance: int,
+    counter: TokenCounter,
+    rules: ContextBudget,
+    whole: int,
+) -> tuple[ContextPart | None, ContextPart | None, int]:
+    """The recalled turns as a kept block and the turns recalled afresh (``cache_friendly``).
+
+    The block is the previous turn's (``kept``) while it fits the room and its turns hold at
+    least ``rules.recall_serves`` of the relevance (scores) of the question's own fill;
+    otherwise a new block is chosen, best first, from that fill within ``rules.recall_keep``
+    of the room (replaced whole, never cut: a cut would change the bytes before the window). It
+    renders the same bytes every turn it is kept, so it can stand before the recent window
+    in the cached prefix; the rest of the room is filled best first. Returns the block, the
+    rest and the turns dropped (the block None when there is none: the rest is then the
+    whole recalled part).
+    """
+    own, dropped = _recall_part(entries, allowance, counter, rules)
+    numbered = all(entry.turn.sequence > 0 for entry in (*entries, *kept))
+    if own is None or not numbered:
+        return None, own, dropped  # unnumbered turns cannot be told apart by their sequence
+    chosen = set(own.sequences)
+    block = list(kept)
+    relevance = {s: _positive(score) for s, score in zip(own.sequences, own.scores, strict=True)}
+    serving = sum(relevance.get(entry.turn.sequence, 0.0) for entry in block)
+    fits = bool(block) and counter.count(_render_recalled(block, rules)) < allowance
+    if not fits or serving < rules.recall_serves * sum(relevance.values()):
+        if allowance < rules.recall_block_from * whole:
+            return None, own, dropped  # a block this small would soon overflow: none
+        best = [entry for entry in entries if entry.turn.sequence in chosen]
+        room = math.floor(allowance * rules.recall_keep)
+        fresh, _ = _recall_part(best, room, counter, rules)
+        taken = set(fresh.sequences) if fresh else set()
+        block = sorted((e for e in best if e.turn.sequence in taken), key=_chronological)
+    if not block:
+        return None, own, dropped
+    head = _part_of(block, counter, rules)
+    taken = set(head.sequences)
+    rest = [entry for entry in entries if entry.turn.sequence not in taken]
+    tail, _ = _recall_part(rest, allowance - head.tokens - 1, counter, rules)
+    return head, tail, len(rest) - (len(tail.sequences) if tail else 0)
+
+
+def _turns(part: ContextPart | None, turns: Sequence[RecalledLike]) -> tuple[RecalledLike, ...]:
+    """The recalled turns ``part`` shows, in its order (the last of ``turns`` per sequence)."""
+    if part is None:
+        return ()
+    by_sequence = {turn.sequence: turn for turn in turns}
+    return tuple(by_sequence[sequence] for sequence in part.sequences)
+
+
+def _part_of(chosen: Sequence[_Entry], counter: TokenCounter, rules: ContextBudget) -> ContextPart:
+    """The recalled part of ``chosen``, in their order."""
+    text = _render_recalled(chosen, rules)
+    turns = [entry.turn for entry in chosen]
+    return ContextPart(
+        "recalled",
+        text,
+        counter.count(text),
+        messages=tuple(turn.message for turn in turns),
+        sequences=tuple(turn.sequence for turn in turns),
+        scores=tuple(turn.score for turn in turns),
+    )
