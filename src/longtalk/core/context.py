@@ -807,16 +807,7 @@ def _recall_part(
     chosen.sort(key=_chronological)
     text = _render_recalled(chosen, rules)
     text = _top_up(chosen, entries, text, allowance, counter, rules)
-    turns = [entry.turn for entry in chosen]
-    part = ContextPart(
-        "recalled",
-        text,
-        counter.count(text),
-        messages=tuple(turn.message for turn in turns),
-        sequences=tuple(turn.sequence for turn in turns),
-        scores=tuple(turn.score for turn in turns),
-    )
-    return part, len(entries) - len(chosen)
+    return _recalled_part(chosen, text, counter), len(entries) - len(chosen)
 
 
 TOP_UP_TRIES = 8
@@ -946,7 +937,11 @@ def _turns(part: ContextPart | None, turns: Sequence[RecalledLike]) -> tuple[Rec
 
 def _part_of(chosen: Sequence[_Entry], counter: TokenCounter, rules: ContextBudget) -> ContextPart:
     """The recalled part of ``chosen``, in their order."""
-    text = _render_recalled(chosen, rules)
+    return _recalled_part(chosen, _render_recalled(chosen, rules), counter)
+
+
+def _recalled_part(chosen: Sequence[_Entry], text: str, counter: TokenCounter) -> ContextPart:
+    """A recalled part: ``text``, with the turns it shows and their scores."""
     turns = [entry.turn for entry in chosen]
     return ContextPart(
         "recalled",
