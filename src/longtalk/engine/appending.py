@@ -28,7 +28,8 @@ FindFacts = Callable[[Sequence[Numbered], Sequence[Message]], Sequence[Mapping[s
 """The durable facts numbered messages state, serialised (the facts layer's extractor),
 given the chat's latest messages before them (whom the first answers) when known."""
 RECENT = 8
-"""The latest messages of a chat remembered for whom its next append answers."""
+"""The latest messages of a chat remembered (their speakers, without their words) for whom
+its next append answers."""
 APPEND_ATTEMPTS = 16
 """Commits of one append that concurrent appends to its chat may overtake before it fails."""
 KNOWN_COUNTS = 4096
@@ -57,7 +58,8 @@ class AppendWriter:
                 if attempt + 1 == APPEND_ATTEMPTS:
                     raise
                 continue
-            recent = (*previous, *commit.append.messages)[-RECENT:]
+            said = (message.with_content("") for message in commit.append.messages)
+            recent = (*previous, *said)[-RECENT:]  # who spoke, not what: kept per chat
             self._remember(result.chat.id, result.chat.message_count, recent)
             return result
         raise AssertionError("unreachable")  # pragma: no cover
