@@ -28,8 +28,8 @@ FindFacts = Callable[[Sequence[Numbered], Sequence[Message]], Sequence[Mapping[s
 """The durable facts numbered messages state, serialised (the facts layer's extractor),
 given the chat's latest messages before them (whom the first answers) when known."""
 RECENT = 8
-"""The latest messages of a chat remembered (their speakers, without their words) for whom
-its next append answers."""
+"""How many of a chat's latest messages tell whom the next ones answer (an append's
+remembered speakers, a summary fold's loaded messages)."""
 APPEND_ATTEMPTS = 16
 """Commits of one append that concurrent appends to its chat may overtake before it fails."""
 KNOWN_COUNTS = 4096

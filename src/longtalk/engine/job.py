@@ -26,6 +26,7 @@ from typing import Any, Protocol
 from longtalk.config import MemoryConfig
 from longtalk.core.history import Numbered
 from longtalk.core.messages import Message
+from longtalk.engine.appending import RECENT
 from longtalk.errors import ConflictError, NotFoundError
 from longtalk.llm.base import LLM
 from longtalk.storage.base import (
@@ -54,10 +55,6 @@ class JobListener(Protocol):
     def summarizing(self, chat: ChatRecord) -> None:
         """The chat's summary is being extended now."""
         ...
-
-
-CONTEXT_MESSAGES = 8
-"""Messages before a batch read for whom its first messages answer."""
 
 
 class FactKeeper(Protocol):
@@ -280,4 +277,4 @@ def _before(state: ChatState, plan: SummaryPlan) -> list[Message]:
     if not plan.folded:
         return []
     first = plan.folded[0][0]
-    return [m.message for m in state.messages if first - CONTEXT_MESSAGES <= m.sequence < first]
+    return [m.message for m in state.messages if first - RECENT <= m.sequence < first]
