@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 
 from longtalk.facts.durable_fact import DurableFact, Former, normal_text
 from longtalk.language import WITHDRAWN
-from longtalk.language.families import PURPOSED
+from longtalk.language.families import purpose_of
 from longtalk.summary.offline_text import content_words
 
 __all__ = ["later", "merge_facts", "unite"]
@@ -62,16 +62,11 @@ def _purposed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
     ``Update on the car hunt: my limit is now 4,200`` changes the budget whose purpose shares
     a word (``budget:car``); a bare ``raise the budget to 4,000`` the latest budget stated.
     """
-    head, _, purpose = fact.subject.partition(":")
-    if head not in PURPOSED:
+    found = purpose_of(fact.subject)
+    if found is None:
         return None
-    same = [
-        at
-        for at, current in enumerate(kept)
-        if current.holder.casefold() == fact.holder.casefold()
-        and not current.retracts
-        and current.subject.partition(":")[0] == head
-    ]
+    head, purpose = found
+    same = [at for at in _open_claims(kept, fact) if _purpose_head(kept[at]) == head]
     words = set(content_words(purpose))
     if words:
         same = [at for at in same if words & set(content_words(kept[at].subject))]
@@ -86,16 +81,29 @@ def _changed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
     """
     words = _content(fact)
     withdrawal = fact.subject.startswith(f"{WITHDRAWN}:")
-    for at in range(len(kept) - 1, -1, -1):
+    for at in reversed(_open_claims(kept, fact)):
         current = kept[at]
-        if current.holder.casefold() != fact.holder.casefold() or current.retracts:
-            continue
-        if current.subject.partition(":")[0] in PURPOSED:
+        if _purpose_head(current) is not None:
             continue  # a budget changes by a budget's own words (``_purposed_claim``)
         about = _all_words(current) if withdrawal else _content(current)
         if words & about:
             return at
     return None
+
+
+def _open_claims(kept: list[DurableFact], fact: DurableFact) -> list[int]:
+    """Where ``fact``'s holder's current (not retracted) claims are, in order."""
+    holder = fact.holder.casefold()
+    return [
+        at
+        for at, current in enumerate(kept)
+        if current.holder.casefold() == holder and not current.retracts
+    ]
+
+
+def _purpose_head(fact: DurableFact) -> str | None:
+    found = purpose_of(fact.subject)
+    return found[0] if found else None
 
 
 def _all_words(fact: DurableFact) -> set[str]:

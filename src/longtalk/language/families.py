@@ -20,6 +20,7 @@ __all__ = [
     "adjective_claim",
     "lasting",
     "noun_claim",
+    "purpose_of",
     "purposed",
 ]
 
@@ -113,6 +114,15 @@ def purposed(predicate: str, purpose: str) -> str:
         return predicate
     named = " ".join(compound) or purpose
     return f"{head}:{named}" if named else head
+
+
+def purpose_of(key: str) -> tuple[str, str] | None:
+    """The claim and purpose of a key :func:`purposed` made, or None for a claim held once.
+
+    ``budget:car`` is (budget, car); a bare ``budget`` is (budget, "").
+    """
+    head, _, purpose = key.partition(":")
+    return (head, purpose) if head in PURPOSED else None
 
 
 LASTING_CLAIMS = frozenset(

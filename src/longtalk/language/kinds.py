@@ -23,7 +23,7 @@ from typing import Literal, get_args
 import numpy as np
 import numpy.typing as npt
 
-from longtalk.language.families import PURPOSED, lasting
+from longtalk.language.families import lasting, purpose_of
 from longtalk.language.meaning import MEANING, meaning
 from longtalk.language.statements import Statement
 
@@ -98,8 +98,8 @@ def feature_names(statement: Statement) -> list[str]:
 
 def _unpurposed(predicate: str) -> str:
     """``budget:car`` reads as ``budget``: what a budget is for does not make it last."""
-    head, _, _ = predicate.partition(":")
-    return head if head in PURPOSED else predicate
+    found = purpose_of(predicate)
+    return found[0] if found else predicate
 
 
 def features(statement: Statement) -> npt.NDArray[np.float64]:
