@@ -20,6 +20,7 @@ from longtalk.facts.durable_fact import DurableFact, FactKind, normal_text
 from longtalk.language import ASSISTANT, Statement
 from longtalk.language.kinds import kind_of
 from longtalk.language.wording import display_name
+from longtalk.summary.offline_text import content_words
 
 __all__ = ["EVENT_KINDS", "fact_of", "facts_of", "quoted"]
 
@@ -40,8 +41,11 @@ def fact_of(statement: Statement) -> DurableFact | None:
         return None
     if _bare(statement):
         return None
-    retracts = not statement.polarity and statement.change
     kind = kind_of(statement)
+    denial = kind is None and not statement.polarity and not statement.change
+    if denial and _denial(statement):
+        return _denying(statement)
+    retracts = not statement.polarity and statement.change
     if kind is None and not retracts:
         return None
     return DurableFact(
@@ -56,6 +60,37 @@ def fact_of(statement: Statement) -> DurableFact | None:
         said_by=statement.speaker if statement.hearsay else "",
         retracts=retracts,
         changes=statement.change,
+    )
+
+
+def _denial(statement: Statement) -> bool:
+    """A negated clause that is no fact itself may deny one: ``I never smoked``.
+
+    It takes back the holder's own claim on the same predicate, if there is one
+    (:func:`longtalk.facts.merge.merge_facts`); otherwise it is nothing. A dated one
+    (``I didn't smoke yesterday``) tells of a day, not of the claim.
+    """
+    return not statement.time and not statement.standing
+
+
+def _denying(statement: Statement) -> DurableFact:
+    """A denial, its value the words it denies: ``I never owned a motorbike``, ``not motorbike``.
+
+    It takes back only a claim those words are all part of.
+    """
+    verb = statement.lemma
+    denied = [word for word in content_words(statement.value) if not word.startswith(verb)]
+    return DurableFact(
+        kind="preference",
+        subject=statement.claim.key,
+        holder=statement.holder,
+        text=statement.text or quoted(statement),
+        sequences=(statement.sequence,),
+        said_at=statement.said_at,
+        source="offline",
+        value=" ".join(["not", *denied]),
+        said_by=statement.speaker if statement.hearsay else "",
+        retracts=True,
     )
 
 

@@ -128,6 +128,11 @@ class DurableFact:
         return DURABILITY[self.kind]
 
     @property
+    def denies(self) -> bool:
+        """A retraction that says no change: a denial (``I never smoked``) of a claim, if any."""
+        return self.retracts and not self.changes
+
+    @property
     def key(self) -> tuple[str, str]:
         """(holder, subject) case-folded: facts with equal keys speak of the same thing."""
         return (self.holder.casefold(), self.subject.casefold())

@@ -26,22 +26,33 @@ from longtalk.summary.offline_text import content_words
 __all__ = ["later", "merge_facts", "unite"]
 
 
-def merge_facts(existing: Iterable[DurableFact], found: Iterable[DurableFact]) -> list[DurableFact]:
+def merge_facts(
+    existing: Iterable[DurableFact], found: Iterable[DurableFact], *, keep_denials: bool = False
+) -> list[DurableFact]:
     """``existing`` with ``found`` folded in; see the module docstring.
 
     ``found`` is taken as the newer on a tie (same time, same sequence): it is what the
-    latest batch of messages said.
+    latest batch of messages said. A denial that finds no claim to take back is dropped,
+    unless ``keep_denials``: a batch read alone keeps them for the chat's merge, which
+    sees the claims said before it.
     """
     kept: list[DurableFact] = []
     by_key: dict[tuple[str, str], int] = {}
     by_text: dict[tuple[str, str], int] = {}
     for fact in (*existing, *found):
-        at = by_key.get(fact.key, by_text.get(_text_key(fact)))
-        if at is None and (fact.changes or fact.retracts):
+        denial = fact.denies and not fact.history
+        at = (
+            _denied_claim(kept, fact)
+            if denial
+            else by_key.get(fact.key, by_text.get(_text_key(fact)))
+        )
+        if at is None and denial and not keep_denials:
+            continue  # "I never smoked" with no claim of smoking: nothing to take back
+        if at is None and (fact.changes or fact.retracts) and not denial:
             at = _purposed_claim(kept, fact)
             if at is not None:  # "raise the budget": the trip's budget, filed as it
                 fact = replace(fact, subject=kept[at].subject)
-        if at is None and (fact.changes or fact.retracts):
+        if at is None and fact.changes:
             at = _changed_claim(kept, fact)
         if at is None:
             at = len(kept)
@@ -89,6 +100,31 @@ def _changed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
         if words & about:
             return at
     return None
+
+
+def _denied_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
+    """The holder's latest current claim that ``fact`` denies: the same predicate, no new words.
+
+    A bare predicate (``I never smoked``: ``smoke``) denies any claim of it (``smoke:pack``);
+    one with an object only that object's (``I don't eat pork`` is not ``eat:fish``). A
+    denial that says something the claim did not (``I don't go running when it rains``)
+    is another claim, not this one's undoing.
+    """
+    predicate, _, about = fact.subject.partition(":")
+    denied = [word for word in fact.value.split() if word != "not"]
+    for at in reversed(_open_claims(kept, fact)):
+        head, _, object_ = kept[at].subject.partition(":")
+        if head != predicate or (about and about != object_):
+            continue
+        said = _all_words(kept[at])
+        if all(any(_inflected(word, other) for other in said) for word in denied):
+            return at  # every word it denies is the claim's
+    return None
+
+
+def _inflected(word: str, other: str) -> bool:
+    """One word in two forms (``dog``, ``dogs``; ``own``, ``owned``): one begins the other."""
+    return word.startswith(other) or other.startswith(word)
 
 
 def _open_claims(kept: list[DurableFact], fact: DurableFact) -> list[int]:

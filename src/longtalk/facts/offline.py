@@ -48,14 +48,14 @@ def statements(
     people: Collection[str] | None = None,
     previous: Sequence[Message] = (),
 ) -> list[DurableFact]:
-    """What the human speakers of ``messages`` stated, merged (retractions kept).
+    """What the human speakers of ``messages`` stated, merged (retractions and denials kept).
 
     ``previous`` are the chat's latest messages before them, when known: whom the first of
     them answers (a request to a person is theirs to keep; one to the assistant an
     instruction).
     """
     found = read_statements(said(messages, people=people, previous=previous))
-    return merge_facts([], facts_of(found))
+    return merge_facts([], facts_of(found), keep_denials=True)
 
 
 def said(

@@ -1,0 +1,61 @@
+"""A negated clause that states nothing lasting may deny a claim: only its own, only in full."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+
+from longtalk import AsyncMemory
+from longtalk.core.messages import Message
+from longtalk.facts.claims import facts_of
+from longtalk.facts.merge import merge_facts
+from longtalk.facts.offline import extract_facts
+from longtalk.language import Said, read_statements
+
+T0 = datetime(2024, 3, 1, tzinfo=UTC)
+
+
+def _current(*texts: str) -> list[str]:
+    messages = [
+        (n, Message(role="user", content=text, name="Ines", timestamp=T0 + timedelta(days=n)))
+        for n, text in enumerate(texts, start=1)
+    ]
+    return [fact.text for fact in extract_facts(messages)]
+
+
+def test_a_denial_takes_back_the_claim_it_denies() -> None:
+    current = _current("I smoke about half a pack a day.", "Just to be clear, I never smoked.")
+    assert not any("smoke" in text for text in current), current
+
+
+def test_a_negation_with_words_of_its_own_is_another_claim() -> None:
+    current = _current("I go running every day.", "I don't go running when it rains.")
+    assert any("running every day" in text for text in current), current
+    current = _current("I know Ana from school.", "I don't know what to cook tonight.")
+    assert any("Ana from school" in text for text in current), current
+
+
+def test_a_dated_negation_tells_of_a_day_not_of_the_claim() -> None:
+    current = _current("I smoke about half a pack a day.", "I didn't smoke yesterday.")
+    assert any("half a pack" in text for text in current), current
+
+
+def test_a_denial_of_nothing_said_is_nothing() -> None:
+    found = facts_of(read_statements([Said(1, "Ines", "I never smoked.", "Rui", T0)]))
+    assert [fact.denies for fact in found] == [True]
+    assert merge_facts([], found) == []
+    assert merge_facts([], found, keep_denials=True) == found  # for the chat's merge to place
+
+
+def test_a_denial_appended_later_takes_back_a_stored_claim() -> None:
+    async def facts_after(*texts: str) -> list[str]:
+        async with AsyncMemory("memory:") as memory:
+            chat = await memory.chat("denials")
+            for n, text in enumerate(texts):
+                await chat.append("user", text, name="Ines", timestamp=T0 + timedelta(days=n))
+            return [fact.text for fact in await chat.facts()]
+
+    before = asyncio.run(facts_after("I have a dog named Rex.", "Rex is fun."))
+    assert any("dog named Rex" in text for text in before), before
+    after = asyncio.run(facts_after("I have a dog named Rex.", "Wait, I don't have a dog."))
+    assert not any("dog named Rex" in text for text in after), after
