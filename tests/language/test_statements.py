@@ -116,3 +116,12 @@ def test_a_sentence_opening_adverb_is_not_part_of_the_name_after_it() -> None:
     assert [s.holder for s in read("Sadly Kiwi died last winter.")] == ["Kiwi"]
     assert [s.holder for s in read("Luckily Omar found the tickets.")] == ["Omar"]
     assert [s.holder for s in read("Rosa Diaz moved to Quito.")] == ["Rosa Diaz"]
+
+
+def test_a_thing_that_is_someones_noun_is_that_owners_claim() -> None:
+    (s,) = read("Pizza is my favourite food.")
+    assert (s.holder, s.claim.key, s.value) == ("Ana", "food", "Pizza")
+    assert s.text == "Pizza is Ana's favourite food."
+    (s,) = read("Biology was my favourite subject.")
+    assert (s.holder, s.claim.key, s.value) == ("Ana", "subject", "Biology")
+    assert read("The weather is the problem.") == []  # nobody's noun: nobody's claim

@@ -14,7 +14,16 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from spacy.tokens import Token
 
-__all__ = ["ASSISTANT", "FIRST", "GROUP", "SECOND", "Participants", "Referent", "refer"]
+__all__ = [
+    "ASSISTANT",
+    "FIRST",
+    "GROUP",
+    "SECOND",
+    "Participants",
+    "Referent",
+    "owned",
+    "refer",
+]
 
 ASSISTANT = "assistant"
 """The holder name of an AI assistant (the listener of an unnamed assistant role)."""
@@ -74,7 +83,7 @@ def refer(token: Token, people: Participants) -> Referent | None:
         return Referent("user")  # "the user prefers...", as a summary writes
     if token.pos_ == "PROPN":
         return Referent(name_of(token))
-    return _owned(token, people)
+    return owned(token, people)
 
 
 def name_of(token: Token) -> str:
@@ -98,7 +107,7 @@ def _still_a_name(first: Token) -> bool:
     return len(lowered) > 0 and lowered[0].pos_ in ("PROPN", "NOUN")
 
 
-def _owned(token: Token, people: Participants) -> Referent | None:
+def owned(token: Token, people: Participants) -> Referent | None:
     """``my sister``, ``Ana's budget``, ``our car budget``: the owner and the owned noun."""
     owner = next((t for t in token.children if t.dep_ == "poss"), None)
     if owner is None or token.pos_ not in ("NOUN", "PROPN"):

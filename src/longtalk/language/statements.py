@@ -33,7 +33,7 @@ from longtalk.language.families import (
 )
 from longtalk.language.modality import Modality, imperative, modality, negated, standing_request
 from longtalk.language.nlp import parse_many
-from longtalk.language.speakers import Participants, Referent, noun_key, refer
+from longtalk.language.speakers import Participants, Referent, noun_key, owned, refer
 from longtalk.language.times import statement_time
 from longtalk.language.withdrawal import withdrawn_topic
 from longtalk.language.wording import clause_tokens, rewrite, words_of
@@ -231,9 +231,7 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
     if topic:
         return _withdrawal(head, topic, sentence, people, item)
     who = _referent(head, people)
-    if who is None:
-        return None
-    found = _predicate(head, who)
+    found = _predicate(head, who) if who is not None else _inverted(head, people)
     if found is None:
         return None
     who, predicate, value = found
@@ -261,6 +259,24 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
         vector=clause_vector(tokens),
         standing=mode == "request" and standing_request(head),
     )
+
+
+def _inverted(head: Token, people: Participants) -> tuple[Referent, str, str] | None:
+    """``Green tea is my go-to drink`` says what ``my go-to drink is green tea`` says.
+
+    A thing set as the subject of ``be`` with someone's noun after it: that noun's owner's
+    claim, its value the thing.
+    """
+    subject = _subject(head)
+    attribute = next((c for c in head.children if c.dep_ == "attr" and c.pos_ == "NOUN"), None)
+    if subject is None or attribute is None or subject.pos_ not in ("NOUN", "PROPN"):
+        return None
+    whose = owned(attribute, people) if head.lemma_.lower() == "be" else None
+    if whose is None or whose.is_assistant:
+        return None
+    relation, predicate = _split_relation(whose.relation)
+    value = words_of(t for t in subject.subtree if not t.is_punct)
+    return Referent(whose.holder, relation, whose.group), noun_claim(predicate), value
 
 
 def _purpose(sentence: Span) -> str:
