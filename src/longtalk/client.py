@@ -303,6 +303,7 @@ class AsyncChatClient(ChatHandle):
 
     async def append(
         self,
+        /,
         role: Role | str,
         content: str,
         *,

@@ -12,7 +12,6 @@ import asyncio
 import functools
 import threading
 from collections.abc import Callable, Coroutine, Sequence
-from datetime import datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, Protocol, Self, TypeVar
 
@@ -22,8 +21,7 @@ from longtalk.memory.api import AsyncChatAPI, AsyncMemoryAPI
 from longtalk.memory.handle import ChatIdentity
 
 if TYPE_CHECKING:
-    from longtalk.core.messages import Role
-    from longtalk.storage.base import ChatRecord, StoredMessage
+    from longtalk.storage.base import ChatRecord
 
 __all__ = ["BlockingChat", "BlockingMemory", "LoopThread"]
 
@@ -131,22 +129,7 @@ class BlockingChat(ChatIdentity, Generic[C]):
         """The chat's record as last read."""
         return self.aio.record
 
-    def append(
-        self,
-        role: Role | str,
-        content: str,
-        *,
-        name: str | None = None,
-        timestamp: datetime | None = None,
-        message_id: str | None = None,
-        **metadata: Any,
-    ) -> StoredMessage:
-        """Store one message (``message_id`` makes a retry a no-op)."""
-        call = self.aio.append(
-            role, content, name=name, timestamp=timestamp, message_id=message_id, **metadata
-        )
-        return self._runner.run(call)
-
+    append = blocking(AsyncChatDoor.append)
     extend = blocking(AsyncChatDoor.extend)
     context = blocking(AsyncChatDoor.context)
     messages = blocking(AsyncChatDoor.messages)
