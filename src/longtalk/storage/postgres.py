@@ -21,7 +21,7 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import URL, Connection, make_url, text
+from sqlalchemy import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
 
@@ -326,4 +326,4 @@ class PostgresStorage(AsyncEngineStorage):
             yield conn
 
     def _lock_schema(self, conn: Connection) -> None:
-        conn.execute(text(pg_sql.SCHEMA_LOCK), {"key": _SCHEMA_LOCK_KEY})
+        conn.execute(pg_sql.SCHEMA_LOCK, {"key": _SCHEMA_LOCK_KEY})
