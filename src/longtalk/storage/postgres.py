@@ -321,8 +321,7 @@ class PostgresStorage(AsyncEngineStorage):
     async def job_transaction(self, operation: str) -> AsyncIterator[AsyncConnection]:
         """One statement for the job queue (``pg_jobs``), autocommit; errors as ``StorageError``."""
         await self.setup()
-        transaction = self.async_transaction(operation, write=True, single=True)
-        async with transaction as (conn, _):
+        async with self.async_transaction(Progress(operation, write=True), single=True) as conn:
             yield conn
 
     def _lock_schema(self, conn: Connection) -> None:
