@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import threading
 from collections.abc import Callable, Coroutine, Sequence
 from types import TracebackType
@@ -23,7 +24,7 @@ from longtalk.memory.handle import ChatIdentity
 if TYPE_CHECKING:
     from longtalk.storage.base import ChatRecord
 
-__all__ = ["BlockingChat", "BlockingMemory", "LoopThread"]
+__all__ = ["BlockingChat", "BlockingMemory", "LoopThread", "arguments_of"]
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -106,6 +107,27 @@ def blocking(
         return result
 
     return call
+
+
+def arguments_of(
+    door: Callable[P, Any],
+) -> Callable[[Callable[..., None]], Callable[Concatenate[Any, P], None]]:
+    """Give a blocking door's ``__init__`` the parameters of its async twin's.
+
+    A blocking door takes the same arguments as the door it wraps and hands them on: they
+    are declared once, on the async door, and checked (by mypy, and shown by ``help()``)
+    as declared there.
+    """
+    signature = inspect.signature(door)
+    myself = inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)
+
+    def declare(init: Callable[..., None]) -> Callable[Concatenate[Any, P], None]:
+        init.__signature__ = signature.replace(  # type: ignore[attr-defined]
+            parameters=[myself, *signature.parameters.values()]
+        )
+        return init
+
+    return declare
 
 
 C = TypeVar("C", bound=AsyncChatDoor)
