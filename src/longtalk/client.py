@@ -37,7 +37,7 @@ from longtalk.core.messages import Message, Role, as_messages, build_message
 from longtalk.core.receipt import ForgetReceipt
 from longtalk.core.redact import add_secrets, redact
 from longtalk.errors import BackendError, ConflictError, NotFoundError, UsageError
-from longtalk.memory.blocking import BlockingChat, BlockingMemory
+from longtalk.memory.blocking import BlockingChat, BlockingMemory, arguments_of
 from longtalk.memory.handle import ChatHandle
 from longtalk.storage.records import ChatRecord, StoredMessage, UserFact, UserFactKind
 from longtalk.wire import (
@@ -303,6 +303,7 @@ class AsyncChatClient(ChatHandle):
 
     async def append(
         self,
+        /,
         role: Role | str,
         content: str,
         *,
@@ -382,17 +383,9 @@ class Client(BlockingMemory[AsyncClient, ChatClient]):
 
     chat_class = ChatClient
 
-    def __init__(
-        self,
-        base_url: str = DEFAULT_URL,
-        *,
-        api_key: str | None = None,
-        timeout: float = 30.0,
-        http: httpx.AsyncClient | None = None,
-    ) -> None:
-        super().__init__(
-            "Client", AsyncClient(base_url, api_key=api_key, timeout=timeout, http=http)
-        )
+    @arguments_of(AsyncClient)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__("Client", AsyncClient(*args, **kwargs))
 
 
 if TYPE_CHECKING:

@@ -29,7 +29,7 @@ from longtalk.storage import (
 )
 from longtalk.storage import schema as tables
 from longtalk.storage.migrations import LATEST_VERSION, MIGRATIONS
-from longtalk.storage.pg_index_leases import _CLAIM
+from longtalk.storage.pg_sql import INDEX_CLAIM
 from longtalk.storage.postgres import PostgresStorage
 from longtalk.storage.sql import SqlStorage
 from longtalk.testing import free_port
@@ -104,7 +104,7 @@ async def test_lagging_chats_are_found_through_a_partial_index(sql_backend) -> N
 
         def claim_plan(conn):  # type: ignore[no-untyped-def]
             conn.execute(text("SET LOCAL enable_seqscan = off"))
-            query = text("EXPLAIN " + str(_CLAIM))
+            query = text("EXPLAIN " + str(INDEX_CLAIM))
             params = {"owner": "r", "lease": 30.0, "limit": 64}
             return " ".join(row[0] for row in conn.execute(query, params).all())
 

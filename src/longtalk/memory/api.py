@@ -41,10 +41,15 @@ __all__ = [
 
 @runtime_checkable
 class ChatWriting(Protocol):
-    """Writing to one chat: one message, or several in one transaction."""
+    """Writing to one chat: one message, or several in one transaction.
+
+    ``append``'s ``self`` is positional-only, so ``metadata`` may carry any key and a
+    blocking door can wrap the async declaration as it stands.
+    """
 
     def append(
         self,
+        /,
         role: Role | str,
         content: str,
         *,
@@ -102,6 +107,7 @@ class AsyncChatWriting(Protocol):
 
     async def append(
         self,
+        /,
         role: Role | str,
         content: str,
         *,

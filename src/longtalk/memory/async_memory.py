@@ -235,6 +235,7 @@ class AsyncChat(ChatHandle):
 
     async def append(
         self,
+        /,
         role: Role | str,
         content: str,
         *,

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import threading
 from collections.abc import Callable, Coroutine, Sequence
-from datetime import datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, Protocol, Self, TypeVar
 
@@ -22,10 +22,9 @@ from longtalk.memory.api import AsyncChatAPI, AsyncMemoryAPI
 from longtalk.memory.handle import ChatIdentity
 
 if TYPE_CHECKING:
-    from longtalk.core.messages import Role
-    from longtalk.storage.base import ChatRecord, StoredMessage
+    from longtalk.storage.base import ChatRecord
 
-__all__ = ["BlockingChat", "BlockingMemory", "LoopThread"]
+__all__ = ["BlockingChat", "BlockingMemory", "LoopThread", "arguments_of"]
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -110,6 +109,27 @@ def blocking(
     return call
 
 
+def arguments_of(
+    door: Callable[P, Any],
+) -> Callable[[Callable[..., None]], Callable[Concatenate[Any, P], None]]:
+    """Give a blocking door's ``__init__`` the parameters of its async twin's.
+
+    A blocking door takes the same arguments as the door it wraps and hands them on: they
+    are declared once, on the async door, and checked (by mypy, and shown by ``help()``)
+    as declared there.
+    """
+    signature = inspect.signature(door)
+    myself = inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY)
+
+    def declare(init: Callable[..., None]) -> Callable[Concatenate[Any, P], None]:
+        init.__signature__ = signature.replace(  # type: ignore[attr-defined]
+            parameters=[myself, *signature.parameters.values()]
+        )
+        return init
+
+    return declare
+
+
 C = TypeVar("C", bound=AsyncChatDoor)
 M = TypeVar("M", bound=AsyncMemoryAPI)
 W = TypeVar("W", bound="BlockingChat[Any]")
@@ -131,22 +151,7 @@ class BlockingChat(ChatIdentity, Generic[C]):
         """The chat's record as last read."""
         return self.aio.record
 
-    def append(
-        self,
-        role: Role | str,
-        content: str,
-        *,
-        name: str | None = None,
-        timestamp: datetime | None = None,
-        message_id: str | None = None,
-        **metadata: Any,
-    ) -> StoredMessage:
-        """Store one message (``message_id`` makes a retry a no-op)."""
-        call = self.aio.append(
-            role, content, name=name, timestamp=timestamp, message_id=message_id, **metadata
-        )
-        return self._runner.run(call)
-
+    append = blocking(AsyncChatDoor.append)
     extend = blocking(AsyncChatDoor.extend)
     context = blocking(AsyncChatDoor.context)
     messages = blocking(AsyncChatDoor.messages)

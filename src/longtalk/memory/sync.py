@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Self
+from typing import Any, Self
 
 from longtalk.config import Settings
 from longtalk.engine import MemoryEngine, SummarizeOutcome
 from longtalk.memory.async_memory import AsyncChat, AsyncMemory
-from longtalk.memory.blocking import BlockingChat, BlockingMemory
-from longtalk.memory.sources import Source, SummarizeMode
+from longtalk.memory.blocking import BlockingChat, BlockingMemory, arguments_of
 from longtalk.storage.base import ChatRecord
 
 
@@ -33,25 +32,9 @@ class Memory(BlockingMemory[AsyncMemory, Chat]):
 
     chat_class = Chat
 
-    def __init__(
-        self,
-        source: Source = None,
-        *,
-        tenant: str = "default",
-        agent: str | None = None,
-        summarize: SummarizeMode = "background",
-        user_memory_tokens: int | None = None,
-        engine: MemoryEngine | None = None,
-    ) -> None:
-        memory = AsyncMemory(
-            source,
-            tenant=tenant,
-            agent=agent,
-            summarize=summarize,
-            user_memory_tokens=user_memory_tokens,
-            engine=engine,
-        )
-        super().__init__("Memory", memory)
+    @arguments_of(AsyncMemory)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__("Memory", AsyncMemory(*args, **kwargs))
 
     @property
     def engine(self) -> MemoryEngine:

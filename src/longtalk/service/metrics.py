@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
@@ -15,56 +16,46 @@ class ServiceMetrics:
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
-        self.requests = Counter(
+        counter = functools.partial(Counter, registry=self.registry)
+        gauge = functools.partial(Gauge, registry=self.registry)
+        histogram = functools.partial(Histogram, registry=self.registry)
+        self.requests = counter(
             "longtalk_http_requests",
             "HTTP requests by method, route and status.",
             ["method", "route", "status"],
-            registry=self.registry,
         )
-        self.latency = Histogram(
+        self.latency = histogram(
             "longtalk_http_request_seconds",
             "HTTP request latency by method and route.",
             ["method", "route"],
-            registry=self.registry,
             buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
         )
-        self.jobs = Counter(
+        self.jobs = counter(
             "longtalk_summary_jobs",
             "Background summarization jobs by outcome (summarized, unchanged, failed).",
             ["outcome"],
-            registry=self.registry,
         )
-        self.job_seconds = Histogram(
+        self.job_seconds = histogram(
             "longtalk_summary_job_seconds",
             "Duration of summarization jobs that ran the summarizer.",
-            registry=self.registry,
         )
-        self.index_runs = Counter(
+        self.index_runs = counter(
             "longtalk_index_runs",
             "Background indexing runs by outcome (indexed, failed).",
             ["outcome"],
-            registry=self.registry,
         )
-        self.indexed_turns = Counter(
-            "longtalk_indexed_turns",
-            "Turns the background indexer stored for recall.",
-            registry=self.registry,
+        self.indexed_turns = counter(
+            "longtalk_indexed_turns", "Turns the background indexer stored for recall."
         )
-        self.index_lag = Gauge(
+        self.index_lag = gauge(
             "longtalk_index_lag_turns",
             "Stored messages not yet in the recall index (over the chats that lag most).",
-            registry=self.registry,
         )
-        self.running = Gauge(
-            "longtalk_summary_jobs_running",
-            "Summarization jobs running now.",
-            registry=self.registry,
-        )
-        self.tokens = Counter(
+        self.running = gauge("longtalk_summary_jobs_running", "Summarization jobs running now.")
+        self.tokens = counter(
             "longtalk_llm_tokens",
             "LLM tokens spent on summaries, by tenant and direction (input, output).",
             ["tenant", "direction"],
-            registry=self.registry,
         )
 
     def render(self) -> bytes:

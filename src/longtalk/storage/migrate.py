@@ -56,8 +56,8 @@ def _sql(storage: ChatStorage) -> SqlStorage:
 async def status(storage: ChatStorage) -> SchemaStatus:
     """Where the database's schema stands (read only)."""
     sql = _sql(storage)
-    version = await sql._execute(
-        "reading the schema version", lambda conn, _: _version(conn), write=False
+    version = await sql._run(
+        "reading the schema version", lambda conn, _: _version(conn), write=False, setup=True
     )
     check_version(version, where=sql.location)
     pending = tuple(m.version for m in MIGRATIONS if m.version > version)

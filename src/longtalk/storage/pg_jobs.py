@@ -20,22 +20,12 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import TextClause, text
+from sqlalchemy import TextClause
 
 from longtalk.storage import pg_sql
 from longtalk.storage.leases import Claim, Failure, JobStatus, Lease
 from longtalk.storage.pg_codec import state_of
 from longtalk.storage.postgres import PostgresStorage
-
-_CLAIM_CHAT = text(pg_sql.JOB_CLAIM_CHAT)
-_RENEW = text(pg_sql.JOB_RENEW)
-_FINISH = text(pg_sql.JOB_FINISH)
-_FAIL = text(pg_sql.JOB_FAIL)
-_DEFER = text(pg_sql.JOB_DEFER)
-_ERROR = text(pg_sql.JOB_ERROR)
-_RECOVER = text(pg_sql.JOB_RECOVER)
-_STATUS = text(pg_sql.JOB_STATUS)
-_PENDING = text(pg_sql.JOB_PENDING)
 
 
 class JobTable:
@@ -67,7 +57,7 @@ class JobTable:
     async def claim_chat(self, chat_id: str, tenant: str) -> Lease | None:
         """Lease this chat's job now (creating it); None while another worker holds it."""
         row = await self._first(
-            _CLAIM_CHAT,
+            pg_sql.JOB_CLAIM_CHAT,
             kind=self.kind,
             chat_id=chat_id,
             tenant=tenant,
@@ -80,7 +70,7 @@ class JobTable:
         """Extend the lease; False when it was lost (expired and claimed by another)."""
         key = {"kind": self.kind, "chat_id": lease.chat_id, "owner": self.owner}
         async with self.storage.job_transaction("renewing a job lease") as conn:
-            result = await conn.execute(_RENEW, {**key, "lease": self.lease})
+            result = await conn.execute(pg_sql.JOB_RENEW, {**key, "lease": self.lease})
         return bool(result.rowcount)
 
     async def finish(self, lease: Lease, *, again: bool) -> None:
@@ -91,7 +81,7 @@ class JobTable:
         """
         async with self.storage.riding() as (channels, payloads):
             await self._first(
-                _FINISH,
+                pg_sql.JOB_FINISH,
                 kind=self.kind,
                 chat_id=lease.chat_id,
                 owner=self.owner,
@@ -104,7 +94,7 @@ class JobTable:
     async def fail(self, lease: Lease, error: str, *, retry_at: datetime | None) -> Failure:
         """The job failed: release it, due again at ``retry_at`` (the job path's backoff)."""
         row = await self._first(
-            _FAIL,
+            pg_sql.JOB_FAIL,
             kind=self.kind,
             chat_id=lease.chat_id,
             owner=self.owner,
@@ -119,28 +109,28 @@ class JobTable:
         """Release the job, due again at ``retry_at`` (the chat is backing off)."""
         key = {"kind": self.kind, "chat_id": lease.chat_id, "owner": self.owner}
         async with self.storage.job_transaction("deferring a job") as conn:
-            await conn.execute(_DEFER, {**key, "due_at": retry_at})
+            await conn.execute(pg_sql.JOB_DEFER, {**key, "due_at": retry_at})
 
     async def last_error(self, chat_id: str) -> str | None:
         """The chat's last recorded job error, if its job is failing."""
-        row = await self._first(_ERROR, kind=self.kind, chat_id=chat_id)
+        row = await self._first(pg_sql.JOB_ERROR, kind=self.kind, chat_id=chat_id)
         return None if row is None else row[0]
 
     async def status(self, chat_ids: Iterable[str]) -> dict[str, JobStatus]:
         """The job rows of these chats (a chat without a row has no work queued)."""
         params = {"kind": self.kind, "chat_ids": list(chat_ids)}
         async with self.storage.job_transaction(f"{self.kind} job states") as conn:
-            rows = (await conn.execute(_STATUS, params)).all()
+            rows = (await conn.execute(pg_sql.JOB_STATUS, params)).all()
         return {row[0]: JobStatus(bool(row[1]), row[2]) for row in rows}
 
     async def recover(self, tenants: Iterable[str]) -> int:
         """Queue every chat of ``tenants`` with unsummarized messages (idempotent)."""
-        row = await self._first(_RECOVER, kind=self.kind, tenants=list(tenants))
+        row = await self._first(pg_sql.JOB_RECOVER, kind=self.kind, tenants=list(tenants))
         return 0 if row is None else int(row[0])
 
     async def pending(self) -> int:
         """How many chats have work due or running (retries waiting out a backoff excepted)."""
-        row = await self._first(_PENDING, kind=self.kind)
+        row = await self._first(pg_sql.JOB_PENDING, kind=self.kind)
         return 0 if row is None else int(row[0])
 
     async def _first(self, statement: TextClause, **params: Any) -> tuple[Any, ...] | None:

@@ -26,6 +26,8 @@ rows (``pg_index_leases``) and the migrations' advisory lock.
 
 from __future__ import annotations
 
+from sqlalchemy import text
+
 JOBS_CHANNEL = "longtalk_jobs"
 """The ``NOTIFY`` channel that announces new or released job rows."""
 
@@ -263,9 +265,9 @@ WHERE m.chat_id = $1::text AND m.created_at = $2::timestamptz
 whose answer was lost landed after all."""
 
 
-# -- the job table (``pg_jobs``): named parameters, run through SQLAlchemy's text() ------
+# -- the job table (``pg_jobs``): SQLAlchemy ``text()`` clauses with named parameters ---
 
-JOB_CLAIM_CHAT = """
+JOB_CLAIM_CHAT = text("""
     INSERT INTO longtalk_jobs AS j
         (kind, chat_id, tenant, generation, due_at, lease_owner, lease_until)
     VALUES (:kind, :chat_id, :tenant, 0, now(), :owner,
@@ -275,14 +277,14 @@ JOB_CLAIM_CHAT = """
             generation = j.generation + 1
         WHERE j.lease_until IS NULL OR j.lease_until < now()
     RETURNING j.chat_id, j.tenant, j.generation, j.attempts
-    """
+    """)
 
-JOB_RENEW = """
+JOB_RENEW = text("""
     UPDATE longtalk_jobs SET lease_until = now() + make_interval(secs => :lease)
     WHERE kind = :kind AND chat_id = :chat_id AND lease_owner = :owner
-    """
+    """)
 
-JOB_FINISH = f"""
+JOB_FINISH = text(f"""
     WITH done AS (
         DELETE FROM longtalk_jobs
         WHERE kind = :kind AND chat_id = :chat_id AND lease_owner = :owner
@@ -298,25 +300,25 @@ JOB_FINISH = f"""
     ), {outbox("CAST(:channels AS text[])", "CAST(:payloads AS text[])")}
     SELECT (SELECT count(*) FROM outbox),
            (SELECT count(pg_notify('{JOBS_CHANNEL}', chat_id)) FROM released)
-    """
+    """)
 
-JOB_FAIL = """
+JOB_FAIL = text("""
     UPDATE longtalk_jobs
     SET lease_owner = NULL, lease_until = NULL, attempts = attempts + 1, last_error = :error,
         due_at = COALESCE(CAST(:due_at AS timestamptz), now())
     WHERE kind = :kind AND chat_id = :chat_id AND lease_owner = :owner
     RETURNING attempts, EXTRACT(EPOCH FROM due_at - now()) AS delay
-    """
+    """)
 
-JOB_DEFER = """
+JOB_DEFER = text("""
     UPDATE longtalk_jobs
     SET lease_owner = NULL, lease_until = NULL, due_at = :due_at
     WHERE kind = :kind AND chat_id = :chat_id AND lease_owner = :owner
-    """
+    """)
 
-JOB_ERROR = "SELECT last_error FROM longtalk_jobs WHERE kind = :kind AND chat_id = :chat_id"
+JOB_ERROR = text("SELECT last_error FROM longtalk_jobs WHERE kind = :kind AND chat_id = :chat_id")
 
-JOB_RECOVER = """
+JOB_RECOVER = text("""
     WITH queued AS (
         INSERT INTO longtalk_jobs (kind, chat_id, tenant, generation, due_at)
         SELECT :kind, id, tenant, 0, now() FROM chats
@@ -325,14 +327,14 @@ JOB_RECOVER = """
         RETURNING chat_id
     )
     SELECT count(*) FROM queued
-    """
+    """)
 
-JOB_STATUS = """
+JOB_STATUS = text("""
     SELECT chat_id, lease_until IS NOT NULL AND lease_until >= now(), last_error
     FROM longtalk_jobs WHERE kind = :kind AND chat_id = ANY(:chat_ids)
-    """
+    """)
 
-JOB_PENDING = (
+JOB_PENDING = text(
     "SELECT count(*) FROM longtalk_jobs "
     "WHERE kind = :kind AND (due_at <= now() OR lease_owner IS NOT NULL)"
 )
@@ -340,7 +342,7 @@ JOB_PENDING = (
 
 # -- indexing leases on chat rows (``pg_index_leases``) ------------------------------
 
-INDEX_CLAIM = """
+INDEX_CLAIM = text("""
     UPDATE chats AS c
     SET index_lease_owner = :owner,
         index_lease_until = now() + make_interval(secs => :lease)
@@ -354,18 +356,18 @@ INDEX_CLAIM = """
     ) AS free
     WHERE c.id = free.id
     RETURNING c.id, c.updated_at
-    """
+    """)
 
-INDEX_RENEW = """
+INDEX_RENEW = text("""
     UPDATE chats SET index_lease_until = now() + make_interval(secs => :lease)
     WHERE id = ANY(:ids) AND index_lease_owner = :owner
-    """
+    """)
 
-INDEX_RELEASE = """
+INDEX_RELEASE = text("""
     UPDATE chats SET index_lease_owner = NULL, index_lease_until = NULL
     WHERE id = ANY(:ids) AND index_lease_owner = :owner
-    """
+    """)
 
 
-SCHEMA_LOCK = "SELECT pg_advisory_xact_lock(:key)"
+SCHEMA_LOCK = text("SELECT pg_advisory_xact_lock(:key)")
 """Serialize concurrent migrations (a transaction-scoped advisory lock)."""

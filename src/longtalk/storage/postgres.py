@@ -21,7 +21,7 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import URL, Connection, make_url, text
+from sqlalchemy import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
 
@@ -321,9 +321,8 @@ class PostgresStorage(AsyncEngineStorage):
     async def job_transaction(self, operation: str) -> AsyncIterator[AsyncConnection]:
         """One statement for the job queue (``pg_jobs``), autocommit; errors as ``StorageError``."""
         await self.setup()
-        transaction = self.async_transaction(operation, write=True, single=True)
-        async with transaction as (conn, _):
+        async with self.async_transaction(Progress(operation, write=True), single=True) as conn:
             yield conn
 
     def _lock_schema(self, conn: Connection) -> None:
-        conn.execute(text(pg_sql.SCHEMA_LOCK), {"key": _SCHEMA_LOCK_KEY})
+        conn.execute(pg_sql.SCHEMA_LOCK, {"key": _SCHEMA_LOCK_KEY})

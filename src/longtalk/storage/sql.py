@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, ClassVar, TypeVar
@@ -102,6 +102,16 @@ class Progress:
             f"was lost ({type(getattr(exc, 'orig', None) or exc).__name__}); {outcome}. "
             "Retry: a retried append with the same message ids is stored once"
         )
+
+    @contextlib.contextmanager
+    def translating(self, backend: str) -> Iterator[None]:
+        """Driver errors raised inside leave as longtalk's (:meth:`error`); longtalk's pass."""
+        try:
+            yield
+        except LongtalkError:
+            raise
+        except DRIVER_ERRORS as exc:
+            raise self.error(exc, backend) from exc
 
 
 def connection_lost(exc: BaseException) -> bool:
@@ -230,17 +240,12 @@ class SqlStorage(StorageBase):
         """
         if not setup:
             await self.setup()
-        return await self._execute(operation, body, write=write, single=single)
+        return await self._execute(Progress(operation, write=write), body, single)
 
     async def _execute(
-        self,
-        operation: str,
-        body: Callable[[Connection, Progress], T],
-        *,
-        write: bool,
-        single: bool = False,
+        self, progress: Progress, body: Callable[[Connection, Progress], T], single: bool
     ) -> T:
-        """Run one transaction (the backend's)."""
+        """Run one transaction (the backend's); ``progress`` names it and its step."""
         raise NotImplementedError(f"{type(self).__name__}._execute")
 
     def _options(self, write: bool, single: bool = False) -> dict[str, Any]:
@@ -527,37 +532,27 @@ class AsyncEngineStorage(SqlStorage):
         await self.engine.dispose()
 
     async def _execute(
-        self,
-        operation: str,
-        body: Callable[[Connection, Progress], T],
-        *,
-        write: bool,
-        single: bool = False,
+        self, progress: Progress, body: Callable[[Connection, Progress], T], single: bool
     ) -> T:
-        transaction = self.async_transaction(operation, write=write, single=single)
-        async with transaction as (conn, progress):
+        async with self.async_transaction(progress, single=single) as conn:
             result = await conn.run_sync(body, progress)
             progress.doing = "committing"
         return result
 
     @contextlib.asynccontextmanager
     async def async_transaction(
-        self, operation: str, *, write: bool, single: bool = False
-    ) -> AsyncIterator[tuple[AsyncConnection, Progress]]:
+        self, progress: Progress, *, single: bool = False
+    ) -> AsyncIterator[AsyncConnection]:
         """One transaction on an async connection; driver errors leave as ``StorageError``.
 
         ``single``: the body runs one statement (see :meth:`transaction`).
         """
-        progress = Progress(operation, write=write)
-        conn = await self._connect(operation)
+        conn = await self._connect(progress.operation)
         try:
-            await conn.execution_options(**self._options(write, single))
-            async with conn.begin():
-                yield conn, progress
-        except LongtalkError:
-            raise
-        except DRIVER_ERRORS as exc:
-            raise progress.error(exc, self.backend_name) from exc
+            with progress.translating(self.backend_name):
+                await conn.execution_options(**self._options(progress.write, single))
+                async with conn.begin():
+                    yield conn
         finally:
             with contextlib.suppress(*DRIVER_ERRORS):  # a broken connection is discarded
                 await conn.close()

@@ -30,7 +30,7 @@ from typing import Any
 from sqlalchemy import Connection, create_engine, event
 from sqlalchemy.exc import SQLAlchemyError
 
-from longtalk.errors import LongtalkError, StorageUnavailableError
+from longtalk.errors import StorageUnavailableError
 from longtalk.storage.base import DEFAULT_SMART_LOAD_TAIL, CommitResult, TurnCommit, message_ids
 from longtalk.storage.config import DEFAULT_BUSY_TIMEOUT_SECONDS, default_sqlite_path
 from longtalk.storage.sql import (
@@ -126,37 +126,25 @@ class SqliteStorage(SqlStorage):
             ) from exc
 
     async def _execute(
-        self,
-        operation: str,
-        body: Callable[[Connection, Progress], T],
-        *,
-        write: bool,
-        single: bool = False,
+        self, progress: Progress, body: Callable[[Connection, Progress], T], single: bool
     ) -> T:
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(
-            self._threads(write), self._transaction, operation, body, write
-        )
+        threads = self._threads(progress.write)
+        return await loop.run_in_executor(threads, self._transaction, progress, body)
 
-    def _transaction(
-        self, operation: str, body: Callable[[Connection, Progress], T], write: bool
-    ) -> T:
+    def _transaction(self, progress: Progress, body: Callable[[Connection, Progress], T]) -> T:
         """One transaction, on a database thread."""
-        progress = Progress(operation, write=write)
         try:
             conn = self.engine.connect()
         except DRIVER_ERRORS as exc:
-            raise self._unavailable(operation, exc) from exc
+            raise self._unavailable(progress.operation, exc) from exc
         try:
-            conn.execution_options(**self._options(write))
-            with conn.begin():
-                result = body(conn, progress)
-                progress.doing = "committing"
+            with progress.translating(self.backend_name):
+                conn.execution_options(**self._options(progress.write))
+                with conn.begin():
+                    result = body(conn, progress)
+                    progress.doing = "committing"
             return result
-        except LongtalkError:
-            raise
-        except DRIVER_ERRORS as exc:
-            raise progress.error(exc, self.backend_name) from exc
         finally:
             conn.close()
 
