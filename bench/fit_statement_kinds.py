@@ -98,9 +98,14 @@ def asserted(statements: Sequence[Statement]) -> list[Statement]:
     """The statements the model is asked about: asserted, by a person.
 
     A question, a supposition or an instruction never reaches the model (the modality
-    decides first); as negatives they would only teach it that ``vegan`` is no fact.
+    decides first); as negatives they would only teach it that ``vegan`` is no fact. A
+    relation named in passing (``my wife Rosa``) lasts by what it is, as a name does.
     """
-    return [s for s in statements if s.modality == "asserted" and s.claim.holder != "assistant"]
+    return [
+        s
+        for s in statements
+        if s.modality == "asserted" and s.claim.holder != "assistant" and not s.naming
+    ]
 
 
 def bench_half(half: str) -> list[Example]:

@@ -125,3 +125,16 @@ def test_a_thing_that_is_someones_noun_is_that_owners_claim() -> None:
     (s,) = read("Biology was my favourite subject.")
     assert (s.holder, s.claim.key, s.value) == ("Ana", "subject", "Biology")
     assert read("The weather is the problem.") == []  # nobody's noun: nobody's claim
+
+
+def test_a_relation_named_in_passing_is_the_owners_claim_of_its_name() -> None:
+    statements = read("Good news! My wife Hana just started a new job at the museum.")
+    (named,) = [s for s in statements if s.naming]
+    assert (named.holder, named.claim.key, named.value) == ("Ana", "wife:name", "Hana")
+    assert named.text == "Hana is Ana's wife." and named.modality == "asserted"
+    (named,) = [s for s in read("Our corgi, Biscuit, stole a sandwich.") if s.naming]
+    assert (named.claim.key, named.value, named.text) == ("corgi:name", "Biscuit", "")
+    assert named.quote.startswith("Our corgi, Biscuit")  # "our": quoted, never "Ana and family's"
+    (asked,) = [s for s in read("Is your sister Ana coming?", listener="Sam") if s.naming]
+    assert (asked.holder, asked.modality) == ("Sam", "question")
+    assert not [s for s in read("I met Ana at the shop.") if s.naming]

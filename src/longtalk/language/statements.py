@@ -32,11 +32,12 @@ from longtalk.language.families import (
     purposed,
 )
 from longtalk.language.modality import Modality, imperative, modality, negated, standing_request
+from longtalk.language.naming import Naming, namings
 from longtalk.language.nlp import parse_many
 from longtalk.language.speakers import Participants, Referent, noun_key, owned, refer
 from longtalk.language.times import statement_time
 from longtalk.language.withdrawal import withdrawn_topic
-from longtalk.language.wording import clause_tokens, rewrite, words_of
+from longtalk.language.wording import clause_tokens, display_name, rewrite, words_of
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
@@ -92,7 +93,8 @@ class Statement:
     its grammar, word-free (:func:`clause_shape`), and ``vector`` the parser's own reading
     of its words in context (:func:`clause_vector`): what a learned reader generalises from.
     ``standing`` marks a request of how to treat the speaker that holds beyond the moment
-    (``Don't call me after 9 pm``): the speaker's fact, though not asserted.
+    (``Don't call me after 9 pm``): the speaker's fact, though not asserted. ``naming``
+    marks a relation's name said in passing (``my wife Rosa``, :mod:`~longtalk.language.naming`).
     """
 
     claim: Claim
@@ -112,6 +114,7 @@ class Statement:
     shape: tuple[str, ...] = ()
     vector: tuple[float, ...] = ()
     standing: bool = False
+    naming: bool = False
 
     @property
     def holder(self) -> str:
@@ -142,6 +145,41 @@ def statements_of(item: Said, doc: Doc) -> Iterator[Statement]:
             statement = _statement(head, sentence, people, item)
             if statement is not None:
                 yield statement
+        for naming in namings(sentence, people):
+            yield _named(naming, sentence, people, item)
+
+
+def _named(naming: Naming, sentence: Span, people: Participants, item: Said) -> Statement:
+    """The owner's relation's name, as the apposition says it (``Rosa is Maya's wife.``)."""
+    clause = _clause_of(naming.phrase[0])
+    owner = naming.owner
+    text = (
+        ""
+        if owner.group
+        else (f"{naming.name} is {display_name(owner.holder, first=False)}'s {naming.described}.")
+    )
+    return Statement(
+        claim=Claim(owner.holder, naming.relation, "name"),
+        value=naming.name,
+        polarity=True,
+        modality=modality(clause, sentence, people),
+        speaker=people.speaker,
+        sequence=item.sequence,
+        quote=_own_words(naming.phrase, sentence),
+        text=text,
+        time=statement_time(sentence.text, item.said_at),
+        said_at=item.said_at,
+        group=owner.group,
+        lemma="name",
+        naming=True,
+    )
+
+
+def _clause_of(token: Token) -> Token:
+    """The head of the clause ``token`` is in: how it is said is that clause's."""
+    while token.dep_ != "ROOT" and not (token.pos_ in ("VERB", "AUX") and _subject(token)):
+        token = token.head
+    return token
 
 
 def clause_heads(sentence: Span) -> list[Token]:

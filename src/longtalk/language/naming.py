@@ -1,0 +1,52 @@
+"""Someone's relation named in passing: ``my wife Rosa``, ``our corgi, Biscuit``.
+
+People name their relations by apposition far more often than they state the name
+(``my wife Hana just started a new job`` rather than ``my wife is called Hana``). The
+apposition says what the relation is called whatever the clause around it says, so it is a
+claim of its own: the owner's relation's name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from longtalk.language.speakers import Participants, Referent, name_of, noun_key, refer
+
+if TYPE_CHECKING:
+    from spacy.tokens import Span, Token
+
+__all__ = ["Naming", "namings"]
+
+
+@dataclass(frozen=True, slots=True)
+class Naming:
+    """``owner``'s ``relation`` is called ``name``; ``phrase`` the words that say so."""
+
+    owner: Referent
+    relation: str
+    name: str
+    phrase: tuple[Token, ...]
+    described: str
+
+
+def namings(sentence: Span, people: Participants) -> Iterator[Naming]:
+    """Every owned noun of ``sentence`` named by a proper name set beside it."""
+    for token in sentence:
+        if token.dep_ != "appos" or token.pos_ != "PROPN" or token.head.pos_ != "NOUN":
+            continue
+        noun = token.head
+        owner_token = next((c for c in noun.children if c.dep_ == "poss"), None)
+        owner = refer(owner_token, people) if owner_token is not None else None
+        if owner is None or owner.is_assistant or owner.relation:
+            continue
+        phrase = tuple(t for t in noun.subtree if not (t.is_punct and t.i > token.i))
+        described = [t for t in noun.subtree if t.i < noun.i and t.dep_ in ("amod", "compound")]
+        yield Naming(
+            owner,
+            noun_key(noun),
+            name_of(token),
+            phrase,
+            " ".join([*(t.text for t in described), noun.text]),
+        )
