@@ -138,3 +138,15 @@ def test_a_relation_named_in_passing_is_the_owners_claim_of_its_name() -> None:
     (asked,) = [s for s in read("Is your sister Ana coming?", listener="Sam") if s.naming]
     assert (asked.holder, asked.modality) == ("Sam", "question")
     assert not [s for s in read("I met Ana at the shop.") if s.naming]
+
+
+def test_a_reason_given_is_asserted_too() -> None:
+    statements = read("Dinner was tricky because my wife Rosa can't eat shellfish.")
+    (reason,) = [s for s in statements if s.holder == "Rosa" and not s.naming]
+    assert (reason.claim.key, reason.polarity, reason.modality) == (
+        "eat:shellfish",
+        False,
+        "asserted",
+    )
+    assert reason.quote == "my wife Rosa can't eat shellfish."  # not "because ..."
+    assert not [s for s in read("Call me if my wife Rosa is late.") if s.holder == "Rosa"]
