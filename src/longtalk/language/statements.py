@@ -37,7 +37,13 @@ from longtalk.language.nlp import parse_many
 from longtalk.language.speakers import Participants, Referent, noun_key, owned, refer
 from longtalk.language.times import statement_time
 from longtalk.language.withdrawal import withdrawn_topic
-from longtalk.language.wording import clause_tokens, display_name, rewrite, words_of
+from longtalk.language.wording import (
+    clause_tokens,
+    display_name,
+    object_left_out,
+    rewrite,
+    words_of,
+)
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
@@ -275,7 +281,21 @@ def _referent(head: Token, people: Participants) -> Referent | None:
         if imperative(head):
             return Referent(people.listener)
         return None
+    if _addressed(subject, people):
+        return None
     return refer(subject, people)
+
+
+def _addressed(subject: Token, people: Participants) -> bool:
+    """``Hey Nate, my favourite treat is ...`` said to Nate: a subject the speaker calls by.
+
+    The parser's subject is the listener's name set off by a comma; who the clause is
+    about, it cannot tell.
+    """
+    doc = subject.doc
+    after = doc[subject.i + 1] if subject.i + 1 < len(doc) else None
+    named = subject.pos_ == "PROPN" and subject.text.casefold() == people.listener.casefold()
+    return named and after is not None and after.text == ","
 
 
 def _statement(head: Token, sentence: Span, people: Participants, item: Said) -> Statement | None:
@@ -426,7 +446,7 @@ def _predicate(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
     preposition, obj = _object(head)
     if lemma in TASTE_VERBS and obj is not None:
         return who, f"taste:{_object_key(obj)}", words_of(obj.subtree)
-    if (lemma, preposition) in VERB_CLAIMS and obj is not None:
+    if (lemma, preposition) in VERB_CLAIMS and obj is not None and not object_left_out(head):
         return who, VERB_CLAIMS[(lemma, preposition)], words_of(obj.subtree)
     rest = [t for t in clause_tokens(head) if t.i > head.i and t.dep_ != "punct"]
     value = words_of(rest) or (head.text if head.pos_ == "VERB" else "")
