@@ -158,10 +158,3 @@ def test_the_listener_called_by_name_is_not_the_subject() -> None:
     said = "Hey Nate, my favorite treat is this chocolate raspberry tart."  # parsed right
     (s,) = read(said, speaker="Joanna", listener="Nate")
     assert s.text == "Joanna's favorite treat is this chocolate raspberry tart."
-
-
-def test_an_object_the_speaker_left_out_is_quoted_not_rewritten() -> None:
-    (s,) = read("I've been working on for a while, such a relief!")
-    assert (s.text, s.claim.key) == ("", "work:while")  # not "employer: a while"
-    (s,) = read("I work for a small bakery.")
-    assert (s.claim.key, s.text) == ("employer", "Ana works for a small bakery.")

@@ -37,13 +37,7 @@ from longtalk.language.nlp import parse_many
 from longtalk.language.speakers import Participants, Referent, noun_key, owned, refer
 from longtalk.language.times import statement_time
 from longtalk.language.withdrawal import withdrawn_topic
-from longtalk.language.wording import (
-    clause_tokens,
-    display_name,
-    object_left_out,
-    rewrite,
-    words_of,
-)
+from longtalk.language.wording import clause_tokens, display_name, rewrite, words_of
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
@@ -446,7 +440,7 @@ def _predicate(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
     preposition, obj = _object(head)
     if lemma in TASTE_VERBS and obj is not None:
         return who, f"taste:{_object_key(obj)}", words_of(obj.subtree)
-    if (lemma, preposition) in VERB_CLAIMS and obj is not None and not object_left_out(head):
+    if (lemma, preposition) in VERB_CLAIMS and obj is not None:
         return who, VERB_CLAIMS[(lemma, preposition)], words_of(obj.subtree)
     rest = [t for t in clause_tokens(head) if t.i > head.i and t.dep_ != "punct"]
     value = words_of(rest) or (head.text if head.pos_ == "VERB" else "")

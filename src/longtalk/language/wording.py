@@ -17,14 +17,7 @@ from longtalk.language.speakers import FIRST, GROUP, SECOND, Participants
 if TYPE_CHECKING:
     from spacy.tokens import Token
 
-__all__ = [
-    "clause_tokens",
-    "display_name",
-    "object_left_out",
-    "rewrite",
-    "third_person",
-    "words_of",
-]
+__all__ = ["clause_tokens", "display_name", "rewrite", "third_person", "words_of"]
 
 _IRREGULAR = {"be": "is", "have": "has", "do": "does", "go": "goes"}
 _CONTRACTED = {"'ll": "will", "'d": "would", "’ll": "will", "’d": "would"}
@@ -90,7 +83,7 @@ def display_name(holder: str, *, first: bool) -> str:
 def rewrite(tokens: Sequence[Token], head: Token, people: Participants) -> str:
     """The clause in the third person, or ``""`` when the parse does not support one."""
     subject = next((t for t in tokens if t.dep_ in ("nsubj", "nsubjpass") and t.head == head), None)
-    if subject is None or object_left_out(head):
+    if subject is None:
         return ""
     begins = subject.left_edge.i  # "my limit is ...": the subject with its own words
     dropped = {
@@ -137,22 +130,6 @@ def rewrite(tokens: Sequence[Token], head: Token, people: Participants) -> str:
     text = "".join(parts).strip()
     end = "" if text.endswith((".", "!", "?")) else "."
     return text[:1].upper() + text[1:] + end
-
-
-def object_left_out(head: Token) -> bool:
-    """``I've been working on for a while``: the speaker left the verb's object out.
-
-    A particle with a preposition straight after it and no object: a rewrite would read as
-    garbled, and the preposition's noun is not the verb's object.
-    """
-    if any(c.dep_ in ("dobj", "pobj") for c in head.children):
-        return False
-    doc = head.doc
-    for particle in (c for c in head.children if c.dep_ == "prt"):
-        after = doc[particle.i + 1] if particle.i + 1 < len(doc) else None
-        if after is not None and after.dep_ == "prep":
-            return True
-    return False
 
 
 _PAST_MARKS = frozenset({"last", "ago", "yesterday", "earlier", "previously"})
