@@ -140,18 +140,6 @@ def test_a_relation_named_in_passing_is_the_owners_claim_of_its_name() -> None:
     assert not [s for s in read("I met Ana at the shop.") if s.naming]
 
 
-def test_a_reason_given_is_asserted_too() -> None:
-    statements = read("Dinner was tricky because my wife Rosa can't eat shellfish.")
-    (reason,) = [s for s in statements if s.holder == "Rosa" and not s.naming]
-    assert (reason.claim.key, reason.polarity, reason.modality) == (
-        "eat:shellfish",
-        False,
-        "asserted",
-    )
-    assert reason.quote == "my wife Rosa can't eat shellfish."  # not "because ..."
-    assert not [s for s in read("Call me if my wife Rosa is late.") if s.holder == "Rosa"]
-
-
 def test_the_listener_called_by_name_is_not_the_subject() -> None:
     said = "Hey Nate, my favorite dairy-free treat is this amazing chocolate raspberry tart."
     assert "Nate" not in [s.holder for s in read(said, speaker="Joanna", listener="Nate")]

@@ -190,23 +190,9 @@ def clause_heads(sentence: Span) -> list[Token]:
     heads = []
     for token in sentence:
         own = token.dep_ == "conj" and token.pos_ in ("VERB", "AUX") and _subject(token)
-        if token.dep_ == "ROOT" or own or leading_clause(token) or _reason(token):
+        if token.dep_ == "ROOT" or own or leading_clause(token):
             heads.append(_unwrap(token))
     return sorted(heads, key=lambda head: head.i)
-
-
-_REASONS = frozenset({"because", "since", "cause", "'cause", "as", "though", "although"})
-
-
-def _reason(token: Token) -> bool:
-    """A clause given as a reason or a concession: the speaker asserts it as well.
-
-    ``Dinner was tricky because my wife can't eat shellfish`` tells of the wife. (A clause
-    of condition or time, ``if``, ``when``, is not asserted; nor is one without a subject.)
-    """
-    if token.dep_ != "advcl" or _subject(token) is None:
-        return False
-    return any(c.dep_ == "mark" and c.lower_ in _REASONS for c in token.children)
 
 
 def leading_clause(token: Token) -> bool:
