@@ -137,7 +137,8 @@ async def test_contract_order_still_lets_the_question_choose_the_facts(tmp_path:
 
 
 async def _kept_block_reads(tmp_path: Path, forget: bool) -> list:  # type: ignore[type-arg]
-    """Two reads on one topic; with ``forget``, a turn of the first's kept block is forgotten."""
+    """Reads on one topic: the first chooses a block, the next two show it (returned); with
+    ``forget``, a turn of the shown block is forgotten between them."""
     async with from_url(f"sqlite:///{tmp_path / 'kept.db'}") as storage:
         embedder = MiniLMEmbedder()
         recall = HybridRetriever(QdrantEdgeStore(tmp_path / "kept"), embedder)
@@ -147,6 +148,7 @@ async def _kept_block_reads(tmp_path: Path, forget: bool) -> list:  # type: igno
         for round_ in range(30):
             await engine.append("c", _turns(round_))
         await engine.summarize("c", force=True)  # recall gets the room pending messages took
+        await engine.get_context("c", "Tell me about my kitten Miso.", budget_tokens=800)
         first = await engine.get_context("c", "What about my kitten Miso?", budget_tokens=800)
         if forget:
             await engine.forget("c", [first.recall_block[0].sequence])
