@@ -172,11 +172,11 @@ class MemoryConfig(_Strict):
         0.0, ge=-1.0, description="Cosine-similarity floor, equal kept (Orchid: 0.5)."
     )
     rag_relevance_floor: float = Field(
-        0.0,
+        0.002,
         ge=0.0,
         le=1.0,
         description="A recalled turn less relevant than this share of the best one is left "
-        "out, so turns that merely fill leftover room do not.",
+        "out, so turns that merely fill leftover room do not (0 = off).",
     )
     store_turns: bool = True
     truncation_strategy: TruncationName = "hard"

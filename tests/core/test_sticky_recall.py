@@ -45,50 +45,86 @@ def kinds(context: Context) -> list[str]:
     return [part.kind for part in context.parts]
 
 
-def test_the_block_stands_before_the_window_and_is_kept_while_it_serves() -> None:
-    first = read([*CATS, *TRAINS[:4]], rules=replace(FRIENDLY, recall_keep=0.5))
-    assert kinds(first) == ["summary", "recalled", "verbatim", "recalled"]
-    block = first.parts[1]
-    assert first.recall_block and block.sequences == tuple(t.sequence for t in first.recall_block)
+def with_block(recalled: list[RecalledTurn], rules: ContextBudget = FRIENDLY) -> Context:
+    """A read whose question the previous read's block served: the block is shown."""
+    first = read(recalled, rules=rules)
+    return read(recalled, first.recall_block, rules=rules)
+
+
+def test_a_block_is_shown_once_a_second_question_is_served_and_kept_while_it_serves() -> None:
+    rules = replace(FRIENDLY, recall_keep=0.5)
+    first = read([*CATS, *TRAINS[:4]], rules=rules)
+    assert kinds(first) == ["summary", "verbatim", "recalled"]  # one question: no block yet
+    assert {t.sequence for t in CATS} <= {t.sequence for t in first.recall_block}
+    second = read([*CATS, *TRAINS[:4]], first.recall_block, rules=rules)  # served
+    assert kinds(second) == ["summary", "recalled", "verbatim", "recalled"]
+    block = second.parts[1]
+    assert block.sequences == tuple(t.sequence for t in second.recall_block)
+    assert {t.sequence for t in CATS} <= set(block.sequences)
     # the next question still finds the cat turns best: the block comes back byte for byte,
     # and the window after it, so the whole of it is a cached prefix
     grown = [*WINDOW, (94, user("and one more line"))]
-    second = read([*CATS[:2], *TRAINS[4:6]], first.recall_block, window=grown)
-    assert second.parts[1].text == block.text
-    assert second.render().startswith(first.render()[: first.render().index("recent line 3")])
-    assert "trip 35" in second.parts[-1].text  # what is new is recalled after the window
+    third = read([*CATS[:2], *TRAINS[8:10]], second.recall_block, window=grown)
+    assert third.parts[1].text == block.text
+    assert third.render().startswith(second.render()[: second.render().index("recent line 3")])
+    assert "trip 39" in third.parts[-1].text  # what is new is recalled after the window
 
 
-def test_a_block_that_no_longer_serves_the_question_is_replaced() -> None:
-    first = read(CATS)
+def test_a_block_that_no_longer_serves_the_question_is_not_shown_and_is_chosen_anew() -> None:
+    first = with_block(CATS)
     unrelated = [turn(t.sequence, t.message.content, 0.001) for t in CATS]
     second = read([*TRAINS, *unrelated], first.recall_block)
-    assert "trip" in second.parts[1].text  # the question's own fill chose none of the cat turns
-    assert second.parts[1].text != first.parts[1].text
+    assert kinds(second) == ["summary", "verbatim", "recalled"]
+    assert second.render().count(RECALL_HEADER) == 1  # one part: header and dates once
+    assert second.recall_block and all("trip" in t.message.content for t in second.recall_block)
 
 
-def test_a_block_the_question_would_only_show_as_filler_is_replaced() -> None:
-    first = read(CATS)
+def test_a_block_the_question_would_only_show_as_filler_is_not_kept() -> None:
+    first = with_block(CATS)
     faint = [turn(t.sequence, t.message.content, 0.001) for t in CATS]
     second = read([*TRAINS[:2], *faint], first.recall_block)
+    recalled = {s for part in second.parts if part.kind == "recalled" for s in part.sequences}
+    assert {t.sequence for t in CATS} <= recalled  # there is room for every cat turn...
+    assert kinds(second) == ["summary", "verbatim", "recalled"]  # ...but not as the block
+    assert {t.sequence for t in TRAINS[:2]} <= {t.sequence for t in second.recall_block}
+
+
+def test_recall_spares_replaces_a_block_that_would_crowd_out_the_questions_turns() -> None:
+    dogs = [turn(s, f"the dog Rex chewed a shoe, day {s}", 0.9) for s in range(20, 26)]
+    first = with_block([*CATS, *dogs])
+    assert {t.sequence for t in first.recall_block} == {t.sequence for t in [*CATS, *dogs]}
+    # the next question wants the cats most and ten train turns after them, not the dogs:
+    # the block still holds over half of what the question would show (the cats), but kept
+    # it would leave room for only a few of the train turns
+    asked = [
+        *(turn(t.sequence, t.message.content, 1.0) for t in CATS),
+        *(turn(t.sequence, t.message.content, 0.3) for t in TRAINS[:10]),
+        *(turn(t.sequence, t.message.content, 0.01) for t in dogs),
+    ]
+    lenient = read(asked, first.recall_block)
+    assert lenient.parts[1].text == first.parts[1].text  # kept: the question loses trains
+    second = read(asked, first.recall_block, rules=replace(FRIENDLY, recall_spares=0.9))
     shown = {s for part in second.parts if part.kind == "recalled" for s in part.sequences}
-    assert {t.sequence for t in CATS} <= shown  # there is room for every cat turn...
-    assert "trip" in second.parts[1].text  # ...but they no longer lead: the block is new
+    assert "Rex" not in second.render() and "Miso" in second.render()
+    assert len(shown & {t.sequence for t in TRAINS}) > 2 * len(
+        {s for part in lenient.parts if part.kind == "recalled" for s in part.sequences}
+        & {t.sequence for t in TRAINS}
+    )
 
 
-def test_a_block_that_outgrows_the_room_is_replaced_whole_not_cut() -> None:
-    first = read(CATS)
+def test_a_block_that_outgrows_the_room_is_not_cut() -> None:
+    first = with_block(CATS)
     long_window = [(90 + i, user(f"a much longer recent line number {i} " * 3)) for i in range(6)]
     second = read(CATS, first.recall_block, window=long_window)
-    kept = [part for part in second.parts if part.kind == "recalled"]
-    assert kept and kept[0].text != first.parts[1].text
+    assert kinds(second) == ["summary", "verbatim", "recalled"]  # not a part of the old block
+    assert first.parts[1].text not in second.render()
     assert second.tokens_used <= 260
 
 
 def test_no_block_is_started_when_recall_has_little_room() -> None:
     small = read([*CATS, *TRAINS], rules=replace(FRIENDLY, recall_block_from=0.9))
     assert kinds(small) == ["summary", "verbatim", "recalled"] and not small.recall_block
-    roomy = read([*CATS, *TRAINS], rules=replace(FRIENDLY, recall_block_from=0.1))
+    roomy = with_block([*CATS, *TRAINS], rules=replace(FRIENDLY, recall_block_from=0.1))
     assert kinds(roomy) == ["summary", "recalled", "verbatim", "recalled"]
 
 
@@ -105,7 +141,9 @@ def test_contract_order_ignores_a_kept_block() -> None:
     assert given.render() == plain.render() and not given.recall_block
 
 
-@pytest.mark.parametrize("field", ["recall_keep", "recall_serves", "recall_block_from"])
+@pytest.mark.parametrize(
+    "field", ["recall_keep", "recall_serves", "recall_spares", "recall_block_from"]
+)
 def test_shares_outside_zero_to_one_are_refused(field: str) -> None:
     with pytest.raises(ValueError, match=field):
         ContextBudget(**{field: 1.5})  # type: ignore[arg-type]

@@ -11,6 +11,9 @@ from longtalk.engine import MemoryEngine
 from longtalk.recall.defaults import above_floor
 from longtalk.recall.retriever import HybridRetriever
 from longtalk.storage.resolve import from_url
+from longtalk.summary.offline import OfflineSummaryWriter
+from longtalk.tools.demo import DEMO_QUERY
+from longtalk.tools.ingest import DEMO_CHAT_ID, demo_path, ingest_chats, read_chats
 from longtalk.vectors.base import RecalledTurn
 from longtalk.vectors.qdrant_edge import QdrantEdgeStore
 
@@ -47,3 +50,35 @@ async def test_a_read_recalls_nothing_under_the_floor(tmp_path: Path) -> None:
     assert off is not None and on is not None
     assert "Miso" in on.text and len(on.sequences) < len(off.sequences)
     assert min(on.scores) >= 0.3 * max(on.scores)
+
+
+async def test_the_default_floor_leaves_out_the_demos_filler(tmp_path: Path) -> None:
+    embedder = MiniLMEmbedder()
+    (whole,) = read_chats(demo_path(), chat_id=DEMO_CHAT_ID)
+    async with from_url(f"sqlite:///{tmp_path / 'chats.db'}") as storage:
+        recall = HybridRetriever(QdrantEdgeStore(tmp_path / "vectors"), embedder)
+        engines = {
+            floor: MemoryEngine(
+                storage,
+                config=MemoryConfig() if floor is None else MemoryConfig(rag_relevance_floor=0),
+                recall=recall,
+                embedder=embedder,
+                writer=OfflineSummaryWriter(embedder),
+            )
+            for floor in (None, 0)
+        }
+        await ingest_chats(engines[0], [whole])
+        while (await engines[0].summarize(DEMO_CHAT_ID, force=True)).changed:
+            pass
+        shown = {}
+        for floor, engine in engines.items():
+            context = await engine.get_context(DEMO_CHAT_ID, DEMO_QUERY, budget_tokens=2000)
+            shown[floor] = context.part("recalled")
+        await recall.close()
+    default, off = shown[None], shown[0]
+    assert default is not None and off is not None
+    floor = MemoryConfig().rag_relevance_floor
+    assert min(off.scores) < floor * max(off.scores)  # the floor has filler to remove...
+    assert min(default.scores) >= floor * max(default.scores)  # ...and removes it
+    assert len(default.sequences) < len(off.sequences) and default.tokens < off.tokens
+    assert "Douro" in default.text  # the turns the question asks about stay

@@ -103,12 +103,17 @@ class ContextBudget:
     so the recent conversation keeps its first line, and the context its prefix, for most
     turns. ``recall_keep`` (``cache_friendly``): the most share of the recall room the
     previous turn's recalled block may keep, byte for byte, while it still serves the
-    question (:func:`assemble_context`'s ``kept_recall``); the rest is recalled afresh.
+    question (:func:`assemble_context`'s ``kept_recall``); the rest is recalled afresh. A
+    block is chosen from one question's recall and shown from the next question it serves.
     ``recall_serves``: the least share of the relevance of the question's own recall fill
     that the block's turns must hold for the block to be kept (0 keeps it while it fits).
-    ``recall_block_from``: no new block is started while recall has less than this share of
-    the budget (a small block soon overflows, and a replaced block costs the cached window
-    after it); the recalled turns then all follow the window.
+    ``recall_spares``: the least share of that relevance the context must still show with the
+    block kept (its turns and those recalled afresh after it), so a kept block never takes
+    the room the question's own turns need (0, the default: no such test; 0.9 measured a
+    little more recall at small budgets and kept far fewer blocks).
+    ``recall_block_from``: no block is chosen while recall has less than this share of the
+    budget (a small block soon overflows, and a replaced block costs the cached window after
+    it); the recalled turns then all follow the window.
     """
 
     summary_max_tokens: int = 200
@@ -122,6 +127,7 @@ class ContextBudget:
     window_step: int = 10
     recall_keep: float = 0.8
     recall_serves: float = 0.5
+    recall_spares: float = 0.0
     recall_block_from: float = 0.25
 
     def __post_init__(self) -> None:
@@ -135,6 +141,8 @@ class ContextBudget:
             raise ValueError(f"recall_keep must be within [0, 1], got {self.recall_keep}")
         if not 0.0 <= self.recall_serves <= 1.0:
             raise ValueError(f"recall_serves must be within [0, 1], got {self.recall_serves}")
+        if not 0.0 <= self.recall_spares <= 1.0:
+            raise ValueError(f"recall_spares must be within [0, 1], got {self.recall_spares}")
         if not 0.0 <= self.recall_block_from <= 1.0:
             raise ValueError(
                 f"recall_block_from must be within [0, 1], got {self.recall_block_from}"
@@ -202,8 +210,9 @@ class Context:
     ``dropped_pending`` counts pending messages left out, ``dropped_recalled`` recalled
     turns that did not fit and ``dropped_facts`` durable facts the facts share could not
     hold. ``user_facts`` are the items of the user part, each with the chat it came from.
-    ``recall_block`` (``cache_friendly``) is the recalled block the next turn may keep:
-    pass it back as ``kept_recall``.
+    ``recall_block`` (``cache_friendly``) is the recalled block the next turn may keep (the
+    one shown, or the one chosen from this question's recall when none was): pass it back
+    as ``kept_recall``.
     """
 
     parts: tuple[ContextPart, ...]
@@ -360,9 +369,10 @@ def assemble_context(
             when the caller divided it to shape the summary; the summary is then shown as
             given (already within ``division.summary_text``), never cut a second time.
         kept_recall: ``cache_friendly`` only: the previous context's ``recall_block``. It is
-            shown again before the window, in the same order and bytes, while its turns are
-            still relevant enough to the question (``rules.recall_serves``); the turns
-            recalled afresh follow the window (:func:`_sticky_recall`).
+            shown before the window, in the same order and bytes, while its turns are still
+            relevant enough to the question (``rules.recall_serves``) and leave the
+            question's own turns their room (``rules.recall_spares``); the turns recalled
+            afresh follow the window (:func:`_sticky_recall`).
     """
     total = max(0, budget_tokens)
     budget = total - sum(_cost(part) for part in durable)
@@ -384,9 +394,10 @@ def assemble_context(
     shown_sequences = set(verbatim_part.sequences) if verbatim_part else set()
     entries = _entries(_dedup_recalled(recalled, shown, shown_sequences), counter, rules)
     kept_part: ContextPart | None = None
+    block: tuple[_Entry, ...] = ()
     if rules.order == "cache_friendly" and rules.recall_keep > 0:
         kept = _entries(_dedup_recalled(kept_recall, shown, shown_sequences), counter, rules)
-        kept_part, recall_part, dropped_recalled = _sticky_recall(
+        kept_part, recall_part, dropped_recalled, block = _sticky_recall(
             entries, kept, left - 1, counter, rules, budget
         )
     else:
@@ -402,7 +413,7 @@ def assemble_context(
         dropped_recalled=dropped_recalled,
         dropped_verbatim=cut,
         dropped_pending=skipped,
-        recall_block=_turns(kept_part, [*recalled, *kept_recall]),
+        recall_block=_turns([entry.turn.sequence for entry in block], [*recalled, *kept_recall]),
     )
 
 
@@ -889,50 +900,70 @@ def _sticky_recall(
     counter: TokenCounter,
     rules: ContextBudget,
     whole: int,
-) -> tuple[ContextPart | None, ContextPart | None, int]:
+) -> tuple[ContextPart | None, ContextPart | None, int, tuple[_Entry, ...]]:
     """The recalled turns as a kept block and the turns recalled afresh (``cache_friendly``).
 
-    The block is the previous turn's (``kept``) while it fits the room and its turns hold at
-    least ``rules.recall_serves`` of the relevance (scores) of the question's own fill;
-    otherwise a new block is chosen, best first, from that fill within ``rules.recall_keep``
-    of the room (replaced whole, never cut: a cut would change the bytes before the window). It
-    renders the same bytes every turn it is kept, so it can stand before the recent window
-    in the cached prefix; the rest of the room is filled best first. Returns the block, the
-    rest and the turns dropped (the block None when there is none: the rest is then the
-    whole recalled part).
+    The previous read's block (``kept``) is shown before the window while it fits the room,
+    its turns hold at least ``rules.recall_serves`` of the relevance (scores) of the
+    question's own fill, and the context still shows ``rules.recall_spares`` of that
+    relevance with it (the block's turns and those recalled afresh in the room it leaves):
+    a block that serves the question a little must not take the room its own turns need. It
+    renders the same bytes every turn it is kept, so it stands in the cached prefix; the
+    rest of the room is filled best first after the window.
+
+    Otherwise no block is shown: every recalled turn follows the window, as one part, and the
+    block the next read may keep is chosen, best first, from this question's fill within
+    ``rules.recall_keep`` of the room. A block is shown only once a second question is served
+    by the turns of the first, since a block only pays when the conversation stays on its
+    topic; a question that changes topic costs nothing then (two parts would repeat their
+    header and dates). Returns the block shown, the rest, the turns dropped and the block
+    the next read may keep.
     """
     own, dropped = _recall_part(entries, allowance, counter, rules)
     numbered = all(entry.turn.sequence > 0 for entry in (*entries, *kept))
     if own is None or not numbered:
-        return None, own, dropped  # unnumbered turns cannot be told apart by their sequence
-    chosen = set(own.sequences)
-    block = list(kept)
+        return None, own, dropped, ()  # unnumbered turns cannot be told apart by sequence
     relevance = {s: _positive(score) for s, score in zip(own.sequences, own.scores, strict=True)}
-    serving = sum(relevance.get(entry.turn.sequence, 0.0) for entry in block)
-    fits = bool(block) and counter.count(_render_recalled(block, rules)) < allowance
-    if not fits or serving < rules.recall_serves * sum(relevance.values()):
-        if allowance < rules.recall_block_from * whole:
-            return None, own, dropped  # a block this small would soon overflow: none
-        best = [entry for entry in entries if entry.turn.sequence in chosen]
-        room = math.floor(allowance * rules.recall_keep)
-        fresh, _ = _recall_part(best, room, counter, rules)
-        taken = set(fresh.sequences) if fresh else set()
-        block = sorted((e for e in best if e.turn.sequence in taken), key=_chronological)
-    if not block:
-        return None, own, dropped
+    wanted = sum(relevance.values())
+    if kept and counter.count(_render_recalled(kept, rules)) < allowance:
+        head, tail, left_out = _block_and_rest(kept, entries, allowance, counter, rules)
+        serving = sum(relevance.get(sequence, 0.0) for sequence in head.sequences)
+        shown = serving + sum(relevance.get(sequence, 0.0) for sequence in _sequences(tail))
+        if serving >= rules.recall_serves * wanted and shown >= rules.recall_spares * wanted:
+            return head, tail, left_out, tuple(kept)
+    if allowance < rules.recall_block_from * whole:
+        return None, own, dropped, ()  # a block this small would soon overflow: none
+    chosen = set(own.sequences)
+    best = [entry for entry in entries if entry.turn.sequence in chosen]
+    fresh, _ = _recall_part(best, math.floor(allowance * rules.recall_keep), counter, rules)
+    taken = set(_sequences(fresh))
+    block = sorted((e for e in best if e.turn.sequence in taken), key=_chronological)
+    return None, own, dropped, tuple(block)
+
+
+def _block_and_rest(
+    block: Sequence[_Entry],
+    entries: Sequence[_Entry],
+    allowance: int,
+    counter: TokenCounter,
+    rules: ContextBudget,
+) -> tuple[ContextPart, ContextPart | None, int]:
+    """``block`` as a part, the rest of ``entries`` filled after it, and the turns left out."""
     head = _part_of(block, counter, rules)
     taken = set(head.sequences)
     rest = [entry for entry in entries if entry.turn.sequence not in taken]
     tail, _ = _recall_part(rest, allowance - head.tokens - 1, counter, rules)
-    return head, tail, len(rest) - (len(tail.sequences) if tail else 0)
+    return head, tail, len(rest) - len(_sequences(tail))
 
 
-def _turns(part: ContextPart | None, turns: Sequence[RecalledLike]) -> tuple[RecalledLike, ...]:
-    """The recalled turns ``part`` shows, in its order (the last of ``turns`` per sequence)."""
-    if part is None:
-        return ()
+def _sequences(part: ContextPart | None) -> tuple[int, ...]:
+    return part.sequences if part is not None else ()
+
+
+def _turns(sequences: Sequence[int], turns: Sequence[RecalledLike]) -> tuple[RecalledLike, ...]:
+    """The recalled turns of ``sequences``, in their order (the last of ``turns`` per sequence)."""
     by_sequence = {turn.sequence: turn for turn in turns}
-    return tuple(by_sequence[sequence] for sequence in part.sequences)
+    return tuple(by_sequence[sequence] for sequence in sequences)
 
 
 def _part_of(chosen: Sequence[_Entry], counter: TokenCounter, rules: ContextBudget) -> ContextPart:
