@@ -42,9 +42,8 @@ def fact_of(statement: Statement) -> DurableFact | None:
     if _bare(statement):
         return None
     kind = kind_of(statement)
-    denial = kind is None and not statement.polarity and not statement.change
-    if denial and _denial(statement):
-        return _denying(statement)
+    if kind is None and _denies(statement):
+        return _denial(statement)
     retracts = not statement.polarity and statement.change
     if kind is None and not retracts:
         return None
@@ -63,20 +62,22 @@ def fact_of(statement: Statement) -> DurableFact | None:
     )
 
 
-def _denial(statement: Statement) -> bool:
+def _denies(statement: Statement) -> bool:
     """A negated clause that is no fact itself may deny one: ``I never smoked``.
 
     It takes back the holder's own claim on the same predicate, if there is one
-    (:func:`longtalk.facts.merge.merge_facts`); otherwise it is nothing. A dated one
-    (``I didn't smoke yesterday``) tells of a day, not of the claim.
+    (:func:`longtalk.facts.merge.merge_facts`); otherwise it is nothing. A change says
+    so itself (``not ... anymore``: a retraction); a dated one (``I didn't smoke
+    yesterday``) tells of a day, not of the claim.
     """
-    return not statement.time and not statement.standing
+    return not statement.polarity and not statement.change and not statement.time
 
 
-def _denying(statement: Statement) -> DurableFact:
+def _denial(statement: Statement) -> DurableFact:
     """A denial, its value the words it denies: ``I never owned a motorbike``, ``not motorbike``.
 
-    It takes back only a claim those words are all part of.
+    It takes back only a claim those words are all part of; it is never shown, so its
+    kind says nothing.
     """
     verb = statement.lemma
     denied = [word for word in content_words(statement.value) if not word.startswith(verb)]

@@ -123,8 +123,12 @@ def _denied_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
 
 
 def _inflected(word: str, other: str) -> bool:
-    """One word in two forms (``dog``, ``dogs``; ``own``, ``owned``): one begins the other."""
-    return word.startswith(other) or other.startswith(word)
+    """One word in two forms (``dog``, ``dogs``; ``own``, ``owned``): one begins the other.
+
+    A stem shorter than three letters begins too many words (``go``, ``good``).
+    """
+    shorter, longer = sorted((word, other), key=len)
+    return longer.startswith(shorter) and (len(shorter) >= 3 or shorter == longer)
 
 
 def _open_claims(kept: list[DurableFact], fact: DurableFact) -> list[int]:
