@@ -314,7 +314,7 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
 
 
 def _inverted(head: Token, people: Participants) -> tuple[Referent, str, str] | None:
-    """``Green tea is my go-to drink`` says what ``my go-to drink is green tea`` says.
+    """``Pizza is my favourite food`` says what ``my favourite food is pizza`` says.
 
     A thing set as the subject of ``be`` with someone's noun after it: that noun's owner's
     claim, its value the thing.
