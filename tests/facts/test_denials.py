@@ -3,40 +3,30 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
+
+from tests.facts.conftest import T0, current_facts
 
 from longtalk import AsyncMemory
-from longtalk.core.messages import Message
 from longtalk.facts.claims import facts_of
 from longtalk.facts.merge import merge_facts
-from longtalk.facts.offline import extract_facts
 from longtalk.language import Said, read_statements
-
-T0 = datetime(2024, 3, 1, tzinfo=UTC)
-
-
-def _current(*texts: str) -> list[str]:
-    messages = [
-        (n, Message(role="user", content=text, name="Ines", timestamp=T0 + timedelta(days=n)))
-        for n, text in enumerate(texts, start=1)
-    ]
-    return [fact.text for fact in extract_facts(messages)]
 
 
 def test_a_denial_takes_back_the_claim_it_denies() -> None:
-    current = _current("I smoke about half a pack a day.", "Just to be clear, I never smoked.")
+    current = current_facts("I smoke about half a pack a day.", "Just to be clear, I never smoked.")
     assert not any("smoke" in text for text in current), current
 
 
 def test_a_negation_with_words_of_its_own_is_another_claim() -> None:
-    current = _current("I go running every day.", "I don't go running when it rains.")
+    current = current_facts("I go running every day.", "I don't go running when it rains.")
     assert any("running every day" in text for text in current), current
-    current = _current("I know Ana from school.", "I don't know what to cook tonight.")
+    current = current_facts("I know Ana from school.", "I don't know what to cook tonight.")
     assert any("Ana from school" in text for text in current), current
 
 
 def test_a_dated_negation_tells_of_a_day_not_of_the_claim() -> None:
-    current = _current("I smoke about half a pack a day.", "I didn't smoke yesterday.")
+    current = current_facts("I smoke about half a pack a day.", "I didn't smoke yesterday.")
     assert any("half a pack" in text for text in current), current
 
 

@@ -2,29 +2,17 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
-from longtalk.core.messages import Message
+from tests.facts.conftest import T0, current_facts, said_by_ines
+
 from longtalk.facts.offline import extract_facts
 from longtalk.language import WITHDRAWN, Said, read_statements
-
-T0 = datetime(2024, 3, 1, tzinfo=UTC)
 
 
 def _read(text: str) -> list[tuple[str, str, bool, bool]]:
     statements = read_statements([Said(1, "Ines", text, "Rui", T0)])
     return [(s.holder, s.claim.key, s.polarity, s.change) for s in statements]
-
-
-def _current(*texts: str) -> list[str]:
-    messages = [
-        (n, _message(text, T0 + timedelta(days=n))) for n, text in enumerate(texts, start=1)
-    ]
-    return [fact.text for fact in extract_facts(messages) if not fact.retracts]
-
-
-def _message(text: str, at: datetime) -> Message:
-    return Message(role="user", content=text, name="Ines", timestamp=at)
 
 
 def test_a_withdrawal_names_its_topic_and_is_the_speakers_change() -> None:
@@ -43,7 +31,7 @@ def test_remembering_and_forgetting_things_are_not_withdrawals() -> None:
 
 
 def test_a_withdrawn_topic_takes_the_claim_with_it_and_leaves_the_others() -> None:
-    current = _current(
+    current = current_facts(
         "My brother lives in Bilbao.",
         "I'm allergic to penicillin.",
         "Forget what I told you about my brother.",
@@ -55,8 +43,8 @@ def test_a_withdrawn_topic_takes_the_claim_with_it_and_leaves_the_others() -> No
 def test_giving_up_a_habit_supersedes_it_with_its_end() -> None:
     facts = extract_facts(
         [
-            (1, _message("I smoke a pipe every evening.", T0)),
-            (2, _message("I gave up the pipe in January.", T0 + timedelta(days=40))),
+            (1, said_by_ines("I smoke a pipe every evening.", T0)),
+            (2, said_by_ines("I gave up the pipe in January.", T0 + timedelta(days=40))),
         ]
     )
     current = [f for f in facts if not f.retracts]
@@ -66,7 +54,7 @@ def test_giving_up_a_habit_supersedes_it_with_its_end() -> None:
 
 
 def test_two_budgets_of_one_person_stand_apart_and_a_change_finds_its_own() -> None:
-    current = _current(
+    current = current_facts(
         "For the kitchen I'm redoing, I can spend at most 6,000 euros.",
         "Our budget for the Iceland trip is 2,500 euros.",
         "News on the kitchen front: my limit is now 7,500 euros.",
@@ -77,7 +65,9 @@ def test_two_budgets_of_one_person_stand_apart_and_a_change_finds_its_own() -> N
 
 
 def test_a_budget_that_went_up_is_the_same_budget() -> None:
-    current = _current("My gym budget is 40 euros a month.", "My gym budget went up to 55 euros.")
+    current = current_facts(
+        "My gym budget is 40 euros a month.", "My gym budget went up to 55 euros."
+    )
     assert any("55" in text for text in current) and not any("40" in text for text in current)
 
 
