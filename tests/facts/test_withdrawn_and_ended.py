@@ -53,6 +53,41 @@ def test_giving_up_a_habit_supersedes_it_with_its_end() -> None:
     assert ended and any("every evening" in former.text for former in ended[0].history)
 
 
+def test_quitting_a_habit_said_in_another_form_of_its_verb_ends_it() -> None:
+    current = current_facts(
+        "Quick update: I smoke way less now, maybe two a day.",
+        "Actually, I quit smoking completely last week!",
+    )
+    assert not any("two a day" in text for text in current)
+    assert any("quit smoking" in text for text in current)
+
+
+def test_a_habit_given_up_ends_its_claim_even_when_the_end_is_no_fact_itself() -> None:
+    assert current_facts("I go running every morning before work.")  # a fact on its own
+    current = current_facts("I go running every morning before work.", "I gave up running.")
+    assert not any("every morning" in text for text in current)
+
+
+def test_leaving_what_a_claim_names_ends_the_claim() -> None:
+    current = current_facts(
+        "I work as an accountant at a small firm.",
+        "Big news, I left accounting and now I teach maths at a primary school!",
+    )
+    assert not any("accountant" in text for text in current)
+    assert any("teaches maths" in text for text in current)
+
+
+def test_leaving_something_else_or_for_a_while_ends_nothing() -> None:
+    current = current_facts(
+        "I work as a nurse at the city hospital.",
+        "I live in Bristol.",
+        "I left work early today.",
+        "I left my phone at home.",
+    )
+    assert any("nurse" in text for text in current)
+    assert any("Bristol" in text for text in current)
+
+
 def test_two_budgets_of_one_person_stand_apart_and_a_change_finds_its_own() -> None:
     current = current_facts(
         "For the kitchen I'm redoing, I can spend at most 6,000 euros.",

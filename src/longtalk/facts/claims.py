@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from typing import cast, get_args
 
 from longtalk.facts.durable_fact import DurableFact, FactKind, normal_text
-from longtalk.language import ASSISTANT, Statement
+from longtalk.language import ASSISTANT, ENDED, Statement
 from longtalk.language.kinds import kind_of
 from longtalk.language.wording import display_name
 from longtalk.summary.offline_text import content_words
@@ -44,6 +44,8 @@ def fact_of(statement: Statement) -> DurableFact | None:
     kind = kind_of(statement)
     if kind is None and _denies(statement):
         return _denial(statement)
+    if kind is None and statement.ends:
+        return _ending(statement)
     retracts = not statement.polarity and statement.change
     if kind is None and not retracts:
         return None
@@ -92,6 +94,29 @@ def _denial(statement: Statement) -> DurableFact:
         value=" ".join(["not", *denied]),
         said_by=statement.speaker if statement.hearsay else "",
         retracts=True,
+    )
+
+
+def _ending(statement: Statement) -> DurableFact:
+    """An end that is no fact itself (``I gave up running``): the end of a claim it names.
+
+    Filed as an ended topic, it ends the holder's claim that shares a word with it
+    (:func:`longtalk.facts.merge.merge_facts`); said of nothing, it is never shown.
+    """
+    words = content_words(f"{statement.claim.predicate.replace(':', ' ')} {statement.value}")
+    topic = " ".join(dict.fromkeys(words))
+    return DurableFact(
+        kind="preference",
+        subject=f"{ENDED}:{topic}",
+        holder=statement.holder,
+        text=statement.text or quoted(statement),
+        sequences=(statement.sequence,),
+        said_at=statement.said_at,
+        source="offline",
+        value=topic,
+        said_by=statement.speaker if statement.hearsay else "",
+        retracts=True,
+        changes=True,
     )
 
 

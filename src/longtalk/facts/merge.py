@@ -19,8 +19,9 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from longtalk.facts.durable_fact import DurableFact, Former, normal_text
-from longtalk.language import WITHDRAWN
+from longtalk.language import ENDED, WITHDRAWN
 from longtalk.language.families import purpose_of
+from longtalk.language.stems import stems
 from longtalk.summary.offline_text import content_words
 
 __all__ = ["later", "merge_facts", "unite"]
@@ -85,19 +86,27 @@ def _purposed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
 
 
 def _changed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
-    """Where the holder's latest current claim sharing a content word with ``fact`` is.
+    """Where the holder's latest current claim sharing a word (by stem) with ``fact`` is.
 
     A withdrawal names a topic (``forget what I said about my sister``), which may be any
-    word of the claim it takes back, its relation and its text included.
+    word of the claim it takes back, its relation and its text included. An end names
+    what was left (``I left accounting``), a word of the claim's subject or value
+    (``occupation``: ``an accountant``), its predicate included (``I gave up running``
+    ends ``run``).
     """
-    words = _content(fact)
-    withdrawal = fact.subject.startswith(f"{WITHDRAWN}:")
+    words = stems(_content(fact))
+    how = fact.subject.partition(":")[0]
     for at in reversed(_open_claims(kept, fact)):
         current = kept[at]
         if _purpose_head(current) is not None:
             continue  # a budget changes by a budget's own words (``_purposed_claim``)
-        about = _all_words(current) if withdrawal else _content(current)
-        if words & about:
+        if how == WITHDRAWN:
+            about = _all_words(current)
+        elif how == ENDED:
+            about = set(content_words(f"{current.subject.replace(':', ' ')} {current.value}"))
+        else:
+            about = _content(current)
+        if words & stems(about):
             return at
     return None
 
@@ -116,19 +125,9 @@ def _denied_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
         head, _, object_ = kept[at].subject.partition(":")
         if head != predicate or (about and about != object_):
             continue
-        said = _all_words(kept[at])
-        if all(any(_inflected(word, other) for other in said) for word in denied):
-            return at  # every word it denies is the claim's
+        if stems(denied) <= stems(_all_words(kept[at])):
+            return at  # every word it denies is the claim's, in some form
     return None
-
-
-def _inflected(word: str, other: str) -> bool:
-    """One word in two forms (``dog``, ``dogs``; ``own``, ``owned``): one begins the other.
-
-    A stem shorter than three letters begins too many words (``go``, ``good``).
-    """
-    shorter, longer = sorted((word, other), key=len)
-    return longer.startswith(shorter) and (len(shorter) >= 3 or shorter == longer)
 
 
 def _open_claims(kept: list[DurableFact], fact: DurableFact) -> list[int]:

@@ -36,16 +36,18 @@ from longtalk.language.naming import Naming, namings
 from longtalk.language.nlp import parse_many
 from longtalk.language.speakers import Participants, Referent, noun_key, owned, refer
 from longtalk.language.times import statement_time
-from longtalk.language.withdrawal import withdrawn_topic
+from longtalk.language.withdrawal import ended_topic, withdrawn_topic
 from longtalk.language.wording import clause_tokens, display_name, rewrite, words_of
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
 
-__all__ = ["WITHDRAWN", "Claim", "Said", "Statement", "read_statements", "statements_of"]
+__all__ = ["ENDED", "WITHDRAWN", "Claim", "Said", "Statement", "read_statements", "statements_of"]
 
 WITHDRAWN = "withdrawn"
 """The predicate of a statement that takes back what its speaker said about a topic."""
+ENDED = "ended"
+"""The predicate of a statement that ends what held of its speaker: ``I left accounting``."""
 
 _COPULAS = frozenset({"be", "become", "feel", "seem", "stay", "remain", "get"})
 _CHANGE_WORDS = frozenset({"anymore", "longer", "now", "actually", "instead", "switch"})
@@ -95,6 +97,8 @@ class Statement:
     ``standing`` marks a request of how to treat the speaker that holds beyond the moment
     (``Don't call me after 9 pm``): the speaker's fact, though not asserted. ``naming``
     marks a relation's name said in passing (``my wife Rosa``, :mod:`~longtalk.language.naming`).
+    ``ends`` marks a clause that ends a habit or a role (``I quit smoking``, ``I gave up
+    coffee``): said of a claim, it is that claim's end.
     """
 
     claim: Claim
@@ -115,6 +119,7 @@ class Statement:
     vector: tuple[float, ...] = ()
     standing: bool = False
     naming: bool = False
+    ends: bool = False
 
     @property
     def holder(self) -> str:
@@ -282,6 +287,9 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
     topic = withdrawn_topic(head)
     if topic:
         return _withdrawal(head, topic, sentence, people, item)
+    left = ended_topic(head)
+    if left:
+        return _withdrawal(head, left, sentence, people, item, ENDED)
     who = _referent(head, people)
     found = _predicate(head, who) if who is not None else _inverted(head, people)
     if found is None:
@@ -310,6 +318,7 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
         shape=clause_shape(head, tokens),
         vector=clause_vector(tokens),
         standing=mode == "request" and standing_request(head),
+        ends=_ceases(head),
     )
 
 
@@ -345,12 +354,20 @@ def _purpose(sentence: Span) -> str:
 
 
 def _withdrawal(
-    head: Token, topic: list[Token], sentence: Span, people: Participants, item: Said
+    head: Token,
+    topic: list[Token],
+    sentence: Span,
+    people: Participants,
+    item: Said,
+    how: str = WITHDRAWN,
 ) -> Statement:
-    """The speaker takes back what they said about ``topic``: a change to no claim at all."""
+    """The speaker takes back (or, ``how`` :data:`ENDED`, ends) their claim about ``topic``.
+
+    A change to no claim at all: it finds the claim it undoes by the words they share.
+    """
     tokens = clause_tokens(head)
     return Statement(
-        claim=Claim(people.speaker, "", f"{WITHDRAWN}:{words_of(topic).casefold()}"),
+        claim=Claim(people.speaker, "", f"{how}:{words_of(topic).casefold()}"),
         value=words_of(topic),
         polarity=False,
         modality="asserted",
@@ -414,6 +431,9 @@ def _predicate(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
         done = next((c for c in head.children if c.dep_ == "xcomp"), None)
         if done is not None:
             return _predicate(done, who)
+    ceased = _ceased(head)
+    if ceased is not None:  # "I quit smoking": the claim of smoking, changed
+        return _predicate(ceased, who)
     if lemma in _COPULAS or any(c.dep_ == "acomp" for c in head.children):
         return _copula(head, who)  # "I went vegetarian", "she turned vegan": a state
     if lemma in CHANGE_VERBS or lemma == "move":
@@ -511,7 +531,7 @@ def _object(head: Token) -> tuple[str, Token | None]:
     """The clause's object: (``""``, direct object), or (preposition, its object).
 
     Failing both, the first content word after the verb (the small parser sometimes
-    misreads ``I hate cilantro``'s object as an adverb).
+    misreads ``I hate cilantro``'s object as an adverb), never a time (``last week``).
     """
     for child in head.children:
         if child.dep_ in ("dobj", "xcomp", "attr", "ccomp"):
@@ -521,7 +541,11 @@ def _object(head: Token) -> tuple[str, Token | None]:
             obj = next((c for c in child.children if c.dep_ == "pobj"), None)
             if obj is not None:
                 return child.lower_, obj
-    after = [c for c in head.rights if c.pos_ in _CONTENT and c.lower_ not in _FILLERS]
+    after = [
+        c
+        for c in head.rights
+        if c.pos_ in _CONTENT and c.lower_ not in _FILLERS and c.dep_ != "npadvmod"
+    ]
     return "", after[0] if after else None
 
 
@@ -566,6 +590,17 @@ def _ceases(head: Token) -> bool:
     lemma = head.lemma_.lower()
     particle = {c.lower_ for c in head.children if c.dep_ == "prt"}
     return lemma in ("quit", "stop") or bool(CEASING.get(lemma, frozenset()) & particle)
+
+
+def _ceased(head: Token) -> Token | None:
+    """The habit a ceasing verb ends, when it is a verb: ``smoking`` in ``I quit smoking``.
+
+    Filed under that verb's claim (``smoke``), the end supersedes what was said of it
+    (``I smoke about two a day``).
+    """
+    if not _ceases(head):
+        return None
+    return next((c for c in head.children if c.dep_ in ("xcomp", "dobj") and c.tag_ == "VBG"), None)
 
 
 def _first(tokens: Sequence[Token]) -> bool:

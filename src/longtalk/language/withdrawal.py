@@ -11,6 +11,11 @@ imperative ``forget``/``scratch``/``ignore``/``disregard`` (its object, or what 
 ``about``), ``take back`` with its object, and ``wrong about`` said of oneself. The small
 parser sometimes tags a sentence-initial ``Scratch`` as a noun; at the start of a sentence
 with no subject of its own it is read as the verb.
+
+Leaving ends a claim instead of withdrawing it: ``I left accounting``, ``we left Bristol``
+say that what held (``I work as an accountant``, ``I live in Bristol``) held until now. The
+topic is what was left; only a claim that names it ends, so ``I left my phone at home``
+ends nothing.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from longtalk.language.speakers import FIRST
 if TYPE_CHECKING:
     from spacy.tokens import Token
 
-__all__ = ["withdrawn_topic"]
+__all__ = ["ended_topic", "withdrawn_topic"]
 
 _WITHDRAW = frozenset({"forget", "scratch", "ignore", "disregard"})
 _VAGUE = frozenset({"thing", "things", "stuff", "part", "bit", "idea", "plan", "business"})
@@ -44,6 +49,22 @@ def withdrawn_topic(head: Token) -> list[Token]:
     if wrong is not None and _by_speaker(head):
         return _about(wrong)
     return []
+
+
+def ended_topic(head: Token) -> list[Token]:
+    """What the speaker says they left (``I left accounting``); empty when nothing was left.
+
+    A habit or a place left for a moment (``I left work early``, ``I left at 5``) is no end:
+    a clause with an adverb or a time of day beside its verb ends nothing.
+    """
+    if head.lemma_.lower() != "leave" or negated(head) or not _by_speaker(head):
+        return []
+    if head.tag_ not in ("VBD", "VBN"):
+        return []
+    if any(c.dep_ in ("advmod", "npadvmod") for c in head.children):
+        return []
+    obj = next((c for c in head.children if c.dep_ == "dobj"), None)
+    return _content(obj.subtree) if obj is not None else []
 
 
 def _ordered(head: Token) -> bool:
