@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
 
+from longtalk.facts.claims import EVENT_KINDS
 from longtalk.facts.durable_fact import DurableFact, Former, normal_text
 from longtalk.language import ENDED, WITHDRAWN
 from longtalk.language.families import purpose_of
@@ -86,17 +87,20 @@ def _purposed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
 
 
 def _changed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
-    """Where the holder's latest current claim sharing a word (by stem) with ``fact`` is.
+    """Where the holder's current claim that ``fact`` changes is: the one sharing most words.
 
-    A withdrawal names a topic (``forget what I said about my sister``), which may be any
-    word of the claim it takes back, its relation and its text included. An end names
-    what was left (``I left accounting``), a word of the claim's subject or value
-    (``occupation``: ``an accountant``), its predicate included (``I gave up running``
-    ends ``run``).
+    Words meet by stem. On a tie the claim of ``fact``'s own kind comes first (``I switched
+    to the bistro car on trains`` changes where one sits on trains, not a decision to take
+    the train), then the latest. A withdrawal names a topic (``forget what I said about my
+    sister``), which may be any word of the claim it takes back, its relation and its text
+    included. An end names what was left (``I left accounting``), a word of the claim's
+    subject or value (``occupation``: ``an accountant``), its predicate included (``I gave
+    up running`` ends ``run``).
     """
     words = stems(_content(fact))
     how = fact.subject.partition(":")[0]
-    for at in reversed(_open_claims(kept, fact)):
+    best: tuple[int, bool, int] | None = None
+    for at in _open_claims(kept, fact):
         current = kept[at]
         if _purpose_head(current) is not None:
             continue  # a budget changes by a budget's own words (``_purposed_claim``)
@@ -106,9 +110,17 @@ def _changed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
             about = set(content_words(f"{current.subject.replace(':', ' ')} {current.value}"))
         else:
             about = _content(current)
-        if words & stems(about):
-            return at
-    return None
+        shared = len(words & stems(about))
+        if how not in (WITHDRAWN, ENDED) and _eventful(current) != _eventful(fact):
+            continue  # a plan changes plans; a standing claim, standing claims
+        rank = (shared, current.kind == fact.kind, at)
+        if shared and (best is None or rank > best):
+            best = rank
+    return best[2] if best is not None else None
+
+
+def _eventful(fact: DurableFact) -> bool:
+    return fact.kind in EVENT_KINDS
 
 
 def _denied_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
