@@ -146,3 +146,11 @@ def test_the_listener_called_by_name_is_not_the_subject() -> None:
     said = "Hey Nate, my favorite treat is this chocolate raspberry tart."  # parsed right
     (s,) = read(said, speaker="Joanna", listener="Nate")
     assert s.text == "Joanna's favorite treat is this chocolate raspberry tart."
+
+
+def test_a_clause_whose_object_stands_for_words_elsewhere_is_quoted_whole() -> None:
+    text = "Nothing beats my morning matcha, honestly, I have one every day."
+    (said,) = [s for s in read(text) if s.claim.key == "have"]
+    assert (said.text, said.quote) == ("", text)  # not "Ana has one every day."
+    (plain,) = read("I have two cats.")
+    assert plain.text == "Ana has two cats."

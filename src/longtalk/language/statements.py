@@ -300,6 +300,7 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
     if tokens and tokens[0].tag_ in ("WDT", "WP") and tokens[0].dep_ != "advmod":
         return None  # "that I really like": a relative clause, a fragment of another
     mode = modality(head, sentence, people)
+    leans = leans_outside(tokens)
     return Statement(
         claim=Claim(who.holder, who.relation, predicate),
         value=value,
@@ -307,8 +308,8 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
         modality=mode,
         speaker=people.speaker,
         sequence=item.sequence,
-        quote=_own_words(_said(head, tokens), sentence),
-        text=rewrite(tokens, head, people) if mode == "asserted" else "",
+        quote=sentence.text.strip() if leans else _own_words(_said(head, tokens), sentence),
+        text=rewrite(tokens, head, people) if mode == "asserted" and not leans else "",
         time=statement_time(sentence.text, item.said_at),
         said_at=item.said_at,
         change=_changing(head, tokens),
@@ -320,6 +321,26 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
         standing=mode == "request" and standing_request(head),
         ends=_ceases(head),
     )
+
+
+def leans_outside(tokens: Sequence[Token]) -> bool:
+    """The clause means something only with the words around it: quote the whole sentence.
+
+    An object that is a pronoun (``Nothing beats my morning matcha, I have one every day``)
+    or a preposition left without its object (``I've been working on for a while``) says
+    what the rest of the sentence says; a rewrite of the clause alone would say nothing.
+    """
+    for token in tokens:
+        if token.dep_ in _OBJECTS and token.lower_ in _STANDING_FOR:
+            return True
+        if token.dep_ == "prep" and not any(c.dep_ in ("pobj", "pcomp") for c in token.children):
+            return True
+    return False
+
+
+_OBJECTS = frozenset({"dobj", "pobj", "attr", "dative", "oprd"})
+_STANDING_FOR = frozenset("it one that this them these those him her he she they".split())
+"""Pronouns that stand for words said elsewhere."""
 
 
 def _inverted(head: Token, people: Participants) -> tuple[Referent, str, str] | None:
