@@ -44,7 +44,7 @@ from longtalk.storage.base import (
     check_commit,
     check_tenant,
     message_ids,
-    replayed,
+    retry_of,
 )
 from longtalk.storage.config import DEFAULT_CONNECT_TIMEOUT_SECONDS
 from longtalk.storage.pg_codec import (
@@ -258,14 +258,12 @@ class PostgresStorage(AsyncEngineStorage):
                 f"no chat with id {commit.chat_id!r}; create it first with create_chat()"
             )
         before = chat_of_json(row["before"])
-        check_tenant(before, commit)
-        if not row["fresh"]:
+        if not row["fresh"]:  # a stale snapshot: again (another tenant's chat is refused now)
+            check_tenant(before, commit)
             return None
-        if row["found"]:
-            stored = [message_of(before.id, item) for item in row["found"]]
-            replay = replayed(stored, commit.append.messages)
-            if replay is not None:
-                return CommitResult(before, replay, ())
+        found = [message_of(before.id, item) for item in row["found"] or ()]
+        if (retry := retry_of(before, commit, found)) is not None:
+            return retry
         if row["after"] is None:  # nothing written: a guard failed, or a row is missing
             check_commit(before, commit)
             known = set(row["targets"] or ())
