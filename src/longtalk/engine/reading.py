@@ -11,7 +11,6 @@ assembly puts it together under the contract:
 from __future__ import annotations
 
 import asyncio
-import logging
 import math
 from collections.abc import Sequence
 from dataclasses import KW_ONLY, InitVar, dataclass, field, replace
@@ -28,21 +27,19 @@ from longtalk.core.context import (
 )
 from longtalk.core.filters import MessageFilterPipeline, context_for
 from longtalk.core.history import HistorySplit, Numbered, split_history
-from longtalk.core.messages import Message
 from longtalk.core.tokens import TokenCounter
 from longtalk.embed.semantic_shortener import TextEmbedder
 from longtalk.engine.durable import DurablePart
 from longtalk.engine.pipeline import apply_pipeline
 from longtalk.engine.recall_blocks import RecallBlocks
 from longtalk.errors import UsageError
-from longtalk.recall.defaults import above_floor, auto_k
+from longtalk.recall.defaults import recall_for_read
 from longtalk.storage.base import ChatRecord, ChatState, ChatStorage, StoredMessage
 from longtalk.storage.user_memory import UserFact, UserMemoryStore, kept_with
 from longtalk.summary.chain import ShownSummaries
 from longtalk.summary.user_facts import user_part
-from longtalk.vectors.base import RecalledTurn, RecallScope, VectorReader
+from longtalk.vectors.base import RecallScope, VectorReader
 
-log = logging.getLogger(__name__)
 USER_MEMORY_SHARE = 4
 """The user part takes at most a quarter of the budget."""
 
@@ -186,7 +183,18 @@ class ContextReader:
             room, verbatim=recent, counter=self.counter, rules=rules, stable=stable
         )
         recall = (
-            asyncio.ensure_future(self._recall(state.chat, query, layout.shown, room))
+            asyncio.ensure_future(
+                recall_for_read(
+                    self.recall,
+                    query,
+                    self.scope(state.chat),
+                    k=self.config.rag_k,
+                    budget_tokens=room,
+                    threshold=self.config.rag_similarity_threshold,
+                    floor=self.config.rag_relevance_floor,
+                    shown=layout.shown,
+                )
+            )
             if self.uses_recall and query
             else None
         )
@@ -238,7 +246,7 @@ class ContextReader:
         if self._estimate(chat) > room:
             return None
         shown = await self.show(await self._history(state), query)
-        return shown if self._verbatim_cost(shown) <= room else None
+        return shown if verbatim_cost(shown, self.counter) <= room else None
 
     async def _history(self, state: ChatState) -> list[Numbered]:
         """The chat's every message: what the smart load left out is loaded now."""
@@ -269,10 +277,6 @@ class ContextReader:
             older = [*_numbered(before), *older]
         return older
 
-    def _verbatim_cost(self, shown: Sequence[Numbered]) -> int:
-        """What ``shown`` costs as the recent window (its header and one line each)."""
-        return verbatim_cost(shown, self.counter)
-
     def _estimate(self, chat: ChatRecord) -> int:
         """The chat's tokens estimated from its length, before loading it (one line each).
 
@@ -302,7 +306,7 @@ class ContextReader:
         shown = await self.show(await self._history(state))
         return assemble_context(
             verbatim=shown,
-            budget_tokens=self._verbatim_cost(shown),
+            budget_tokens=verbatim_cost(shown, self.counter),
             counter=self.counter,
             rules=replace(self.budget, summary_max_tokens=0),
         )
@@ -328,26 +332,6 @@ class ContextReader:
             sequence, original = by_key.get(message.id or "", (0, message.id))
             result.append((sequence, message.model_copy(update={"id": original})))
         return result
-
-    async def _recall(
-        self, chat: ChatRecord, query: str | None, certain: Sequence[Message], budget: int
-    ) -> list[RecalledTurn]:
-        """Recall for ``query``, leaving out the window messages surely shown."""
-        if not query:
-            return []
-        k = self.config.rag_k
-        try:
-            found = await self.recall.get_relevant_history(
-                query,
-                self.scope(chat),
-                k=auto_k(budget) if k == "auto" else k,
-                similarity_threshold=self.config.rag_similarity_threshold,
-                exclude_hashes=frozenset(message.content_hash for message in certain),
-            )
-        except Exception as exc:  # noqa: BLE001 - a custom reader's failure leaves recall empty
-            log.warning("recall failed for chat %s, continuing without: %r", chat.id, exc)
-            return []
-        return above_floor(found, self.config.rag_relevance_floor)
 
 
 MIN_BUDGET_TOKENS = 32
