@@ -2,6 +2,7 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator, Callable
 from contextvars import ContextVar
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
@@ -138,6 +139,18 @@ async def test_strategy_none_is_identical_to_no_memory() -> None:
     assert [p.kind for p in context.parts] == ["verbatim"]
     assert len(context.verbatim) == 20
     assert context.verbatim[0].content.startswith("question 0")
+
+
+async def test_strategy_none_loads_what_a_smart_load_left_out() -> None:
+    memory = engine(ScriptedLLM(), strategy="none")
+    chat = await memory.create_chat("c1")
+    await play(memory, chat.id, 3)
+    state = await memory.context_state(chat.id)
+    # a smart load with no tail, of a chat a summary covers whole, holds no message
+    context = await memory.get_context(chat.id, "q", state=replace(state, messages=()))
+    assert [message.content[:10] for message in context.verbatim] == [
+        message.content[:10] for message in (*exchange(0), *exchange(1), *exchange(2))
+    ]
 
 
 async def test_rag_with_null_reader_behaves_as_running_summary() -> None:

@@ -11,9 +11,7 @@ assembly puts it together under the contract:
 from __future__ import annotations
 
 import asyncio
-import logging
 import math
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import KW_ONLY, InitVar, dataclass, field, replace
 from typing import Protocol
@@ -29,24 +27,21 @@ from longtalk.core.context import (
 )
 from longtalk.core.filters import MessageFilterPipeline, context_for
 from longtalk.core.history import HistorySplit, Numbered, split_history
-from longtalk.core.messages import Message
 from longtalk.core.tokens import TokenCounter
 from longtalk.embed.semantic_shortener import TextEmbedder
 from longtalk.engine.durable import DurablePart
 from longtalk.engine.pipeline import apply_pipeline
+from longtalk.engine.recall_blocks import RecallBlocks
 from longtalk.errors import UsageError
-from longtalk.recall.defaults import above_floor, auto_k
+from longtalk.recall.defaults import recall_for_read
 from longtalk.storage.base import ChatRecord, ChatState, ChatStorage, StoredMessage
 from longtalk.storage.user_memory import UserFact, UserMemoryStore, kept_with
 from longtalk.summary.chain import ShownSummaries
 from longtalk.summary.user_facts import user_part
-from longtalk.vectors.base import RecalledTurn, RecallScope, VectorReader
+from longtalk.vectors.base import RecallScope, VectorReader
 
-log = logging.getLogger(__name__)
 USER_MEMORY_SHARE = 4
 """The user part takes at most a quarter of the budget."""
-KEPT_RECALL_CHATS = 1024
-"""How many (chat, budget) pairs remember their last recalled block (``cache_friendly``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,10 +72,8 @@ class ContextReader:
     durable: DurablePart = field(init=False)
     users_with_state: bool = field(init=False)
     """The user's memory is read with the chat's state (one snapshot, no read of its own)."""
-    kept_recall: OrderedDict[tuple[str, int], KeptRecall] = field(
-        init=False, default_factory=OrderedDict
-    )
-    """``cache_friendly``: each (chat, budget)'s last recalled block, newest used last."""
+    recall_blocks: RecallBlocks = field(init=False, default_factory=RecallBlocks)
+    """``cache_friendly``: each (chat, budget)'s last recalled block."""
 
     def __post_init__(self, embedder: TextEmbedder | None) -> None:
         self.shown_summaries = ShownSummaries(self.counter)
@@ -190,7 +183,18 @@ class ContextReader:
             room, verbatim=recent, counter=self.counter, rules=rules, stable=stable
         )
         recall = (
-            asyncio.ensure_future(self._recall(state.chat, query, layout.shown, room))
+            asyncio.ensure_future(
+                recall_for_read(
+                    self.recall,
+                    query,
+                    self.scope(state.chat),
+                    k=self.config.rag_k,
+                    budget_tokens=room,
+                    threshold=self.config.rag_similarity_threshold,
+                    floor=self.config.rag_relevance_floor,
+                    shown=layout.shown,
+                )
+            )
             if self.uses_recall and query
             else None
         )
@@ -211,6 +215,7 @@ class ContextReader:
             if recall is not None and not recall.done():
                 recall.cancel()
         key = (state.chat.id, budget)
+        sticky = stable and recall is not None  # the last block may be shown again
         assembled = assemble_context(
             durable=tuple(part for part in (facts, user) if part is not None),
             recalled=recalled,
@@ -223,30 +228,11 @@ class ContextReader:
             counter=self.counter,
             rules=rules,
             division=layout,
-            kept_recall=self._kept(key, state) if stable and recall is not None else (),
+            kept_recall=self.recall_blocks.kept(key, state) if sticky else (),
         )
-        if stable and recall is not None:
-            self._keep(key, state.chat, assembled.recall_block)
+        if sticky:
+            self.recall_blocks.keep(key, state.chat, assembled.recall_block)
         return replace(assembled, dropped_facts=dropped_facts)
-
-    def _kept(self, key: tuple[str, int], state: ChatState) -> tuple[RecalledTurn, ...]:
-        """``key``'s last recalled block, when no message was deleted since it was shown."""
-        kept = self.kept_recall.pop(key, None)
-        if kept is None or not kept.still_whole(state):
-            return ()
-        self.kept_recall[key] = kept
-        return kept.turns
-
-    def _keep(self, key: tuple[str, int], chat: ChatRecord, block: Sequence[object]) -> None:
-        """Remember ``key``'s recalled block for its next read (a bounded LRU)."""
-        self.kept_recall.pop(key, None)
-        turns = tuple(turn for turn in block if isinstance(turn, RecalledTurn))
-        if turns:
-            self.kept_recall[key] = KeptRecall(
-                chat.incarnation, chat.message_count, chat.content_chars, turns
-            )
-        while len(self.kept_recall) > KEPT_RECALL_CHATS:
-            self.kept_recall.popitem(last=False)
 
     async def _whole(self, state: ChatState, room: int, query: str | None) -> list[Numbered] | None:
         """The whole filtered chat when it fits ``room``, else None.
@@ -259,11 +245,16 @@ class ContextReader:
             return None
         if self._estimate(chat) > room:
             return None
+        shown = await self.show(await self._history(state), query)
+        return shown if verbatim_cost(shown, self.counter) <= room else None
+
+    async def _history(self, state: ChatState) -> list[Numbered]:
+        """The chat's every message: what the smart load left out is loaded now."""
         stored = list(state.messages)
-        if not stored or stored[0].sequence > 1:  # the smart load left out older messages
-            stored = await self.storage.list_messages(chat.id)
-        shown = await self.show(_numbered(stored), query)
-        return shown if self._verbatim_cost(shown) <= room else None
+        left_out = stored[0].sequence > 1 if stored else state.chat.message_count > 0
+        if left_out:
+            stored = await self.storage.list_messages(state.chat.id)
+        return _numbered(stored)
 
     async def _older(
         self, state: ChatState, loaded: Sequence[Numbered], room: int
@@ -285,10 +276,6 @@ class ContextReader:
             )
             older = [*_numbered(before), *older]
         return older
-
-    def _verbatim_cost(self, shown: Sequence[Numbered]) -> int:
-        """What ``shown`` costs as the recent window (its header and one line each)."""
-        return verbatim_cost(shown, self.counter)
 
     def _estimate(self, chat: ChatRecord) -> int:
         """The chat's tokens estimated from its length, before loading it (one line each).
@@ -316,13 +303,10 @@ class ContextReader:
 
     async def _plain(self, state: ChatState) -> AssembledContext:
         """Strategy ``none``: the whole filtered history, as if there were no memory."""
-        stored = list(state.messages)
-        if stored and stored[0].sequence > 1:  # a smart load left out what the summary holds
-            stored = await self.storage.list_messages(state.chat.id)
-        shown = await self.show(_numbered(stored))
+        shown = await self.show(await self._history(state))
         return assemble_context(
             verbatim=shown,
-            budget_tokens=self._verbatim_cost(shown),
+            budget_tokens=verbatim_cost(shown, self.counter),
             counter=self.counter,
             rules=replace(self.budget, summary_max_tokens=0),
         )
@@ -348,52 +332,6 @@ class ContextReader:
             sequence, original = by_key.get(message.id or "", (0, message.id))
             result.append((sequence, message.model_copy(update={"id": original})))
         return result
-
-    async def _recall(
-        self, chat: ChatRecord, query: str | None, certain: Sequence[Message], budget: int
-    ) -> list[RecalledTurn]:
-        """Recall for ``query``, leaving out the window messages surely shown."""
-        if not query:
-            return []
-        k = self.config.rag_k
-        try:
-            found = await self.recall.get_relevant_history(
-                query,
-                self.scope(chat),
-                k=auto_k(budget) if k == "auto" else k,
-                similarity_threshold=self.config.rag_similarity_threshold,
-                exclude_hashes=frozenset(message.content_hash for message in certain),
-            )
-        except Exception as exc:  # noqa: BLE001 - a custom reader's failure leaves recall empty
-            log.warning("recall failed for chat %s, continuing without: %r", chat.id, exc)
-            return []
-        return above_floor(found, self.config.rag_relevance_floor)
-
-
-@dataclass(frozen=True, slots=True)
-class KeptRecall:
-    """A chat's last recalled block and the chat's length when it was shown.
-
-    A message deleted since (forgotten) shortens the chat's text by more than what was
-    appended explains: the block is then dropped, so a forgotten turn never comes back
-    from here. Anything that cannot be checked drops it too; the next read recalls anew.
-    """
-
-    incarnation: str
-    message_count: int
-    content_chars: int
-    turns: tuple[RecalledTurn, ...]
-
-    def still_whole(self, state: ChatState) -> bool:
-        """True when the chat only grew since: same incarnation, every new message loaded."""
-        chat = state.chat
-        if chat.incarnation != self.incarnation or chat.message_count < self.message_count:
-            return False
-        added = {s.sequence: s for s in state.messages if s.sequence > self.message_count}
-        if len(added) != chat.message_count - self.message_count:
-            return False
-        grown = sum(len(stored.message.content) for stored in added.values())
-        return chat.content_chars == self.content_chars + grown
 
 
 MIN_BUDGET_TOKENS = 32

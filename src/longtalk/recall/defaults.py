@@ -1,15 +1,21 @@
 """Recall defaults, each chosen by the LoCoMo bench (see ``docs/recall.md``).
 
-And the two rules a read applies them by: how many turns to ask for, which of them to keep.
+And the two rules a read applies them by: how many turns to ask for, which of them to keep;
+:func:`recall_for_read` is a context read's recall under them.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Sequence
+from typing import Literal
 
 from longtalk.core.context import ContextBudget
-from longtalk.vectors.base import RecalledTurn
+from longtalk.core.messages import Message
+from longtalk.vectors.base import RecalledTurn, RecallScope, VectorReader
+
+log = logging.getLogger(__name__)
 
 RAG_SIMILARITY_THRESHOLD = 0.0
 """Cosine-similarity floor for recalled turns (Orchid's 0.5 would drop evidence whose wording
@@ -42,3 +48,35 @@ def above_floor(found: Sequence[RecalledTurn], floor: float) -> list[RecalledTur
     if floor <= 0 or best <= 0:
         return list(found)
     return [turn for turn in found if turn.score >= floor * best]
+
+
+async def recall_for_read(
+    reader: VectorReader,
+    query: str,
+    scope: RecallScope,
+    *,
+    k: int | Literal["auto"],
+    budget_tokens: int,
+    threshold: float,
+    floor: float,
+    shown: Sequence[Message],
+) -> list[RecalledTurn]:
+    """The turns a context read recalls for ``query``, past the window messages ``shown``.
+
+    ``k`` (``auto``: :func:`auto_k` of ``budget_tokens``) turns at least ``threshold``
+    similar, then those :func:`above_floor`; a reader's failure leaves recall empty.
+    """
+    if not query:
+        return []
+    try:
+        found = await reader.get_relevant_history(
+            query,
+            scope,
+            k=auto_k(budget_tokens) if k == "auto" else k,
+            similarity_threshold=threshold,
+            exclude_hashes=frozenset(message.content_hash for message in shown),
+        )
+    except Exception as exc:  # noqa: BLE001 - a custom reader's failure leaves recall empty
+        log.warning("recall failed for chat %s, continuing without: %r", scope.chat_id, exc)
+        return []
+    return above_floor(found, floor)

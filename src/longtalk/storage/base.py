@@ -78,6 +78,7 @@ __all__ = [
     "check_tenant",
     "message_ids",
     "replayed",
+    "retry_of",
     "smart_load_after",
 ]
 
@@ -372,6 +373,20 @@ def check_tenant(chat: ChatRecord, commit: TurnCommit) -> None:
     """``NotFoundError``, as for a missing chat, when ``chat`` is not the commit's tenant's."""
     if commit.tenant is not None and commit.tenant != chat.tenant:
         raise NotFoundError(f"no chat with id {chat.id!r}; create it first with create_chat()")
+
+
+def retry_of(
+    chat: ChatRecord, commit: TurnCommit, found: Sequence[StoredMessage]
+) -> CommitResult | None:
+    """The earlier append's result when ``commit`` retries it: every turn writer asks first.
+
+    ``NotFoundError`` unless ``chat`` is the commit's tenant's; ``found`` are the stored
+    messages whose ids the commit looks up (:func:`replayed` judges them); None when the
+    commit is new and is to be written.
+    """
+    check_tenant(chat, commit)
+    replay = replayed(found, commit.append.messages)
+    return None if replay is None else CommitResult(chat, replay, ())
 
 
 def check_commit(chat: ChatRecord, commit: TurnCommit) -> None:

@@ -26,9 +26,8 @@ from longtalk.storage.base import (
     active_chain,
     chat_after,
     check_commit,
-    check_tenant,
     message_ids,
-    replayed,
+    retry_of,
     smart_load_after,
 )
 from longtalk.storage.forgetting import ForgetRewrite, PendingForget
@@ -121,11 +120,10 @@ class InMemoryStorage(StorageBase):
     async def commit_turn(self, commit: TurnCommit) -> CommitResult:
         """Apply the turn all at once, or raise and change nothing."""
         chat = self._chat(commit.chat_id)
-        check_tenant(chat, commit)
         ids = set(message_ids(commit.append.messages))
         found = [item for item in self._messages[chat.id] if item.message.id in ids]
-        if (replay := replayed(found, commit.append.messages)) is not None:
-            return CommitResult(chat, replay, ())
+        if (retry := retry_of(chat, commit, found)) is not None:
+            return retry
         check_commit(chat, commit)
         now = datetime.now(UTC)
         first = chat.message_count + 1

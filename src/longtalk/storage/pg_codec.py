@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -181,7 +182,34 @@ def commit_params(
     ]
 
 
-def written_turn(commit: TurnCommit, row: Mapping[str, Any]) -> CommitResult:
+@dataclass(frozen=True, slots=True)
+class TurnAnswer:
+    """What the turn's statement answered, decoded: the caller only judges it.
+
+    ``before`` is None when there is no such chat; ``fresh`` is False when the statement
+    ran on a stale snapshot and must run again; ``found`` are the stored messages with the
+    commit's ids; ``written`` is the result when the statement wrote the turn (None: a guard
+    failed or a row is missing); ``targets`` are the ids of the summary rows it found.
+    """
+
+    before: ChatRecord | None
+    fresh: bool
+    found: tuple[StoredMessage, ...]
+    written: CommitResult | None
+    targets: frozenset[int]
+
+
+def turn_answer(commit: TurnCommit, row: Mapping[str, Any]) -> TurnAnswer:
+    """The turn statement's row (``pg_sql.COMMIT_TURN``) as a :class:`TurnAnswer`."""
+    if row["before"] is None:
+        return TurnAnswer(None, bool(row["fresh"]), (), None, frozenset())
+    before = chat_of_json(row["before"])
+    found = tuple(message_of(before.id, item) for item in row["found"] or ())
+    written = None if row["after"] is None else _written_turn(commit, row)
+    return TurnAnswer(before, bool(row["fresh"]), found, written, frozenset(row["targets"] or ()))
+
+
+def _written_turn(commit: TurnCommit, row: Mapping[str, Any]) -> CommitResult:
     """The result of a turn the statement wrote."""
     chat = chat_of_json(row["after"])
     first = chat.message_count - len(commit.append.messages) + 1

@@ -44,15 +44,14 @@ from longtalk.storage.base import (
     check_commit,
     check_tenant,
     message_ids,
-    replayed,
+    retry_of,
 )
 from longtalk.storage.config import DEFAULT_CONNECT_TIMEOUT_SECONDS
 from longtalk.storage.pg_codec import (
-    chat_of_json,
     commit_params,
     message_of,
     state_of,
-    written_turn,
+    turn_answer,
 )
 from longtalk.storage.pg_outbox import NotifyOutbox
 from longtalk.storage.pg_pool import ping_when_idle
@@ -253,27 +252,25 @@ class PostgresStorage(AsyncEngineStorage):
             if isinstance(exc.__cause__, self._unique_violation):
                 return None  # an id or a chain row landed meanwhile: again
             raise
-        if row["before"] is None:
+        answer = turn_answer(commit, row)
+        if answer.before is None:
             raise NotFoundError(
                 f"no chat with id {commit.chat_id!r}; create it first with create_chat()"
             )
-        before = chat_of_json(row["before"])
-        check_tenant(before, commit)
-        if not row["fresh"]:
+        if not answer.fresh:  # a stale snapshot: again (another tenant's chat is refused now)
+            check_tenant(answer.before, commit)
             return None
-        if row["found"]:
-            stored = [message_of(before.id, item) for item in row["found"]]
-            replay = replayed(stored, commit.append.messages)
-            if replay is not None:
-                return CommitResult(before, replay, ())
-        if row["after"] is None:  # nothing written: a guard failed, or a row is missing
-            check_commit(before, commit)
-            known = set(row["targets"] or ())
-            missing = [r.id for r in commit.summary.rows if r.id is not None and r.id not in known]
+        if (retry := retry_of(answer.before, commit, answer.found)) is not None:
+            return retry
+        if answer.written is None:  # nothing written: a guard failed, or a row is missing
+            check_commit(answer.before, commit)
+            rows = commit.summary.rows
+            missing = [r.id for r in rows if r.id is not None and r.id not in answer.targets]
             if missing:
-                raise NotFoundError(f"chat {before.id!r} has no summary row with id {missing[0]}")
-            return None
-        return written_turn(commit, row)
+                raise NotFoundError(
+                    f"chat {answer.before.id!r} has no summary row with id {missing[0]}"
+                )
+        return answer.written
 
     async def _landed(
         self, commit: TurnCommit, ids: Sequence[str], now: datetime

@@ -48,8 +48,7 @@ from longtalk.storage.base import (
     TurnCommit,
     chat_after,
     check_commit,
-    check_tenant,
-    replayed,
+    retry_of,
     smart_load_after,
 )
 from longtalk.storage.forgetting import ForgetRewrite, PendingForget
@@ -443,9 +442,7 @@ class SqlStorage(StorageBase):
 
         def look(conn: Connection, _: Progress) -> CommitResult | None:
             chat = _chat(conn, commit.chat_id, lock=False)
-            check_tenant(chat, commit)
-            replay = replayed(_messages_by_id(conn, chat.id, ids), commit.append.messages)
-            return None if replay is None else CommitResult(chat, replay, ())
+            return retry_of(chat, commit, _messages_by_id(conn, chat.id, ids))
 
         try:
             return await self._run(f"commit_turn({commit.chat_id!r}) check", look, write=False)
@@ -585,10 +582,9 @@ def write_turn(
     progress.doing = "locking the chat"
     row = _chat_row(conn, commit.chat_id, lock=True)
     chat = _chat_record(row)
-    check_tenant(chat, commit)
     found = _messages_by_id(conn, chat.id, ids) if ids else []
-    if (replay := replayed(found, commit.append.messages)) is not None:
-        return CommitResult(chat, replay, ())
+    if (retry := retry_of(chat, commit, found)) is not None:
+        return retry
     check_commit(chat, commit)
     after = chat_after(chat, commit, added=len(commit.append.messages), now=now)
     progress.doing = f"inserting {len(commit.append.messages)} messages"
