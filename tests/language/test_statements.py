@@ -154,3 +154,18 @@ def test_a_clause_whose_object_stands_for_words_elsewhere_is_quoted_whole() -> N
     assert (said.text, said.quote) == ("", text)  # not "Ana has one every day."
     (plain,) = read("I have two cats.")
     assert plain.text == "Ana has two cats."
+
+
+def test_a_conjunct_right_after_a_when_clause_is_not_read_as_its_own_claim() -> None:
+    text = "I keep them around to stay calm when things are super important and I'm nervous."
+    assert not any(s.claim.key == "nervous" for s in read(text))
+    closed = read("I moved to Porto because the rent was cheaper, and I work from home now.")
+    assert any(s.claim.key == "work:home" for s in closed)  # the comma closes the clause
+
+
+def test_a_phrasal_verb_or_a_time_is_no_employer() -> None:
+    assert [s.claim.key for s in read("I work for Google.")] == ["employer"]
+    for text in ("I've been working on for a while.", "I've worked for years."):
+        assert all(s.claim.key != "employer" for s in read(text)), text
+    (elliptical,) = read("I've been working on for a while.")
+    assert elliptical.text == ""  # on what? quoted, not rewritten

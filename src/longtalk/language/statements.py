@@ -194,10 +194,36 @@ def clause_heads(sentence: Span) -> list[Token]:
     """
     heads = []
     for token in sentence:
-        own = token.dep_ == "conj" and token.pos_ in ("VERB", "AUX") and _subject(token)
+        conjoined = token.dep_ == "conj" and token.pos_ in ("VERB", "AUX")
+        own = conjoined and _subject(token) is not None and not _after_subordinate(token)
         if token.dep_ == "ROOT" or own or leading_clause(token):
             heads.append(_unwrap(token))
     return sorted(heads, key=lambda head: head.i)
+
+
+def _after_subordinate(conj: Token) -> bool:
+    """A conjunct right after a subordinate clause may be part of it: the parse cannot say.
+
+    ``... to keep me calm when things are super important and I'm nervous``: the small
+    parser joins ``I'm nervous`` to the main clause, though it is said of when; read as its
+    own statement it would claim the speaker is nervous. A comma before the conjunction
+    closes the subordinate clause.
+    """
+    doc = conj.doc
+    before = conj.left_edge.i - 1
+    while before >= 0 and doc[before].dep_ == "cc":
+        before -= 1
+    if before < 0 or before < conj.head.i or doc[before].is_punct:
+        return False  # "..., and I work from home now": the comma closes the clause
+    token = doc[before]
+    while token != conj.head and token.head != token:
+        subordinate = token.dep_ == "advcl" and any(
+            c.dep_ == "mark" or c.tag_ == "WRB" for c in token.children
+        )
+        if subordinate:
+            return True
+        token = token.head
+    return False
 
 
 def leading_clause(token: Token) -> bool:
@@ -335,10 +361,18 @@ def leans_outside(tokens: Sequence[Token]) -> bool:
             return True
         if token.dep_ == "prep" and not any(c.dep_ in ("pobj", "pcomp") for c in token.children):
             return True
+        if token.dep_ == "prt" and token.lower_ in _PREPOSITIONS and not _has_object(token.head):
+            return True  # "I've been working on for a while": on what?
     return False
 
 
+def _has_object(verb: Token) -> bool:
+    return any(c.dep_ in ("dobj", "pobj", "ccomp", "xcomp") for c in verb.children)
+
+
 _OBJECTS = frozenset({"dobj", "pobj", "attr", "dative", "oprd"})
+_PREPOSITIONS = frozenset("on at about with for to of into from".split())
+"""Particles that are prepositions: without an object, theirs was said elsewhere."""
 _STANDING_FOR = frozenset("it one that this them these those him her he she they".split())
 """Pronouns that stand for words said elsewhere."""
 
@@ -467,7 +501,7 @@ def _predicate(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
     preposition, obj = _object(head)
     if lemma in TASTE_VERBS and obj is not None:
         return who, f"taste:{_object_key(obj)}", words_of(obj.subtree)
-    if (lemma, preposition) in VERB_CLAIMS and obj is not None:
+    if (lemma, preposition) in VERB_CLAIMS and obj is not None and _plain(head, obj):
         return who, VERB_CLAIMS[(lemma, preposition)], words_of(obj.subtree)
     rest = [t for t in clause_tokens(head) if t.i > head.i and t.dep_ != "punct"]
     value = words_of(rest) or (head.text if head.pos_ == "VERB" else "")
@@ -475,6 +509,15 @@ def _predicate(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
         return who, noun_claim(lemma), value
     key = f"{lemma}:{_object_key(obj)}" if obj is not None and obj.pos_ == "NOUN" else lemma
     return (who, key, value) if value or who.relation else None
+
+
+def _plain(verb: Token, obj: Token) -> bool:
+    """The verb is itself (``work for``, not the phrasal ``work on``) and its object no time.
+
+    ``I've been working on for a while``, ``I've worked for years``: no employer.
+    """
+    phrasal = any(c.dep_ == "prt" for c in verb.children)
+    return not phrasal and obj.ent_type_ not in ("DATE", "TIME")
 
 
 def _copula(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
