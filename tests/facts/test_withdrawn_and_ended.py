@@ -116,3 +116,12 @@ async def test_a_request_made_to_a_person_at_the_start_of_an_append_is_kept() ->
         await chat.append("user", "Please never text me before 11 am, I sleep late.", name="Ines")
         facts = [fact.text for fact in await chat.facts()]
     assert any("11 am" in text for text in facts)  # said to Rui, not to an assistant
+
+
+def test_a_change_said_of_the_same_time_changes_only_what_it_is_about() -> None:
+    for said, change in (
+        ("I do yoga every Sunday.", "I now work on Sundays."),
+        ("I walk my dog Rex every morning.", "I now drink green tea every morning."),
+    ):
+        current = current_facts(said, change)
+        assert current_facts(said)[0] in current, current

@@ -23,6 +23,7 @@ from longtalk.facts.durable_fact import DurableFact, Former, normal_text
 from longtalk.language import ENDED, WITHDRAWN
 from longtalk.language.families import purpose_of
 from longtalk.language.stems import stems
+from longtalk.language.times import WHEN_WORDS
 from longtalk.summary.offline_text import content_words
 
 __all__ = ["later", "merge_facts", "unite"]
@@ -97,7 +98,7 @@ def _changed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
     subject or value (``occupation``: ``an accountant``), its predicate included (``I gave
     up running`` ends ``run``).
     """
-    words = stems(_content(fact))
+    words = _about(_content(fact))
     how = fact.subject.partition(":")[0]
     best: tuple[int, bool, int] | None = None
     for at in _open_claims(kept, fact):
@@ -110,13 +111,18 @@ def _changed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
             about = set(content_words(f"{current.subject.replace(':', ' ')} {current.value}"))
         else:
             about = _content(current)
-        shared = len(words & stems(about))
+        shared = len(words & _about(about))
         if how not in (WITHDRAWN, ENDED) and _eventful(current) != _eventful(fact):
             continue  # a plan changes plans; a standing claim, standing claims
         rank = (shared, current.kind == fact.kind, at)
         if shared and (best is None or rank > best):
             best = rank
     return best[2] if best is not None else None
+
+
+def _about(words: set[str]) -> set[str]:
+    """The stems of what ``words`` are about, not of when (``next week``, ``every morning``)."""
+    return stems(words - WHEN_WORDS)
 
 
 def _eventful(fact: DurableFact) -> bool:

@@ -6,7 +6,16 @@ from datetime import datetime
 
 from longtalk.core.relative_dates import resolve_relative_dates
 
-__all__ = ["statement_time"]
+__all__ = ["WHEN_WORDS", "statement_time"]
+
+WHEN_WORDS = frozenset(
+    """day days week weeks weekend weekends month months year years morning mornings
+    afternoon evening evenings night nights today tonight tomorrow yesterday now ago
+    monday tuesday wednesday thursday friday saturday sunday january february march april
+    may june july august september october november december every each daily weekly
+    monthly yearly always often usually sometimes""".split()
+)
+"""Words that say when or how often, not what: two claims said of the same week are not one."""
 
 
 def statement_time(text: str, said_at: datetime | None) -> str:
