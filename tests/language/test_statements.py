@@ -84,6 +84,9 @@ def test_modality(text: str, mode: str) -> None:
 
 def test_advice_and_requests_to_a_person_are_not_instructions() -> None:
     assert read("You should try yoga.", listener="Sam")[0].modality == "advice"
+    assert read("You can use coconut oil instead.", listener="Sam")[0].modality == "advice"
+    assert read("I recommend the night train.", listener="Sam")[0].modality == "advice"
+    assert read("I recommended it to Rui last year.", listener="Sam")[0].modality == "asserted"
     assert read("Try the yoga class.", listener="Sam")[0].modality == "request"
     assert read("Try the yoga class.")[0].modality == "instruction"
 

@@ -32,7 +32,9 @@ Modality = Literal[
 
 _CONDITIONAL_MARKS = frozenset({"if", "unless", "whether", "suppose", "supposing", "once"})
 _TENTATIVE = frozenset({"would", "could", "might", "may", "'d"})
-_ADVISING = frozenset({"should", "ought", "must", "could", "need", "'d", "might"})
+_ADVISING = frozenset({"should", "ought", "must", "could", "can", "may", "need", "'d", "might"})
+_RECOMMENDING = frozenset({"recommend", "suggest", "advise", "propose"})
+"""Verbs whose saying is itself advice (``I recommend the night train``)."""
 _IMAGINING = frozenset({"wish", "imagine", "pretend", "suppose", "dream", "wonder", "hope"})
 _HEDGES = frozenset({"maybe", "perhaps", "possibly", "probably", "hypothetically"})
 _REPORTING = frozenset(
@@ -214,9 +216,16 @@ def _asks_listener(verb: Token) -> bool:
 
 
 def _advised(head: Token, people: Participants) -> bool:
-    """``You should try yoga``: the listener told what they ought to do."""
+    """The listener told what they might do.
+
+    ``You should try yoga``, ``you can use coconut oil``, ``I recommend the night train``.
+    """
     subject = next((c for c in head.children if c.dep_ == "nsubj"), None)
-    if subject is None or subject.lower_ not in SECOND:
+    if subject is None:
+        return False
+    if subject.lower_ == "i" and head.lemma_.lower() in _RECOMMENDING and head.tag_ == "VBP":
+        return True
+    if subject.lower_ not in SECOND:
         return False
     auxes = {c.lower_ for c in head.children if c.dep_ == "aux"}
     return bool(auxes & _ADVISING) or people.listener == ASSISTANT
