@@ -162,6 +162,11 @@ def test_a_clause_whose_object_stands_for_words_elsewhere_is_quoted_whole() -> N
 def test_a_conjunct_right_after_a_when_clause_is_not_read_as_its_own_claim() -> None:
     text = "I keep them around to stay calm when things are super important and I'm nervous."
     assert not any(s.claim.key == "nervous" for s in read(text))
+    split_off = (  # the small parser makes "and I'm nervous." a sentence of its own here
+        "Hoping for the best! I like having some of these little ones around to keep me "
+        "calm when things are super important and I'm nervous."
+    )
+    assert not any(s.claim.key == "nervous" for s in read(split_off))
     closed = read("I moved to Porto because the rent was cheaper, and I work from home now.")
     assert any(s.claim.key == "work:home" for s in closed)  # the comma closes the clause
 

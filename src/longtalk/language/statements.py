@@ -196,7 +196,8 @@ def clause_heads(sentence: Span) -> list[Token]:
     for token in sentence:
         conjoined = token.dep_ == "conj" and token.pos_ in ("VERB", "AUX")
         own = conjoined and _subject(token) is not None and not _after_subordinate(token)
-        if token.dep_ == "ROOT" or own or leading_clause(token):
+        split_off = token.dep_ == "ROOT" and token.i > 0 and _after_subordinate(token)
+        if (token.dep_ == "ROOT" and not split_off) or own or leading_clause(token):
             heads.append(_unwrap(token))
     return sorted(heads, key=lambda head: head.i)
 
@@ -205,18 +206,20 @@ def _after_subordinate(conj: Token) -> bool:
     """A conjunct right after a subordinate clause may be part of it: the parse cannot say.
 
     ``... to keep me calm when things are super important and I'm nervous``: the small
-    parser joins ``I'm nervous`` to the main clause, though it is said of when; read as its
-    own statement it would claim the speaker is nervous. A comma before the conjunction
-    closes the subordinate clause.
+    parser joins ``I'm nervous`` to the main clause (or splits it off as a sentence of its
+    own), though it is said of when; read as its own statement it would claim the speaker
+    is nervous. A comma before the conjunction closes the subordinate clause.
     """
     doc = conj.doc
     before = conj.left_edge.i - 1
     while before >= 0 and doc[before].dep_ == "cc":
         before -= 1
-    if before < 0 or before < conj.head.i or doc[before].is_punct:
+    if before < 0 or doc[before].is_punct:
         return False  # "..., and I work from home now": the comma closes the clause
+    if conj.dep_ == "conj" and before < conj.head.i:
+        return False
     token = doc[before]
-    while token != conj.head and token.head != token:
+    while token.head != token and token != conj.head:
         subordinate = token.dep_ == "advcl" and any(
             c.dep_ == "mark" or c.tag_ == "WRB" for c in token.children
         )
