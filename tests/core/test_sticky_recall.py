@@ -70,6 +70,24 @@ def test_a_block_is_shown_once_a_second_question_is_served_and_kept_while_it_ser
     assert "trip 39" in third.parts[-1].text  # what is new is recalled after the window
 
 
+def test_a_block_that_serves_under_half_of_the_question_is_kept_and_the_window_stays_cached() -> None:
+    """A turn on the same topic recalls the block's turns below its own best: in a long
+    conversation that is most turns, and a block dropped there costs the cached window."""
+    first = with_block(CATS)
+    asked = [
+        *(turn(t.sequence, t.message.content, 0.5) for t in CATS),  # under half of it
+        *(turn(t.sequence, t.message.content, 0.9) for t in TRAINS[:3]),
+    ]
+    grown = [*WINDOW, (94, user("and one more line"))]
+    second = read(asked, first.recall_block, window=grown)
+    assert kinds(second) == ["summary", "recalled", "verbatim", "recalled"]
+    window = first.part("verbatim")
+    assert window is not None
+    cached = first.render()[: first.render().index(window.text) + len(window.text)]
+    assert second.render().startswith(cached)  # summary, block and window byte for byte
+    assert all(f"trip {t.sequence}" in second.parts[-1].text for t in TRAINS[:3])
+
+
 def test_a_block_that_no_longer_serves_the_question_is_not_shown_and_is_chosen_anew() -> None:
     first = with_block(CATS)
     unrelated = [turn(t.sequence, t.message.content, 0.001) for t in CATS]

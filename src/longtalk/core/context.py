@@ -126,7 +126,7 @@ class ContextBudget:
     order: ContextOrder = "contract"
     window_step: int = 10
     recall_keep: float = 0.8
-    recall_serves: float = 0.5
+    recall_serves: float = 0.4
     recall_spares: float = 0.0
     recall_block_from: float = 0.25
 
