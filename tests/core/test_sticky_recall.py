@@ -70,9 +70,12 @@ def test_a_block_is_shown_once_a_second_question_is_served_and_kept_while_it_ser
     assert "trip 39" in third.parts[-1].text  # what is new is recalled after the window
 
 
-def test_a_block_that_serves_under_half_of_the_question_is_kept_and_the_window_stays_cached() -> None:
-    """A turn on the same topic recalls the block's turns below its own best: in a long
-    conversation that is most turns, and a block dropped there costs the cached window."""
+def test_a_block_serving_under_half_of_the_question_is_kept_and_the_window_stays_cached() -> None:
+    """A turn on the same topic recalls the block's turns below its own best.
+
+    In a long conversation that is most turns, and a block dropped there costs the cached
+    window.
+    """
     first = with_block(CATS)
     asked = [
         *(turn(t.sequence, t.message.content, 0.5) for t in CATS),  # under half of it

@@ -90,13 +90,14 @@ def _purposed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
 def _changed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
     """Where the holder's current claim that ``fact`` changes is: the one sharing most words.
 
-    Words meet by stem. On a tie the claim of ``fact``'s own kind comes first (``I switched
-    to the bistro car on trains`` changes where one sits on trains, not a decision to take
-    the train), then the latest. A withdrawal names a topic (``forget what I said about my
-    sister``), which may be any word of the claim it takes back, its relation and its text
-    included. An end names what was left (``I left accounting``), a word of the claim's
-    subject or value (``occupation``: ``an accountant``), its predicate included (``I gave
-    up running`` ends ``run``).
+    Words meet by stem, and words of when (``every morning``) never meet. On a tie the claim
+    of ``fact``'s own kind comes first, then the latest. A plan changes only plans and a
+    standing claim only standing claims (``I switched to the bistro car on trains`` changes
+    where one sits on trains, not a decision to take the train to work). A withdrawal
+    names a topic (``forget what I said about my sister``), which may be any word of the
+    claim it takes back, its relation and its text included. An end names what was left
+    (``I left accounting``), a word of the claim's subject or value (``occupation``: ``an
+    accountant``), its predicate included (``I gave up running`` ends ``run``).
     """
     words = _about(_content(fact))
     how = fact.subject.partition(":")[0]
@@ -105,6 +106,8 @@ def _changed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
         current = kept[at]
         if _purpose_head(current) is not None:
             continue  # a budget changes by a budget's own words (``_purposed_claim``)
+        if how not in (WITHDRAWN, ENDED) and _eventful(current) != _eventful(fact):
+            continue  # a plan changes plans; a standing claim, standing claims
         if how == WITHDRAWN:
             about = _all_words(current)
         elif how == ENDED:
@@ -112,8 +115,6 @@ def _changed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
         else:
             about = _content(current)
         shared = len(words & _about(about))
-        if how not in (WITHDRAWN, ENDED) and _eventful(current) != _eventful(fact):
-            continue  # a plan changes plans; a standing claim, standing claims
         rank = (shared, current.kind == fact.kind, at)
         if shared and (best is None or rank > best):
             best = rank

@@ -202,24 +202,24 @@ def clause_heads(sentence: Span) -> list[Token]:
     return sorted(heads, key=lambda head: head.i)
 
 
-def _after_subordinate(conj: Token) -> bool:
-    """A conjunct right after a subordinate clause may be part of it: the parse cannot say.
+def _after_subordinate(clause: Token) -> bool:
+    """A clause right after a subordinate one may be part of it: the parse cannot say.
 
     ``... to keep me calm when things are super important and I'm nervous``: the small
     parser joins ``I'm nervous`` to the main clause (or splits it off as a sentence of its
     own), though it is said of when; read as its own statement it would claim the speaker
     is nervous. A comma before the conjunction closes the subordinate clause.
     """
-    doc = conj.doc
-    before = conj.left_edge.i - 1
+    doc = clause.doc
+    before = clause.left_edge.i - 1
     while before >= 0 and doc[before].dep_ == "cc":
         before -= 1
     if before < 0 or doc[before].is_punct:
         return False  # "..., and I work from home now": the comma closes the clause
-    if conj.dep_ == "conj" and before < conj.head.i:
+    if clause.dep_ == "conj" and before < clause.head.i:
         return False
     token = doc[before]
-    while token.head != token and token != conj.head:
+    while token.head != token and token != clause.head:
         subordinate = token.dep_ == "advcl" and any(
             c.dep_ == "mark" or c.tag_ == "WRB" for c in token.children
         )
