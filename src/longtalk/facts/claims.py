@@ -78,45 +78,42 @@ def _denies(statement: Statement) -> bool:
 def _denial(statement: Statement) -> DurableFact:
     """A denial, its value the words it denies: ``I never owned a motorbike``, ``not motorbike``.
 
-    It takes back only a claim those words are all part of; it is never shown, so its
-    kind says nothing.
+    It takes back only a claim those words are all part of.
     """
     verb = statement.lemma
     denied = [word for word in content_words(statement.value) if not word.startswith(verb)]
-    return DurableFact(
-        kind="preference",
-        subject=statement.claim.key,
-        holder=statement.holder,
-        text=statement.text or quoted(statement),
-        sequences=(statement.sequence,),
-        said_at=statement.said_at,
-        source="offline",
-        value=" ".join(["not", *denied]),
-        said_by=statement.speaker if statement.hearsay else "",
-        retracts=True,
-    )
+    return _undoing(statement, statement.claim.key, " ".join(["not", *denied]), changes=False)
 
 
 def _ending(statement: Statement) -> DurableFact:
     """An end that is no fact itself (``I gave up running``): the end of a claim it names.
 
     Filed as an ended topic, it ends the holder's claim that shares a word with it
-    (:func:`longtalk.facts.merge.merge_facts`); said of nothing, it is never shown.
+    (:func:`longtalk.facts.merge.merge_facts`).
     """
     words = content_words(f"{statement.claim.predicate.replace(':', ' ')} {statement.value}")
     topic = " ".join(dict.fromkeys(words))
+    return _undoing(statement, f"{ENDED}:{topic}", topic, changes=True)
+
+
+def _undoing(statement: Statement, subject: str, value: str, *, changes: bool) -> DurableFact:
+    """A retraction ``statement`` makes of a claim filed under ``subject``, found by ``value``.
+
+    It is never shown (said of nothing, it is dropped or stays hidden), so its kind says
+    nothing.
+    """
     return DurableFact(
         kind="preference",
-        subject=f"{ENDED}:{topic}",
+        subject=subject,
         holder=statement.holder,
         text=statement.text or quoted(statement),
         sequences=(statement.sequence,),
         said_at=statement.said_at,
         source="offline",
-        value=topic,
+        value=value,
         said_by=statement.speaker if statement.hearsay else "",
         retracts=True,
-        changes=True,
+        changes=changes,
     )
 
 
