@@ -111,7 +111,7 @@ def _changed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
         if how == WITHDRAWN:
             about = _all_words(current)
         elif how == ENDED:
-            about = set(content_words(f"{current.subject.replace(':', ' ')} {current.value}"))
+            about = _claim_words(current)
         else:
             about = _content(current)
         shared = len(words & _about(about))
@@ -165,7 +165,13 @@ def _purpose_head(fact: DurableFact) -> str | None:
 
 
 def _all_words(fact: DurableFact) -> set[str]:
-    return set(content_words(f"{fact.subject.replace(':', ' ')} {fact.text} {fact.value}"))
+    """The claim's words and its text's (``Ana's brother lives in Bilbao``)."""
+    return _claim_words(fact) | set(content_words(fact.text))
+
+
+def _claim_words(fact: DurableFact) -> set[str]:
+    """The words the claim is filed by: its subject's and its value's."""
+    return set(content_words(f"{fact.subject.replace(':', ' ')} {fact.value}"))
 
 
 def _content(fact: DurableFact) -> set[str]:
