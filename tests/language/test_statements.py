@@ -177,3 +177,33 @@ def test_a_phrasal_verb_or_a_time_is_no_employer() -> None:
         assert all(s.claim.key != "employer" for s in read(text)), text
     (elliptical,) = read("I've been working on for a while.")
     assert elliptical.text == ""  # on what? quoted, not rewritten
+
+
+def test_a_reason_or_concession_clause_states_its_own_claim() -> None:
+    found = claims("Dinner was tricky because my wife Rosa can't eat anything with shellfish.")
+    assert ("Rosa", "eat", False, "asserted") in found
+    said = read("Dinner was tricky because Rosa can't eat shellfish.")
+    (rosa,) = [s for s in said if s.holder == "Rosa"]
+    assert rosa.text == "Rosa can't eat shellfish."  # the joining "because" is not the claim's
+    assert ("Ana", "diet", True, "asserted") in claims("We skipped dessert though I am vegan.")
+
+
+def test_a_condition_or_a_time_clause_states_nothing_of_its_own() -> None:
+    assert claims("We skipped dessert when I was vegetarian.") == [
+        ("Ana", "skip:dessert", True, "asserted")
+    ]
+    assert [c for c in claims("I'll cook if Sam is hungry.") if c[0] == "Sam"] == []
+
+
+def test_a_past_or_perfect_verb_opening_the_sentence_is_the_speakers() -> None:
+    (s,) = read("Been spending my Sundays at the climbing gym lately.")
+    assert (s.holder, s.claim.key, s.text) == ("Ana", "spend:sunday", "")
+    assert s.quote == "Been spending my Sundays at the climbing gym lately."
+    assert read("Sounds great.") == []
+    assert [s.holder for s in read("Try the ramen place on Elm Street.")] == ["assistant"]
+
+
+def test_a_gerund_subject_is_quoted_as_the_speakers_never_rewritten() -> None:
+    (s,) = read("Being an ER nurse is no joke.")
+    assert (s.holder, s.text) == ("Ana", "")
+    assert s.quote == "Being an ER nurse is no joke."

@@ -197,9 +197,23 @@ def clause_heads(sentence: Span) -> list[Token]:
         conjoined = token.dep_ == "conj" and token.pos_ in ("VERB", "AUX")
         own = conjoined and _subject(token) is not None and not _after_subordinate(token)
         split_off = token.dep_ == "ROOT" and token.i > 0 and _after_subordinate(token)
-        if (token.dep_ == "ROOT" and not split_off) or own or leading_clause(token):
+        heading = (token.dep_ == "ROOT" and not split_off) or own or leading_clause(token)
+        if heading or asserted_subordinate(token) or _gerund_subject(token):
             heads.append(_unwrap(token))
     return sorted(heads, key=lambda head: head.i)
+
+
+_FACTIVE_MARKS = frozenset({"because", "since", "though", "although", "cause", "'cause", "as"})
+"""Subordinators whose clause the speaker asserts: ``Dinner was tricky because my wife
+can't eat shellfish`` says she can't. ``when``, ``if``, ``until`` or ``before`` set a
+condition or a time, and their clause may never have held."""
+
+
+def asserted_subordinate(token: Token) -> bool:
+    """A reason or concession clause with a subject of its own: a statement by itself."""
+    if token.dep_ != "advcl" or token.pos_ not in ("VERB", "AUX") or _subject(token) is None:
+        return False
+    return any(c.dep_ == "mark" and c.lower_ in _FACTIVE_MARKS for c in token.children)
 
 
 def _after_subordinate(clause: Token) -> bool:
@@ -244,7 +258,38 @@ def leading_clause(token: Token) -> bool:
         return False
     if imperative(token) or withdrawn_topic(token):  # "Please never ring me before 10 am, ..."
         return True
-    return _unwrap(token) != token or _describes_subject(token)
+    return _unwrap(token) != token or _describes_subject(token) or dropped_subject(token)
+
+
+_BEFORE_DROPPED = frozenset({"intj", "neg", "aux", "advmod", "punct", "discourse"})
+
+
+def _gerund_subject(token: Token) -> bool:
+    """``being an ER nurse is no joke``: a clause as subject, said of the one who speaks.
+
+    Whether it is said of the speaker or of anyone, the words alone cannot tell, so such a
+    statement is only ever quoted whole.
+    """
+    return token.dep_ == "csubj" and token.tag_ == "VBG" and _subject(token) is None
+
+
+def dropped_subject(head: Token) -> bool:
+    """A verb that opens its sentence with no subject: chat leaves out the speaker's ``I``.
+
+    ``Been spending my Sundays at the climbing gym``, ``Spent the weekend hiking``: a past
+    or perfect verb. A bare verb (``Try the ramen``) is an instruction instead, a present
+    one is as often a reply to the listener (``Sounds great``), and a clause inside the
+    sentence takes its subject from the clause it hangs on.
+    """
+    if head.dep_ not in ("ROOT", "advcl"):
+        return False
+    perfect = any(c.dep_ == "aux" and c.lemma_.lower() in ("be", "have") for c in head.children)
+    if not (head.tag_ == "VBD" or (head.tag_ in ("VBN", "VBG") and perfect)):
+        return False  # "living in the city", "speaking of hobbies": a fragment, not a claim
+    if any(c.dep_ in ("nsubj", "nsubjpass", "expl", "csubj") for c in head.children):
+        return False
+    before = head.doc[head.sent.start : head.i]
+    return all(t.dep_ in _BEFORE_DROPPED for t in before)
 
 
 def _describes_subject(token: Token) -> bool:
@@ -294,6 +339,8 @@ def _referent(head: Token, people: Participants) -> Referent | None:
             return Referent(people.speaker, group=True)
         if imperative(head):
             return Referent(people.listener)
+        if dropped_subject(head) or _gerund_subject(head):
+            return Referent(people.speaker)
         return None
     if _addressed(subject, people):
         return None
@@ -329,7 +376,7 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
     if tokens and tokens[0].tag_ in ("WDT", "WP") and tokens[0].dep_ != "advmod":
         return None  # "that I really like": a relative clause, a fragment of another
     mode = modality(head, sentence, people)
-    leans = leans_outside(tokens)
+    leans = leans_outside(tokens) or _gerund_subject(head)
     return Statement(
         claim=Claim(who.holder, who.relation, predicate),
         value=value,

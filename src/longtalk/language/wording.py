@@ -38,9 +38,14 @@ def clause_tokens(head: Token) -> list[Token]:
     tokens = [t for t in head.subtree if t.i not in cut]
     while tokens and tokens[-1].dep_ in ("punct", "cc") and not _closes_quote(tokens):
         tokens.pop()
-    while tokens and tokens[0].dep_ == "punct":
+    while tokens and (tokens[0].dep_ == "punct" or _joins(tokens[0], head)):
         tokens.pop(0)
     return tokens
+
+
+def _joins(token: Token, head: Token) -> bool:
+    """``because``, ``since``: the word that joins a clause to another is not the clause's."""
+    return token.dep_ == "mark" and token.head == head and head.dep_ == "advcl"
 
 
 def _closes_quote(tokens: Sequence[Token]) -> bool:
