@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import zlib
 from dataclasses import dataclass
 from functools import cache
@@ -93,7 +94,16 @@ def feature_names(statement: Statement) -> list[str]:
         names.append("pronoun-value")  # "I love that!": says nothing lasting
     if _PRONOUNS & set(statement.value.casefold().split()):
         names.append("pronoun-in-value")  # "we visit her in June": whom, unknown
+    said = _said(statement)
+    if said.rstrip('"”').endswith("!"):
+        names.append("exclaimed")  # "I'm on fire!", "I love your ice cream so much!"
+    if _LISTENER & set(_WORD.findall(said.casefold())):
+        names.append("to-listener")  # "I noticed a pin on your purse": of the moment
     return names
+
+
+_LISTENER = frozenset({"you", "your", "yours", "yourself", "ya"})
+_WORD = re.compile(r"[a-z]+")
 
 
 def _unpurposed(predicate: str) -> str:
