@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import quote
@@ -33,7 +32,7 @@ import httpx
 
 from longtalk.core.context import Context
 from longtalk.core.limits import check_storable
-from longtalk.core.messages import Message, Role, as_messages, build_message
+from longtalk.core.messages import Message, as_messages
 from longtalk.core.receipt import ForgetReceipt
 from longtalk.core.redact import add_secrets, redact
 from longtalk.errors import BackendError, ConflictError, NotFoundError, UsageError
@@ -300,22 +299,6 @@ class AsyncChatClient(ChatHandle):
     def __init__(self, client: AsyncClient, record: ChatRecord) -> None:
         super().__init__(record)
         self._api = client._api
-
-    async def append(
-        self,
-        /,
-        role: Role | str,
-        content: str,
-        *,
-        name: str | None = None,
-        timestamp: datetime | None = None,
-        message_id: str | None = None,
-        **metadata: Any,
-    ) -> StoredMessage:
-        """Store one message; the service summarizes in the background when due."""
-        message = build_message(role, content, name, timestamp, message_id, metadata)
-        (stored,) = await self.extend([message])
-        return stored
 
     async def extend(self, messages: Iterable[Message | Mapping[str, Any]]) -> list[StoredMessage]:
         """Store several messages in one request."""

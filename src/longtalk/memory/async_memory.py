@@ -5,12 +5,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AsyncExitStack
-from datetime import datetime
 from types import TracebackType
 from typing import Any, Self
 
 from longtalk.core.context import Context
-from longtalk.core.messages import Message, Role, as_messages, build_message
+from longtalk.core.messages import Message, as_messages
 from longtalk.engine import ForgetReceipt, MemoryEngine, SummarizeOutcome
 from longtalk.errors import StorageError, UsageError
 from longtalk.factory import open_memory
@@ -232,27 +231,6 @@ class AsyncChat(ChatHandle):
     def __init__(self, memory: AsyncMemory, record: ChatRecord) -> None:
         super().__init__(record)
         self.memory = memory
-
-    async def append(
-        self,
-        /,
-        role: Role | str,
-        content: str,
-        *,
-        name: str | None = None,
-        timestamp: datetime | None = None,
-        message_id: str | None = None,
-        **metadata: Any,
-    ) -> StoredMessage:
-        """Store one message; ``metadata`` is kept with it.
-
-        ``message_id`` makes a retried append a no-op. The running summary is then extended
-        when its trigger holds, as the memory's ``summarize`` mode says (in the background
-        by default: the append never waits for the model).
-        """
-        message = build_message(role, content, name, timestamp, message_id, metadata)
-        (stored,) = await self.extend([message])
-        return stored
 
     async def extend(self, messages: Iterable[Message | Mapping[str, Any]]) -> list[StoredMessage]:
         """Store several messages in one transaction (``Message`` values or role/content dicts)."""

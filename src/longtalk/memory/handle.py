@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from longtalk.storage.base import ChatRecord
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+from longtalk.core.messages import Message, Role, build_message
+from longtalk.storage.base import ChatRecord, StoredMessage
 
 
 class ChatIdentity:
@@ -27,7 +32,10 @@ class ChatIdentity:
 
 
 class ChatHandle(ChatIdentity):
-    """A chat's identity read from the record it was opened with (refreshed on writes)."""
+    """An async chat: its record as opened (refreshed on writes), ``append`` over ``extend``.
+
+    A door writes ``extend`` once for its transport; one message is a batch of one.
+    """
 
     record: ChatRecord
     """The chat's record as last read."""
@@ -38,3 +46,28 @@ class ChatHandle(ChatIdentity):
     def last_read(self) -> ChatRecord:
         """The chat's record as last read."""
         return self.record
+
+    async def extend(self, messages: Iterable[Message | Mapping[str, Any]]) -> list[StoredMessage]:
+        """Store several messages in one transaction (each door's own)."""
+        raise NotImplementedError
+
+    async def append(
+        self,
+        /,
+        role: Role | str,
+        content: str,
+        *,
+        name: str | None = None,
+        timestamp: datetime | None = None,
+        message_id: str | None = None,
+        **metadata: Any,
+    ) -> StoredMessage:
+        """Store one message; ``metadata`` is kept with it.
+
+        ``message_id`` makes a retried append a no-op. The summary follows as the door's
+        ``extend`` says: the library's in the background by default (the append never waits
+        for the model), the service's in the background when due.
+        """
+        message = build_message(role, content, name, timestamp, message_id, metadata)
+        (stored,) = await self.extend([message])
+        return stored

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from longtalk.core.messages import Message
+from longtalk.storage.pg_sql import MESSAGE_COLUMNS, SUMMARY_COLUMNS, USER_COLUMNS
 from longtalk.storage.records import (
     ChatRecord,
     ChatState,
@@ -25,7 +26,8 @@ from longtalk.storage.records import (
     TurnCommit,
     UserFact,
 )
-from longtalk.storage.sql import chat_record
+from longtalk.storage.sql import chat_record, stored_message, summary_row
+from longtalk.storage.user_memory_rows import user_fact
 
 _TIMES = ("created_at", "updated_at", "retry_at")
 
@@ -45,44 +47,23 @@ def chat_of_json(data: Mapping[str, Any]) -> ChatRecord:
 
 def message_of(chat_id: str, item: Sequence[Any]) -> StoredMessage:
     """A stored message from ``pg_sql.MESSAGE_JSON``."""
-    sequence, message_id, role, content, name, kind, tool_call_ids, stamp, metadata = item
-    message = Message(
-        role=role,
-        content=content,
-        name=name,
-        type=kind,
-        tool_call_ids=tuple(tool_call_ids),
-        timestamp=None if stamp is None else datetime.fromisoformat(stamp),
-        id=message_id,
-        metadata=metadata,
-    )
-    return StoredMessage(chat_id, sequence, message)
+    row = dict(zip(MESSAGE_COLUMNS, item, strict=True))
+    stamp = row["timestamp"]
+    moment = None if stamp is None else datetime.fromisoformat(stamp)
+    return stored_message({**row, "chat_id": chat_id, "timestamp": moment})
 
 
 def summary_of(chat_id: str, item: Sequence[Any]) -> SummaryRow:
     """A summary row from ``pg_sql.SUMMARY_JSON``."""
-    row_id, sequence, text, form, first, last, turn, tokens, kind, version, made, changed = item
-    return SummaryRow(
-        chat_id=chat_id,
-        summary_text=text,
-        sequence=sequence,
-        format=form,
-        episode_first=first,
-        episode_last=last,
-        turn_number=turn,
-        token_count=tokens,
-        kind=kind,
-        version=version,
-        id=row_id,
-        created_at=utc(made),
-        updated_at=utc(changed),
-    )
+    row = dict(zip(SUMMARY_COLUMNS, item, strict=True))
+    times = {name: utc(row[name]) for name in ("created_at", "updated_at")}
+    return summary_row({**row, **times, "chat_id": chat_id})
 
 
 def user_fact_of(item: Sequence[Any]) -> UserFact:
     """A user-memory item from ``pg_sql.USER_JSON``."""
-    item_id, kind, text, origin, chat_id, first, last, made = item
-    return UserFact(kind, text, origin, chat_id, (first, last), item_id, utc(made))
+    row = dict(zip(USER_COLUMNS, item, strict=True))
+    return user_fact({**row, "created_at": utc(row["created_at"])})
 
 
 def state_of(row: Mapping[str, Any], *, users: bool = False) -> ChatState:

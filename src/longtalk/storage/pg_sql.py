@@ -26,6 +26,8 @@ rows (``pg_index_leases``) and the migrations' advisory lock.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlalchemy import text
 
 JOBS_CHANNEL = "longtalk_jobs"
@@ -37,19 +39,27 @@ CHAT_COLUMNS = (
     "summary_calls, summary_input_tokens, summary_output_tokens, summary_failures, "
     "failure_kinds, last_error, retry_at, retry_volume, content_chars"
 )
-MESSAGE_JSON = (
-    "json_build_array(m.sequence, m.message_id, m.role, m.content, m.name, m.type, "
-    "m.tool_call_ids, m.timestamp, m.metadata)"
-)
-SUMMARY_JSON = (
-    "json_build_array(s.id, s.sequence, s.summary_text, s.format, s.episode_first, "
-    "s.episode_last, s.turn_number, s.token_count, s.kind, s.version, s.created_at, "
-    "s.updated_at)"
-)
-USER_JSON = (
-    "json_build_array(u.id, u.kind, u.text, u.origin, u.chat_id, u.episode_first, "
-    "u.episode_last, u.created_at)"
-)
+MESSAGE_COLUMNS = (
+    "sequence", "message_id", "role", "content", "name", "type", "tool_call_ids", "timestamp",
+    "metadata",
+)  # fmt: skip
+SUMMARY_COLUMNS = (
+    "id", "sequence", "summary_text", "format", "episode_first", "episode_last", "turn_number",
+    "token_count", "kind", "version", "created_at", "updated_at",
+)  # fmt: skip
+USER_COLUMNS = (
+    "id", "kind", "text", "origin", "chat_id", "episode_first", "episode_last", "created_at",
+)  # fmt: skip
+
+
+def json_array(alias: str, columns: Sequence[str]) -> str:
+    """A row's ``columns`` as one JSON array (nested rows travel as arrays, in this order)."""
+    return f"json_build_array({', '.join(f'{alias}.{column}' for column in columns)})"
+
+
+MESSAGE_JSON = json_array("m", MESSAGE_COLUMNS)
+SUMMARY_JSON = json_array("s", SUMMARY_COLUMNS)
+USER_JSON = json_array("u", USER_COLUMNS)
 
 
 def outbox(channels: str, payloads: str) -> str:

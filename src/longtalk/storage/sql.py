@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from datetime import UTC, datetime
 from typing import Any, ClassVar, TypeVar
 
@@ -615,6 +615,18 @@ def _enqueue(conn: Connection, chat: ChatRecord, kind: str) -> bool:
 # -- row mapping and statements ------------------------------------------------------------
 
 
+_STATS_COLUMNS = {
+    "calls": "summary_calls",
+    "input_tokens": "summary_input_tokens",
+    "output_tokens": "summary_output_tokens",
+    "failures": "summary_failures",
+    "last_error": "last_error",
+    "retry_at": "retry_at",
+    "retry_volume": "retry_volume",
+}
+"""Each field of a chat's ``SummaryStats`` and its column (``failure_kinds`` is JSON apart)."""
+
+
 def _chat_values(chat: ChatRecord) -> dict[str, Any]:
     return {
         "id": chat.id,
@@ -637,14 +649,8 @@ def _changing_values(chat: ChatRecord) -> dict[str, Any]:
         "content_chars": chat.content_chars,
         "last_summarized_sequence": chat.last_summarized_sequence,
         "summary_version": chat.summary_version,
-        "summary_calls": stats.calls,
-        "summary_input_tokens": stats.input_tokens,
-        "summary_output_tokens": stats.output_tokens,
-        "summary_failures": stats.failures,
+        **{column: getattr(stats, name) for name, column in _STATS_COLUMNS.items()},
         "failure_kinds": stats.by_kind,
-        "last_error": stats.last_error,
-        "retry_at": stats.retry_at,
-        "retry_volume": stats.retry_volume,
     }
 
 
@@ -652,33 +658,20 @@ def _chat_record(row: Row[Any]) -> ChatRecord:
     return chat_record(row._mapping)
 
 
+_CHAT_FIELDS = tuple(
+    field.name for field in fields(ChatRecord) if field.name not in ("user", "stats")
+)
+"""A chat's fields stored in the column of its name (``user`` is ``user_id``; ``stats`` spans
+several columns)."""
+
+
 def chat_record(m: Mapping[Any, Any]) -> ChatRecord:
     """A chat from its row's columns, by name (any mapping of them)."""
-    return ChatRecord(
-        id=m["id"],
-        tenant=m["tenant"],
-        user=m["user_id"],
-        title=m["title"],
-        created_at=m["created_at"],
-        updated_at=m["updated_at"],
-        message_count=m["message_count"],
-        last_summarized_sequence=m["last_summarized_sequence"],
-        summary_version=m["summary_version"],
-        indexed_sequence=m["indexed_sequence"],
-        incarnation=m["incarnation"],
-        title_source=m["title_source"],
-        content_chars=m["content_chars"],
-        stats=SummaryStats(
-            calls=m["summary_calls"],
-            input_tokens=m["summary_input_tokens"],
-            output_tokens=m["summary_output_tokens"],
-            failures=m["summary_failures"],
-            failure_kinds=tuple(sorted((m["failure_kinds"] or {}).items())),
-            last_error=m["last_error"],
-            retry_at=m["retry_at"],
-            retry_volume=m["retry_volume"],
-        ),
+    kinds = tuple(sorted((m["failure_kinds"] or {}).items()))
+    stats = SummaryStats(
+        **{name: m[column] for name, column in _STATS_COLUMNS.items()}, failure_kinds=kinds
     )
+    return ChatRecord(**{name: m[name] for name in _CHAT_FIELDS}, user=m["user_id"], stats=stats)
 
 
 def _message_values(chat_id: str, sequence: int, message: Message, now: datetime) -> dict[str, Any]:
@@ -697,8 +690,8 @@ def _message_values(chat_id: str, sequence: int, message: Message, now: datetime
     }
 
 
-def _stored_message(row: Row[Any]) -> StoredMessage:
-    m = row._mapping
+def stored_message(m: Mapping[Any, Any]) -> StoredMessage:
+    """A stored message from its row's columns, by name (any mapping of them)."""
     message = Message(
         role=m["role"],
         content=m["content"],
@@ -712,23 +705,13 @@ def _stored_message(row: Row[Any]) -> StoredMessage:
     return StoredMessage(m["chat_id"], m["sequence"], message)
 
 
-def _summary_row(row: Row[Any]) -> SummaryRow:
-    m = row._mapping
-    return SummaryRow(
-        chat_id=m["chat_id"],
-        summary_text=m["summary_text"],
-        sequence=m["sequence"],
-        format=m["format"],
-        episode_first=m["episode_first"],
-        episode_last=m["episode_last"],
-        turn_number=m["turn_number"],
-        token_count=m["token_count"],
-        kind=m["kind"],
-        version=m["version"],
-        id=m["id"],
-        created_at=m["created_at"],
-        updated_at=m["updated_at"],
-    )
+_SUMMARY_FIELDS = tuple(field.name for field in fields(SummaryRow))
+"""A summary row's fields, each stored in the column of its name."""
+
+
+def summary_row(m: Mapping[Any, Any]) -> SummaryRow:
+    """A summary row from its row's columns, by name (any mapping of them)."""
+    return SummaryRow(**{name: m[name] for name in _SUMMARY_FIELDS})
 
 
 def _chat(conn: Connection, chat_id: str, *, lock: bool) -> ChatRecord:
@@ -744,7 +727,10 @@ def _chat_row(conn: Connection, chat_id: str, *, lock: bool) -> Row[Any]:
 
 def _messages_by_id(conn: Connection, chat_id: str, ids: Sequence[str]) -> list[StoredMessage]:
     query = prebuilt.messages_by_id()
-    return [_stored_message(row) for row in conn.execute(query, {"chat_id": chat_id, "ids": ids})]
+    return [
+        stored_message(row._mapping)
+        for row in conn.execute(query, {"chat_id": chat_id, "ids": ids})
+    ]
 
 
 def _select_messages(
@@ -752,13 +738,13 @@ def _select_messages(
 ) -> list[StoredMessage]:
     query = prebuilt.messages_after(limited=limit is not None)
     values = {"chat_id": chat_id, "after": after, "limit": limit}
-    return [_stored_message(row) for row in conn.execute(query, values)]
+    return [stored_message(row._mapping) for row in conn.execute(query, values)]
 
 
 def _select_summaries(conn: Connection, chat_id: str, *, active: bool = False) -> list[SummaryRow]:
     """Every row by sequence, or (``active``) the shown chain: no archived rows, by episode."""
     query = prebuilt.summaries_of(active)
-    return [_summary_row(row) for row in conn.execute(query, {"chat_id": chat_id})]
+    return [summary_row(row._mapping) for row in conn.execute(query, {"chat_id": chat_id})]
 
 
 def _insert_messages(
@@ -807,7 +793,7 @@ def _insert_summary(
         "updated_at": now,
     }
     result = conn.execute(insert(table).values(values).returning(*table.c))
-    return _summary_row(result.one())
+    return summary_row(result.one()._mapping)
 
 
 def _patch_summary(
@@ -823,7 +809,7 @@ def _patch_summary(
     row = (conn.execute(statement)).first()
     if row is None:
         raise NotFoundError(f"chat {chat_id!r} has no summary row with id {summary_id}")
-    return _summary_row(row)
+    return summary_row(row._mapping)
 
 
 def _update_chat(

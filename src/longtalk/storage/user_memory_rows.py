@@ -7,7 +7,7 @@ each other.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,7 +25,7 @@ def select_items(conn: Connection, tenant: str, user: str) -> list[UserFact]:
     query = (
         select(table).where(table.c.tenant == tenant, table.c.user_id == user).order_by(table.c.id)
     )
-    return [_fact(row) for row in conn.execute(query)]
+    return [user_fact(row._mapping) for row in conn.execute(query)]
 
 
 def insert_items(
@@ -51,15 +51,16 @@ def insert_items(
     return stored
 
 
-def _fact(row: Any) -> UserFact:
+def user_fact(m: Mapping[Any, Any]) -> UserFact:
+    """A user-memory item from its row's columns, by name (any mapping of them)."""
     return UserFact(
-        kind=row.kind,
-        text=row.text,
-        origin=row.origin,
-        chat_id=row.chat_id,
-        messages=(row.episode_first, row.episode_last),
-        id=row.id,
-        created_at=row.created_at,
+        kind=m["kind"],
+        text=m["text"],
+        origin=m["origin"],
+        chat_id=m["chat_id"],
+        messages=(m["episode_first"], m["episode_last"]),
+        id=m["id"],
+        created_at=m["created_at"],
     )
 
 

@@ -90,6 +90,14 @@ async def new_chat(storage: ChatStorage, count: int = 0, **kwargs: Any) -> str:
     return chat.id
 
 
+async def recreated(storage: ChatStorage, chat_id: str) -> str:
+    """Create ``chat_id``, delete it and create it again; the first incarnation's id."""
+    old = await storage.create_chat(chat_id)
+    assert await storage.delete_chat(chat_id)
+    await storage.create_chat(chat_id)
+    return old.incarnation
+
+
 async def summarize(storage: ChatStorage, chat_id: str, text: str, last: int) -> SummaryRow:
     """Replace the newest summary row (or write the first) up to ``last``, as a job would."""
     state = await storage.load_state(chat_id)
@@ -292,10 +300,8 @@ class ChatStoreConformance:
     async def test_a_commit_for_another_incarnation_writes_nothing(
         self, storage: ChatStorage
     ) -> None:
-        old = await storage.create_chat("x")
-        assert await storage.delete_chat("x")
-        await storage.create_chat("x")
-        stale = TurnCommit("x", append=NewMessages([user("late")]), incarnation=old.incarnation)
+        old = await recreated(storage, "x")
+        stale = TurnCommit("x", append=NewMessages([user("late")]), incarnation=old)
         with pytest.raises(NotFoundError, match="deleted"):
             await storage.commit_turn(stale)
         assert await storage.list_messages("x") == []
@@ -638,11 +644,9 @@ class IndexOutboxConformance:
     async def test_a_watermark_of_another_incarnation_is_refused(
         self, storage: ChatStorage
     ) -> None:
-        old = await storage.create_chat("w")
-        assert await storage.delete_chat("w")
-        await storage.create_chat("w")
+        old = await recreated(storage, "w")
         await storage.append_messages("w", [user("new")])
-        assert not await storage.mark_indexed("w", 1, incarnation=old.incarnation)
+        assert not await storage.mark_indexed("w", 1, incarnation=old)
         chat = await storage.get_chat("w")
         assert chat is not None and chat.indexed_sequence == 0
 

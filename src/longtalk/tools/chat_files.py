@@ -25,6 +25,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from longtalk.core.limits import has_surrogate
 from longtalk.core.messages import Message, Role
 from longtalk.errors import UsageError
 from longtalk.tools.datasets.locomo import Conversation, iter_conversations
@@ -195,25 +196,17 @@ def lone_surrogate(value: Any) -> str | None:
     while stack:
         item, where = stack.pop()
         if isinstance(item, str):
-            if not item.isascii() and _has_surrogate(item):
+            if not item.isascii() and has_surrogate(item):
                 return where or "the value"
         elif isinstance(item, dict):
             for key, child in item.items():
                 name = f"{where}.{key}" if where else str(key)
-                if isinstance(key, str) and _has_surrogate(key):
+                if isinstance(key, str) and has_surrogate(key):
                     return name
                 stack.append((child, name))
         elif isinstance(item, list):
             stack.extend((child, f"{where}[{i}]") for i, child in enumerate(item))
     return None
-
-
-def _has_surrogate(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
 
 
 def _kind(value: Any) -> str:
