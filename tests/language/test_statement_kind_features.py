@@ -19,3 +19,8 @@ def test_an_exclamation_is_a_feature_of_its_own() -> None:
 def test_words_addressed_to_the_listener_are_a_feature() -> None:
     assert "to-listener" in names("I noticed a pin on your purse.")
     assert "to-listener" not in names("I noticed a pin on my purse.")
+
+
+def test_how_often_is_a_feature() -> None:
+    assert "habitual" in names("I build furniture in my shed every weekend.")
+    assert "habitual" not in names("I built furniture in my shed last weekend.")

@@ -97,12 +97,18 @@ def feature_names(statement: Statement) -> list[str]:
     said = _said(statement)
     if said.rstrip('"”').endswith("!"):
         names.append("exclaimed")  # "I'm on fire!", "I love your ice cream so much!"
-    if _LISTENER & set(_WORD.findall(said.casefold())):
+    said_words = set(_WORD.findall(said.casefold()))
+    if _LISTENER & said_words:
         names.append("to-listener")  # "I noticed a pin on your purse": of the moment
+    if _HOW_OFTEN & said_words:
+        names.append("habitual")  # "I've been building furniture every weekend"
     return names
 
 
 _LISTENER = frozenset({"you", "your", "yours", "yourself", "ya"})
+_HOW_OFTEN = frozenset(
+    "every each always usually often regularly daily weekly monthly nightly sometimes".split()
+)
 _WORD = re.compile(r"[a-z]+")
 
 
