@@ -142,10 +142,11 @@ def context_budget(settings: Settings) -> ContextBudget:
     """The budget rules: fill recall by score per token, except for the hand-set fusion.
 
     The learned ranker's scores are relevance shares, so score per token packs the most
-    needed turns; the hand-set fusion's scores are not, and lost recall that way.
+    needed turns; the hand-set fusion's scores are not, and lost recall that way. Nor are
+    they relative to the chat's best match, which ``recall_answered`` reads.
     """
     if settings.memory.rag_ranking == "weighted":
-        return ContextBudget(length_penalty=0.0)
+        return ContextBudget(length_penalty=0.0, recall_answered=0.0)
     return ContextBudget()
 
 

@@ -100,6 +100,28 @@ def test_a_block_that_no_longer_serves_the_question_is_not_shown_and_is_chosen_a
     assert second.recall_block and all("trip" in t.message.content for t in second.recall_block)
 
 
+def test_a_block_is_kept_while_the_window_holds_the_questions_best_match() -> None:
+    """Recall's best turn far below the chat's best match: the window answers the question.
+
+    Such a turn of a running conversation recalls turns of its own ("that sounds fun")
+    that hold the block's turns at no share; the block is kept all the same, so the cached
+    window after it stays, unless ``recall_answered`` is off.
+    """
+    first = with_block(CATS)
+    weak = [turn(t.sequence, t.message.content, 0.15) for t in TRAINS[:3]]
+    faint = [turn(t.sequence, t.message.content, 0.01) for t in CATS]
+    grown = [*WINDOW, (94, user("and one more line"))]
+    second = read([*weak, *faint], first.recall_block, window=grown)
+    assert second.parts[1].text == first.parts[1].text
+    assert all(f"trip {t.sequence}" in second.parts[-1].text for t in TRAINS[:3])
+    strict = replace(FRIENDLY, recall_answered=0.0)
+    dropped = read([*weak, *faint], first.recall_block, rules=strict, window=grown)
+    assert kinds(dropped) == ["summary", "verbatim", "recalled"]
+    pointed = [turn(t.sequence, t.message.content, 0.9) for t in TRAINS[:3]]
+    asked = read([*pointed, *faint], first.recall_block, window=grown)
+    assert kinds(asked) == ["summary", "verbatim", "recalled"]  # a best match of its own
+
+
 def test_a_block_the_question_would_only_show_as_filler_is_not_kept() -> None:
     first = with_block(CATS)
     faint = [turn(t.sequence, t.message.content, 0.001) for t in CATS]
@@ -163,7 +185,8 @@ def test_contract_order_ignores_a_kept_block() -> None:
 
 
 @pytest.mark.parametrize(
-    "field", ["recall_keep", "recall_serves", "recall_spares", "recall_block_from"]
+    "field",
+    ["recall_keep", "recall_serves", "recall_spares", "recall_answered", "recall_block_from"],
 )
 def test_shares_outside_zero_to_one_are_refused(field: str) -> None:
     with pytest.raises(ValueError, match=field):

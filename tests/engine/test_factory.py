@@ -49,10 +49,12 @@ async def test_rag_ranking_picks_the_ranker(tmp_path: Path) -> None:
         assert isinstance(memory.recall, HybridRetriever)
         assert memory.recall.ranking.fusion == "learned"
         assert memory.budget.length_penalty == 1.0  # fill by relevance per token
+        assert memory.budget.recall_answered > 0  # scores relative to the best match
     async with open_memory(settings(tmp_path, rag_ranking="weighted")) as memory:
         assert isinstance(memory.recall, HybridRetriever)
         assert memory.recall.ranking.fusion == "weighted"
         assert memory.budget.length_penalty == 0.0  # fused scores fill best first
+        assert memory.budget.recall_answered == 0.0  # and are not relative to a best match
     with pytest.raises(ValueError, match="rag_ranking"):
         MemoryConfig(rag_ranking="bm25")  # type: ignore[arg-type]
 

@@ -111,6 +111,11 @@ class ContextBudget:
     block kept (its turns and those recalled afresh after it), so a kept block never takes
     the room the question's own turns need (0, the default: no such test; 0.9 measured a
     little more recall at small budgets and kept far fewer blocks).
+    ``recall_answered``: a block is kept while it fits, whatever share it serves, when the
+    best turn recall found scores at most this (the learned ranker scores a turn relative to
+    the chat's best match, so the best match is then shown verbatim: the recent conversation
+    answers the question, and a turn on the current topic does not drop the block; 0 turns
+    this off, as scores of another ranker mean something else).
     ``recall_block_from``: no block is chosen while recall has less than this share of the
     budget (a small block soon overflows, and a replaced block costs the cached window after
     it); the recalled turns then all follow the window.
@@ -129,6 +134,7 @@ class ContextBudget:
     recall_serves: float = 0.4
     recall_spares: float = 0.0
     recall_block_from: float = 0.25
+    recall_answered: float = 0.2
 
     def __post_init__(self) -> None:
         if self.summary_max_tokens < 0:
@@ -143,6 +149,8 @@ class ContextBudget:
             raise ValueError(f"recall_serves must be within [0, 1], got {self.recall_serves}")
         if not 0.0 <= self.recall_spares <= 1.0:
             raise ValueError(f"recall_spares must be within [0, 1], got {self.recall_spares}")
+        if not 0.0 <= self.recall_answered <= 1.0:
+            raise ValueError(f"recall_answered must be within [0, 1], got {self.recall_answered}")
         if not 0.0 <= self.recall_block_from <= 1.0:
             raise ValueError(
                 f"recall_block_from must be within [0, 1], got {self.recall_block_from}"
@@ -905,11 +913,12 @@ def _sticky_recall(
 
     The previous read's block (``kept``) is shown before the window while it fits the room,
     its turns hold at least ``rules.recall_serves`` of the relevance (scores) of the
-    question's own fill, and the context still shows ``rules.recall_spares`` of that
-    relevance with it (the block's turns and those recalled afresh in the room it leaves):
-    a block that serves the question a little must not take the room its own turns need. It
-    renders the same bytes every turn it is kept, so it stands in the cached prefix; the
-    rest of the room is filled best first after the window.
+    question's own fill or the window holds the question's best match
+    (``rules.recall_answered``, :func:`_answered`), and the context still shows
+    ``rules.recall_spares`` of that relevance with it (the block's turns and those recalled
+    afresh in the room it leaves): a block that serves the question a little must not take
+    the room its own turns need. It renders the same bytes every turn it is kept, so it
+    stands in the cached prefix; the rest of the room is filled best first after the window.
 
     Otherwise no block is shown: every recalled turn follows the window, as one part, and the
     block the next read may keep is chosen, best first, from this question's fill within
@@ -929,7 +938,8 @@ def _sticky_recall(
         head, tail, left_out = _block_and_rest(kept, entries, allowance, counter, rules)
         serving = sum(relevance.get(sequence, 0.0) for sequence in head.sequences)
         shown = serving + sum(relevance.get(sequence, 0.0) for sequence in _sequences(tail))
-        if serving >= rules.recall_serves * wanted and shown >= rules.recall_spares * wanted:
+        serves = serving >= rules.recall_serves * wanted or _answered(entries, rules)
+        if serves and shown >= rules.recall_spares * wanted:
             return head, tail, left_out, tuple(kept)
     if allowance < rules.recall_block_from * whole:
         return None, own, dropped, ()  # a block this small would soon overflow: none
@@ -939,6 +949,17 @@ def _sticky_recall(
     taken = set(_sequences(fresh))
     block = sorted((e for e in best if e.turn.sequence in taken), key=_chronological)
     return None, own, dropped, tuple(block)
+
+
+def _answered(entries: Sequence[_Entry], rules: ContextBudget) -> bool:
+    """True when the question's best match is not among the turns recall may show.
+
+    The learned ranker scores a turn relative to the chat's best match, the messages shown
+    verbatim included; when the best turn recall found holds at most
+    ``rules.recall_answered`` of that, the recent conversation answers the question, and a
+    kept block costs it little.
+    """
+    return max(_positive(entry.turn.score) for entry in entries) <= rules.recall_answered
 
 
 def _block_and_rest(
