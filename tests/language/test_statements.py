@@ -207,3 +207,8 @@ def test_a_gerund_subject_is_quoted_as_the_speakers_never_rewritten() -> None:
     (s,) = read("Being an ER nurse is no joke.")
     assert (s.holder, s.text) == ("Ana", "")
     assert s.quote == "Being an ER nurse is no joke."
+
+
+def test_a_clause_under_a_heading_is_what_is_said() -> None:
+    found = claims("Update: I've switched to green tea completely, no more coffee for me.")
+    assert [(holder, key) for holder, key, _, _ in found] == [("Ana", "switch:tea")]

@@ -198,6 +198,7 @@ def clause_heads(sentence: Span) -> list[Token]:
         own = conjoined and _subject(token) is not None and not _after_subordinate(token)
         split_off = token.dep_ == "ROOT" and token.i > 0 and _after_subordinate(token)
         heading = (token.dep_ == "ROOT" and not split_off) or own or leading_clause(token)
+        heading = heading or _after_heading(token)
         if heading or asserted_subordinate(token) or _gerund_subject(token):
             heads.append(_unwrap(token))
     return sorted(heads, key=lambda head: head.i)
@@ -262,6 +263,20 @@ def leading_clause(token: Token) -> bool:
 
 
 _BEFORE_DROPPED = frozenset({"intj", "neg", "aux", "advmod", "punct", "discourse"})
+
+
+def _after_heading(token: Token) -> bool:
+    """A clause under a sentence that is only a heading: ``Update: I've switched to tea``.
+
+    The small parser hangs the clause on the heading's noun, which has no verb to say
+    anything; the clause with its own subject is what is said.
+    """
+    root = token.head
+    if root.dep_ != "ROOT" or root.pos_ not in ("NOUN", "PROPN") or token.i < root.i:
+        return False
+    colon = any(t.text in (":", "-", "—") for t in token.doc[root.i : token.left_edge.i])
+    verb = token.pos_ in ("VERB", "AUX") and token.dep_ in ("acl", "appos", "dep")
+    return colon and verb and _subject(token) is not None
 
 
 def _gerund_subject(token: Token) -> bool:
