@@ -1,7 +1,8 @@
 """Statements: who said what about whom, how, and when, as typed values.
 
 Each sentence of a message is parsed once (:func:`longtalk.language.nlp.parse_many`, in
-batches) and split into clauses (a root and each conjoined clause with its own subject).
+batches) and split into clauses (:func:`clause_heads`: a root, each conjoined clause with
+its own subject, a reason said in passing).
 A clause becomes a :class:`Statement` when its subject can be told (the speaker, the other
 participant, a named person, someone's relation): the claim it makes (a predicate key, and
 the subject's relation when it speaks of ``my sister``), the value, whether it is negated,
@@ -188,18 +189,20 @@ def _clause_of(token: Token) -> Token:
 
 
 def clause_heads(sentence: Span) -> list[Token]:
-    """The sentence's root and every conjoined verb with a subject of its own.
+    """The sentence's root and every clause that says something by itself.
 
-    ``Let's raise ...`` and an imperative ``remember that ...`` give the clause they govern.
+    Those are a conjoined verb with a subject of its own, a reason or concession
+    (:func:`asserted_subordinate`), a gerund subject, a clause under a verbless heading and
+    a leading clause (:func:`leading_clause`). ``Let's raise ...`` and an imperative
+    ``remember that ...`` give the clause they govern.
     """
     heads = []
     for token in sentence:
         conjoined = token.dep_ == "conj" and token.pos_ in ("VERB", "AUX")
         own = conjoined and _subject(token) is not None and not _after_subordinate(token)
         split_off = token.dep_ == "ROOT" and token.i > 0 and _after_subordinate(token)
-        heading = (token.dep_ == "ROOT" and not split_off) or own or leading_clause(token)
-        heading = heading or _after_heading(token)
-        if heading or asserted_subordinate(token) or _gerund_subject(token):
+        said_apart = asserted_subordinate(token) or _gerund_subject(token) or _after_heading(token)
+        if (token.dep_ == "ROOT" and not split_off) or own or leading_clause(token) or said_apart:
             heads.append(_unwrap(token))
     return sorted(heads, key=lambda head: head.i)
 
