@@ -30,7 +30,8 @@ this matcher), and ``all_summaries``, every one of LoCoMo's session summaries.
 Events are also reported split into ``late`` (sessions of the last third of the
 conversation) and ``early`` (the rest).
 
-The matcher (strict). A text is cut into units: its lines, each cut at sentence ends. An
+The matcher (strict). A text is cut into units: its lines, each cut at sentence ends (a
+closing quote after the mark included: a summary of quotes is cut as prose is). An
 event is found in the text when one unit both
 
 1. has a MiniLM cosine to the event of at least ``T``, and
@@ -95,7 +96,10 @@ HALVES = {"train": (0, 1, 2), "report": (3, 4, 5)}
 OTHER_SESSION_MAX = 0.05  # the matcher may find at most this share of events elsewhere
 STEM = 5
 WORD = re.compile(r"[a-z0-9]+")
-UNIT_END = re.compile(r"(?<=[.!?])\s+|\n+")
+UNIT_END = re.compile(r"(?<=[.!?])\s+|(?<=[.!?][\"”'])\s+|\n+")
+"""A unit ends at a line, or at a sentence end: a mark, or a mark and its closing quote
+(``Nate (3 June 2022): "I won." "I'm off."`` is two units, as two sentences of prose are;
+uncut, quoted lines joined by spaces would be one long unit gathering every quote's words)."""
 LATE_SHARE = 2 / 3  # sessions past this share of the conversation are its last third
 
 _EMBEDDER = MiniLMEmbedder()
