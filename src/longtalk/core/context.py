@@ -959,7 +959,8 @@ def _answered(entries: Sequence[_Entry], rules: ContextBudget) -> bool:
     ``rules.recall_answered`` of that, the recent conversation answers the question, and a
     kept block costs it little.
     """
-    return max(_positive(entry.turn.score) for entry in entries) <= rules.recall_answered
+    best = max((_positive(entry.turn.score) for entry in entries), default=0.0)
+    return best <= rules.recall_answered
 
 
 def _block_and_rest(

@@ -192,7 +192,7 @@ def clause_heads(sentence: Span) -> list[Token]:
     """The sentence's root and every clause that says something by itself.
 
     Those are a conjoined verb with a subject of its own, a reason or concession
-    (:func:`asserted_subordinate`), a gerund subject, a clause under a verbless heading and
+    (:func:`_asserted_subordinate`), a gerund subject, a clause under a verbless heading and
     a leading clause (:func:`leading_clause`). ``Let's raise ...`` and an imperative
     ``remember that ...`` give the clause they govern.
     """
@@ -201,7 +201,7 @@ def clause_heads(sentence: Span) -> list[Token]:
         conjoined = token.dep_ == "conj" and token.pos_ in ("VERB", "AUX")
         own = conjoined and _subject(token) is not None and not _after_subordinate(token)
         split_off = token.dep_ == "ROOT" and token.i > 0 and _after_subordinate(token)
-        said_apart = asserted_subordinate(token) or _gerund_subject(token) or _after_heading(token)
+        said_apart = _asserted_subordinate(token) or _gerund_subject(token) or _after_heading(token)
         if (token.dep_ == "ROOT" and not split_off) or own or leading_clause(token) or said_apart:
             heads.append(_unwrap(token))
     return sorted(heads, key=lambda head: head.i)
@@ -213,7 +213,7 @@ can't eat shellfish`` says she can't. ``when``, ``if``, ``until`` or ``before`` 
 condition or a time, and their clause may never have held."""
 
 
-def asserted_subordinate(token: Token) -> bool:
+def _asserted_subordinate(token: Token) -> bool:
     """A reason or concession clause with a subject of its own: a statement by itself."""
     if token.dep_ != "advcl" or token.pos_ not in ("VERB", "AUX") or _subject(token) is None:
         return False
@@ -262,7 +262,7 @@ def leading_clause(token: Token) -> bool:
         return False
     if imperative(token) or withdrawn_topic(token):  # "Please never ring me before 10 am, ..."
         return True
-    return _unwrap(token) != token or _describes_subject(token) or dropped_subject(token)
+    return _unwrap(token) != token or _describes_subject(token) or _dropped_subject(token)
 
 
 _BEFORE_DROPPED = frozenset({"intj", "neg", "aux", "advmod", "punct", "discourse"})
@@ -291,7 +291,7 @@ def _gerund_subject(token: Token) -> bool:
     return token.dep_ == "csubj" and token.tag_ == "VBG" and _subject(token) is None
 
 
-def dropped_subject(head: Token) -> bool:
+def _dropped_subject(head: Token) -> bool:
     """A verb that opens its sentence with no subject: chat leaves out the speaker's ``I``.
 
     ``Been spending my Sundays at the climbing gym``, ``Spent the weekend hiking``: a past
@@ -357,7 +357,7 @@ def _referent(head: Token, people: Participants) -> Referent | None:
             return Referent(people.speaker, group=True)
         if imperative(head):
             return Referent(people.listener)
-        if dropped_subject(head) or _gerund_subject(head):
+        if _dropped_subject(head) or _gerund_subject(head):
             return Referent(people.speaker)
         return None
     if _addressed(subject, people):
