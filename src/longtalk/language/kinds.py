@@ -26,6 +26,7 @@ import numpy.typing as npt
 
 from longtalk.language.families import lasting, purpose_of
 from longtalk.language.meaning import MEANING, meaning
+from longtalk.language.speakers import SECOND
 from longtalk.language.statements import Statement
 
 __all__ = ["DIMENSION", "KINDS", "FactKind", "WEIGHTS_FILE", "durability", "features", "kind_of"]
@@ -98,14 +99,13 @@ def feature_names(statement: Statement) -> list[str]:
     if said.rstrip('"”').endswith("!"):
         names.append("exclaimed")  # "I'm on fire!", "I love your ice cream so much!"
     said_words = set(_WORD.findall(said.casefold()))
-    if _LISTENER & said_words:
+    if SECOND & said_words:
         names.append("to-listener")  # "I noticed a pin on your purse": of the moment
     if _HOW_OFTEN & said_words:
         names.append("habitual")  # "I've been building furniture every weekend"
     return names
 
 
-_LISTENER = frozenset({"you", "your", "yours", "yourself", "ya"})
 _HOW_OFTEN = frozenset(
     "every each always usually often regularly daily weekly monthly nightly sometimes".split()
 )
