@@ -42,8 +42,8 @@ def fact_of(statement: Statement) -> DurableFact | None:
     if _bare(statement):
         return None
     kind = kind_of(statement)
-    if kind is None and _denies(statement):
-        return _denial(statement)
+    if _denies(statement) and (kind is None or not _denied_words(statement)):
+        return _denial(statement)  # "I'm not training for anything": no claim, an undoing
     if kind is None and statement.ends:
         return _ending(statement)
     retracts = not statement.polarity and statement.change
@@ -80,9 +80,14 @@ def _denial(statement: Statement) -> DurableFact:
 
     It takes back only a claim those words are all part of.
     """
-    verb = statement.lemma
-    denied = [word for word in content_words(statement.value) if not word.startswith(verb)]
+    denied = _denied_words(statement)
     return _undoing(statement, statement.claim.key, " ".join(["not", *denied]), changes=False)
+
+
+def _denied_words(statement: Statement) -> list[str]:
+    """The words a denial names past its verb; none for ``not training for anything``."""
+    verb = statement.lemma
+    return [word for word in content_words(statement.value) if not word.startswith(verb)]
 
 
 def _ending(statement: Statement) -> DurableFact:

@@ -203,10 +203,19 @@ def _reported(head: Token) -> bool:
     """Governed by a reporting verb (``Sam says I'm stubborn``, ``I think I'm allergic``)."""
     token = head
     while token.dep_ in ("ccomp", "conj") and token.head != token:
-        token = token.head
+        clause, token = token, token.head
         if token.lemma_.lower() in _REPORTING and not _asks_listener(token):
-            return True
+            return not _run_on(clause, token)
     return False
+
+
+def _run_on(clause: Token, verb: Token) -> bool:
+    """A clause before a saying verb that has an object of its own is not what it says.
+
+    ``I'm not training for anything, I said that to sound cool``: ``that`` is what was said
+    (earlier); ``I'm stubborn, Sam says`` reports the clause.
+    """
+    return clause.i < verb.i and any(c.dep_ == "dobj" for c in verb.children)
 
 
 def _asks_listener(verb: Token) -> bool:

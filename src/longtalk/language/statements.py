@@ -38,7 +38,13 @@ from longtalk.language.nlp import parse_many
 from longtalk.language.speakers import Participants, Referent, noun_key, owned, refer
 from longtalk.language.times import statement_time
 from longtalk.language.withdrawal import ended_topic, withdrawn_topic
-from longtalk.language.wording import clause_tokens, display_name, rewrite, words_of
+from longtalk.language.wording import (
+    clause_tokens,
+    conjoined_claim,
+    display_name,
+    rewrite,
+    words_of,
+)
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
@@ -191,17 +197,27 @@ def _clause_of(token: Token) -> Token:
 def clause_heads(sentence: Span) -> list[Token]:
     """The sentence's root and every clause that says something by itself.
 
-    Those are a conjoined verb with a subject of its own, a reason or concession
-    (:func:`_asserted_subordinate`), a gerund subject, a clause under a verbless heading and
-    a leading clause (:func:`leading_clause`). ``Let's raise ...`` and an imperative
-    ``remember that ...`` give the clause they govern.
+    Those are a conjoined verb with a subject of its own or one it shares (a finite verb:
+    ``I quit the café and started as a developer``), a reason or concession
+    (:func:`_asserted_subordinate`), a gerund subject, a clause under a verbless heading, a
+    withdrawal wherever the parser hung it and a leading clause (:func:`leading_clause`).
+    ``Let's raise ...`` and an imperative ``remember that ...`` give the clause they govern.
     """
     heads = []
     for token in sentence:
         conjoined = token.dep_ == "conj" and token.pos_ in ("VERB", "AUX")
-        own = conjoined and _subject(token) is not None and not _after_subordinate(token)
+        own = (
+            conjoined
+            and (_subject(token) is not None or conjoined_claim(token))
+            and not _after_subordinate(token)
+        )
         split_off = token.dep_ == "ROOT" and token.i > 0 and _after_subordinate(token)
-        said_apart = _asserted_subordinate(token) or _gerund_subject(token) or _after_heading(token)
+        said_apart = (
+            _asserted_subordinate(token)
+            or _gerund_subject(token)
+            or _after_heading(token)
+            or _withdraws(token)
+        )
         if (token.dep_ == "ROOT" and not split_off) or own or leading_clause(token) or said_apart:
             heads.append(_unwrap(token))
     return sorted(heads, key=lambda head: head.i)
@@ -218,6 +234,11 @@ def _asserted_subordinate(token: Token) -> bool:
     if token.dep_ != "advcl" or token.pos_ not in ("VERB", "AUX") or _subject(token) is None:
         return False
     return any(c.dep_ == "mark" and c.lower_ in _FACTIVE_MARKS for c in token.children)
+
+
+def _withdraws(token: Token) -> bool:
+    """``Ignore what I said about a cat, Biscuit is my sister's``: hung under a clause inside."""
+    return token.dep_ == "advcl" and bool(withdrawn_topic(token))
 
 
 def _after_subordinate(clause: Token) -> bool:
@@ -394,7 +415,7 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
     if tokens and tokens[0].tag_ in ("WDT", "WP") and tokens[0].dep_ != "advmod":
         return None  # "that I really like": a relative clause, a fragment of another
     mode = modality(head, sentence, people)
-    leans = leans_outside(tokens) or _gerund_subject(head)
+    leans = leans_outside(tokens) or _gerund_subject(head) or conjoined_claim(head)
     return Statement(
         claim=Claim(who.holder, who.relation, predicate),
         value=value,
@@ -666,7 +687,8 @@ def _object(head: Token) -> tuple[str, Token | None]:
     misreads ``I hate cilantro``'s object as an adverb), never a time (``last week``).
     """
     for child in head.children:
-        if child.dep_ in ("dobj", "xcomp", "attr", "ccomp"):
+        leading = child.dep_ == "ccomp" and child.i < head.i  # a clause of its own, run on
+        if child.dep_ in ("dobj", "xcomp", "attr", "ccomp") and not leading:
             return "", child
     for child in head.children:
         if child.dep_ in ("prep", "agent"):
@@ -720,7 +742,8 @@ def _changing(head: Token, tokens: Sequence[Token]) -> bool:
 def _ceases(head: Token) -> bool:
     """``I quit the orchestra``, ``I gave up coffee``: what the speaker did before has ended."""
     lemma = head.lemma_.lower()
-    particle = {c.lower_ for c in head.children if c.dep_ == "prt"}
+    # the small parser tags the particle of "dropped out of" as a preposition
+    particle = {c.lower_ for c in head.children if c.dep_ in ("prt", "prep")}
     return lemma in ("quit", "stop") or bool(CEASING.get(lemma, frozenset()) & particle)
 
 

@@ -17,7 +17,14 @@ from longtalk.language.speakers import FIRST, GROUP, SECOND, Participants
 if TYPE_CHECKING:
     from spacy.tokens import Token
 
-__all__ = ["clause_tokens", "display_name", "rewrite", "third_person", "words_of"]
+__all__ = [
+    "clause_tokens",
+    "conjoined_claim",
+    "display_name",
+    "rewrite",
+    "third_person",
+    "words_of",
+]
 
 _IRREGULAR = {"be": "is", "have": "has", "do": "does", "go": "goes"}
 _CONTRACTED = {"'ll": "will", "'d": "would", "’ll": "will", "’d": "would"}
@@ -26,13 +33,19 @@ _LEADING = frozenset({"intj", "punct", "cc", "discourse", "advmod", "mark"})
 
 
 def clause_tokens(head: Token) -> list[Token]:
-    """The clause's tokens: ``head``'s subtree without conjoined clauses of their own."""
+    """The clause's tokens: ``head``'s subtree without conjoined clauses of their own.
+
+    A clause's subject may be ``there`` (``... and there was a nest``), and a leading
+    interjection (``Thanks, I've been ...``) is said to the listener, not of the claim.
+    """
     cut: set[int] = set()
     for child in head.children:
-        own = any(c.dep_ in ("nsubj", "nsubjpass") for c in child.children)
+        own = any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in child.children)
         if own and child.dep_ in ("ccomp", "parataxis") and child.i < head.i:
             cut.update(t.i for t in child.subtree)  # a leading clause of its own
-        if child.dep_ == "conj" and own:
+        if child.i < head.i and (_set_off(child) or _spliced(child)):
+            cut.update(t.i for t in child.subtree)
+        if child.dep_ == "conj" and (own or conjoined_claim(child)):
             cut.update(t.i for t in child.subtree)
             cut.update(c.i for c in head.children if c.dep_ == "cc" and c.i < child.i)
     tokens = [t for t in head.subtree if t.i not in cut]
@@ -41,6 +54,37 @@ def clause_tokens(head: Token) -> list[Token]:
     while tokens and (tokens[0].dep_ == "punct" or _joins(tokens[0], head)):
         tokens.pop(0)
     return tokens
+
+
+def conjoined_claim(clause: Token) -> bool:
+    """A finite verb conjoined to its clause's verb, saying a claim of that verb's subject.
+
+    ``I quit the café and started as a developer``: a claim of its own, whose words are
+    quoted with the sentence (the subject is said once, before the first verb). A bare or
+    -ing form (``I can swim and run``) stays part of its clause.
+    """
+    if clause.dep_ != "conj" or clause.tag_ not in ("VBD", "VBZ", "VBP"):
+        return False
+    if clause.head.pos_ not in ("VERB", "AUX"):
+        return False
+    return not any(c.dep_ in _OWN_SUBJECT_OR_AUX for c in clause.children)
+
+
+def _set_off(interjection: Token) -> bool:
+    """``Thanks,`` ``Oh wow,``: said to the listener; ``Please never ring me`` keeps its please."""
+    after = interjection.right_edge.i + 1
+    doc = interjection.doc
+    return interjection.dep_ == "intj" and after < len(doc) and doc[after].is_punct
+
+
+def _spliced(clause: Token) -> bool:
+    """A finite clause the parser hung under the next with no word joining them.
+
+    ``Had to cancel the picnic, my buddy is allergic to bees``: two sentences run on, the
+    first no part of the second's claim (``because I had to`` would join them).
+    """
+    finite = clause.tag_ in ("VBD", "VBZ", "VBP")
+    return clause.dep_ == "advcl" and finite and not any(c.dep_ == "mark" for c in clause.children)
 
 
 def _joins(token: Token, head: Token) -> bool:

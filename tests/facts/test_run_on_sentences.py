@@ -1,0 +1,68 @@
+"""Chat runs sentences on: each clause is read for what it says, and changes find their claim."""
+
+from __future__ import annotations
+
+from tests.facts.conftest import T0, current_facts
+
+from longtalk.language import Said, read_statements
+
+
+def _quotes(text: str) -> dict[str, str]:
+    """Claim key -> the words quoted for it."""
+    return {s.claim.key: s.quote for s in read_statements([Said(1, "Ines", text, "Rui", T0)])}
+
+
+def test_a_clause_run_on_after_another_is_its_own_claim() -> None:
+    current = current_facts(
+        "Had to cancel the picnic, my buddy Marco is allergic to bees and there was a nest."
+    )
+    assert "Ines's buddy Marco is allergic to bees." in current
+
+
+def test_a_thanks_set_off_by_a_comma_is_not_part_of_the_claim() -> None:
+    quotes = _quotes("Thanks, I've been learning the cello for three years.")
+    assert quotes["learn:cello"] == "I've been learning the cello for three years."
+    assert _quotes("Please never ring me before 10 am.")["ring"].startswith("Please")
+
+
+def test_a_second_verb_of_the_same_subject_says_a_claim_of_its_own() -> None:
+    current = current_facts(
+        "I work as a barista at a café on Elm Street.",
+        "Big news, I quit the café and started as a junior web developer this week!",
+    )
+    assert not any("barista" in text for text in current)
+    assert any(
+        "junior web developer" in text
+        for text in _quotes(
+            "Big news, I quit the café and started as a junior web developer this week!"
+        ).values()
+    )
+
+
+def test_a_withdrawal_the_parser_hung_under_another_clause_still_withdraws() -> None:
+    current = current_facts(
+        "I have a cat named Biscuit.",
+        "Ignore what I said about a cat, Biscuit is my sister's, I've never had pets.",
+    )
+    assert not any("cat named Biscuit" in text for text in current)
+
+
+def test_dropping_out_ends_what_was_trained_for() -> None:
+    current = current_facts(
+        "I'm training for the Berlin marathon.",
+        "I dropped out of the Berlin marathon, my knee couldn't take it.",
+    )
+    assert not any("training" in text for text in current)
+
+
+def test_a_correction_run_on_after_a_remark_supersedes_the_home() -> None:
+    current = current_facts("I live in Madrid.", "That's not right actually, I live in Valencia.")
+    assert "Ines lives in Valencia." in current
+    assert not any("Madrid" in text for text in current)
+
+
+def test_denying_any_object_takes_back_the_claim() -> None:
+    current = current_facts(
+        "I'm training for a triathlon.", "I'm not training for anything, I said that to sound cool."
+    )
+    assert not any("triathlon" in text for text in current)
