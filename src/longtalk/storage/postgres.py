@@ -41,7 +41,6 @@ from longtalk.storage.base import (
     ChatState,
     CommitResult,
     TurnCommit,
-    message_ids,
 )
 from longtalk.storage.config import DEFAULT_CONNECT_TIMEOUT_SECONDS
 from longtalk.storage.pg_codec import (
@@ -205,7 +204,7 @@ class PostgresStorage(AsyncEngineStorage):
 
     async def commit_turn(self, commit: TurnCommit) -> CommitResult:
         """Write a turn in one statement (see the module docstring); the same contract."""
-        ids = message_ids(commit.append.messages)
+        ids = commit.append.lookup_ids
         now = self._stamp()
         try:
             for attempt in range(TURN_ATTEMPTS):
