@@ -14,7 +14,7 @@ import pytest
 from longtalk.core.messages import Message, assistant, user
 from longtalk.errors import IdempotencyConflict, UsageError
 from longtalk.storage import ChatStorage
-from longtalk.storage.base import idempotent
+from longtalk.storage.records import idempotent
 
 WHEN = datetime(2024, 5, 8, 13, 56, tzinfo=UTC)
 

@@ -17,7 +17,8 @@ from longtalk.service.auth import request_key
 from longtalk.service.errors import CONFLICT, ERROR_RESPONSES, NOT_FOUND, public_error
 from longtalk.service.limits import MAX_INT, Limits
 from longtalk.service.state import Service
-from longtalk.storage.base import ChatRecord, idempotent
+from longtalk.storage.base import ChatRecord
+from longtalk.storage.records import idempotent
 from longtalk.wire import (
     AppendIn,
     AppendOut,

@@ -76,7 +76,6 @@ __all__ = [
     "chat_after",
     "check_commit",
     "check_tenant",
-    "message_ids",
     "replayed",
     "retry_of",
     "smart_load_after",
@@ -257,52 +256,6 @@ def smart_load_after(chat: ChatRecord, *, has_summary: bool, tail: int) -> int:
     if not has_summary:
         return 0
     return max(0, min(chat.last_summarized_sequence, chat.message_count - tail))
-
-
-IDEMPOTENCY_PREFIX = "idem:"
-"""Ids an ``Idempotency-Key`` gives: ``idem:<key>:<index in the request>``."""
-
-
-def idempotent(messages: Sequence[Message], key: str) -> list[Message]:
-    """The request's messages, each without an id given ``idem:<key>:<index>``.
-
-    The key then names the whole request: a retry resends the same messages in the same
-    order and is answered with the stored ones; anything else under the key is an
-    ``IdempotencyConflict`` (see :func:`replayed`).
-    """
-    return [
-        message if message.id else message.model_copy(update={"id": _keyed(key, index)})
-        for index, message in enumerate(messages)
-    ]
-
-
-def _keyed(key: str, index: int) -> str:
-    return f"{IDEMPOTENCY_PREFIX}{key}:{index}"
-
-
-def message_ids(new: Sequence[Message]) -> list[str]:
-    """The ids to look up before an append: the new messages' own, then one guard per key.
-
-    Two messages of one append may not share an id. The guard is the id one past the end of
-    an ``Idempotency-Key`` request (``idem:<key>:<n>`` for n messages): found stored, it
-    shows that the key named a longer request, of which this one is only a prefix.
-    """
-    ids = [message.id for message in new if message.id is not None]
-    if len(set(ids)) != len(ids):
-        repeated = sorted({i for i in ids if ids.count(i) > 1})
-        raise UsageError(f"message ids must be unique within an append, repeated: {repeated}")
-    return ids + _guards(ids)
-
-
-def _guards(ids: Sequence[str]) -> list[str]:
-    last: dict[str, int] = {}
-    for message_id in ids:
-        if not message_id.startswith(IDEMPOTENCY_PREFIX):
-            continue
-        key, _, index = message_id[len(IDEMPOTENCY_PREFIX) :].rpartition(":")
-        if key and index.isdigit():
-            last[key] = max(last.get(key, -1), int(index))
-    return [_keyed(key, index + 1) for key, index in last.items()]
 
 
 def replayed(

@@ -26,7 +26,6 @@ from longtalk.storage.base import (
     active_chain,
     chat_after,
     check_commit,
-    message_ids,
     retry_of,
     smart_load_after,
 )
@@ -120,7 +119,7 @@ class InMemoryStorage(StorageBase):
     async def commit_turn(self, commit: TurnCommit) -> CommitResult:
         """Apply the turn all at once, or raise and change nothing."""
         chat = self._chat(commit.chat_id)
-        ids = set(message_ids(commit.append.messages))
+        ids = set(commit.append.lookup_ids)
         found = [item for item in self._messages[chat.id] if item.message.id in ids]
         if (retry := retry_of(chat, commit, found)) is not None:
             return retry

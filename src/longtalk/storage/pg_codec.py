@@ -15,6 +15,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from longtalk.core.messages import Message
+from longtalk.errors import NotFoundError
+from longtalk.storage.base import check_commit, check_tenant, retry_of
 from longtalk.storage.pg_sql import MESSAGE_COLUMNS, SUMMARY_COLUMNS, USER_COLUMNS
 from longtalk.storage.records import (
     ChatRecord,
@@ -165,7 +167,7 @@ def commit_params(
 
 @dataclass(frozen=True, slots=True)
 class TurnAnswer:
-    """What the turn's statement answered, decoded: the caller only judges it.
+    """What the turn's statement answered, decoded, and what that means for the commit.
 
     ``before`` is None when there is no such chat; ``fresh`` is False when the statement
     ran on a stale snapshot and must run again; ``found`` are the stored messages with the
@@ -179,6 +181,31 @@ class TurnAnswer:
     written: CommitResult | None
     targets: frozenset[int]
 
+    def result(self, commit: TurnCommit) -> CommitResult | None:
+        """The commit's result (a retry's: the earlier one), or None when it must run again.
+
+        Raises as every turn writer does: another tenant's or a missing chat, a failed
+        guard, a summary row the chat does not have.
+        """
+        if self.before is None:
+            raise NotFoundError(
+                f"no chat with id {commit.chat_id!r}; create it first with create_chat()"
+            )
+        if not self.fresh:  # a stale snapshot: again (another tenant's chat is refused now)
+            check_tenant(self.before, commit)
+            return None
+        if (retry := retry_of(self.before, commit, self.found)) is not None:
+            return retry
+        if self.written is None:  # nothing written: a guard failed, or a row is missing
+            check_commit(self.before, commit)
+            rows = commit.summary.rows
+            missing = [r.id for r in rows if r.id is not None and r.id not in self.targets]
+            if missing:
+                raise NotFoundError(
+                    f"chat {self.before.id!r} has no summary row with id {missing[0]}"
+                )
+        return self.written
+
 
 def turn_answer(commit: TurnCommit, row: Mapping[str, Any]) -> TurnAnswer:
     """The turn statement's row (``pg_sql.COMMIT_TURN``) as a :class:`TurnAnswer`."""
@@ -188,6 +215,21 @@ def turn_answer(commit: TurnCommit, row: Mapping[str, Any]) -> TurnAnswer:
     found = tuple(message_of(before.id, item) for item in row["found"] or ())
     written = None if row["after"] is None else _written_turn(commit, row)
     return TurnAnswer(before, bool(row["fresh"]), found, written, frozenset(row["targets"] or ()))
+
+
+def landed_turn(
+    commit: TurnCommit, chat: Mapping[str, Any] | None, found: Sequence[Any] | None
+) -> CommitResult | None:
+    """The commit's result when it landed after all; else None.
+
+    ``found`` are the messages stored at the commit's timestamp (``pg_sql.MESSAGES_AT``);
+    they are the commit's when they are the ones it sent. ``chat`` is ``pg_sql.GET_CHAT``'s.
+    """
+    stored = tuple(message_of(commit.chat_id, item) for item in found or ())
+    sent = [(m.role, m.content) for m in commit.append.messages]
+    if chat is None or [(s.message.role, s.message.content) for s in stored] != sent:
+        return None
+    return CommitResult(chat_record(chat), stored, ())
 
 
 def _written_turn(commit: TurnCommit, row: Mapping[str, Any]) -> CommitResult:

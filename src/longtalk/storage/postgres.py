@@ -41,15 +41,11 @@ from longtalk.storage.base import (
     ChatState,
     CommitResult,
     TurnCommit,
-    check_commit,
-    check_tenant,
-    message_ids,
-    retry_of,
 )
 from longtalk.storage.config import DEFAULT_CONNECT_TIMEOUT_SECONDS
 from longtalk.storage.pg_codec import (
     commit_params,
-    message_of,
+    landed_turn,
     state_of,
     turn_answer,
 )
@@ -208,7 +204,7 @@ class PostgresStorage(AsyncEngineStorage):
 
     async def commit_turn(self, commit: TurnCommit) -> CommitResult:
         """Write a turn in one statement (see the module docstring); the same contract."""
-        ids = message_ids(commit.append.messages)
+        ids = commit.append.lookup_ids
         now = self._stamp()
         try:
             for attempt in range(TURN_ATTEMPTS):
@@ -252,25 +248,7 @@ class PostgresStorage(AsyncEngineStorage):
             if isinstance(exc.__cause__, self._unique_violation):
                 return None  # an id or a chain row landed meanwhile: again
             raise
-        answer = turn_answer(commit, row)
-        if answer.before is None:
-            raise NotFoundError(
-                f"no chat with id {commit.chat_id!r}; create it first with create_chat()"
-            )
-        if not answer.fresh:  # a stale snapshot: again (another tenant's chat is refused now)
-            check_tenant(answer.before, commit)
-            return None
-        if (retry := retry_of(answer.before, commit, answer.found)) is not None:
-            return retry
-        if answer.written is None:  # nothing written: a guard failed, or a row is missing
-            check_commit(answer.before, commit)
-            rows = commit.summary.rows
-            missing = [r.id for r in rows if r.id is not None and r.id not in answer.targets]
-            if missing:
-                raise NotFoundError(
-                    f"chat {answer.before.id!r} has no summary row with id {missing[0]}"
-                )
-        return answer.written
+        return turn_answer(commit, row).result(commit)
 
     async def _landed(
         self, commit: TurnCommit, ids: Sequence[str], now: datetime
@@ -297,12 +275,8 @@ class PostgresStorage(AsyncEngineStorage):
     async def _stored_at(self, commit: TurnCommit, now: datetime) -> CommitResult | None:
         async with self.statement(f"commit_turn({commit.chat_id!r}) check", write=False) as db:
             found = await db.fetchval(pg_sql.MESSAGES_AT, commit.chat_id, now)
-        stored = tuple(message_of(commit.chat_id, item) for item in found or ())
-        sent = [(m.role, m.content) for m in commit.append.messages]
-        if [(s.message.role, s.message.content) for s in stored] != sent:
-            return None
-        chat = await self.get_chat(commit.chat_id)
-        return None if chat is None else CommitResult(chat, stored, ())
+            chat = await db.fetchrow(pg_sql.GET_CHAT, commit.chat_id, None)
+        return landed_turn(commit, chat, found)
 
     # -- bookkeeping ------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from longtalk.core.fields import field_names, same_named
 from longtalk.core.messages import Message
-from longtalk.errors import ConflictError
+from longtalk.errors import ConflictError, UsageError
 
 SummaryFormat = Literal["text", "json"]
 SummaryKind = Literal["row", "digest", "archived"]
@@ -222,6 +222,53 @@ class NewMessages:
     messages: Sequence[Message] = ()
     found_facts: FoundFacts | None = None
     enqueue: str | None = None
+
+    @property
+    def lookup_ids(self) -> list[str]:
+        """The ids a writer looks up first: the messages' own, then one guard per key.
+
+        Two messages of one append may not share an id (``UsageError``). The guard is the
+        id one past the end of an ``Idempotency-Key`` request (``idem:<key>:<n>`` for n
+        messages): found stored, it shows that the key named a longer request, of which
+        this one is only a prefix.
+        """
+        ids = [message.id for message in self.messages if message.id is not None]
+        if len(set(ids)) != len(ids):
+            repeated = sorted({i for i in ids if ids.count(i) > 1})
+            raise UsageError(f"message ids must be unique within an append, repeated: {repeated}")
+        return ids + _guards(ids)
+
+
+IDEMPOTENCY_PREFIX = "idem:"
+"""Ids an ``Idempotency-Key`` gives: ``idem:<key>:<index in the request>``."""
+
+
+def idempotent(messages: Sequence[Message], key: str) -> list[Message]:
+    """The request's messages, each without an id given ``idem:<key>:<index>``.
+
+    The key then names the whole request: a retry resends the same messages in the same
+    order and is answered with the stored ones; anything else under the key is an
+    ``IdempotencyConflict`` (see ``storage.base.replayed``).
+    """
+    return [
+        message if message.id else message.model_copy(update={"id": _keyed(key, index)})
+        for index, message in enumerate(messages)
+    ]
+
+
+def _keyed(key: str, index: int) -> str:
+    return f"{IDEMPOTENCY_PREFIX}{key}:{index}"
+
+
+def _guards(ids: Sequence[str]) -> list[str]:
+    last: dict[str, int] = {}
+    for message_id in ids:
+        if not message_id.startswith(IDEMPOTENCY_PREFIX):
+            continue
+        key, _, index = message_id[len(IDEMPOTENCY_PREFIX) :].rpartition(":")
+        if key and index.isdigit():
+            last[key] = max(last.get(key, -1), int(index))
+    return [_keyed(key, index + 1) for key, index in last.items()]
 
 
 @dataclass(frozen=True, slots=True)

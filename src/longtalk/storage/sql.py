@@ -575,7 +575,7 @@ def write_turn(
 ) -> CommitResult:
     """Write ``commit`` in the open transaction (SQLite's turn writer; see ``SqliteStorage``).
 
-    ``ids`` are ``message_ids(commit.append.messages)``. Locks the chat first, recognises a
+    ``ids`` are ``commit.append.lookup_ids``. Locks the chat first, recognises a
     retry by its message ids, checks the commit's guards,
     then writes messages, summary rows, the chat (with its facts) and the job request.
     """

@@ -31,7 +31,7 @@ from sqlalchemy import Connection, create_engine, event
 from sqlalchemy.exc import SQLAlchemyError
 
 from longtalk.errors import StorageUnavailableError
-from longtalk.storage.base import DEFAULT_SMART_LOAD_TAIL, CommitResult, TurnCommit, message_ids
+from longtalk.storage.base import DEFAULT_SMART_LOAD_TAIL, CommitResult, TurnCommit
 from longtalk.storage.config import DEFAULT_BUSY_TIMEOUT_SECONDS, default_sqlite_path
 from longtalk.storage.sql import (
     DRIVER_ERRORS,
@@ -86,7 +86,7 @@ class SqliteStorage(SqlStorage):
         ``StorageError`` naming the step; in both cases nothing of the turn is written.
         """
         now = datetime.now(UTC)
-        ids = message_ids(commit.append.messages)
+        ids = commit.append.lookup_ids
 
         def write(conn: Connection, progress: Progress) -> CommitResult:
             return write_turn(conn, progress, commit, ids, now)

@@ -58,26 +58,15 @@ class ConversationSummary(BaseModel):
     @field_validator(*LIST_FIELDS, mode="before")
     @classmethod
     def _string_list(cls, value: Any) -> tuple[str, ...]:
-        if value is None:
-            return ()
-        if isinstance(value, str):
-            value = [value]
-        if not isinstance(value, list | tuple):
-            raise ValueError(f"expected a list of strings, got {type(value).__name__}")
-        return dedupe(str(item).strip() for item in value if str(item).strip())
+        items = _listed(value, str, "strings")
+        return dedupe(str(item).strip() for item in items if str(item).strip())
 
     @field_validator("entities", mode="before")
     @classmethod
     def _entity_list(cls, value: Any) -> Any:
-        if value is None:
-            return ()
-        if isinstance(value, dict):
-            value = [value]
-        if not isinstance(value, list | tuple):
-            raise ValueError(f"expected a list of entities, got {type(value).__name__}")
         return tuple(
             item if isinstance(item, SummaryEntity) else _entity_from_any(item)
-            for item in value
+            for item in _listed(value, dict, "entities")
             if item
         )
 
@@ -241,6 +230,17 @@ def earliest(a: date | None, b: date | None) -> date | None:
 
 def _latest(a: date | None, b: date | None) -> date | None:
     return max(a, b) if a and b else a or b
+
+
+def _listed(value: Any, single: type, what: str) -> list[Any] | tuple[Any, ...]:
+    """A field's items as given: none for None, one ``single`` value as a list of one."""
+    if value is None:
+        return ()
+    if isinstance(value, single):
+        return [value]
+    if not isinstance(value, list | tuple):
+        raise ValueError(f"expected a list of {what}, got {type(value).__name__}")
+    return value
 
 
 def _entity_from_any(item: Any) -> SummaryEntity:
