@@ -51,7 +51,7 @@ def fact_of(statement: Statement) -> DurableFact | None:
         return None
     return DurableFact(
         kind=_kind(kind),
-        subject=_subject(statement, kind),
+        subject=_ended(statement) if _ends_itself(statement) else _subject(statement, kind),
         holder=statement.holder,
         text=statement.text or quoted(statement),
         sequences=(statement.sequence,),
@@ -90,15 +90,30 @@ def _denied_words(statement: Statement) -> list[str]:
     return [word for word in content_words(statement.value) if not word.startswith(verb)]
 
 
+def _ends_itself(statement: Statement) -> bool:
+    """``I gave up the pipe``, ``I've quit for good``: an end filed under its verb.
+
+    Filed as an ended topic (:func:`_ended`), it ends the claim it names, or the one it
+    means (:mod:`longtalk.facts.merge`). ``I quit smoking`` is filed under the habit it
+    ends (``smoke``) and supersedes it there.
+    """
+    return statement.ends and statement.claim.key.partition(":")[0] == statement.lemma
+
+
 def _ending(statement: Statement) -> DurableFact:
     """An end that is no fact itself (``I gave up running``): the end of a claim it names.
 
     Filed as an ended topic, it ends the holder's claim that shares a word with it
     (:func:`longtalk.facts.merge.merge_facts`).
     """
-    words = content_words(f"{statement.claim.predicate.replace(':', ' ')} {statement.value}")
-    topic = " ".join(dict.fromkeys(words))
+    topic = _ended(statement).partition(":")[2]
     return _undoing(statement, f"{ENDED}:{topic}", topic, changes=True)
+
+
+def _ended(statement: Statement) -> str:
+    """The ended topic an end is filed under: ``ended:give pipe``."""
+    words = content_words(f"{statement.claim.predicate.replace(':', ' ')} {statement.value}")
+    return f"{ENDED}:{' '.join(dict.fromkeys(words))}"
 
 
 def _undoing(statement: Statement, subject: str, value: str, *, changes: bool) -> DurableFact:

@@ -58,7 +58,7 @@ def merge_facts(
                 fact = replace(fact, subject=kept[at].subject)
         if at is None and fact.changes:
             at = _changed_claim(kept, fact)
-        if at is None and fact.changes:
+        if at is None and fact.subject.partition(":")[0] in (ENDED, WITHDRAWN):
             at = _nearest_claim(kept, fact)
         if at is None:
             at = len(kept)
@@ -132,10 +132,12 @@ Chosen on the even lines of the labelled statements: two statements on one claim
 
 
 def _nearest_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
-    """The holder's claim a change means, when they share no word: nearest in meaning.
+    """The holder's claim an end or a withdrawal means, sharing no word: nearest in meaning.
 
-    ``Three months without a cigarette now, I've quit for good`` ends ``I smoke about half
-    a pack a day``. Only a change reaches here, never a plain statement, and the nearest
+    ``Two weeks clean now, I've quit for good, no more soda`` ends ``I drink three cans of
+    cola a day``. Only an end or a withdrawal reaches here: a claim of its own (``not
+    allergic to kiwi after all``, ``I switched to the bistro car``) names what it changes,
+    and meaning alone would take a neighbour (an intolerance for an allergy). The nearest
     claim must still be near (:data:`SAME_CLAIM`).
     """
     open_claims = [

@@ -40,7 +40,6 @@ from longtalk.language.times import statement_time
 from longtalk.language.withdrawal import ended_topic, withdrawn_topic
 from longtalk.language.wording import (
     clause_tokens,
-    conjoined_claim,
     display_name,
     rewrite,
     words_of,
@@ -197,8 +196,7 @@ def _clause_of(token: Token) -> Token:
 def clause_heads(sentence: Span) -> list[Token]:
     """The sentence's root and every clause that says something by itself.
 
-    Those are a conjoined verb with a subject of its own or one it shares (a finite verb:
-    ``I quit the café and started as a developer``), a reason or concession
+    Those are a conjoined verb with a subject of its own, a reason or concession
     (:func:`_asserted_subordinate`), a gerund subject, a clause under a verbless heading, a
     withdrawal wherever the parser hung it and a leading clause (:func:`leading_clause`).
     ``Let's raise ...`` and an imperative ``remember that ...`` give the clause they govern.
@@ -206,11 +204,7 @@ def clause_heads(sentence: Span) -> list[Token]:
     heads = []
     for token in sentence:
         conjoined = token.dep_ == "conj" and token.pos_ in ("VERB", "AUX")
-        own = (
-            conjoined
-            and (_subject(token) is not None or conjoined_claim(token))
-            and not _after_subordinate(token)
-        )
+        own = conjoined and _subject(token) is not None and not _after_subordinate(token)
         split_off = token.dep_ == "ROOT" and token.i > 0 and _after_subordinate(token)
         said_apart = (
             _asserted_subordinate(token)
@@ -415,7 +409,7 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
     if tokens and tokens[0].tag_ in ("WDT", "WP") and tokens[0].dep_ != "advmod":
         return None  # "that I really like": a relative clause, a fragment of another
     mode = modality(head, sentence, people)
-    leans = leans_outside(tokens) or _gerund_subject(head) or conjoined_claim(head)
+    leans = leans_outside(tokens) or _gerund_subject(head)
     return Statement(
         claim=Claim(who.holder, who.relation, predicate),
         value=value,

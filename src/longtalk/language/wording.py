@@ -19,7 +19,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "clause_tokens",
-    "conjoined_claim",
     "display_name",
     "rewrite",
     "third_person",
@@ -45,7 +44,7 @@ def clause_tokens(head: Token) -> list[Token]:
             cut.update(t.i for t in child.subtree)  # a leading clause of its own
         if child.i < head.i and (_set_off(child) or _spliced(child)):
             cut.update(t.i for t in child.subtree)
-        if child.dep_ == "conj" and (own or conjoined_claim(child)):
+        if child.dep_ == "conj" and own:
             cut.update(t.i for t in child.subtree)
             cut.update(c.i for c in head.children if c.dep_ == "cc" and c.i < child.i)
     tokens = [t for t in head.subtree if t.i not in cut]
@@ -54,20 +53,6 @@ def clause_tokens(head: Token) -> list[Token]:
     while tokens and (tokens[0].dep_ == "punct" or _joins(tokens[0], head)):
         tokens.pop(0)
     return tokens
-
-
-def conjoined_claim(clause: Token) -> bool:
-    """A finite verb conjoined to its clause's verb, saying a claim of that verb's subject.
-
-    ``I quit the café and started as a developer``: a claim of its own, whose words are
-    quoted with the sentence (the subject is said once, before the first verb). A bare or
-    -ing form (``I can swim and run``) stays part of its clause.
-    """
-    if clause.dep_ != "conj" or clause.tag_ not in ("VBD", "VBZ", "VBP"):
-        return False
-    if clause.head.pos_ not in ("VERB", "AUX"):
-        return False
-    return not any(c.dep_ in _OWN_SUBJECT_OR_AUX for c in clause.children)
 
 
 def _set_off(interjection: Token) -> bool:
