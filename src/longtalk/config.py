@@ -176,7 +176,8 @@ class MemoryConfig(_Strict):
         ge=0.0,
         le=1.0,
         description="A recalled turn less relevant than this share of the best one is left "
-        "out, so turns that merely fill leftover room do not (0 = off).",
+        "out, so turns that merely fill leftover room do not, unless it was said right "
+        "before or after a turn that reaches it (0 = off).",
     )
     store_turns: bool = True
     truncation_strategy: TruncationName = "hard"
