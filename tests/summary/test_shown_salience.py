@@ -108,3 +108,17 @@ def test_what_lasts_is_cut_last_among_the_durable_items() -> None:
     for lasting in ("prefers quiet", "Maya's partner", "allergic to peanuts"):
         assert lasting in shown.text
     assert "which hotel" not in shown.text and "surf lesson 0" not in shown.text
+
+
+def test_a_told_story_is_cut_by_whole_quotes_and_keeps_its_lines() -> None:
+    lines = [
+        f'Maria ({day} June 2023): "We went camping on day {day}! [shares a photo of a tent]"'
+        for day in range(1, 21)
+    ]
+    rows = [row(ConversationSummary(narrative="\n".join(lines)), 1, 20)]
+    shown = shown_summary(rows, max_tokens=120, counter=COUNTER)
+    assert shown.truncated and COUNTER.count(shown.text) <= 120
+    kept = [line for line in lines if line in shown.text.splitlines()]
+    assert 2 <= len(kept) < len(lines) and kept[-1] == lines[-1]
+    assert shown.text.count('"') == 2 * len(kept)  # no quote is left half open
+    assert "\n".join(kept) in shown.text  # one told line a line, as stored

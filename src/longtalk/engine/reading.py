@@ -156,6 +156,8 @@ class ContextReader:
         rules = self.rules(options.summary_max_tokens)
         if not query:  # nothing is recalled: the summary may take all the window leaves
             rules = replace(rules, summary_share=1.0)
+            if options.summary_max_tokens is None:
+                rules = replace(rules, summary_max_tokens=self.config.no_query_summary_cap)
         elif options.summary_max_tokens is None:  # recall needs the room for the answer
             cap = min(rules.summary_max_tokens, self.config.summary_query_max_tokens)
             rules = replace(rules, summary_max_tokens=cap)

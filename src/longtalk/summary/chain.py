@@ -77,7 +77,7 @@ def shown_summary(
     text = render_summaries(rows, summaries)
     if counter.count(text) <= max_tokens:
         return ShownSummary(text, tuple(rows))
-    sentences = [split_sentences(summary.narrative) for summary in summaries]
+    sentences = [story_pieces(summary.narrative) for summary in summaries]
     tiers, units = _detail_units(summaries, sentences)
 
     def fits(cut: Sequence[_Unit]) -> bool:
@@ -95,6 +95,27 @@ def shown_summary(
     cut = _put_back(units[:low], same_tier, fits)
     kept_rows, kept = _without(rows, summaries, sentences, cut)
     return ShownSummary(render_summaries(kept_rows, kept), tuple(kept_rows), truncated=True)
+
+
+TOLD_LINE = re.compile(r'^(?P<speaker>[^":]+?)(?: \((?P<day>[^()"]*)\)| said): "(?P<quote>.*)"$')
+"""A told line: a quote with its speaker and day (``Name (8 May 2023): "their words"``)."""
+
+
+def story_pieces(narrative: str) -> list[str]:
+    """The pieces a narrative is cut by: its lines when it tells quotes, else its sentences.
+
+    A told line is one quote however many sentences it holds; cutting it at a sentence end
+    would leave half a quote (``[shares a photo…]"``) under no speaker.
+    """
+    if is_told(narrative):
+        return [line.strip() for line in narrative.splitlines() if line.strip()]
+    return split_sentences(narrative)
+
+
+def is_told(narrative: str) -> bool:
+    """Whether a narrative is told lines, one quote a line (the offline summarizer's)."""
+    lines = [line.strip() for line in narrative.splitlines() if line.strip()]
+    return bool(lines) and all(TOLD_LINE.match(line) for line in lines)
 
 
 PUT_BACK_TRIES = 24
@@ -285,7 +306,7 @@ def _trim(
     for name, positions in drop.items():
         if name == "narrative":
             kept = [s for pos, s in enumerate(sentences) if pos not in positions]
-            updates["narrative"] = " ".join(kept)
+            updates["narrative"] = ("\n" if is_told(summary.narrative) else " ").join(kept)
         elif name == "entities":
             updates["entities"] = tuple(
                 entity.model_copy(update={"details": _kept_parts(entity.details, parts)})
