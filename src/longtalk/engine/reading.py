@@ -36,7 +36,7 @@ from longtalk.errors import UsageError
 from longtalk.recall.defaults import recall_for_read
 from longtalk.storage.base import ChatRecord, ChatState, ChatStorage, StoredMessage
 from longtalk.storage.user_memory import UserFact, UserMemoryStore, kept_with
-from longtalk.summary.chain import ShownSummaries
+from longtalk.summary.chain import LineSalience, ShownSummaries
 from longtalk.summary.user_facts import user_part
 from longtalk.vectors.base import RecallScope, VectorReader
 
@@ -68,6 +68,7 @@ class ContextReader:
     budget: ContextBudget
     scope: ScopeOf
     embedder: InitVar[TextEmbedder | None] = None
+    line_salience: InitVar[LineSalience | None] = None
     shown_summaries: ShownSummaries = field(init=False)
     durable: DurablePart = field(init=False)
     users_with_state: bool = field(init=False)
@@ -75,8 +76,10 @@ class ContextReader:
     recall_blocks: RecallBlocks = field(init=False, default_factory=RecallBlocks)
     """``cache_friendly``: each (chat, budget)'s last recalled block."""
 
-    def __post_init__(self, embedder: TextEmbedder | None) -> None:
-        self.shown_summaries = ShownSummaries(self.counter)
+    def __post_init__(
+        self, embedder: TextEmbedder | None, line_salience: LineSalience | None
+    ) -> None:
+        self.shown_summaries = ShownSummaries(self.counter, salience=line_salience)
         self.durable = DurablePart(self.config, self.counter, embedder)
         self.users_with_state = kept_with(self.users, self.storage)
 
