@@ -201,9 +201,9 @@ class MemoryConfig(_Strict):
     summary_max_tokens: int = Field(
         1600,
         ge=0,
-        description="Cap of the summary shown, and of the digest older rows are consolidated "
-        "into. Without a query (nothing recalled) the summary takes what the recent window "
-        "leaves, up to this; with one, summary_query_max_tokens and summary_share cap it.",
+        description="Size of the digest older rows are consolidated into; twice it caps the "
+        "summary shown without a query (summary_no_query_max_tokens); with one, "
+        "summary_query_max_tokens and summary_share cap it.",
     )
     summary_consolidate_tokens: int | None = Field(
         None,
@@ -218,11 +218,18 @@ class MemoryConfig(_Strict):
         "sentences) or model (the summary model rewrites them: one more call that re-reads "
         "every folded row).",
     )
+    summary_no_query_max_tokens: int | None = Field(
+        None,
+        ge=0,
+        description="Cap of the summary shown when no query brings recall: it takes what the "
+        "recent window leaves, up to this (None: twice summary_max_tokens, the digest and the "
+        "newest rows kept beside it, whole).",
+    )
     summary_query_max_tokens: int = Field(
         200,
         ge=0,
         description="Cap of the summary part when a query brings recall (recall needs the "
-        "room for the answer); without a query summary_max_tokens is the cap.",
+        "room for the answer); without a query summary_no_query_max_tokens caps it.",
     )
     summary_share: float = Field(
         0.3,
@@ -296,6 +303,13 @@ class MemoryConfig(_Strict):
 
     token_counter: str = Field("heuristic", description="heuristic or an encoding name.")
     chars_per_token: float = Field(4.0, gt=0)
+
+    @property
+    def no_query_summary_cap(self) -> int:
+        """``summary_no_query_max_tokens``, or twice ``summary_max_tokens``."""
+        if self.summary_no_query_max_tokens is not None:
+            return self.summary_no_query_max_tokens
+        return 2 * self.summary_max_tokens
 
     @property
     def consolidate_threshold(self) -> int:

@@ -80,7 +80,7 @@ async def test_the_share_bounds_the_part_and_recall_never_takes_it() -> None:
 
 async def test_without_recall_the_facts_take_nothing_from_the_summary_room() -> None:
     """The summary keeps its whole room unless recall needs it for a question."""
-    memory = await make_engine(summary_max_tokens=80, summary_recent_turns=2)
+    memory = await make_engine(summary_no_query_max_tokens=80, summary_recent_turns=2)
     await memory.summarize("c", force=True)
     context = await memory.get_context("c", budget_tokens=1000)
     facts, summary = context.part("facts"), context.part("summary")

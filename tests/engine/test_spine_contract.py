@@ -184,3 +184,20 @@ async def test_a_fact_said_once_leads_every_context_from_the_append_on() -> None
     assert facts is not None and "allergic to shellfish" in facts.text
     assert facts.sequences == (1,) and context.parts[0] is facts
     assert context.tokens_used <= 400
+
+
+async def test_without_a_query_the_summary_may_pass_its_digest_size_up_to_its_own_cap() -> None:
+    long_story = " ".join(f"On day {i} they walked from Alfama to the river." for i in range(12))
+    memory = engine(ScriptedLLM(default=long_story), summary_max_tokens=60)
+    await memory.create_chat("c")
+    await grow(memory, "c", 20)
+    unasked = await memory.get_context("c", budget_tokens=400, recent_turns=0)
+    summary = unasked.part("summary")
+    assert summary is not None and 60 < summary.tokens <= 120  # twice summary_max_tokens
+    asked = await memory.get_context("c", "Alfama?", budget_tokens=400, recent_turns=0)
+    assert asked.part("summary") is None or asked.part("summary").tokens <= 60  # type: ignore[union-attr]
+    capped = engine(ScriptedLLM(default=long_story), summary_no_query_max_tokens=60)
+    await capped.create_chat("c")
+    await grow(capped, "c", 20)
+    shown = (await capped.get_context("c", budget_tokens=400, recent_turns=0)).part("summary")
+    assert shown is not None and shown.tokens <= 60

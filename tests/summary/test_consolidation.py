@@ -15,7 +15,7 @@ from longtalk.llm.base import LLMRequest
 from longtalk.storage.base import SummaryRow
 from longtalk.storage.in_memory import InMemoryStorage
 from longtalk.summary.chain import ShownSummaries, shown_summary
-from longtalk.summary.consolidate import restore_lost
+from longtalk.summary.consolidate import merged, restore_lost, story
 from longtalk.summary.llm_writer import LLMSummaryWriter
 from longtalk.summary.model import ConversationSummary, SummaryEntity
 from longtalk.testing import FunctionLLM
@@ -114,7 +114,7 @@ async def test_the_shown_summary_never_exceeds_its_cap_as_the_chat_grows() -> No
         context = await engine.get_context("c", budget_tokens=budget)
         part = context.part("summary")
         assert part is not None and context.window_intact
-        assert part.tokens <= 150  # no query: no share, the cap of what the window leaves
+        assert part.tokens <= config.no_query_summary_cap == 300  # no query: twice the digest
         assert COUNTER.count(context.render()) <= budget
     assert "Person79" in (await engine.get_context("c")).render()  # the window
     override = await engine.get_context(
@@ -250,3 +250,20 @@ def test_a_long_sentence_cut_leaves_room_for_a_shorter_one_cut_before_it() -> No
     shown = shown_summary(rows, max_tokens=30, counter=COUNTER)
     assert "Ana booked Lisbon." in shown.text and "argued" not in shown.text
     assert "Tom paid." in shown.text and COUNTER.count(shown.text) <= 30
+
+
+def test_a_merged_told_story_keeps_whole_quotes_one_a_line() -> None:
+    told = [
+        ConversationSummary(
+            narrative="\n".join(
+                f'John ({day} May 2023): "I ran {row * 10 + day} km. It rained on me!"'
+                for day in range(1, 11)
+            )
+        )
+        for row in range(4)
+    ]
+    joined = merged(told).narrative
+    assert joined.count("\n") == 39  # the rows' lines, not their sentences run together
+    kept = story(joined, 120, COUNTER).splitlines()
+    assert 2 < len(kept) < 40 and all(line in joined.splitlines() for line in kept)
+    assert kept[0] == joined.splitlines()[0] and kept[-1] == joined.splitlines()[-1]

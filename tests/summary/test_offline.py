@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import datetime
+
+import numpy as np
+import numpy.typing as npt
 
 from longtalk.core.messages import Message, assistant, tool_result, user
 from longtalk.embed.minilm import MiniLMEmbedder
@@ -193,3 +197,28 @@ async def test_the_transcript_summarizer(embedder: MiniLMEmbedder) -> None:
     assert [m.speaker() for m in messages] == ["Caroline", "Melanie", "Assistant"]
     text = await OfflineSummarizer(OfflineSummaryWriter(embedder)).summarize(prompt)
     assert 'Caroline said: "I went to a LGBTQ support group yesterday' in text
+
+
+class CountingEmbedder:
+    """The real MiniLM, counting the texts it embeds."""
+
+    def __init__(self, inner: MiniLMEmbedder) -> None:
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.dimension = inner.dimension
+        self.texts = 0
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        self.texts += len(texts)
+        return self.inner.embed(texts)
+
+
+def test_the_writer_ranks_its_told_lines_once_each(embedder: MiniLMEmbedder) -> None:
+    counting = CountingEmbedder(embedder)
+    writer = OfflineSummaryWriter(counting)
+    told = 'Maria (3 June 2023): "I adopted a rescue dog named Shadow last week."'
+    chatter = 'Maria (3 June 2023): "Haha yes, that is so true, for sure."'
+    first = writer.salience([told, chatter])
+    assert len(first) == 2 and first[0] > first[1]
+    embedded = counting.texts
+    assert writer.salience([chatter, told]) == first[::-1] and counting.texts == embedded

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from longtalk.core.tokens import HeuristicTokenCounter
 from longtalk.storage.base import SummaryRow
 from longtalk.summary.chain import ShownSummaries, shown_summary
@@ -108,3 +110,32 @@ def test_what_lasts_is_cut_last_among_the_durable_items() -> None:
     for lasting in ("prefers quiet", "Maya's partner", "allergic to peanuts"):
         assert lasting in shown.text
     assert "which hotel" not in shown.text and "surf lesson 0" not in shown.text
+
+
+def test_a_told_story_is_cut_by_whole_quotes_and_keeps_its_lines() -> None:
+    lines = [
+        f'Maria ({day} June 2023): "We went camping on day {day}! [shares a photo of a tent]"'
+        for day in range(1, 21)
+    ]
+    rows = [row(ConversationSummary(narrative="\n".join(lines)), 1, 20)]
+    shown = shown_summary(rows, max_tokens=120, counter=COUNTER)
+    assert shown.truncated and COUNTER.count(shown.text) <= 120
+    kept = [line for line in lines if line in shown.text.splitlines()]
+    assert 2 <= len(kept) < len(lines) and kept[-1] == lines[-1]
+    assert shown.text.count('"') == 2 * len(kept)  # no quote is left half open
+    assert "\n".join(kept) in shown.text  # one told line a line, as stored
+
+
+def test_a_told_story_loses_its_least_salient_lines_first_when_their_salience_is_known() -> None:
+    lines = [f'Maria ({day} June 2023): "Day {day} went by as days do."' for day in range(1, 13)]
+    lines[2] = 'Maria (3 June 2023): "I adopted a rescue dog named Shadow."'
+    rows = [row(ConversationSummary(narrative="\n".join(lines)), 1, 12)]
+
+    def salience(pieces: Sequence[str]) -> list[float]:
+        return [1.0 if "rescue dog" in piece else 0.0 for piece in pieces]
+
+    by_age = shown_summary(rows, max_tokens=60, counter=COUNTER)
+    by_salience = shown_summary(rows, max_tokens=60, counter=COUNTER, salience=salience)
+    assert "rescue dog" not in by_age.text  # the oldest lines went first
+    assert "rescue dog" in by_salience.text and COUNTER.count(by_salience.text) <= 60
+    assert lines[-1] in by_salience.text  # the newest line stays whatever it says

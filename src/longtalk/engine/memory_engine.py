@@ -52,6 +52,7 @@ from longtalk.storage.base import (
 )
 from longtalk.storage.forgetting import ForgetStore
 from longtalk.storage.user_memory import UserMemoryStore, user_memory_for
+from longtalk.summary.chain import LineSalience
 from longtalk.summary.planner import SummaryPlanner
 from longtalk.summary.writer import SummaryWriter
 from longtalk.vectors.base import (
@@ -160,6 +161,7 @@ class MemoryEngine:
             budget=self.budget,
             scope=self.scope,
             embedder=embedder,
+            line_salience=_line_salience(self.writer),
         )
 
     def with_config(self, config: MemoryConfig) -> MemoryEngine:
@@ -471,6 +473,13 @@ class MemoryEngine:
             namespace=self.config.rag_namespace,
             incarnation=chat.incarnation,
         )
+
+
+def _line_salience(writer: SummaryWriter) -> LineSalience | None:
+    """The offline writer ranks its own told lines; another writer's story is cut by age."""
+    from longtalk.summary.offline import OfflineSummaryWriter
+
+    return writer.salience if isinstance(writer, OfflineSummaryWriter) else None
 
 
 def _is_offline(writer: SummaryWriter) -> bool:

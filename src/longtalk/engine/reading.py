@@ -36,7 +36,7 @@ from longtalk.errors import UsageError
 from longtalk.recall.defaults import recall_for_read
 from longtalk.storage.base import ChatRecord, ChatState, ChatStorage, StoredMessage
 from longtalk.storage.user_memory import UserFact, UserMemoryStore, kept_with
-from longtalk.summary.chain import ShownSummaries
+from longtalk.summary.chain import LineSalience, ShownSummaries
 from longtalk.summary.user_facts import user_part
 from longtalk.vectors.base import RecallScope, VectorReader
 
@@ -68,6 +68,7 @@ class ContextReader:
     budget: ContextBudget
     scope: ScopeOf
     embedder: InitVar[TextEmbedder | None] = None
+    line_salience: InitVar[LineSalience | None] = None
     shown_summaries: ShownSummaries = field(init=False)
     durable: DurablePart = field(init=False)
     users_with_state: bool = field(init=False)
@@ -75,8 +76,10 @@ class ContextReader:
     recall_blocks: RecallBlocks = field(init=False, default_factory=RecallBlocks)
     """``cache_friendly``: each (chat, budget)'s last recalled block."""
 
-    def __post_init__(self, embedder: TextEmbedder | None) -> None:
-        self.shown_summaries = ShownSummaries(self.counter)
+    def __post_init__(
+        self, embedder: TextEmbedder | None, line_salience: LineSalience | None
+    ) -> None:
+        self.shown_summaries = ShownSummaries(self.counter, salience=line_salience)
         self.durable = DurablePart(self.config, self.counter, embedder)
         self.users_with_state = kept_with(self.users, self.storage)
 
@@ -156,6 +159,8 @@ class ContextReader:
         rules = self.rules(options.summary_max_tokens)
         if not query:  # nothing is recalled: the summary may take all the window leaves
             rules = replace(rules, summary_share=1.0)
+            if options.summary_max_tokens is None:
+                rules = replace(rules, summary_max_tokens=self.config.no_query_summary_cap)
         elif options.summary_max_tokens is None:  # recall needs the room for the answer
             cap = min(rules.summary_max_tokens, self.config.summary_query_max_tokens)
             rules = replace(rules, summary_max_tokens=cap)

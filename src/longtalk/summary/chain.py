@@ -69,16 +69,32 @@ class ShownSummary:
     truncated: bool = False
 
 
+LineSalience = Callable[[Sequence[str]], Sequence[float]]
+"""How salient each told line is (higher: kept longer); the writer of the lines knows."""
+
+
 def shown_summary(
-    rows: Sequence[SummaryRow], *, max_tokens: int, counter: TokenCounter
+    rows: Sequence[SummaryRow],
+    *,
+    max_tokens: int,
+    counter: TokenCounter,
+    salience: LineSalience | None = None,
 ) -> ShownSummary:
-    """The chain within ``max_tokens``: the least salient and oldest detail is cut first."""
+    """The chain within ``max_tokens``: the least salient and oldest detail is cut first.
+
+    With ``salience``, a told story loses its least salient lines first, each row level;
+    without it, its oldest.
+    """
     summaries = [row_summary(row) for row in rows]
     text = render_summaries(rows, summaries)
     if counter.count(text) <= max_tokens:
         return ShownSummary(text, tuple(rows))
-    sentences = [split_sentences(summary.narrative) for summary in summaries]
-    tiers, units = _detail_units(summaries, sentences)
+    sentences = [story_pieces(summary.narrative) for summary in summaries]
+    orders = [
+        _cut_order(summary.narrative, pieces, salience)
+        for summary, pieces in zip(summaries, sentences, strict=True)
+    ]
+    tiers, units = _detail_units(summaries, sentences, orders)
 
     def fits(cut: Sequence[_Unit]) -> bool:
         return counter.count(_render_without(rows, summaries, sentences, cut)) <= max_tokens
@@ -95,6 +111,44 @@ def shown_summary(
     cut = _put_back(units[:low], same_tier, fits)
     kept_rows, kept = _without(rows, summaries, sentences, cut)
     return ShownSummary(render_summaries(kept_rows, kept), tuple(kept_rows), truncated=True)
+
+
+TOLD_LINE = re.compile(r'^(?P<speaker>[^":]+?)(?: \((?P<day>[^()"]*)\)| said): "(?P<quote>.*)"$')
+"""A told line: a quote with its speaker and day (``Name (8 May 2023): "their words"``)."""
+
+
+def story_pieces(narrative: str) -> list[str]:
+    """The pieces a narrative is cut by: its lines when it tells quotes, else its sentences.
+
+    A told line is one quote however many sentences it holds; cutting it at a sentence end
+    would leave half a quote (``[shares a photo…]"``) under no speaker.
+    """
+    if is_told(narrative):
+        return [line.strip() for line in narrative.splitlines() if line.strip()]
+    return split_sentences(narrative)
+
+
+def _cut_order(narrative: str, pieces: Sequence[str], salience: LineSalience | None) -> list[int]:
+    """Per piece, its place in the order a row's story is cut.
+
+    The least salient told line goes first when ``salience`` is known, else the oldest
+    piece. The last piece stays last: the newest row keeps its last line whatever it says.
+    """
+    if salience is None or not is_told(narrative) or len(pieces) < 2:
+        return list(range(len(pieces)))
+    scores = list(salience(pieces[:-1]))
+    ranked = sorted(range(len(pieces) - 1), key=lambda pos: (scores[pos], pos))
+    order = [0] * len(pieces)
+    for place, pos in enumerate(ranked):
+        order[pos] = place
+    order[-1] = len(pieces) - 1
+    return order
+
+
+def is_told(narrative: str) -> bool:
+    """Whether a narrative is told lines, one quote a line (the offline summarizer's)."""
+    lines = [line.strip() for line in narrative.splitlines() if line.strip()]
+    return bool(lines) and all(TOLD_LINE.match(line) for line in lines)
 
 
 PUT_BACK_TRIES = 24
@@ -128,9 +182,12 @@ class ShownSummaries:
     is simply a new key; the least recently used entries go past ``size``.
     """
 
-    def __init__(self, counter: TokenCounter, *, size: int = 1024) -> None:
+    def __init__(
+        self, counter: TokenCounter, *, size: int = 1024, salience: LineSalience | None = None
+    ) -> None:
         self.counter = counter
         self.size = size
+        self.salience = salience
         self._memo: OrderedDict[tuple[tuple[SummaryRow, ...], int], ShownSummary] = OrderedDict()
 
     def __call__(self, rows: Sequence[SummaryRow], *, max_tokens: int) -> ShownSummary:
@@ -138,7 +195,9 @@ class ShownSummaries:
         key = (tuple(rows), max_tokens)
         shown = self._memo.pop(key, None)
         if shown is None:
-            shown = shown_summary(rows, max_tokens=max_tokens, counter=self.counter)
+            shown = shown_summary(
+                rows, max_tokens=max_tokens, counter=self.counter, salience=self.salience
+            )
         self._memo[key] = shown
         while len(self._memo) > self.size:
             self._memo.popitem(last=False)
@@ -194,11 +253,13 @@ _TIER_OF_LIST = {
 
 
 def _detail_units(
-    summaries: Sequence[ConversationSummary], sentences: Sequence[Sequence[str]]
+    summaries: Sequence[ConversationSummary],
+    sentences: Sequence[Sequence[str]],
+    orders: Sequence[Sequence[int]],
 ) -> tuple[list[int], list[_Unit]]:
     """Every cuttable piece and its tier, in the order :data:`CUT_ORDER` says.
 
-    ``sentences`` are the narratives' sentences.
+    ``sentences`` are the narratives' pieces, ``orders`` each piece's place in its row's cut.
 
     The newest row's last narrative sentence is never listed: the newest thing the summary
     says stays.
@@ -209,9 +270,11 @@ def _detail_units(
     for index, summary in enumerate(summaries):
         told = len(sentences[index])
         size = told - 1 if index == last else told
+        order = orders[index]
         ranked += [
-            (tier["narrative"], pos - told, index + pos / told, (index, "narrative", pos, -1))
-            for pos in range(size)
+            (tier["narrative"], place - told, index + place / told, (index, "narrative", pos, -1))
+            for pos in range(told)
+            if (place := order[pos]) < size
         ]
         for name in ("topics", *_DURABLE_LISTS):
             count = len(getattr(summary, name))
@@ -285,7 +348,7 @@ def _trim(
     for name, positions in drop.items():
         if name == "narrative":
             kept = [s for pos, s in enumerate(sentences) if pos not in positions]
-            updates["narrative"] = " ".join(kept)
+            updates["narrative"] = ("\n" if is_told(summary.narrative) else " ").join(kept)
         elif name == "entities":
             updates["entities"] = tuple(
                 entity.model_copy(update={"details": _kept_parts(entity.details, parts)})

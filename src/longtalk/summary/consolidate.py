@@ -22,10 +22,9 @@ from functools import reduce
 from typing import Protocol, runtime_checkable
 
 from longtalk.core.tokens import TokenCounter, TokenUsage
-from longtalk.core.truncation import split_sentences
 from longtalk.errors import LLMError
 from longtalk.storage.base import SummaryRow
-from longtalk.summary.chain import LASTING, row_summary, stored_form
+from longtalk.summary.chain import LASTING, is_told, row_summary, stored_form, story_pieces
 from longtalk.summary.model import ConversationSummary, SummaryEntity, dedupe, merge_entities
 from longtalk.summary.writer import SummaryDraft
 
@@ -104,7 +103,8 @@ def due(chain: Sequence[SummaryRow], keep_tokens: int, threshold: int) -> bool:
 def merged(summaries: Sequence[ConversationSummary]) -> ConversationSummary:
     """The structural merge of ``summaries`` (oldest first), narratives joined."""
     combined = reduce(lambda a, b: a.merge(b), summaries)
-    narrative = " ".join(s.narrative for s in summaries if s.narrative)
+    told = [s.narrative for s in summaries if s.narrative]
+    narrative = ("\n" if all(is_told(t) for t in told) else " ").join(told)
     turns = sum(s.covered_turns for s in summaries)
     return combined.model_copy(update={"narrative": narrative, "covered_turns": turns})
 
@@ -198,12 +198,13 @@ def story(text: str, max_tokens: int, counter: TokenCounter) -> str:
     goes to what happened last (the middle stays in the archived rows and in recall). An
     opening longer than half the room gives way to the newest sentences.
     """
-    sentences = split_sentences(text)
+    sentences = story_pieces(text)
+    joint = "\n" if is_told(text) else " "
     opening = sentences[:1]
     room = max_tokens - sum(counter.count(s) + 1 for s in opening)
     if len(sentences) < 2 or room < max_tokens // 2:
-        return " ".join(_newest(sentences, max_tokens, counter))
-    return " ".join([*opening, *_newest(sentences[1:], room, counter)])
+        return joint.join(_newest(sentences, max_tokens, counter))
+    return joint.join([*opening, *_newest(sentences[1:], room, counter)])
 
 
 def _newest(sentences: Sequence[str], max_tokens: int, counter: TokenCounter) -> list[str]:

@@ -9,6 +9,7 @@ from typing import cast
 from longtalk.core.messages import Message, Role
 from longtalk.embed.base import Embedder
 from longtalk.embed.priority import SUMMARIES, in_background
+from longtalk.language.salience import load_model
 from longtalk.summary.model import ConversationSummary, SummaryEntity
 from longtalk.summary.offline.threads import (
     NarrativeConfig,
@@ -22,6 +23,9 @@ from longtalk.summary.offline.transcript import parse_transcript
 from longtalk.summary.writer import SummaryDraft
 
 __all__ = ["OfflineSummarizer", "OfflineSummaryWriter", "default_embedder"]
+
+SALIENCE_MEMO = 4096
+"""Told lines whose salience a writer remembers."""
 
 
 def default_embedder() -> Embedder:
@@ -46,6 +50,23 @@ class OfflineSummaryWriter:
     ) -> None:
         self._embedder = embedder
         self.config = config or NarrativeConfig()
+        self._salience: dict[str, float] = {}
+
+    def salience(self, lines: Sequence[str]) -> list[float]:
+        """Each told line's salience (the learned model's log-odds of its quote).
+
+        A line is scored once: the shown summary is cut again as the chain grows, and its
+        lines stay the same; a bounded memo keeps the newest scores.
+        """
+        missing = [line for line in dict.fromkeys(lines) if line not in self._salience]
+        if missing:
+            quotes = [told.quote for told in parse_lines("\n".join(missing))]
+            if len(quotes) == len(missing):
+                scores = load_model().scores(quotes, None, self.embedder)
+                self._salience.update(zip(missing, (float(x) for x in scores), strict=True))
+            while len(self._salience) > SALIENCE_MEMO:
+                self._salience.pop(next(iter(self._salience)))
+        return [self._salience.get(line, 0.0) for line in lines]
 
     @property
     def embedder(self) -> Embedder:
