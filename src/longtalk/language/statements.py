@@ -34,7 +34,7 @@ from longtalk.language.families import (
 )
 from longtalk.language.modality import Modality, imperative, modality, negated, standing_request
 from longtalk.language.naming import Naming, namings
-from longtalk.language.nlp import parse_many
+from longtalk.language.nlp import entities, entity_type, parse_many
 from longtalk.language.speakers import Participants, Referent, noun_key, owned, refer
 from longtalk.language.times import statement_time
 from longtalk.language.withdrawal import ended_topic, withdrawn_topic
@@ -469,10 +469,10 @@ def _purpose(sentence: Span) -> str:
     Not a person (``for us two``) nor a date (``on Monday``).
     """
     for token in sentence:
-        preposition = token.head.lower_ in ("for", "on", "about")
-        named = token.pos_ in ("NOUN", "PROPN") and token.ent_type_ not in ("DATE", "TIME")
-        if token.dep_ == "pobj" and preposition and named:
-            return noun_key(token)
+        if token.dep_ != "pobj" or token.head.lower_ not in ("for", "on", "about"):
+            continue
+        if token.pos_ in ("NOUN", "PROPN") and entity_type(token) not in ("DATE", "TIME"):
+            return noun_key(token)  # the entities asked for last: they cost a recognition
     return ""
 
 
@@ -538,7 +538,7 @@ def clause_shape(head: Token, tokens: Sequence[Token]) -> tuple[str, ...]:
             shape.append(f"{child.dep_}:{child.pos_}")
             shape += [f"{child.dep_}>{c.dep_}" for c in child.children if c.dep_ in _SHAPED]
     inside = {t.i for t in tokens}
-    shape += sorted({f"ent:{e.label_}" for e in head.doc.ents if e.root.i in inside})
+    shape += sorted({f"ent:{e.label_}" for e in entities(head.doc) if e.root.i in inside})
     return tuple(shape)
 
 
@@ -585,7 +585,7 @@ def _plain(verb: Token, obj: Token) -> bool:
     ``I've been working on for a while``, ``I've worked for years``: no employer.
     """
     phrasal = any(c.dep_ == "prt" for c in verb.children)
-    return not phrasal and obj.ent_type_ not in ("DATE", "TIME")
+    return not phrasal and entity_type(obj) not in ("DATE", "TIME")
 
 
 def _copula(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
