@@ -39,8 +39,8 @@ def test_parses_from_several_threads_equal_one_thread_s() -> None:
     texts = [f"My sister {name} moved to {city} in {month}." for name, city, month in SAID]
     with ThreadPoolExecutor(max_workers=3) as pool:
         threaded = list(pool.map(_read, texts))
-    alone = [_read(f"{text} ") for text in texts]  # new texts: parsed again, not cached
-    assert threaded == alone
+    whole = [pipeline()(text) for text in texts]  # one call each, the whole pipeline
+    assert threaded == [[(t.text, t.dep_, t.lemma_, t.ent_type_) for t in doc] for doc in whole]
 
 
 SAID = [
@@ -56,3 +56,17 @@ SAID = [
 def _read(text: str) -> list[tuple[str, str, str, str]]:
     doc = parse(text)
     return [(t.text, t.dep_, t.lemma_, entity_type(t)) for t in doc]
+
+
+def test_a_batch_parses_as_each_text_alone() -> None:
+    texts = ["My brother Leo is a nurse in Ghent.", "We adopted a cat named Miso last spring!"]
+    batched = list(parse_many(texts))
+    alone = [pipeline()(text) for text in texts]  # one call each, the whole pipeline
+    for one, other in zip(batched, alone, strict=True):
+        assert [(t.tag_, t.dep_, t.head.i, t.lemma_) for t in one] == [
+            (t.tag_, t.dep_, t.head.i, t.lemma_) for t in other
+        ]
+        assert np.array_equal(one.tensor, other.tensor)
+        assert [(e.text, e.label_) for e in entities(one)] == [
+            (e.text, e.label_) for e in other.ents
+        ]
