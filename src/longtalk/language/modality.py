@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
+from longtalk.language.nlp import entity_type
 from longtalk.language.speakers import ASSISTANT, SECOND, Participants, refer
 
 if TYPE_CHECKING:
@@ -116,7 +117,8 @@ def standing_request(head: Token) -> bool:
         return False
     always = any(c.dep_ == "neg" or c.lower_ in ("always", "anytime") for c in children)
     timed = any(
-        c.dep_ == "prep" and any(t.like_num or t.ent_type_ in ("TIME", "DATE") for t in c.subtree)
+        c.dep_ == "prep"
+        and any(t.like_num or entity_type(t) in ("TIME", "DATE") for t in c.subtree)
         for c in children
     )
     return always or timed

@@ -34,7 +34,7 @@ from longtalk.language.families import (
 )
 from longtalk.language.modality import Modality, imperative, modality, negated, standing_request
 from longtalk.language.naming import Naming, namings
-from longtalk.language.nlp import parse_many
+from longtalk.language.nlp import entities, entity_type, parse_many
 from longtalk.language.speakers import Participants, Referent, noun_key, owned, refer
 from longtalk.language.times import statement_time
 from longtalk.language.withdrawal import ended_topic, withdrawn_topic
@@ -98,7 +98,8 @@ class Statement:
     subject is "we"; ``quote`` the clause as said (the sentence, when the clause's words
     are not one unbroken run); ``text`` a parse-supported third-person
     rewrite, or ``""``; ``lemma`` the clause's verb, ``lemmas`` its content words; ``shape``
-    its grammar, word-free (:func:`clause_shape`), and ``vector`` the parser's own reading
+    its grammar, word-free (:func:`clause_shape`; an asserted clause's with the kinds of names
+    in it), and ``vector`` the parser's own reading
     of its words in context (:func:`clause_vector`): what a learned reader generalises from.
     ``standing`` marks a request of how to treat the speaker that holds beyond the moment
     (``Don't call me after 9 pm``): the speaker's fact, though not asserted. ``naming``
@@ -425,7 +426,7 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
         group=who.group,
         lemma=head.lemma_.lower(),
         lemmas=tuple(t.lemma_.lower() for t in tokens if t.is_alpha and not t.is_stop),
-        shape=clause_shape(head, tokens),
+        shape=clause_shape(head, tokens, names=mode == "asserted"),
         vector=clause_vector(tokens),
         standing=mode == "request" and standing_request(head),
         ends=_ceases(head),
@@ -484,10 +485,10 @@ def _purpose(sentence: Span) -> str:
     Not a person (``for us two``) nor a date (``on Monday``).
     """
     for token in sentence:
-        preposition = token.head.lower_ in ("for", "on", "about")
-        named = token.pos_ in ("NOUN", "PROPN") and token.ent_type_ not in ("DATE", "TIME")
-        if token.dep_ == "pobj" and preposition and named:
-            return noun_key(token)
+        if token.dep_ != "pobj" or token.head.lower_ not in ("for", "on", "about"):
+            continue
+        if token.pos_ in ("NOUN", "PROPN") and entity_type(token) not in ("DATE", "TIME"):
+            return noun_key(token)  # the entities asked for last: they cost a recognition
     return ""
 
 
@@ -538,12 +539,14 @@ def clause_vector(tokens: Sequence[Token]) -> tuple[float, ...]:
     return tuple(float(v) for v in mean / norm) if norm > 0 else ()
 
 
-def clause_shape(head: Token, tokens: Sequence[Token]) -> tuple[str, ...]:
+def clause_shape(head: Token, tokens: Sequence[Token], *, names: bool = True) -> tuple[str, ...]:
     """The clause's grammar without its words.
 
     Tense, auxiliaries, its complements' parts of speech, the kinds of names in it (a place,
     an organisation, a date, a number, a faith or nationality). ``I'm 34`` and ``I'm
     Catholic`` share a shape with sentences never seen; their words alone would not.
+    ``names`` False leaves the kinds of names out: they cost the doc an entity recognition,
+    and the kind model reads the shape of asserted clauses only.
     """
     shape = [f"tag:{head.tag_}"]
     for child in head.children:
@@ -552,8 +555,10 @@ def clause_shape(head: Token, tokens: Sequence[Token]) -> tuple[str, ...]:
         elif child.dep_ in _SHAPED:
             shape.append(f"{child.dep_}:{child.pos_}")
             shape += [f"{child.dep_}>{c.dep_}" for c in child.children if c.dep_ in _SHAPED]
+    if not names:
+        return tuple(shape)
     inside = {t.i for t in tokens}
-    shape += sorted({f"ent:{e.label_}" for e in head.doc.ents if e.root.i in inside})
+    shape += sorted({f"ent:{e.label_}" for e in entities(head.doc) if e.root.i in inside})
     return tuple(shape)
 
 
@@ -600,7 +605,7 @@ def _plain(verb: Token, obj: Token) -> bool:
     ``I've been working on for a while``, ``I've worked for years``: no employer.
     """
     phrasal = any(c.dep_ == "prt" for c in verb.children)
-    return not phrasal and obj.ent_type_ not in ("DATE", "TIME")
+    return not phrasal and entity_type(obj) not in ("DATE", "TIME")
 
 
 def _copula(head: Token, who: Referent) -> tuple[Referent, str, str] | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from longtalk.language.nlp import entity_type
 from longtalk.language.speakers import FIRST, GROUP, SECOND, Participants
 
 if TYPE_CHECKING:
@@ -171,7 +172,7 @@ _SAME_IN_PAST = frozenset(
 
 def _past_dated(tokens: Sequence[Token]) -> bool:
     """The clause carries a date in the past (``last year``, ``two years ago``)."""
-    return any(t.lower_ in _PAST_MARKS and (t.ent_type_ or t.dep_ == "advmod") for t in tokens)
+    return any(t.lower_ in _PAST_MARKS and (entity_type(t) or t.dep_ == "advmod") for t in tokens)
 
 
 def _shares_subject(verb: Token) -> bool:
