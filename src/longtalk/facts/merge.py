@@ -125,7 +125,7 @@ def _changed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
 
 
 SAME_CLAIM = 0.5
-"""How near in meaning a change and a claim must be to be about one claim, sharing no word.
+"""How near in meaning an end and a claim must be to be about one claim, sharing no word.
 
 Chosen on the even lines of the labelled statements: two statements on one claim meet it
 0.94 of the time, statements on different claims 0.003 (the odd lines: 0.84 and 0.005)."""
@@ -140,11 +140,7 @@ def _nearest_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
     and meaning alone would take a neighbour (an intolerance for an allergy). The nearest
     claim must still be near (:data:`SAME_CLAIM`).
     """
-    open_claims = [
-        at
-        for at in _open_claims(kept, fact)
-        if _purpose_head(kept[at]) is None and not kept[at].retracts
-    ]
+    open_claims = [at for at in _open_claims(kept, fact) if _purpose_head(kept[at]) is None]
     if not open_claims:
         return None
     said = meaning(fact.text)

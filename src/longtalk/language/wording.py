@@ -18,13 +18,7 @@ from longtalk.language.speakers import FIRST, GROUP, SECOND, Participants
 if TYPE_CHECKING:
     from spacy.tokens import Token
 
-__all__ = [
-    "clause_tokens",
-    "display_name",
-    "rewrite",
-    "third_person",
-    "words_of",
-]
+__all__ = ["clause_tokens", "display_name", "rewrite", "third_person", "words_of"]
 
 _IRREGULAR = {"be": "is", "have": "has", "do": "does", "go": "goes"}
 _CONTRACTED = {"'ll": "will", "'d": "would", "’ll": "will", "’d": "would"}
