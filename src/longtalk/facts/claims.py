@@ -93,8 +93,8 @@ def _denied_words(statement: Statement) -> list[str]:
 def _ends_itself(statement: Statement) -> bool:
     """``I gave up the pipe``, ``I've quit for good``: an end filed under its verb.
 
-    Filed as an ended topic (:func:`_ended`), it ends the claim it names, or the one it
-    means (:mod:`longtalk.facts.merge`). ``I quit smoking`` is filed under the habit it
+    Filed as an ended topic (:func:`_ended`), it ends the claim it names
+    (:mod:`longtalk.facts.merge`). ``I quit smoking`` is filed under the habit it
     ends (``smoke``) and supersedes it there.
     """
     return statement.ends and statement.claim.key.partition(":")[0] == statement.lemma

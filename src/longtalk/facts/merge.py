@@ -22,7 +22,6 @@ from longtalk.facts.claims import EVENT_KINDS
 from longtalk.facts.durable_fact import DurableFact, Former, normal_text
 from longtalk.language import ENDED, WITHDRAWN
 from longtalk.language.families import purpose_of
-from longtalk.language.meaning import meaning
 from longtalk.language.stems import stems
 from longtalk.language.times import WHEN_WORDS
 from longtalk.summary.offline_text import content_words
@@ -58,8 +57,6 @@ def merge_facts(
                 fact = replace(fact, subject=kept[at].subject)
         if at is None and fact.changes:
             at = _changed_claim(kept, fact)
-        if at is None and fact.subject.partition(":")[0] in (ENDED, WITHDRAWN):
-            at = _nearest_claim(kept, fact)
         if at is None:
             at = len(kept)
             kept.append(fact)
@@ -122,31 +119,6 @@ def _changed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
         if shared and (best is None or rank > best):
             best = rank
     return best[2] if best is not None else None
-
-
-SAME_CLAIM = 0.5
-"""How near in meaning an end and a claim must be to be about one claim, sharing no word.
-
-Chosen on the even lines of the labelled statements: two statements on one claim meet it
-0.94 of the time, statements on different claims 0.003 (the odd lines: 0.84 and 0.005)."""
-
-
-def _nearest_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
-    """The holder's claim an end or a withdrawal means, sharing no word: nearest in meaning.
-
-    ``Two weeks clean now, I've quit for good, no more soda`` ends ``I drink three cans of
-    cola a day``. Only an end or a withdrawal reaches here: a claim of its own (``not
-    allergic to kiwi after all``, ``I switched to the bistro car``) names what it changes,
-    and meaning alone would take a neighbour (an intolerance for an allergy). The nearest
-    claim must still be near (:data:`SAME_CLAIM`).
-    """
-    open_claims = [at for at in _open_claims(kept, fact) if _purpose_head(kept[at]) is None]
-    if not open_claims:
-        return None
-    said = meaning(fact.text)
-    nearness = [(float(said @ meaning(kept[at].text)), at) for at in open_claims]
-    near, at = max(nearness)
-    return at if near >= SAME_CLAIM else None
 
 
 def _about(words: set[str]) -> set[str]:
