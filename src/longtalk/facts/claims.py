@@ -106,8 +106,8 @@ def _ending(statement: Statement) -> DurableFact:
     Filed as an ended topic, it ends the holder's claim that shares a word with it
     (:func:`longtalk.facts.merge.merge_facts`).
     """
-    topic = _ended(statement).partition(":")[2]
-    return _undoing(statement, f"{ENDED}:{topic}", topic, changes=True)
+    subject = _ended(statement)
+    return _undoing(statement, subject, subject.partition(":")[2], changes=True)
 
 
 def _ended(statement: Statement) -> str:
