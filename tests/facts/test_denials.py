@@ -52,3 +52,22 @@ def test_a_denial_appended_later_takes_back_a_stored_claim() -> None:
     assert any("dog named Rex" in text for text in before), before
     after = asyncio.run(facts_after("I have a dog named Rex.", "Wait, I don't have a dog."))
     assert not any("dog named Rex" in text for text in after), after
+
+
+def test_a_later_negation_of_a_claim_takes_it_back_and_keeps_it_as_history() -> None:
+    said = [
+        (1, "I have a hamster named Nibbles."),
+        (2, "lol jk I don't have a hamster, was just messing with you"),
+    ]
+    found = [
+        fact
+        for n, text in said
+        for fact in facts_of(read_statements([Said(n, "Ines", text, "Rui", T0 + timedelta(n))]))
+    ]
+    (taken_back,) = merge_facts([], found)
+    assert taken_back.retracts  # kept, never shown
+    assert [former.text for former in taken_back.history] == ["Ines has a hamster named Nibbles."]
+
+
+def test_a_taste_turned_is_a_new_taste_not_a_retraction() -> None:
+    assert current_facts("I like olives.", "I don't like olives.") == ["Ines doesn't like olives."]

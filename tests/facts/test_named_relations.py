@@ -17,3 +17,9 @@ def test_named_twice_it_is_one_fact() -> None:
 
 def test_a_name_asked_about_is_no_fact() -> None:
     assert not any("Rosa" in text for text in current_facts("Is your wife Rosa coming?"))
+
+
+def test_a_pet_named_before_its_name_is_its_owners_fact() -> None:
+    # the parser hangs "my corgi" under the name: the noun is a compound of it
+    current = current_facts("my corgi Waffles just ate an entire sock lol, vet bill incoming")
+    assert "Waffles is Ines's corgi." in current, current

@@ -60,3 +60,18 @@ def test_denying_any_object_takes_back_the_claim() -> None:
         "I'm training for a triathlon.", "I'm not training for anything, I said that to sound cool."
     )
     assert not any("triathlon" in text for text in current)
+
+
+def test_a_verb_phrase_run_on_after_a_comma_is_not_part_of_the_claim() -> None:
+    quotes = _quotes("lol jk I don't have a hamster, was just messing with you")
+    assert quotes["have:hamster"].endswith("I don't have a hamster.")
+    quotes = _quotes(
+        "Just so you know I don't drink alcohol, never have, so a bar crawl isn't really my scene"
+    )
+    assert quotes["drink:alcohol"] == "I don't drink alcohol."  # the unbroken run, negation kept
+
+
+def test_a_question_run_on_after_a_statement_asks_only_itself() -> None:
+    current = current_facts("fyi I don't eat pork, so maybe not the bbq place?")
+    assert "Ines doesn't eat pork." in current, current
+    assert not current_facts("Do you eat pork, or is it just beef?")

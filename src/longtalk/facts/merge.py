@@ -64,7 +64,7 @@ def merge_facts(
             kept[at] = unite(kept[at], fact)
         elif later(fact, kept[at]):  # same holder and subject, another value
             by_text.pop(_text_key(kept[at]), None)
-            kept[at] = supersede(kept[at], fact)
+            kept[at] = supersede(kept[at], _as_correction(kept[at], fact))
         by_key[fact.key] = by_key[kept[at].key] = at
         by_text[_text_key(kept[at])] = at
     return kept
@@ -193,6 +193,19 @@ def _same(current: DurableFact, fact: DurableFact) -> bool:
         return False
     same_value = current.key == fact.key and current.sameness == fact.sameness
     return same_value or _text_key(current) == _text_key(fact)
+
+
+def _as_correction(current: DurableFact, fact: DurableFact) -> DurableFact:
+    """A later negation of the same claim takes it back: ``I don't have a hamster``.
+
+    Said after ``I have a hamster named Nibbles`` it corrects the claim, as a retraction
+    does, and is kept as its history, not shown as a fact of its own. A taste turned
+    (``I don't like olives`` after ``I like olives``) is a new taste, and stays.
+    """
+    negates = fact.value.startswith("not ") and not current.value.startswith("not ")
+    if not negates or fact.retracts or fact.subject.partition(":")[0] == "taste":
+        return fact
+    return replace(fact, retracts=True, changes=True)
 
 
 def supersede(earlier: DurableFact, fact: DurableFact) -> DurableFact:

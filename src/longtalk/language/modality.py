@@ -161,7 +161,7 @@ def _asked(head: Token, sentence: Span) -> bool:
     after = head.doc[last + 1] if last + 1 < len(head.doc) else None
     if after is not None and after.text == "?":
         return True
-    if any(c.text == "?" for c in head.children):
+    if any(c.text == "?" and not _asked_after(head, c) for c in head.children):
         return True
     subject = next((c for c in head.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     aux = next((c for c in head.children if c.dep_ in ("aux", "auxpass")), None)
@@ -172,6 +172,17 @@ def _asked(head: Token, sentence: Span) -> bool:
         return aux.i == _clause_start(head)
     first = head.doc[_clause_start(head)]
     return first.lower_ in _WH and sentence.text.rstrip().endswith("?")
+
+
+def _asked_after(head: Token, mark: Token) -> bool:
+    """The ``?`` closes a clause run on after this one: ``I don't eat pork, so not the bbq?``."""
+    doc = head.doc
+    return any(
+        c.dep_ in ("conj", "parataxis")
+        and head.i < c.i < mark.i
+        and any(t.text == "," for t in doc[head.i : c.left_edge.i])
+        for c in head.children
+    )
 
 
 def _clause_start(head: Token) -> int:

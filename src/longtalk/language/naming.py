@@ -34,14 +34,15 @@ class Naming:
 def namings(sentence: Span, people: Participants) -> Iterator[Naming]:
     """Every owned noun of ``sentence`` named by a proper name set beside it."""
     for token in sentence:
-        if token.dep_ != "appos" or token.pos_ != "PROPN" or token.head.pos_ != "NOUN":
+        noun = _named_noun(token)
+        if noun is None:
             continue
-        noun = token.head
         owner_token = next((c for c in noun.children if c.dep_ == "poss"), None)
         owner = refer(owner_token, people) if owner_token is not None else None
         if owner is None or owner.is_assistant or owner.relation:
             continue
-        phrase = tuple(t for t in noun.subtree if not (t.is_punct and t.i > token.i))
+        words = noun.subtree if token.head == noun else token.subtree
+        phrase = tuple(t for t in words if not (t.is_punct and t.i > token.i) and t.i <= token.i)
         described = [t for t in noun.subtree if t.i < noun.i and t.dep_ in ("amod", "compound")]
         yield Naming(
             owner,
@@ -50,3 +51,25 @@ def namings(sentence: Span, people: Participants) -> Iterator[Naming]:
             phrase,
             " ".join([*(t.text for t in described), noun.text]),
         )
+
+
+def _named_noun(token: Token) -> Token | None:
+    """The noun a proper name is set beside: ``my wife, Rosa`` or ``my corgi Waffles``.
+
+    The parser hangs the name under the noun (apposition) or the noun under the name (a
+    compound: ``my corgi`` modifies ``Waffles``); either way the owner is the noun's.
+    """
+    if token.pos_ != "PROPN":
+        return None
+    if token.dep_ == "appos" and token.head.pos_ == "NOUN":
+        return token.head
+    return next(
+        (
+            c
+            for c in token.children
+            if c.dep_ == "compound"
+            and c.pos_ == "NOUN"
+            and any(g.dep_ == "poss" for g in c.children)
+        ),
+        None,
+    )

@@ -418,7 +418,7 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
         modality=mode,
         speaker=people.speaker,
         sequence=item.sequence,
-        quote=sentence.text.strip() if leans else _own_words(_said(head, tokens), sentence),
+        quote=sentence.text.strip() if leans else _own_words(_said(head, tokens), sentence, head),
         text=rewrite(tokens, head, people) if mode == "asserted" and not leans else "",
         time=statement_time(sentence.text, item.said_at),
         said_at=item.said_at,
@@ -708,14 +708,36 @@ def _object_key(token: Token) -> str:
     return noun_key(token)
 
 
-def _own_words(tokens: Sequence[Token], sentence: Span) -> str:
-    """The clause as said when its words run unbroken in the sentence, else the sentence."""
+def _own_words(tokens: Sequence[Token], sentence: Span, head: Token | None = None) -> str:
+    """The clause as said: its words where they run unbroken in the sentence, else the sentence.
+
+    When a clause cut out of the middle breaks them (``Just so you know I don't drink
+    alcohol``), the unbroken run that holds the verb and every word negating it is quoted.
+    """
+    if tokens and head is not None and tokens[-1].i - tokens[0].i + 1 != len(tokens):
+        tokens = _unbroken_run(tokens, head)
     if tokens and tokens[-1].i - tokens[0].i + 1 == len(tokens):
         text = words_of(tokens)
         end = tokens[-1].i + 1
         mark = tokens[0].doc[end].text if end < len(tokens[0].doc) else ""
         return text + (mark if mark in (".", "!", "?") else ".")
     return sentence.text.strip()
+
+
+def _unbroken_run(tokens: Sequence[Token], head: Token) -> Sequence[Token]:
+    """The run of ``tokens`` without a gap around ``head``; all of them if it loses a negation."""
+    at = next((n for n, t in enumerate(tokens) if t == head), None)
+    if at is None:
+        return tokens
+    start, end = at, at
+    while start > 0 and tokens[start - 1].i == tokens[start].i - 1:
+        start -= 1
+    while end + 1 < len(tokens) and tokens[end + 1].i == tokens[end].i + 1:
+        end += 1
+    run = tokens[start : end + 1]
+    subject = any(t.dep_ in ("nsubj", "nsubjpass", "expl") and t.head == head for t in run)
+    negations = [c for c in head.children if c.dep_ == "neg"]
+    return run if subject and all(n in run for n in negations) else tokens
 
 
 def _said(head: Token, tokens: list[Token]) -> list[Token]:

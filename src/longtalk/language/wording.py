@@ -42,6 +42,8 @@ def clause_tokens(head: Token) -> list[Token]:
         if child.dep_ == "conj" and own:
             cut.update(t.i for t in child.subtree)
             cut.update(c.i for c in head.children if c.dep_ == "cc" and c.i < child.i)
+        if child.i > head.i and (_trailing(child) or _asks_after(child)):
+            cut.update(t.i for t in child.subtree)
     tokens = [t for t in head.subtree if t.i not in cut]
     while tokens and tokens[-1].dep_ in ("punct", "cc") and not _closes_quote(tokens):
         tokens.pop()
@@ -65,6 +67,30 @@ def _spliced(clause: Token) -> bool:
     """
     finite = clause.tag_ in ("VBD", "VBZ", "VBP")
     return clause.dep_ == "advcl" and finite and not any(c.dep_ == "mark" for c in clause.children)
+
+
+def _trailing(clause: Token) -> bool:
+    """A verb phrase of its own run on after a comma: ``I don't have a hamster, was joking``.
+
+    Its subject left out, it says something else of the speaker (``, never have``, ``, was
+    just messing with you``); ``I cook, clean and shop`` shares one claim (no auxiliary or
+    negation of its own).
+    """
+    doc = clause.doc
+    start = clause.left_edge.i
+    after_comma = start > 0 and doc[start - 1].text == ","
+    verb = clause.pos_ in ("VERB", "AUX") and clause.dep_ in ("conj", "dep", "parataxis")
+    own = any(c.dep_ in ("aux", "auxpass", "neg") and c.i < clause.i for c in clause.children)
+    return after_comma and verb and own
+
+
+def _asks_after(clause: Token) -> bool:
+    """A question run on after a comma: ``I don't eat pork, so maybe not the bbq place?``."""
+    doc = clause.doc
+    end = clause.right_edge.i + 1
+    asked = end < len(doc) and doc[end].text == "?"
+    joined = clause.dep_ in ("conj", "parataxis")
+    return asked and joined and any(t.text == "," for t in doc[clause.head.i : clause.left_edge.i])
 
 
 def _joins(token: Token, head: Token) -> bool:
