@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import quote
 
@@ -36,6 +35,7 @@ from longtalk.core.messages import Message, as_messages
 from longtalk.core.receipt import ForgetReceipt
 from longtalk.core.redact import add_secrets, redact
 from longtalk.errors import BackendError, ConflictError, NotFoundError, UsageError
+from longtalk.memory.api import AsyncMemoryAPI
 from longtalk.memory.blocking import BlockingChat, BlockingMemory, arguments_of
 from longtalk.memory.handle import ChatHandle
 from longtalk.storage.records import ChatRecord, StoredMessage, UserFact, UserFactKind
@@ -222,7 +222,7 @@ def _ok(response: httpx.Response) -> Any:
 # -- async: the client ----------------------------------------------------------------------
 
 
-class AsyncClient:
+class AsyncClient(AsyncMemoryAPI):
     """The service as an ``AsyncMemory``: ``chat(id)`` gets or creates, ``chats()``, ``delete()``.
 
     Args:
@@ -251,11 +251,6 @@ class AsyncClient:
 
     async def __aenter__(self) -> Self:
         return self
-
-    async def __aexit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.aclose()
 
     async def chat(
         self, chat_id: str | None = None, *, user: str | None = None, title: str | None = None

@@ -6,10 +6,12 @@ import pytest
 from longtalk.core.context import (
     SUMMARY_HEADER,
     ContextBudget,
+    ContextPart,
     assemble_context,
     divide_budget,
     surely_shown,
     verbatim_cost,
+    whole_chat_context,
 )
 from longtalk.core.messages import Message, assistant, tool_result, user
 from longtalk.core.tokens import HeuristicTokenCounter
@@ -366,3 +368,27 @@ def test_recall_fills_its_room_as_the_part_renders_not_by_its_lines_counted_apar
     line = COUNTER.count("#110 Ann: note 50 on the trip") + 1
     assert COUNTER.count(ctx.render()) <= 200
     assert 200 - COUNTER.count(ctx.render()) < line  # no room left for one more turn
+
+
+def test_the_whole_chat_is_the_context_exactly_when_it_fits_beside_the_durable_parts() -> None:
+    chat = list(enumerate(recent(4), start=1))
+    user_part = ContextPart("user", "About the user: Ann likes cats.", 9)
+    fits = verbatim_cost(chat, COUNTER) + user_part.tokens + 1
+    whole = whole_chat_context(chat, durable=(user_part,), budget_tokens=fits, counter=COUNTER)
+    assert whole is not None
+    assert [part.kind for part in whole.parts] == ["user", "verbatim"]
+    assert whole.verbatim == tuple(message for _, message in chat)
+    assert whole.budget_tokens == fits
+    too_small = fits - 1
+    assert (
+        whole_chat_context(chat, durable=(user_part,), budget_tokens=too_small, counter=COUNTER)
+        is None
+    )
+
+
+def test_the_whole_chat_without_a_budget_is_as_long_as_the_chat() -> None:
+    chat = recent(3)
+    whole = whole_chat_context(chat, counter=COUNTER)
+    assert whole.verbatim == tuple(chat)
+    assert whole.budget_tokens == verbatim_cost(chat, COUNTER)
+    assert whole.tokens_used <= whole.budget_tokens

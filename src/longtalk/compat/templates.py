@@ -62,12 +62,12 @@ DEFAULT_TEMPLATE_PROMPTS: Mapping[SummaryTemplate, str] = {
 
 
 @dataclass(frozen=True, slots=True)
-class SummaryConfig:
-    """When to summarize and what to produce (Orbiter's names and defaults).
+class SummarySettings:
+    """Orbiter's summary settings, names and defaults, declared once.
 
-    Triggers when the message count or the estimated tokens exceed their thresholds
-    (strictly); ``keep_recent`` messages stay verbatim; ``prompts`` override the built-in
-    prompt per template and must contain ``{transcript}``.
+    Both configurations hold them: :class:`SummaryConfig` here (checked, prompts over
+    ``{transcript}``) and Orbiter's own in ``longtalk.compat.orbiter.summary`` (as upstream,
+    prompts over ``{content}``).
     """
 
     message_threshold: int = 20
@@ -76,6 +76,16 @@ class SummaryConfig:
     prompts: dict[SummaryTemplate, str] = field(default_factory=dict)
     keep_recent: int = 4
     token_estimate_ratio: float = 4.0
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryConfig(SummarySettings):
+    """When to summarize and what to produce (Orbiter's names and defaults).
+
+    Triggers when the message count or the estimated tokens exceed their thresholds
+    (strictly); ``keep_recent`` messages stay verbatim; ``prompts`` override the built-in
+    prompt per template and must contain ``{transcript}``.
+    """
 
     def __post_init__(self) -> None:
         for name in ("message_threshold", "token_threshold", "keep_recent"):

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal, Protocol
+from typing import Literal, Protocol, overload
 
 from longtalk.core.messages import Message, MessageType, Role
 from longtalk.core.quoting import neutralize, quoted_line
@@ -422,6 +422,58 @@ def assemble_context(
         dropped_verbatim=cut,
         dropped_pending=skipped,
         recall_block=_turns([entry.turn.sequence for entry in block], [*recalled, *kept_recall]),
+    )
+
+
+@overload
+def whole_chat_context(
+    shown: Sequence[Shown],
+    *,
+    durable: Sequence[ContextPart] = (),
+    budget_tokens: None = None,
+    counter: TokenCounter = DEFAULT_COUNTER,
+    rules: ContextBudget = DEFAULT_BUDGET,
+) -> AssembledContext: ...
+
+
+@overload
+def whole_chat_context(
+    shown: Sequence[Shown],
+    *,
+    durable: Sequence[ContextPart] = (),
+    budget_tokens: int,
+    counter: TokenCounter = DEFAULT_COUNTER,
+    rules: ContextBudget = DEFAULT_BUDGET,
+) -> AssembledContext | None: ...
+
+
+def whole_chat_context(
+    shown: Sequence[Shown],
+    *,
+    durable: Sequence[ContextPart] = (),
+    budget_tokens: int | None = None,
+    counter: TokenCounter = DEFAULT_COUNTER,
+    rules: ContextBudget = DEFAULT_BUDGET,
+) -> AssembledContext | None:
+    """The chat itself as the context: ``durable``, then every message of ``shown`` verbatim.
+
+    Under ``budget_tokens`` it is None when the chat does not fit what ``durable`` leaves
+    (the caller then assembles the layered context); with no budget the context is as long
+    as the chat (a read without memory). The fit is measured and the context assembled in
+    this one call.
+    """
+    cost = verbatim_cost(shown, counter)
+    durable_cost = sum(_cost(part) for part in durable)
+    if budget_tokens is None:
+        budget_tokens = durable_cost + cost
+    elif cost > budget_tokens - durable_cost:
+        return None
+    return assemble_context(
+        durable=durable,
+        verbatim=shown,
+        budget_tokens=budget_tokens,
+        counter=counter,
+        rules=rules,
     )
 
 

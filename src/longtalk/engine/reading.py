@@ -23,7 +23,7 @@ from longtalk.core.context import (
     ContextPart,
     assemble_context,
     divide_budget,
-    verbatim_cost,
+    whole_chat_context,
 )
 from longtalk.core.filters import MessageFilterPipeline, context_for
 from longtalk.core.history import HistorySplit, Numbered, split_history
@@ -130,20 +130,20 @@ class ContextReader:
         """
         budget = self.budget_of(options)
         state = await self.load(chat_id) if state is None else state
-        if self.config.strategy == "none":
-            return await self._plain(state)
-        user, known = await self._user(state, budget, options)
-        room = budget - (user.tokens + 1 if user is not None else 0)
-        whole = await self._whole(state, room, query)
-        if whole is not None:  # no cliff where none is needed: the chat itself
-            verbatim = assemble_context(
-                durable=() if user is None else (user,),
-                verbatim=whole,
-                budget_tokens=budget,
+        plain = self.config.strategy == "none"  # as if there were no memory: the whole chat
+        user, known = (None, ()) if plain else await self._user(state, budget, options)
+        durable = () if user is None else (user,)
+        whole = await self._whole(state, None if plain else budget - _user_cost(user), query)
+        if whole is not None:  # no cliff where none is needed: the chat itself, if it fits
+            verbatim = whole_chat_context(
+                whole,
+                durable=durable,
+                budget_tokens=None if plain else budget,
                 counter=self.counter,
-                rules=self.rules(0),
+                rules=replace(self.budget, summary_max_tokens=0) if plain else self.rules(0),
             )
-            return replace(verbatim, user_facts=known)
+            if verbatim is not None:
+                return replace(verbatim, user_facts=known)
         layered = await self._layered(state, query, options, budget, user)
         return replace(layered, user_facts=known)
 
@@ -178,7 +178,7 @@ class ContextReader:
         draft = self.durable.draft(
             state, budget, _verbatim_sequences(split, stable=stable), asked=bool(query)
         )
-        room = budget - draft.reserve - (user.tokens + 1 if user is not None else 0)
+        room = budget - draft.reserve - _user_cost(user)
         earlier = [] if query else await self._older(state, split.summarized, room)
         window = await self.show([*earlier, *split.pending, *split.recent], query)
         first_recent = split.recent[0][0] if split.recent else math.inf
@@ -239,19 +239,21 @@ class ContextReader:
             self.recall_blocks.keep(key, state.chat, assembled.recall_block)
         return replace(assembled, dropped_facts=dropped_facts)
 
-    async def _whole(self, state: ChatState, room: int, query: str | None) -> list[Numbered] | None:
-        """The whole filtered chat when it fits ``room``, else None.
+    async def _whole(
+        self, state: ChatState, room: int | None, query: str | None
+    ) -> list[Numbered] | None:
+        """The whole filtered chat when it may fit ``room`` (None: no bound), else None.
 
         The chat's length (its characters and messages) tells when it cannot fit without
-        loading it; only a chat that may fit is loaded and measured exactly.
+        loading it; only a chat that may fit is loaded (the assembly measures it exactly).
+        Without a bound (strategy ``none``) the chat is shown as it is, not ranked by ``query``.
         """
         chat = state.chat
-        if not chat.message_count:
+        if room is None:
+            return await self.show(await self._history(state))
+        if not chat.message_count or self._estimate(chat) > room:
             return None
-        if self._estimate(chat) > room:
-            return None
-        shown = await self.show(await self._history(state), query)
-        return shown if verbatim_cost(shown, self.counter) <= room else None
+        return await self.show(await self._history(state), query)
 
     async def _history(self, state: ChatState) -> list[Numbered]:
         """The chat's every message: what the smart load left out is loaded now."""
@@ -306,16 +308,6 @@ class ContextReader:
         elsewhere = [fact for fact in facts if fact.chat_id != chat.id]
         return user_part(chat.user, elsewhere, cap, self.counter)
 
-    async def _plain(self, state: ChatState) -> AssembledContext:
-        """Strategy ``none``: the whole filtered history, as if there were no memory."""
-        shown = await self.show(await self._history(state))
-        return assemble_context(
-            verbatim=shown,
-            budget_tokens=verbatim_cost(shown, self.counter),
-            counter=self.counter,
-            rules=replace(self.budget, summary_max_tokens=0),
-        )
-
     async def show(self, numbered: Sequence[Numbered], query: str | None = None) -> list[Numbered]:
         """Messages through the filter pipeline, each still numbered with its sequence.
 
@@ -349,6 +341,11 @@ class ScopeOf(Protocol):
     def __call__(self, chat: ChatRecord) -> RecallScope:
         """The scope."""
         ...
+
+
+def _user_cost(user: ContextPart | None) -> int:
+    """What the user part takes of the budget: its tokens and its separator (0 without it)."""
+    return user.tokens + 1 if user is not None else 0
 
 
 def _numbered(messages: Sequence[StoredMessage]) -> list[Numbered]:

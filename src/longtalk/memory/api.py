@@ -16,6 +16,8 @@ from datetime import datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol, Self, runtime_checkable
 
+from longtalk.core.messages import build_message
+
 if TYPE_CHECKING:
     from longtalk.core.context import Context
     from longtalk.core.messages import Message, Role
@@ -103,7 +105,10 @@ class ChatAPI(ChatWriting, ChatReading, Protocol):
 
 @runtime_checkable
 class AsyncChatWriting(Protocol):
-    """:class:`ChatWriting`, awaited."""
+    """:class:`ChatWriting`, awaited.
+
+    A door writes ``extend`` once for its transport and inherits ``append``, a batch of one.
+    """
 
     async def append(
         self,
@@ -116,7 +121,15 @@ class AsyncChatWriting(Protocol):
         message_id: str | None = None,
         **metadata: Any,
     ) -> StoredMessage:
-        """Store one message (``message_id`` makes a retry a no-op)."""
+        """Store one message (``message_id`` makes a retry a no-op); ``metadata`` is kept.
+
+        The summary follows as the door's ``extend`` says: the library's in the background by
+        default (the append never waits for the model), the service's in the background when
+        due.
+        """
+        message = build_message(role, content, name, timestamp, message_id, metadata)
+        (stored,) = await self.extend([message])
+        return stored
 
     async def extend(self, messages: Iterable[Message | Mapping[str, Any]]) -> list[StoredMessage]:
         """Store several messages in one transaction."""
@@ -258,4 +271,5 @@ class AsyncMemoryAPI(AsyncChatDirectory, AsyncUserMemoryAPI, Protocol):
     async def __aexit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        """Close the memory."""
+        """Close the memory (:meth:`aclose`)."""
+        await self.aclose()

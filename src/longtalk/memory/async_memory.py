@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AsyncExitStack
-from types import TracebackType
 from typing import Any, Self
 
 from longtalk.core.context import Context
@@ -15,13 +14,14 @@ from longtalk.errors import StorageError, UsageError
 from longtalk.factory import open_memory
 from longtalk.facts.durable_fact import DurableFact
 from longtalk.jobs import LocalJobs
+from longtalk.memory.api import AsyncMemoryAPI
 from longtalk.memory.handle import ChatHandle
 from longtalk.memory.sources import Source, SummarizeMode, resolve_settings
 from longtalk.storage.base import ChatRecord, StoredMessage
 from longtalk.storage.user_memory import UserFact, UserFactKind, UserMemoryStore, given_fact
 
 
-class AsyncMemory:
+class AsyncMemory(AsyncMemoryAPI):
     """Conversation memory: chats you append to and ask for a bounded context.
 
     Args:
@@ -112,11 +112,6 @@ class AsyncMemory:
     async def __aenter__(self) -> Self:
         await self.open()
         return self
-
-    async def __aexit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.aclose()
 
     async def chat(
         self, chat_id: str | None = None, *, user: str | None = None, title: str | None = None

@@ -11,12 +11,12 @@ thresholds.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from longtalk.compat import templates as native
 from longtalk.compat.orbiter.base import MemoryItem
-from longtalk.compat.templates import Summarizer, SummaryTemplate
+from longtalk.compat.templates import Summarizer, SummarySettings, SummaryTemplate
 
 __all__ = [
     "Summarizer",
@@ -46,15 +46,8 @@ _DEFAULT_PROMPTS: dict[SummaryTemplate, str] = {
 
 
 @dataclass(frozen=True, slots=True)
-class SummaryConfig:
+class SummaryConfig(SummarySettings):
     """Configuration for summary triggers and generation."""
-
-    message_threshold: int = 20
-    token_threshold: int = 4000
-    templates: tuple[SummaryTemplate, ...] = (SummaryTemplate.CONVERSATION,)
-    prompts: dict[SummaryTemplate, str] = field(default_factory=dict)
-    keep_recent: int = 4
-    token_estimate_ratio: float = 4.0
 
     def get_prompt(self, template: SummaryTemplate) -> str:
         """The prompt for a template, falling back to the built-in default."""
@@ -131,12 +124,6 @@ def native_config(config: SummaryConfig) -> native.SummaryConfig:
 
     Custom prompts carry over with ``{content}`` renamed to ``{transcript}``.
     """
+    settings = {item.name: getattr(config, item.name) for item in fields(SummarySettings)}
     prompts = {t: p.replace("{content}", "{transcript}") for t, p in config.prompts.items()}
-    return native.SummaryConfig(
-        message_threshold=config.message_threshold,
-        token_threshold=config.token_threshold,
-        templates=config.templates,
-        prompts=prompts,
-        keep_recent=config.keep_recent,
-        token_estimate_ratio=config.token_estimate_ratio,
-    )
+    return native.SummaryConfig(**{**settings, "prompts": prompts})
