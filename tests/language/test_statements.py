@@ -212,3 +212,16 @@ def test_a_gerund_subject_is_quoted_as_the_speakers_never_rewritten() -> None:
 def test_a_clause_under_a_heading_is_what_is_said() -> None:
     found = claims("Update: I've switched to green tea completely, no more coffee for me.")
     assert [(holder, key) for holder, key, _, _ in found] == [("Ana", "switch:tea")]
+
+
+def test_a_sentence_of_the_speakers_that_no_clause_reads_is_quoted_whole() -> None:
+    text = "finally got the brakes fixed on my old Subaru so the road trip is back on!!"
+    (s,) = read(text)
+    assert (s.holder, s.quote, s.text) == ("Ana", text, "")  # their words, never rewritten
+    assert s.claim.key.startswith("said:") and "subaru" in s.claim.key
+    assert "sentence" in s.shape and s.modality == "asserted"
+
+
+def test_a_sentence_read_by_a_clause_or_not_of_the_speaker_is_not_quoted_again() -> None:
+    assert not any(s.claim.key.startswith("said:") for s in read("I have a hamster."))
+    assert read("Great game last night, what a finish!") == []  # nothing of the speaker's

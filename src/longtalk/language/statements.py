@@ -54,6 +54,8 @@ WITHDRAWN = "withdrawn"
 """The predicate of a statement that takes back what its speaker said about a topic."""
 ENDED = "ended"
 """The predicate of a statement that ends what held of its speaker: ``I left accounting``."""
+SAID = "said"
+"""The predicate of a sentence no clause of which reads as a claim: quoted, filed by its words."""
 
 _COPULAS = frozenset({"be", "become", "feel", "seem", "stay", "remain", "get"})
 _CHANGE_WORDS = frozenset({"anymore", "longer", "now", "actually", "instead", "switch"})
@@ -153,12 +155,54 @@ def statements_of(item: Said, doc: Doc) -> Iterator[Statement]:
     """The statements of one parsed message."""
     people = Participants(item.speaker, item.listener)
     for sentence in doc.sents:
+        read = False
         for head in clause_heads(sentence):
             statement = _statement(head, sentence, people, item)
             if statement is not None:
+                read = True
                 yield statement
         for naming in namings(sentence, people):
+            read = True
             yield _named(naming, sentence, people, item)
+        if not read and _of_speaker(sentence):
+            yield _sentence_said(sentence, people, item)
+
+
+def _of_speaker(sentence: Span) -> bool:
+    """The sentence speaks of its speaker (``I``, ``my``) and has a word to say it with."""
+    mine = any(t.lower_ in _SPEAKER_WORDS for t in sentence)
+    return mine and any(t.pos_ in ("NOUN", "PROPN", "ADJ") for t in sentence)
+
+
+_SPEAKER_WORDS = frozenset({"i", "my", "me", "mine", "myself"})
+
+
+def _sentence_said(sentence: Span, people: Participants, item: Said) -> Statement:
+    """A sentence of the speaker's own that no clause of it reads: quoted whole.
+
+    Chat leaves the subject out or says a fact in passing (``finally got the brakes fixed on
+    my old Subaru``, ``after pottery class tonight i'm gonna crash``); no parse-supported
+    claim can be cut from it, so it is the speaker's, in their words, filed under its own
+    words, and the kind model decides whether it lasts, as for any statement.
+    """
+    root = sentence.root
+    tokens = [t for t in sentence if not t.is_punct]
+    lemmas = tuple(t.lemma_.lower() for t in tokens if t.is_alpha and not t.is_stop)
+    return Statement(
+        claim=Claim(people.speaker, "", f"{SAID}:{' '.join(dict.fromkeys(lemmas))}"),
+        value=" ".join(t.text for t in tokens if t.is_alpha and not t.is_stop),
+        polarity=not negated(root),
+        modality=modality(root, sentence, people),
+        speaker=people.speaker,
+        sequence=item.sequence,
+        quote=sentence.text.strip(),
+        time=statement_time(sentence.text, item.said_at),
+        said_at=item.said_at,
+        lemma=root.lemma_.lower(),
+        lemmas=lemmas,
+        shape=("sentence", *clause_shape(root, tokens, names=False)),
+        vector=clause_vector(tokens),
+    )
 
 
 def _named(naming: Naming, sentence: Span, people: Participants, item: Said) -> Statement:
