@@ -65,9 +65,9 @@ class NarrativeConfig:
     meaning, are not quoted.
     """
 
-    ratio: float = 0.2
+    ratio: float = 0.3
     min_words: int = 40
-    max_words: int = 240
+    max_words: int = 400
     min_sentence_words: int = 4
     min_content_words: int = 3
     max_sentence_words: int = 45
