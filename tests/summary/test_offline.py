@@ -11,6 +11,7 @@ import numpy.typing as npt
 
 from longtalk.core.messages import Message, assistant, tool_result, user
 from longtalk.embed.minilm import MiniLMEmbedder
+from longtalk.summary.chain import told_pieces
 from longtalk.summary.model import ConversationSummary
 from longtalk.summary.offline import (
     NarrativeConfig,
@@ -59,7 +60,7 @@ def test_every_line_quotes_a_speaker_word_for_word_with_name_and_date(
 ) -> None:
     messages = chat()
     summary = OfflineSummaryWriter(embedder).summarize(None, messages)
-    lines = summary.narrative.splitlines()
+    lines = told_pieces(summary.narrative)
     assert lines
     for line in lines:
         match = LINE.match(line)
@@ -83,7 +84,8 @@ def test_a_negation_is_kept_as_said(embedder: MiniLMEmbedder) -> None:
 
 def test_lines_are_grouped_by_participant_in_the_order_said(embedder: MiniLMEmbedder) -> None:
     config = NarrativeConfig(ratio=1.0)
-    lines = OfflineSummaryWriter(embedder, config).summarize(None, chat()).narrative.splitlines()
+    narrative = OfflineSummaryWriter(embedder, config).summarize(None, chat()).narrative
+    lines = told_pieces(narrative)
     speakers = [line.split(" (")[0] for line in lines]
     assert speakers == sorted(speakers, key=("Caroline", "Melanie").index)
     caroline = [line for line in lines if line.startswith("Caroline")]
@@ -184,6 +186,27 @@ def test_told_lines_read_back_as_they_were_written() -> None:
     again = parse_lines(render(lines))
     assert sorted(again, key=repr) == sorted(lines, key=repr)
     assert parse_lines("a line in no told form") == [Line("", "", "a line in no told form")]
+
+
+def test_a_speakers_quotes_of_one_day_share_a_line() -> None:
+    lines = [
+        Line("Caroline", "8 May 2023", "I went to a support group."),
+        Line("Caroline", "8 May 2023", "It was powerful!"),
+        Line("Caroline", "8 May 2023", "I'm thinking about counseling :)"),
+        Line("Caroline", "8 May 2023", "Maybe next year."),
+        Line("Caroline", "9 May 2023", "I signed up."),
+        Line("Melanie", "8 May 2023", "I painted a lake."),
+    ]
+    told = render(lines)
+    assert told.splitlines() == [
+        'Caroline (8 May 2023): "I went to a support group." "It was powerful!"'
+        ' "I\'m thinking about counseling :)"',
+        'Caroline (8 May 2023): "Maybe next year."',  # the quote before ends no sentence
+        'Caroline (9 May 2023): "I signed up."',
+        'Melanie (8 May 2023): "I painted a lake."',
+    ]
+    assert parse_lines(told) == lines
+    assert told_pieces(told)[1] == 'Caroline (8 May 2023): "It was powerful!"'
 
 
 async def test_the_transcript_summarizer(embedder: MiniLMEmbedder) -> None:

@@ -117,15 +117,58 @@ TOLD_LINE = re.compile(r'^(?P<speaker>[^":]+?)(?: \((?P<day>[^()"]*)\)| said): "
 """A told line: a quote with its speaker and day (``Name (8 May 2023): "their words"``)."""
 
 
-def story_pieces(narrative: str) -> list[str]:
-    """The pieces a narrative is cut by: its lines when it tells quotes, else its sentences.
+QUOTE_JOINT = '" "'
+"""Between two quotes of one told line (a quote holds no double quote: it cannot occur in one)."""
+SENTENCE_END = ('."', '!"', '?"')
+"""A quote that ends so ends a sentence: the next quote of its speaker and day may follow it on
+its line, and a reader still sees two sentences."""
 
-    A told line is one quote however many sentences it holds; cutting it at a sentence end
-    would leave half a quote (``[shares a photo…]"``) under no speaker.
+
+def story_pieces(narrative: str) -> list[str]:
+    """The pieces a narrative is cut by: its quotes when it tells quotes, else its sentences.
+
+    A told quote is one piece however many sentences it holds; cutting it at a sentence end
+    would leave half a quote (``[shares a photo…]"``) under no speaker. A line telling
+    several quotes of one speaker and day gives one piece a quote, each with its speaker and
+    day (``Name (8 May 2023): "first." "second."`` is two).
     """
     if is_told(narrative):
-        return [line.strip() for line in narrative.splitlines() if line.strip()]
+        return told_pieces(narrative)
     return split_sentences(narrative)
+
+
+def told_pieces(narrative: str) -> list[str]:
+    """Each quote of a told narrative as a line of its own, with its speaker and day."""
+    pieces: list[str] = []
+    for line in narrative.splitlines():
+        line = line.strip()
+        match = TOLD_LINE.match(line)
+        if match is None:
+            pieces += [line] if line else []
+            continue
+        head = line[: match.start("quote")]
+        pieces += [f'{head}{quote}"' for quote in match["quote"].split(QUOTE_JOINT)]
+    return pieces
+
+
+def join_told(pieces: Sequence[str]) -> str:
+    """Told quotes one a line, the next quote of the same speaker and day on the same line.
+
+    A speaker's sentences of one day make one line (``Name (8 May 2023): "first." "second."``)
+    instead of repeating the name and date for each: the same words in fewer tokens. A quote
+    joins the line before only when that line ends a sentence, so the two stay two sentences.
+    """
+    lines: list[str] = []
+    last_head = ""
+    for piece in pieces:
+        match = TOLD_LINE.match(piece)
+        head = piece[: match.start("quote")] if match else ""
+        if head and head == last_head and lines[-1].endswith(SENTENCE_END):
+            lines[-1] = f'{lines[-1]} "{piece[len(head) :]}'
+        else:
+            lines.append(piece)
+        last_head = head
+    return "\n".join(lines)
 
 
 def _cut_order(narrative: str, pieces: Sequence[str], salience: LineSalience | None) -> list[int]:
@@ -348,7 +391,8 @@ def _trim(
     for name, positions in drop.items():
         if name == "narrative":
             kept = [s for pos, s in enumerate(sentences) if pos not in positions]
-            updates["narrative"] = ("\n" if is_told(summary.narrative) else " ").join(kept)
+            told = is_told(summary.narrative)
+            updates["narrative"] = join_told(kept) if told else " ".join(kept)
         elif name == "entities":
             updates["entities"] = tuple(
                 entity.model_copy(update={"details": _kept_parts(entity.details, parts)})

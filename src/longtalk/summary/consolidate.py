@@ -24,7 +24,14 @@ from typing import Protocol, runtime_checkable
 from longtalk.core.tokens import TokenCounter, TokenUsage
 from longtalk.errors import LLMError
 from longtalk.storage.base import SummaryRow
-from longtalk.summary.chain import LASTING, is_told, row_summary, stored_form, story_pieces
+from longtalk.summary.chain import (
+    LASTING,
+    is_told,
+    join_told,
+    row_summary,
+    stored_form,
+    story_pieces,
+)
 from longtalk.summary.model import ConversationSummary, SummaryEntity, dedupe, merge_entities
 from longtalk.summary.writer import SummaryDraft
 
@@ -104,7 +111,10 @@ def merged(summaries: Sequence[ConversationSummary]) -> ConversationSummary:
     """The structural merge of ``summaries`` (oldest first), narratives joined."""
     combined = reduce(lambda a, b: a.merge(b), summaries)
     told = [s.narrative for s in summaries if s.narrative]
-    narrative = ("\n" if all(is_told(t) for t in told) else " ").join(told)
+    if told and all(is_told(t) for t in told):
+        narrative = join_told([piece for t in told for piece in story_pieces(t)])
+    else:
+        narrative = " ".join(told)
     turns = sum(s.covered_turns for s in summaries)
     return combined.model_copy(update={"narrative": narrative, "covered_turns": turns})
 
@@ -199,12 +209,12 @@ def story(text: str, max_tokens: int, counter: TokenCounter) -> str:
     opening longer than half the room gives way to the newest sentences.
     """
     sentences = story_pieces(text)
-    joint = "\n" if is_told(text) else " "
+    joint = join_told if is_told(text) else " ".join
     opening = sentences[:1]
     room = max_tokens - sum(counter.count(s) + 1 for s in opening)
     if len(sentences) < 2 or room < max_tokens // 2:
-        return joint.join(_newest(sentences, max_tokens, counter))
-    return joint.join([*opening, *_newest(sentences[1:], room, counter)])
+        return joint(_newest(sentences, max_tokens, counter))
+    return joint([*opening, *_newest(sentences[1:], room, counter)])
 
 
 def _newest(sentences: Sequence[str], max_tokens: int, counter: TokenCounter) -> list[str]:

@@ -19,7 +19,6 @@ participant's lines in the order they were said.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -29,6 +28,7 @@ import numpy.typing as npt
 from longtalk.core.messages import Message, Role
 from longtalk.embed.base import Embedder
 from longtalk.language.salience import load_model
+from longtalk.summary.chain import TOLD_LINE, join_told, told_pieces
 from longtalk.summary.offline_text import (
     content_words,
     day_label,
@@ -65,9 +65,9 @@ class NarrativeConfig:
     meaning, are not quoted.
     """
 
-    ratio: float = 0.2
+    ratio: float = 0.3
     min_words: int = 40
-    max_words: int = 240
+    max_words: int = 400
     min_sentence_words: int = 4
     min_content_words: int = 3
     max_sentence_words: int = 45
@@ -95,17 +95,14 @@ class Line:
         return f'{self.speaker}{when}: "{self.quote}"'
 
 
-_LINE = re.compile(r'^(?P<speaker>[^":]+?)(?: \((?P<day>[^()"]*)\)| said): "(?P<quote>.*)"$')
-
-
 def parse_lines(narrative: str) -> list[Line]:
-    """The lines of a told narrative (a line not in the told form is kept as a quote)."""
+    """The quotes of a told narrative, one a line (a line not in the told form is a quote).
+
+    A line telling several quotes of one speaker and day gives one :class:`Line` a quote.
+    """
     lines = []
-    for text in narrative.splitlines():
-        text = text.strip()
-        if not text:
-            continue
-        match = _LINE.match(text)
+    for text in told_pieces(narrative):
+        match = TOLD_LINE.match(text)
         if match:
             lines.append(Line(match["speaker"], match["day"] or "", match["quote"]))
         else:
@@ -114,12 +111,15 @@ def parse_lines(narrative: str) -> list[Line]:
 
 
 def render(lines: Sequence[Line]) -> str:
-    """The chosen lines, grouped by participant, each group in the order said; one a line."""
+    """The chosen lines, grouped by participant, each group in the order said.
+
+    A speaker's quotes of one day share a line (see :func:`~longtalk.summary.chain.join_told`).
+    """
     order: dict[str, int] = {}
     for line in lines:
         order.setdefault(line.speaker, len(order))
     ranked = sorted(range(len(lines)), key=lambda i: (order[lines[i].speaker], i))
-    return "\n".join(lines[i].render() if lines[i].speaker else lines[i].quote for i in ranked)
+    return join_told([lines[i].render() if lines[i].speaker else lines[i].quote for i in ranked])
 
 
 def speaker_label(message: Message) -> str:

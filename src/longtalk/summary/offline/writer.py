@@ -53,17 +53,19 @@ class OfflineSummaryWriter:
         self._salience: dict[str, float] = {}
 
     def salience(self, lines: Sequence[str]) -> list[float]:
-        """Each told line's salience (the learned model's log-odds of its quote).
+        """Each told line's salience: the learned model's log-odds of its quote.
 
-        A line is scored once: the shown summary is cut again as the chain grows, and its
-        lines stay the same; a bounded memo keeps the newest scores.
+        A line telling several quotes is as salient as its most salient quote. A line is
+        scored once: the shown summary is cut again as the chain grows, and its lines stay
+        the same; a bounded memo keeps the newest scores.
         """
         missing = [line for line in dict.fromkeys(lines) if line not in self._salience]
         if missing:
-            quotes = [told.quote for told in parse_lines("\n".join(missing))]
-            if len(quotes) == len(missing):
-                scores = load_model().scores(quotes, None, self.embedder)
-                self._salience.update(zip(missing, (float(x) for x in scores), strict=True))
+            quotes = [[told.quote for told in parse_lines(line)] or [line] for line in missing]
+            flat = [quote for each in quotes for quote in each]
+            scores = iter(float(x) for x in load_model().scores(flat, None, self.embedder))
+            for line, each in zip(missing, quotes, strict=True):
+                self._salience[line] = max(next(scores) for _ in each)
             while len(self._salience) > SALIENCE_MEMO:
                 self._salience.pop(next(iter(self._salience)))
         return [self._salience.get(line, 0.0) for line in lines]
