@@ -54,6 +54,18 @@ def test_cut_order_is_least_durable_first_then_oldest() -> None:
     assert [f.last_sequence for f in cut_order(FACTS)] == [40, 30, 12, 20, 8, 5]
 
 
+def test_a_sentence_quoted_whole_is_left_out_before_any_claim() -> None:
+    quoted = DurableFact(
+        "constraint",
+        "said:dairy free must dessert",
+        "Ana",
+        'Ana said: "Dairy-free is a must for me, especially for desserts."',
+        (50,),
+        datetime(2023, 5, 10),
+    )
+    assert cut_order([*FACTS, quoted])[0] is quoted  # however durable its kind
+
+
 @pytest.mark.parametrize("cap", [28, 35, 45, 60, 80])
 def test_a_small_cap_leaves_the_least_durable_out_and_says_so(cap: int) -> None:
     part = render_facts(FACTS, cap, COUNTER)

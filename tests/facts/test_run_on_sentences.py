@@ -75,3 +75,10 @@ def test_a_question_run_on_after_a_statement_asks_only_itself() -> None:
     current = current_facts("fyi I don't eat pork, so maybe not the bbq place?")
     assert "Ines doesn't eat pork." in current, current
     assert not current_facts("Do you eat pork, or is it just beef?")
+
+
+def test_a_tag_question_asks_the_clause_it_follows() -> None:
+    for asked in ("You're vegetarian, aren't you?", "You're a nurse, right?"):
+        assert not current_facts(asked), asked
+    (loves, _) = read_statements([Said(1, "Ines", "I love sushi, do you?", "Rui", T0)])
+    assert (loves.claim.key, loves.modality) == ("taste:sushi", "asserted")  # asks the listener

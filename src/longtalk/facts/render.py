@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from longtalk.core.quoting import quoted_item
 from longtalk.core.tokens import TokenCounter
 from longtalk.facts.durable_fact import DurableFact
+from longtalk.language import SAID
 
 __all__ = [
     "DATED_KINDS",
@@ -79,9 +80,17 @@ def display_order(facts: Sequence[DurableFact]) -> list[DurableFact]:
 
 
 def cut_order(facts: Sequence[DurableFact]) -> list[DurableFact]:
-    """The order facts are left out in: least durable first, and among equals the oldest."""
+    """The order facts are left out in: least durable first, and among equals the oldest.
+
+    A sentence quoted whole because no claim could be cut from it goes before any claim the
+    parse supports: it is the least certain to state something lasting.
+    """
     position = {id(fact): index for index, fact in enumerate(facts)}
-    return sorted(facts, key=lambda f: (f.durability, _age(f), position[id(f)]))
+    return sorted(facts, key=lambda f: (not _sentence(f), f.durability, _age(f), position[id(f)]))
+
+
+def _sentence(fact: DurableFact) -> bool:
+    return fact.subject.partition(":")[0] == SAID
 
 
 def _age(fact: DurableFact) -> tuple[float, int]:

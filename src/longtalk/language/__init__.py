@@ -10,11 +10,20 @@ holder's :class:`Claim` with its value, polarity, modality, time and the speaker
 
 from longtalk.language.modality import Modality
 from longtalk.language.speakers import ASSISTANT, Participants
-from longtalk.language.statements import ENDED, WITHDRAWN, Claim, Said, Statement, read_statements
+from longtalk.language.statements import (
+    ENDED,
+    SAID,
+    WITHDRAWN,
+    Claim,
+    Said,
+    Statement,
+    read_statements,
+)
 
 __all__ = [
     "ASSISTANT",
     "ENDED",
+    "SAID",
     "WITHDRAWN",
     "Claim",
     "Modality",

@@ -163,6 +163,9 @@ def _asked(head: Token, sentence: Span) -> bool:
         return True
     if any(c.text == "?" and not _asked_after(head, c) for c in head.children):
         return True
+    tag = head.head
+    if head.dep_ == "ccomp" and head.i < tag.i and _tag_question(tag, head):
+        return any(c.text == "?" for c in tag.children)  # "You're vegetarian, aren't you?"
     subject = next((c for c in head.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     aux = next((c for c in head.children if c.dep_ in ("aux", "auxpass")), None)
     verb_first = head.lemma_ in ("be", "do", "have") and subject is not None
@@ -175,14 +178,35 @@ def _asked(head: Token, sentence: Span) -> bool:
 
 
 def _asked_after(head: Token, mark: Token) -> bool:
-    """The ``?`` closes a clause run on after this one: ``I don't eat pork, so not the bbq?``."""
+    """The ``?`` closes a clause run on after this one: ``I don't eat pork, so not the bbq?``.
+
+    ``I love sushi, do you?`` asks of the listener only. A tag (``right?``, ``aren't
+    you?``: a word, or an auxiliary and the clause's own subject) asks the clause itself.
+    """
     doc = head.doc
     return any(
         c.dep_ in ("conj", "parataxis")
         and head.i < c.i < mark.i
         and any(t.text == "," for t in doc[head.i : c.left_edge.i])
+        and sum(t.is_alpha for t in c.subtree) >= 2
+        and not _tag_question(c, head)
         for c in head.children
     )
+
+
+def _tag_question(verb: Token, asked: Token) -> bool:
+    """``right?``, ``aren't you?``: one word, or an auxiliary and the asked clause's subject."""
+    inside = range(asked.left_edge.i, asked.right_edge.i + 1)
+    if sum(t.is_alpha and t.i not in inside for t in verb.subtree) == 1:
+        return True
+    rest = [c for c in verb.children if c.dep_ not in ("ccomp", "punct", "neg")]
+    subject = next((c for c in asked.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    same = len(rest) == 1 and rest[0].dep_ == "nsubj"
+    same = same and subject is not None and rest[0].lower_ == subject.lower_
+    return same and verb.pos_ in ("AUX", "VERB") and verb.lemma_ in _TAG_VERBS
+
+
+_TAG_VERBS = frozenset({"be", "do", "have", "can", "will", "would", "could", "should"})
 
 
 def _clause_start(head: Token) -> int:

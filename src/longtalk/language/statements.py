@@ -48,7 +48,16 @@ from longtalk.language.wording import (
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
 
-__all__ = ["ENDED", "WITHDRAWN", "Claim", "Said", "Statement", "read_statements", "statements_of"]
+__all__ = [
+    "ENDED",
+    "SAID",
+    "WITHDRAWN",
+    "Claim",
+    "Said",
+    "Statement",
+    "read_statements",
+    "statements_of",
+]
 
 WITHDRAWN = "withdrawn"
 """The predicate of a statement that takes back what its speaker said about a topic."""
