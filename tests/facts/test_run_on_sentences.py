@@ -80,5 +80,6 @@ def test_a_question_run_on_after_a_statement_asks_only_itself() -> None:
 def test_a_tag_question_asks_the_clause_it_follows() -> None:
     for asked in ("You're vegetarian, aren't you?", "You're a nurse, right?"):
         assert not current_facts(asked), asked
+    assert current_facts("I'm vegetarian, remember?") == ["Ines is vegetarian."]  # a reminder
     (loves, _) = read_statements([Said(1, "Ines", "I love sushi, do you?", "Rui", T0)])
     assert (loves.claim.key, loves.modality) == ("taste:sushi", "asserted")  # asks the listener

@@ -198,7 +198,7 @@ def _tag_question(verb: Token, asked: Token) -> bool:
     """``right?``, ``aren't you?``: one word, or an auxiliary and the asked clause's subject."""
     inside = range(asked.left_edge.i, asked.right_edge.i + 1)
     if sum(t.is_alpha and t.i not in inside for t in verb.subtree) == 1:
-        return True
+        return verb.pos_ not in ("VERB", "AUX")  # "right?"; "remember?" reminds, it asks nothing
     rest = [c for c in verb.children if c.dep_ not in ("ccomp", "punct", "neg")]
     subject = next((c for c in asked.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     same = len(rest) == 1 and rest[0].dep_ == "nsubj"
