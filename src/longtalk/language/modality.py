@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Literal
 
 from longtalk.language.nlp import entity_type
 from longtalk.language.speakers import ASSISTANT, SECOND, Participants, refer
+from longtalk.language.wording import comma_joined
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
@@ -183,11 +184,9 @@ def _asked_after(head: Token, mark: Token) -> bool:
     ``I love sushi, do you?`` asks of the listener only. A tag (``right?``, ``aren't
     you?``: a word, or an auxiliary and the clause's own subject) asks the clause itself.
     """
-    doc = head.doc
     return any(
-        c.dep_ in ("conj", "parataxis")
-        and head.i < c.i < mark.i
-        and any(t.text == "," for t in doc[head.i : c.left_edge.i])
+        comma_joined(c)
+        and c.i < mark.i
         and sum(t.is_alpha for t in c.subtree) >= 2
         and not _tag_question(c, head)
         for c in head.children

@@ -18,7 +18,14 @@ from longtalk.language.speakers import FIRST, GROUP, SECOND, Participants
 if TYPE_CHECKING:
     from spacy.tokens import Token
 
-__all__ = ["clause_tokens", "display_name", "rewrite", "third_person", "words_of"]
+__all__ = [
+    "clause_tokens",
+    "comma_joined",
+    "display_name",
+    "rewrite",
+    "third_person",
+    "words_of",
+]
 
 _IRREGULAR = {"be": "is", "have": "has", "do": "does", "go": "goes"}
 _CONTRACTED = {"'ll": "will", "'d": "would", "’ll": "will", "’d": "would"}
@@ -88,9 +95,14 @@ def _asks_after(clause: Token) -> bool:
     """A question run on after a comma: ``I don't eat pork, so maybe not the bbq place?``."""
     doc = clause.doc
     end = clause.right_edge.i + 1
-    asked = end < len(doc) and doc[end].text == "?"
-    joined = clause.dep_ in ("conj", "parataxis")
-    return asked and joined and any(t.text == "," for t in doc[clause.head.i : clause.left_edge.i])
+    return end < len(doc) and doc[end].text == "?" and comma_joined(clause)
+
+
+def comma_joined(clause: Token) -> bool:
+    """A clause joined to the one it hangs on by a comma after it: ``..., so not the bbq``."""
+    doc = clause.doc
+    joined = clause.dep_ in ("conj", "parataxis") and clause.i > clause.head.i
+    return joined and any(t.text == "," for t in doc[clause.head.i : clause.left_edge.i])
 
 
 def _joins(token: Token, head: Token) -> bool:
