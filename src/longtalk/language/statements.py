@@ -35,7 +35,7 @@ from longtalk.language.families import (
 from longtalk.language.modality import Modality, imperative, modality, negated, standing_request
 from longtalk.language.naming import Naming, namings
 from longtalk.language.nlp import entities, entity_type, parse_many
-from longtalk.language.speakers import Participants, Referent, noun_key, owned, refer
+from longtalk.language.speakers import FIRST, Participants, Referent, noun_key, owned, refer
 from longtalk.language.times import statement_time
 from longtalk.language.withdrawal import ended_topic, withdrawn_topic
 from longtalk.language.wording import (
@@ -179,11 +179,8 @@ def statements_of(item: Said, doc: Doc) -> Iterator[Statement]:
 
 def _of_speaker(sentence: Span) -> bool:
     """The sentence speaks of its speaker (``I``, ``my``) and has a word to say it with."""
-    mine = any(t.lower_ in _SPEAKER_WORDS for t in sentence)
+    mine = any(t.lower_ in FIRST for t in sentence)
     return mine and any(t.pos_ in ("NOUN", "PROPN", "ADJ") for t in sentence)
-
-
-_SPEAKER_WORDS = frozenset({"i", "my", "me", "mine", "myself"})
 
 
 def _sentence_said(sentence: Span, people: Participants, item: Said) -> Statement:
