@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from tests.facts.conftest import current_facts
 
+from longtalk.core.messages import Message
+from longtalk.facts.offline import extract_facts
+
 
 def test_a_relation_named_in_passing_is_kept_as_a_fact() -> None:
     current = current_facts("My best friend Lena carries an EpiPen.")
@@ -23,3 +26,13 @@ def test_a_pet_named_before_its_name_is_its_owners_fact() -> None:
     # the parser hangs "my corgi" under the name: the noun is a compound of it
     current = current_facts("my corgi Waffles just ate an entire sock lol, vet bill incoming")
     assert "Waffles is Ines's corgi." in current, current
+
+
+def test_the_one_spoken_to_is_no_relation_of_theirs() -> None:
+    # "your kids, John": John is addressed; read as a name it made "John is John's kids."
+    messages = [
+        (0, Message(role="assistant", content="Long week, Ines?", name="John")),
+        (1, Message(role="user", content="Sorry to hear about your job, John.", name="Ines")),
+        (2, Message(role="user", content="Pass it on to your kids, John.", name="Ines")),
+    ]
+    assert [fact.text for fact in extract_facts(messages)] == []

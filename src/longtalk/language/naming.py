@@ -41,6 +41,8 @@ def namings(sentence: Span, people: Participants) -> Iterator[Naming]:
         owner = refer(owner_token, people) if owner_token is not None else None
         if owner is None or owner.is_assistant or owner.relation:
             continue
+        if _addressed(token, people):
+            continue
         words = noun.subtree if token.head == noun else token.subtree
         phrase = tuple(t for t in words if not (t.is_punct and t.i > token.i) and t.i <= token.i)
         described = [t for t in noun.subtree if t.i < noun.i and t.dep_ in ("amod", "compound")]
@@ -51,6 +53,15 @@ def namings(sentence: Span, people: Participants) -> Iterator[Naming]:
             phrase,
             " ".join([*(t.text for t in described), noun.text]),
         )
+
+
+def _addressed(name: Token, people: Participants) -> bool:
+    """True when the name is a participant's: one spoken to (``your kids, John``).
+
+    Nobody is their own relation, nor the other participant's.
+    """
+    said = name_of(name).casefold()
+    return said in (people.speaker.casefold(), people.listener.casefold())
 
 
 def _named_noun(token: Token) -> Token | None:
