@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from longtalk.config import MemoryConfig
 from longtalk.core.messages import Message, assistant, user
+from longtalk.core.tokens import resolve_counter
 from longtalk.embed.minilm import MiniLMEmbedder
 from longtalk.engine import MemoryEngine
+from longtalk.engine.durable import DurablePart
+from longtalk.facts.durable_fact import DurableFact
 from longtalk.storage.in_memory import InMemoryStorage
 
 SAID = [
@@ -117,3 +120,22 @@ def test_names_are_put_as_they_for_the_comparison() -> None:
     assert without_names("Ana's sister met Ben Lima.", names) == "their sister met they."
     assert without_names("Anabel is here.", names) == "Anabel is here."
     assert without_names("Ana is here.", names_pattern(set())) == "Ana is here."
+
+
+async def test_a_fact_naming_the_one_asked_about_goes_before_anothers_alike() -> None:
+    # names are put as "they" before the comparison, so the two partners' facts read the
+    # same in meaning: only that the question names Maya, and one of them names her, decides
+    facts = [
+        DurableFact(
+            "constraint", "allergic:peanut", "Tom", "Maya's partner Tom is allergic to peanuts."
+        ),
+        DurableFact(
+            "constraint", "allergic:peanut", "Eli", "Sam's partner Eli is allergic to peanuts."
+        ),
+        DurableFact("identity", "job", "Sam", "Sam is a nurse."),
+        DurableFact("identity", "job", "Maya", "Maya is a nurse."),
+    ]
+    part = DurablePart(MemoryConfig(), resolve_counter(), MiniLMEmbedder())
+    kept_last = await part.least_needed_first("What is Maya's partner allergic to?", facts)
+    # equal needs keep the given order: without the bonus Tom's fact would go first
+    assert kept_last.index(facts[0]) > kept_last.index(facts[1]), [f.text for f in kept_last]
