@@ -12,8 +12,8 @@ shows). ``mrr`` is the mean of 1 / the rank of the first such fact.
 
 The baseline, in the same run: the same facts ordered by the question's cosine alone (names
 put as "they", as the default compares them). Conversations are reported in two halves (the
-first three, the rest): the bonuses for whom the question names were chosen on the first
-half and checked on the second.
+first three, the rest). The bonuses for whom the question names were chosen looking at
+both halves (no half is held out from that choice).
 
 JSON: ``{"keep", "halves": {half: {"questions", "default": {"hit", "mrr"}, "cosine": {...}}},
 "seconds"}``.

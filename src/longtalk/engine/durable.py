@@ -15,8 +15,9 @@ sibling based?" sat closer to "Maya is Catholic." than to "Maya's sister moved t
 Rotterdam."), so every fact of the person asked about looked alike. Whom the question names
 still counts, as a bonus for that person's facts, and half of it for a fact that names them
 though another holds it ("Maya's partner Tom is allergic to peanuts" for a question on Maya).
-The bonuses were chosen on LoCoMo's questions whose evidence turns gave a fact, fitted on
-half the conversations and checked on the other half (``bench/fact_order.py``).
+The bonuses come from LoCoMo's questions whose evidence turns gave a fact: a logistic fit
+on each half of the conversations, checked on the other, weighed naming the holder at 0.2
+to 0.3 of the cosine; a small grid over both halves chose these (``bench/fact_order.py``).
 """
 
 from __future__ import annotations
