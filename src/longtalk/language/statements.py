@@ -262,6 +262,7 @@ def clause_heads(sentence: Span) -> list[Token]:
             or _gerund_subject(token)
             or _after_heading(token)
             or _withdraws(token)
+            or _relative_of_own(token)
         )
         if (token.dep_ == "ROOT" and not split_off) or own or leading_clause(token) or said_apart:
             heads.append(_unwrap(token))
@@ -279,6 +280,38 @@ def _asserted_subordinate(token: Token) -> bool:
     if token.dep_ != "advcl" or token.pos_ not in ("VERB", "AUX") or _subject(token) is None:
         return False
     return any(c.dep_ == "mark" and c.lower_ in _FACTIVE_MARKS for c in token.children)
+
+
+def _relative_of_own(token: Token) -> bool:
+    """A ``where`` or ``when`` clause of the speaker or their own, whole by itself.
+
+    ``the clinic, where I work as a hygienist,`` says what the speaker does. A relative
+    clause missing a word (``the car I want to buy``) needs the noun it hangs on, which no
+    rewrite can put back faithfully, and ``who lives in Oslo`` is about that noun, which no
+    referent names.
+    """
+    if token.dep_ != "relcl" or token.pos_ not in ("VERB", "AUX"):
+        return False
+    subject = _subject(token)
+    if subject is None or not _own_person(subject):
+        return False
+    adverbial = any(c.tag_ == "WRB" for c in token.children)
+    return adverbial and any(_complement(c) for c in token.children)
+
+
+def _own_person(subject: Token) -> bool:
+    """``I`` or someone's own (``my husband``).
+
+    Not a generic ``you`` or ``we``: ``a game where you build settlements``.
+    """
+    return subject.lower_ == "i" or any(c.dep_ == "poss" for c in subject.children)
+
+
+def _complement(child: Token) -> bool:
+    """An object, an attribute or a preposition with its object: the clause is whole."""
+    if child.dep_ == "prep":
+        return any(c.dep_ == "pobj" for c in child.children)
+    return child.dep_ in ("dobj", "attr", "acomp")
 
 
 def _withdraws(token: Token) -> bool:
