@@ -6,79 +6,23 @@ model builds from the library's value (``ChatOut.of(record, ...)``) and, where a
 it, back into it (``ChatOut.record()``, ``ContextOut.assembled()``, ``UserFactOut.fact()``).
 
 Modules: ``fields`` (strict integers, ids, timestamps), ``chats``, ``messages``, ``context``,
-``summaries``, ``users`` (user memory and a chat's durable facts).
+``summaries``, ``users`` (user memory and a chat's durable facts). Each lists its public names
+in its ``__all__``, and this package re-exports them.
 """
 
-from longtalk.wire.chats import ChatIn, ChatList, ChatOut, Page
-from longtalk.wire.context import ContextIn, ContextOut, ContextPartOut, describe_context
-from longtalk.wire.fields import (
-    Budget,
-    ChatIdIn,
-    Count,
-    EpisodeRange,
-    RequestBody,
-    StrategyName,
-    SummaryState,
-    Tokens,
-    Turns,
-)
-from longtalk.wire.messages import (
-    AppendIn,
-    AppendOut,
-    MessageBatch,
-    MessageIn,
-    MessageList,
-    MessageOut,
-)
-from longtalk.wire.summaries import (
-    SummarizeOut,
-    SummaryCreate,
-    SummaryList,
-    SummaryOut,
-    SummaryPatchIn,
-)
-from longtalk.wire.users import (
-    FactList,
-    FactOut,
-    ForgetOut,
-    RememberIn,
-    UserFactOut,
-    UserMemoryOut,
-)
+from longtalk.wire import chats, context, fields, messages, summaries, users
+from longtalk.wire.chats import *  # noqa: F403
+from longtalk.wire.context import *  # noqa: F403
+from longtalk.wire.fields import *  # noqa: F403
+from longtalk.wire.messages import *  # noqa: F403
+from longtalk.wire.summaries import *  # noqa: F403
+from longtalk.wire.users import *  # noqa: F403
 
-__all__ = [
-    "AppendIn",
-    "AppendOut",
-    "Budget",
-    "ChatIdIn",
-    "ChatIn",
-    "ChatList",
-    "ChatOut",
-    "ContextIn",
-    "ContextOut",
-    "ContextPartOut",
-    "Count",
-    "EpisodeRange",
-    "FactList",
-    "FactOut",
-    "ForgetOut",
-    "MessageBatch",
-    "MessageIn",
-    "MessageList",
-    "MessageOut",
-    "Page",
-    "RememberIn",
-    "RequestBody",
-    "StrategyName",
-    "SummarizeOut",
-    "SummaryCreate",
-    "SummaryList",
-    "SummaryOut",
-    "SummaryPatchIn",
-    "SummaryState",
-    "Tokens",
-    "Turns",
-    "describe_context",
-    "UserFactOut",
-    "UserMemoryOut",
-]
+__all__ = (
+    chats.__all__
+    + context.__all__
+    + fields.__all__
+    + messages.__all__
+    + summaries.__all__
+    + users.__all__
+)

@@ -12,6 +12,8 @@ from longtalk.core.redact import public_error
 from longtalk.storage.records import ChatRecord, SummaryStats, TitleSource
 from longtalk.wire.fields import RequestBody, SummaryState
 
+__all__ = ["ChatIn", "ChatList", "ChatOut", "Page"]
+
 
 class ChatIn(RequestBody):
     """``POST /chats``."""

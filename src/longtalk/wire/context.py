@@ -25,6 +25,8 @@ from longtalk.wire.users import UserFactOut
 if TYPE_CHECKING:
     from longtalk.engine import MemoryEngine
 
+__all__ = ["ContextIn", "ContextOut", "ContextPartOut", "describe_context"]
+
 
 class ContextIn(RequestBody):
     """``POST /chats/{id}/context``: strategy and budget default to the configuration."""

@@ -14,6 +14,18 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSche
 
 from longtalk.core.limits import MAX_INT
 
+__all__ = [
+    "Budget",
+    "ChatIdIn",
+    "Count",
+    "EpisodeRange",
+    "RequestBody",
+    "StrategyName",
+    "SummaryState",
+    "Tokens",
+    "Turns",
+]
+
 StrategyName = Literal["none", "running_summary", "rag_augmented"]
 SummaryState = Literal["idle", "summarizing", "failed"]
 """Where a chat's background summary stands."""

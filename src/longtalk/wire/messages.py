@@ -11,6 +11,8 @@ from longtalk.core.messages import Message
 from longtalk.storage.records import StoredMessage
 from longtalk.wire.fields import RequestBody, SummaryState, Timestamp
 
+__all__ = ["AppendIn", "AppendOut", "MessageBatch", "MessageIn", "MessageList", "MessageOut"]
+
 
 class MessageIn(Message):
     """A message sent to the API (a ``Message`` whose timestamp is date-time text)."""

@@ -14,6 +14,8 @@ from longtalk.core.redact import public_error
 from longtalk.storage.records import SummaryFormat, SummaryKind, SummaryRow
 from longtalk.wire.fields import ChatIdIn, Count, EpisodeRange, RequestBody, SummaryState
 
+__all__ = ["SummarizeOut", "SummaryCreate", "SummaryList", "SummaryOut", "SummaryPatchIn"]
+
 _RANGE = re.compile(r"^\s*(\d{1,18})\s*-\s*(\d{1,18})\s*$")
 
 

@@ -15,6 +15,8 @@ from longtalk.wire.fields import MessageRange, RequestBody
 if TYPE_CHECKING:
     from longtalk.facts.durable_fact import DurableFact
 
+__all__ = ["FactList", "FactOut", "ForgetOut", "RememberIn", "UserFactOut", "UserMemoryOut"]
+
 
 class UserFactOut(BaseModel):
     """One item known about a user, and where it came from."""

@@ -7,48 +7,9 @@ functions (the modules Orbiter calls ``orbiter.memory.base``, ``.short_term`` an
 ``.summary``). Their public names are re-exported here; docs/compat.md maps the rest.
 """
 
-from longtalk.compat.orbiter.base import (
-    AIMemory,
-    HumanMemory,
-    MemoryError,
-    MemoryItem,
-    MemoryMetadata,
-    MemoryStatus,
-    MemoryStore,
-    SystemMemory,
-    ToolMemory,
-    from_message,
-)
-from longtalk.compat.orbiter.short_term import ShortTermMemory
-from longtalk.compat.orbiter.summary import (
-    Summarizer,
-    SummaryConfig,
-    SummaryResult,
-    SummaryTemplate,
-    TriggerResult,
-    check_trigger,
-    generate_summary,
-    native_config,
-)
+from longtalk.compat.orbiter import base, short_term, summary
+from longtalk.compat.orbiter.base import *  # noqa: F403
+from longtalk.compat.orbiter.short_term import *  # noqa: F403
+from longtalk.compat.orbiter.summary import *  # noqa: F403
 
-__all__ = [
-    "AIMemory",
-    "HumanMemory",
-    "MemoryError",
-    "MemoryItem",
-    "MemoryMetadata",
-    "MemoryStatus",
-    "MemoryStore",
-    "ShortTermMemory",
-    "Summarizer",
-    "SummaryConfig",
-    "SummaryResult",
-    "SummaryTemplate",
-    "SystemMemory",
-    "ToolMemory",
-    "TriggerResult",
-    "check_trigger",
-    "from_message",
-    "generate_summary",
-    "native_config",
-]
+__all__ = base.__all__ + short_term.__all__ + summary.__all__

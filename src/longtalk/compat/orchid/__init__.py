@@ -10,6 +10,7 @@ null reader (``repository``), the supervisor settings (``config``), and
 reader/writer over longtalk's storage and recall (``storage``, ``recall``).
 """
 
+from longtalk.compat.orchid import memory_types
 from longtalk.compat.orchid.agent import OrchidAgent
 from longtalk.compat.orchid.chat_model import ChatModelLLM
 from longtalk.compat.orchid.config import OrchidMemoryConfig, OrchidSupervisorConfig
@@ -17,16 +18,7 @@ from longtalk.compat.orchid.helpers import filter_summary_messages
 from longtalk.compat.orchid.memory import OrchidInMemoryConversationMemory
 from longtalk.compat.orchid.memory_base import NullConversationMemory, OrchidConversationMemory
 from longtalk.compat.orchid.memory_rag import OrchidRAGConversationMemory
-from longtalk.compat.orchid.memory_types import (
-    DEFAULT_NARRATIVE_FALLBACK_PROMPT,
-    DEFAULT_STRUCTURED_EXTENSION_SYSTEM_PROMPT,
-    DEFAULT_STRUCTURED_EXTENSION_USER_PROMPT,
-    DEFAULT_STRUCTURED_SUMMARY_SYSTEM_PROMPT,
-    DEFAULT_STRUCTURED_SUMMARY_USER_PROMPT,
-    SUMMARY_JSON_SCHEMA,
-    OrchidConversationSummary,
-    OrchidSummaryEntity,
-)
+from longtalk.compat.orchid.memory_types import *  # noqa: F403
 from longtalk.compat.orchid.message_filter import (
     SUPERVISOR_PIPELINE,
     MessageFilter,
@@ -48,12 +40,6 @@ from longtalk.compat.orchid.truncation import (
 )
 
 __all__ = [
-    "DEFAULT_NARRATIVE_FALLBACK_PROMPT",
-    "DEFAULT_STRUCTURED_EXTENSION_SYSTEM_PROMPT",
-    "DEFAULT_STRUCTURED_EXTENSION_USER_PROMPT",
-    "DEFAULT_STRUCTURED_SUMMARY_SYSTEM_PROMPT",
-    "DEFAULT_STRUCTURED_SUMMARY_USER_PROMPT",
-    "SUMMARY_JSON_SCHEMA",
     "SUPERVISOR_PIPELINE",
     "ChatModelLLM",
     "LongtalkChatStorage",
@@ -64,14 +50,12 @@ __all__ = [
     "NullVectorReader",
     "OrchidAgent",
     "OrchidConversationMemory",
-    "OrchidConversationSummary",
     "OrchidDocument",
     "OrchidInMemoryConversationMemory",
     "OrchidMemoryConfig",
     "OrchidRAGConversationMemory",
     "OrchidRAGScope",
     "OrchidSearchResult",
-    "OrchidSummaryEntity",
     "OrchidSupervisorConfig",
     "OrchidTruncationStrategy",
     "agent_pipeline",
@@ -79,3 +63,4 @@ __all__ = [
     "truncate_content",
     "truncate_content_async",
 ]
+__all__ += memory_types.__all__
