@@ -7,6 +7,9 @@ Training data, split before fitting (the other parts are reported on, never fitt
 
 * ``tests/facts/labelled_statements.jsonl``: hand-labelled sentences, each with the kind of
   durable fact it states or null; the even lines train, the odd lines are held out.
+* ``tests/facts/labelled_statements_blind.jsonl``: the same, written by someone who read
+  none of longtalk's code, tests or data (varied wording: facts said in passing, implied,
+  in asides; hard negatives that look like facts); split the same way.
 * ``bench/data/durable_facts.json``: the varied durable-facts set; its tuning half only
   (facts positive, distractors negative), each filed under the nearest fact kind.
 * LoCoMo dev ``observation`` entries: turns no observation cites are not durable
@@ -43,7 +46,10 @@ from longtalk.language.statements import Said, Statement, read_statements
 from longtalk.tools.datasets.locomo import load_locomo
 
 ROOT = Path(__file__).resolve().parent.parent
-LABELLED = ROOT / "tests" / "facts" / "labelled_statements.jsonl"
+LABELLED = (
+    ROOT / "tests" / "facts" / "labelled_statements.jsonl",
+    ROOT / "tests" / "facts" / "labelled_statements_blind.jsonl",
+)
 DEFAULT_DATA = Path("/work/shared/data/locomo/locomo_dev.json")
 TRAIN_CONVERSATIONS = 3
 BENCH = ROOT / "bench" / "data" / "durable_facts.json"
@@ -84,9 +90,15 @@ RATE = 0.5
 Example = tuple[Statement, int, float]  # statement, kind index (0: none), weight
 
 
-def labelled(held_out: bool) -> list[Example]:
-    rows = [json.loads(line) for line in LABELLED.read_text("utf-8").splitlines() if line]
-    rows = [row for index, row in enumerate(rows) if index % 2 == int(held_out)]
+def labelled(held_out: bool, files: Sequence[Path] = LABELLED) -> list[Example]:
+    rows = [
+        row
+        for path in files
+        for index, row in enumerate(
+            json.loads(line) for line in path.read_text("utf-8").splitlines() if line
+        )
+        if index % 2 == int(held_out)
+    ]
     said = [Said(i, row.get("name") or "Ana", row["text"]) for i, row in enumerate(rows)]
     examples = []
     for statement in asserted(read_statements(said)):
@@ -273,6 +285,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         },
         "held_out": {
             "labelled": evaluate(model, labelled(True)),
+            **{
+                f"labelled:{path.stem}": evaluate(model, labelled(True, (path,)))
+                for path in LABELLED
+            },
             "bench": evaluate(model, bench_half("report")),
             "locomo": evaluate(model, locomo(args.data, True)),
         },

@@ -138,7 +138,7 @@ def test_a_relation_named_in_passing_is_the_owners_claim_of_its_name() -> None:
     (named,) = [s for s in read("Our corgi, Biscuit, stole a sandwich.") if s.naming]
     assert (named.claim.key, named.value, named.text) == ("corgi:name", "Biscuit", "")
     assert named.quote.startswith("Our corgi, Biscuit")  # "our": quoted, never "Ana and family's"
-    (asked,) = [s for s in read("Is your sister Ana coming?", listener="Sam") if s.naming]
+    (asked,) = [s for s in read("Is your sister Lena coming?", listener="Sam") if s.naming]
     assert (asked.holder, asked.modality) == ("Sam", "question")
     assert not [s for s in read("I met Ana at the shop.") if s.naming]
 
