@@ -117,3 +117,17 @@ def test_a_changed_mind_replaces_the_fact_in_place() -> None:
 def test_merging_is_idempotent() -> None:
     facts = merge_facts([], [budget("3,500", 10), diet("Ana is vegetarian.", 3)])
     assert merge_facts(facts, facts) == facts
+
+
+def test_a_plan_on_a_lasting_claim_is_its_latest_word() -> None:
+    home = DurableFact("identity", "home", "Ana", "Ana lives in Porto.", (3,), value="Porto")
+    move = DurableFact(
+        "commitment", "home:lisbon", "Ana", 'Ana said: "We move to Lisbon in May."', (90,)
+    )
+    visit = DurableFact(
+        "commitment", "visit:lisbon", "Ana", 'Ana said: "We visit Lisbon in May."', (90,)
+    )
+    merged = merge_facts([home], [move])
+    assert [f.text for f in merged] == [move.text]
+    assert [former.text for former in merged[0].history] == [home.text]
+    assert [f.text for f in merge_facts([home], [visit])] == [home.text, visit.text]

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from longtalk.facts.claims import EVENT_KINDS
 from longtalk.facts.durable_fact import DurableFact, Former, normal_text
 from longtalk.language import ENDED, WITHDRAWN
-from longtalk.language.families import purpose_of
+from longtalk.language.families import LASTING_CLAIMS, purpose_of
 from longtalk.language.stems import stems
 from longtalk.language.times import WHEN_WORDS
 from longtalk.summary.offline_text import content_words
@@ -57,6 +57,8 @@ def merge_facts(
                 fact = replace(fact, subject=kept[at].subject)
         if at is None and fact.changes:
             at = _changed_claim(kept, fact)
+        if at is None and not denial:
+            at = _lasting_plan(kept, fact)
         if at is None:
             at = len(kept)
             kept.append(fact)
@@ -119,6 +121,19 @@ def _changed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
         if shared and (best is None or rank > best):
             best = rank
     return best[2] if best is not None else None
+
+
+def _lasting_plan(kept: list[DurableFact], fact: DurableFact) -> int | None:
+    """Where the standing claim a plan changes is, or None.
+
+    A plan is filed by what it plans (``home:lisbon``: moving there); it is the latest word
+    on the holder's standing claim of that family (``home``).
+    """
+    head, _, planned = fact.subject.partition(":")
+    if not planned or head not in LASTING_CLAIMS or not _eventful(fact):
+        return None
+    same = [at for at in _open_claims(kept, fact) if kept[at].subject == head]
+    return same[-1] if same else None
 
 
 def _about(words: set[str]) -> set[str]:
