@@ -15,6 +15,8 @@ otherwise it is empty and the quote stands for the statement.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -65,6 +67,8 @@ ENDED = "ended"
 """The predicate of a statement that ends what held of its speaker: ``I left accounting``."""
 SAID = "said"
 """The predicate of a sentence no clause of which reads as a claim: quoted, filed by its words."""
+READ_CACHE_SIZE = 2048
+"""Messages whose statements are kept for reuse (the newest)."""
 
 _COPULAS = frozenset({"be", "become", "feel", "seem", "stay", "remain", "get"})
 _CHANGE_WORDS = frozenset({"anymore", "longer", "now", "actually", "instead", "switch"})
@@ -150,14 +154,30 @@ class Statement:
         return self.claim.holder.casefold() != self.speaker.casefold()
 
 
+_read: OrderedDict[Said, tuple[Statement, ...]] = OrderedDict()
+_read_lock = threading.Lock()
+
+
 def read_statements(messages: Iterable[Said]) -> list[Statement]:
-    """Every statement of ``messages``, in order; parsed in batches."""
+    """Every statement of ``messages``, in order; parsed in batches.
+
+    A message's statements are kept by its :class:`Said` (the newest
+    :data:`READ_CACHE_SIZE`): the facts read a message when it is appended and again when
+    the summary folds it, and what it states depends on nothing else.
+    """
     items = list(messages)
-    docs = parse_many(item.text for item in items)
-    found: list[Statement] = []
-    for item, doc in zip(items, docs, strict=True):
-        found.extend(statements_of(item, doc))
-    return found
+    with _read_lock:
+        known = {item: _read[item] for item in items if item in _read}
+    missing = list(dict.fromkeys(item for item in items if item not in known))
+    for item, doc in zip(missing, parse_many(item.text for item in missing), strict=True):
+        known[item] = tuple(statements_of(item, doc))
+    with _read_lock:
+        for item in items:
+            _read[item] = known[item]
+            _read.move_to_end(item)
+        while len(_read) > READ_CACHE_SIZE:
+            _read.popitem(last=False)
+    return [statement for item in items for statement in known[item]]
 
 
 def statements_of(item: Said, doc: Doc) -> Iterator[Statement]:
