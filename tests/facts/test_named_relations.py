@@ -36,3 +36,12 @@ def test_the_one_spoken_to_is_no_relation_of_theirs() -> None:
         (2, Message(role="user", content="Pass it on to your kids, John.", name="Ines")),
     ]
     assert [fact.text for fact in extract_facts(messages)] == []
+
+
+def test_the_one_spoken_to_is_no_part_of_the_rewrite() -> None:
+    messages = [
+        (0, Message(role="assistant", content="How was the shelter?", name="John")),
+        (1, Message(role="user", content="I adopted a corgi, John, and she's great.", name="Ines")),
+    ]
+    texts = [fact.text for fact in extract_facts(messages)]
+    assert "Ines adopted a corgi." in texts, texts

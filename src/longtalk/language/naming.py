@@ -12,7 +12,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from longtalk.language.speakers import Participants, Referent, name_of, noun_key, refer
+from longtalk.language.speakers import (
+    Participants,
+    Referent,
+    a_participant,
+    name_of,
+    noun_key,
+    refer,
+)
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
@@ -41,7 +48,7 @@ def namings(sentence: Span, people: Participants) -> Iterator[Naming]:
         owner = refer(owner_token, people) if owner_token is not None else None
         if owner is None or owner.is_assistant or owner.relation:
             continue
-        if _addressed(token, people):
+        if a_participant(token, people):  # one spoken to: "your kids, John"
             continue
         words = noun.subtree if token.head == noun else token.subtree
         phrase = tuple(t for t in words if not (t.is_punct and t.i > token.i) and t.i <= token.i)
@@ -53,15 +60,6 @@ def namings(sentence: Span, people: Participants) -> Iterator[Naming]:
             phrase,
             " ".join([*(t.text for t in described), noun.text]),
         )
-
-
-def _addressed(name: Token, people: Participants) -> bool:
-    """True when the name is a participant's: one spoken to (``your kids, John``).
-
-    Nobody is their own relation, nor the other participant's.
-    """
-    said = name_of(name).casefold()
-    return said in (people.speaker.casefold(), people.listener.casefold())
 
 
 def _named_noun(token: Token) -> Token | None:

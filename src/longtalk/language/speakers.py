@@ -86,6 +86,11 @@ def refer(token: Token, people: Participants) -> Referent | None:
     return owned(token, people)
 
 
+def a_participant(name: Token, people: Participants) -> bool:
+    """True when the proper name ``name`` is the speaker's or the listener's."""
+    return name_of(name).casefold() in (people.speaker.casefold(), people.listener.casefold())
+
+
 def name_of(token: Token) -> str:
     """A proper name with its compound parts (``Ana Lima``).
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from longtalk.language.nlp import entity_type
-from longtalk.language.speakers import FIRST, GROUP, SECOND, Participants
+from longtalk.language.speakers import FIRST, GROUP, SECOND, Participants, a_participant
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -157,7 +157,7 @@ def rewrite(tokens: Sequence[Token], head: Token, people: Participants) -> str:
     start = next((i for i, t in enumerate(tokens) if t.i >= begins or t.i not in dropped))
     if any(t.text in (":", ",", "-") for t in tokens[start:] if t.i < begins):
         start = next(i for i, t in enumerate(tokens) if t.i >= begins)  # "Big news: I..."
-    kept = tokens[start:]
+    kept = [t for t in tokens[start:] if not _spoken_to(t, people)]
     others = [t for t in kept if t != subject and t.lower_ in (FIRST | GROUP | SECOND)]
     if any(t.lower_ != "my" for t in others) or subject.lower_ in (GROUP | SECOND):
         return ""
@@ -189,9 +189,20 @@ def rewrite(tokens: Sequence[Token], head: Token, people: Participants) -> str:
         elif token.lower_ in _CONTRACTED and token.i == subject.i + 1:
             word = " " + _CONTRACTED[token.lower_]  # "I'll" -> "Joanna will"
         parts.append(word + token.whitespace_)
-    text = "".join(parts).strip()
+    text = "".join(parts).strip().rstrip(",;:").rstrip()
     end = "" if text.endswith((".", "!", "?")) else "."
     return text[:1].upper() + text[1:] + end
+
+
+def _spoken_to(token: Token, people: Participants) -> bool:
+    """A participant named after a comma (``I understand, Joanna``).
+
+    Said to them, it is no part of the claim.
+    """
+    doc = token.doc
+    after_comma = token.i > 0 and doc[token.i - 1].text == ","
+    alone = all(c.dep_ in ("punct", "cc") for c in token.children)
+    return token.pos_ == "PROPN" and after_comma and alone and a_participant(token, people)
 
 
 _PAST_MARKS = frozenset({"last", "ago", "yesterday", "earlier", "previously"})
