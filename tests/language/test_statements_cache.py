@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from longtalk.core.recent import RecentCache
 from longtalk.language import nlp, statements
 from longtalk.language.statements import Said, read_statements, statements_of
 
@@ -12,7 +13,7 @@ def test_a_message_read_again_is_not_parsed_again_and_reads_the_same() -> None:
     said = Said(3, "Ines", "I'm vegetarian and my sister Rosa lives in Porto.", "Rui")
     first = read_statements([said])
     assert said in statements._read
-    nlp._cache.pop(said.text, None)  # a second parse would leave the text cached again
+    nlp._cache.discard(said.text)  # a second parse would leave the text cached again
     again = read_statements([Said(2, "Rui", "Hi Ines!", "Ines"), said])
     assert again[-len(first) :] == first
     assert all(a is b for a, b in zip(again[-len(first) :], first, strict=True))
@@ -30,11 +31,11 @@ def test_what_a_message_states_is_kept_per_speaker_listener_and_date() -> None:
 
 def test_the_kept_statements_are_bounded() -> None:
     saids = [Said(n, "Ines", f"I have {n} cats.", "Rui") for n in range(5)]
-    bound = statements.READ_CACHE_SIZE
+    kept = statements._read
     try:
-        statements.READ_CACHE_SIZE = 3
+        statements._read = RecentCache(3)
         read_statements(saids)
         assert len(statements._read) == 3
-        assert list(statements._read)[-3:] == saids[-3:]
+        assert all(said in statements._read for said in saids[-3:])
     finally:
-        statements.READ_CACHE_SIZE = bound
+        statements._read = kept

@@ -18,9 +18,10 @@ same messages; each is parsed once.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
+
+from longtalk.core.recent import RecentCache
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -46,8 +47,7 @@ _RECOGNISED = "longtalk.entities"
 _lock = threading.Lock()
 _running = threading.Lock()
 _loaded: list[Language] = []
-_cache: OrderedDict[str, Doc] = OrderedDict()
-_cache_lock = threading.Lock()
+_cache: RecentCache[str, Doc] = RecentCache(CACHE_SIZE)
 
 
 def pipeline() -> Language:
@@ -80,8 +80,7 @@ def parse(text: str) -> Doc:
 def parse_many(texts: Iterable[str]) -> Iterator[Doc]:
     """Many texts, parsed in batches (much faster than one at a time), cached by text."""
     items = list(texts)
-    with _cache_lock:
-        known = {text: _cache[text] for text in items if text in _cache}
+    known = _cache.known(items)
     missing = list(dict.fromkeys(text for text in items if text not in known))
     if missing:
         nlp, skip = pipeline(), [RECOGNISER]
@@ -91,14 +90,8 @@ def parse_many(texts: Iterable[str]) -> Iterator[Doc]:
                 if len(missing) <= ONE_BY_ONE
                 else list(nlp.pipe(missing, batch_size=BATCH_SIZE, disable=skip))
             )
-        for text, doc in zip(missing, docs, strict=True):
-            known[text] = doc
-    with _cache_lock:
-        for text in items:
-            _cache[text] = known[text]
-            _cache.move_to_end(text)
-        while len(_cache) > CACHE_SIZE:
-            _cache.popitem(last=False)
+        known.update(zip(missing, docs, strict=True))
+    _cache.keep({text: known[text] for text in items})
     return iter([known[text] for text in items])
 
 

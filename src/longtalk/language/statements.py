@@ -15,8 +15,6 @@ otherwise it is empty and the quote stands for the statement.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -24,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from longtalk.core.recent import RecentCache
 from longtalk.language.families import (
     CEASING,
     CHANGE_VERBS,
@@ -154,8 +153,7 @@ class Statement:
         return self.claim.holder.casefold() != self.speaker.casefold()
 
 
-_read: OrderedDict[Said, tuple[Statement, ...]] = OrderedDict()
-_read_lock = threading.Lock()
+_read: RecentCache[Said, tuple[Statement, ...]] = RecentCache(READ_CACHE_SIZE)
 
 
 def read_statements(messages: Iterable[Said]) -> list[Statement]:
@@ -166,17 +164,11 @@ def read_statements(messages: Iterable[Said]) -> list[Statement]:
     the summary folds it, and what it states depends on nothing else.
     """
     items = list(messages)
-    with _read_lock:
-        known = {item: _read[item] for item in items if item in _read}
+    known = _read.known(items)
     missing = list(dict.fromkeys(item for item in items if item not in known))
     for item, doc in zip(missing, parse_many(item.text for item in missing), strict=True):
         known[item] = tuple(statements_of(item, doc))
-    with _read_lock:
-        for item in items:
-            _read[item] = known[item]
-            _read.move_to_end(item)
-        while len(_read) > READ_CACHE_SIZE:
-            _read.popitem(last=False)
+    _read.keep({item: known[item] for item in items})
     return [statement for item in items for statement in known[item]]
 
 
