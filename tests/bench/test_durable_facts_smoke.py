@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from bench_loader import load_bench
+from locomo_sample import locomo_sample
 
 TOPICS = ("the weather", "a new book", "the weekend", "a long walk", "a film", "work")
 
@@ -23,20 +24,7 @@ def conversation(turns: int, extra: str = "") -> list[dict[str, Any]]:
         for i in range(turns)
     ]
     half = turns // 2
-    return [
-        {
-            "sample_id": "tiny",
-            "conversation": {
-                "speaker_a": "Ana",
-                "speaker_b": "Ben",
-                "session_1_date_time": "1:56 pm on 8 May, 2023",
-                "session_1": lines[:half],
-                "session_2_date_time": "10:00 am on 20 May, 2023",
-                "session_2": lines[half:],
-            },
-            "qa": [],
-        }
-    ]
+    return locomo_sample([lines[:half], lines[half:]])
 
 
 @pytest.mark.timeout(240)

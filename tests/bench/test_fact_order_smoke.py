@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from bench_loader import load_bench
+from locomo_sample import locomo_sample
 
 LINES = (
     ("Ana", "I'm allergic to peanuts, so no satay for me."),
@@ -28,20 +29,10 @@ def sample() -> list[dict[str, Any]]:
         {"speaker": who, "dia_id": f"D1:{n}", "text": text}
         for n, (who, text) in enumerate(LINES, start=1)
     ]
-    return [
-        {
-            "sample_id": "tiny",
-            "conversation": {
-                "speaker_a": "Ana",
-                "speaker_b": "Ben",
-                "session_1_date_time": "1:56 pm on 8 May, 2023",
-                "session_1": turns,
-            },
-            "qa": [
-                {"question": q, "answer": "", "evidence": [e], "category": 4} for q, e in QUESTIONS
-            ],
-        }
+    questions = [
+        {"question": q, "answer": "", "evidence": [e], "category": 4} for q, e in QUESTIONS
     ]
+    return locomo_sample([turns], questions)
 
 
 @pytest.mark.timeout(240)
