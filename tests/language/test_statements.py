@@ -82,6 +82,13 @@ def test_modality(text: str, mode: str) -> None:
     assert read(text)[0].modality == mode
 
 
+def test_a_products_name_is_not_the_assistant() -> None:
+    (said,) = read("I have a Tesla Model 3 now.")
+    assert (said.modality, said.claim.key) == ("asserted", "have")
+    assert read("The AI model must always answer in French.")[0].modality == "instruction"
+    assert read("The model must always answer in French.")[0].modality == "instruction"
+
+
 def test_advice_and_requests_to_a_person_are_not_instructions() -> None:
     assert read("You should try yoga.", listener="Sam")[0].modality == "advice"
     assert read("You can use coconut oil instead.", listener="Sam")[0].modality == "advice"

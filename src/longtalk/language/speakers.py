@@ -78,12 +78,21 @@ def refer(token: Token, people: Participants) -> Referent | None:
     if word in _THIRD or token.pos_ == "PRON":
         return None
     if word in _AI_WORDS and not any(c.dep_ == "poss" for c in token.children):
-        return Referent(ASSISTANT)  # "my assistant at work" is a person, read below
+        # "my assistant at work" is a person, read below; "a Tesla Model 3" a product
+        if not _product(token):
+            return Referent(ASSISTANT)
     if word == "user" and not any(c.dep_ == "poss" for c in token.children):
         return Referent("user")  # "the user prefers...", as a summary writes
     if token.pos_ == "PROPN":
         return Referent(name_of(token))
     return owned(token, people)
+
+
+def _product(token: Token) -> bool:
+    """A product's name that holds an AI word: ``a Tesla Model 3``, ``the Ford Model T``."""
+    return any(
+        c.dep_ in ("compound", "nummod") and c.lower_ not in _AI_WORDS for c in token.children
+    ) and token.pos_ == "PROPN"
 
 
 def a_participant(name: Token, people: Participants) -> bool:
