@@ -169,12 +169,16 @@ def matrix(examples: Sequence[Example]) -> npt.NDArray[np.float64]:
 
 
 def fit_durable(
-    x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], w: npt.NDArray[np.float64]
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
+    w: npt.NDArray[np.float64],
+    l2: float = L2,
 ) -> npt.NDArray[np.float64]:
+    """A weighted logistic head, by full-batch gradient descent from zeros."""
     theta = np.zeros(x.shape[1])
     for _ in range(STEPS):
         p = 1.0 / (1.0 + np.exp(-(x @ theta)))
-        grad = x.T @ ((p - y) * w) / w.sum() + L2 * theta
+        grad = x.T @ ((p - y) * w) / w.sum() + l2 * theta
         theta -= RATE * grad
     return theta
 

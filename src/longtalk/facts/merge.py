@@ -14,7 +14,7 @@ merged list keeps the order in which subjects first appeared.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
@@ -23,10 +23,11 @@ from longtalk.facts.durable_fact import DurableFact, Former, normal_text
 from longtalk.language import ENDED, WITHDRAWN
 from longtalk.language.families import LASTING_CLAIMS, purpose_of
 from longtalk.language.stems import stems
+from longtalk.language.succession import most_replaced, spoken_words
 from longtalk.language.times import WHEN_WORDS
 from longtalk.summary.offline_text import content_words
 
-__all__ = ["later", "merge_facts", "unite"]
+__all__ = ["later", "merge_facts", "succeeded_claim", "unite"]
 
 
 def merge_facts(
@@ -59,6 +60,8 @@ def merge_facts(
             at = _changed_claim(kept, fact)
         if at is None and not denial:
             at = _lasting_plan(kept, fact)
+        if at is None and not denial:
+            at = succeeded_claim(kept, fact)
         if at is None:
             at = len(kept)
             kept.append(fact)
@@ -70,6 +73,30 @@ def merge_facts(
         by_key[fact.key] = by_key[kept[at].key] = at
         by_text[_text_key(kept[at])] = at
     return kept
+
+
+def succeeded_claim(kept: Sequence[DurableFact], fact: DurableFact) -> int | None:
+    """Where the holder's claim that ``fact`` takes the place of is, in other words, or None.
+
+    ``accepted an offer at Stripe`` after ``I work at Google``: the learned model
+    (:func:`longtalk.language.succession.replaces`) reads each of the holder's current
+    claims said before ``fact`` beside it, and the likeliest it finds replaced, if any
+    reaches its threshold, is the one. Claims far from it in meaning are never read.
+    """
+    said = fact.sequences[0] if fact.sequences else None
+    candidates = [
+        at
+        for at in _open_claims(kept, fact)
+        if said is None or not kept[at].sequences or kept[at].last_sequence < said
+    ]
+    if not candidates:
+        return None
+    best = most_replaced(
+        [spoken_words(kept[at].text) for at in candidates],
+        spoken_words(fact.text),
+        fact.holder,
+    )
+    return candidates[best] if best is not None else None
 
 
 def _purposed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
@@ -164,7 +191,7 @@ def _denied_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
     return None
 
 
-def _open_claims(kept: list[DurableFact], fact: DurableFact) -> list[int]:
+def _open_claims(kept: Sequence[DurableFact], fact: DurableFact) -> list[int]:
     """Where ``fact``'s holder's current (not retracted) claims are, in order."""
     holder = fact.holder.casefold()
     return [
