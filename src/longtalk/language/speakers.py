@@ -90,9 +90,10 @@ def refer(token: Token, people: Participants) -> Referent | None:
 
 def _product(token: Token) -> bool:
     """A product's name that holds an AI word: ``a Tesla Model 3``, ``the Ford Model T``."""
-    return any(
-        c.dep_ in ("compound", "nummod") and c.lower_ not in _AI_WORDS for c in token.children
-    ) and token.pos_ == "PROPN"
+    return (
+        any(c.dep_ in ("compound", "nummod") and c.lower_ not in _AI_WORDS for c in token.children)
+        and token.pos_ == "PROPN"
+    )
 
 
 def a_participant(name: Token, people: Participants) -> bool:
