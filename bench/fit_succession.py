@@ -13,13 +13,14 @@ the odd lines (of each file) are held out and only reported on.
 
 Each pair is read as the chat reads it: both messages through the language layer and the
 claim model, and every fact of the earlier message beside every fact of the later one of
-the same holder, weighted so that each labelled pair counts once; the features are those
-:func:`longtalk.language.succession.most_replaced` reads (only pairs within
-:data:`~longtalk.language.succession.RELATED` of each other in meaning). A logistic head
-(``replaces`` and ``retracts`` positive), fitted as the statement-kind model's durable head
-is; the threshold maximises F-beta with precision weighing four times recall (see
-:data:`BETA`) on the training pairs, each scored by a head fitted
-on the other half of them. Deterministic: full-batch gradient descent from zeros.
+the same holder that the merge would read together (a plan or a decision only beside a
+statement that says it changes something), weighted so that each labelled pair
+counts once; the features are those :func:`longtalk.language.succession.most_replaced`
+reads (only pairs within :data:`~longtalk.language.succession.RELATED` of each other in
+meaning). A logistic head (``replaces`` and ``retracts`` positive), fitted as the
+statement-kind model's durable head is; the threshold maximises F-beta with precision
+weighing four times recall (see :data:`BETA`) on the training pairs, each scored by a head
+fitted on the other half of them. Deterministic: full-batch gradient descent from zeros.
 
 The report (of the shipped weights, which ``--write`` replaces first): per label, on each
 half, whether the earlier message's facts are still current after the later one (with
@@ -47,7 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fit_statement_kinds import DEFAULT_DATA, TRAIN_CONVERSATIONS, fit_durable  # noqa: E402
 from longtalk.core.messages import Message, Role  # noqa: E402
 from longtalk.facts import merge  # noqa: E402
-from longtalk.facts.claims import facts_of  # noqa: E402
+from longtalk.facts.claims import EVENT_KINDS, facts_of  # noqa: E402
 from longtalk.facts.durable_fact import DurableFact  # noqa: E402
 from longtalk.facts.offline import said, statements  # noqa: E402
 from longtalk.language import read_statements, succession  # noqa: E402
@@ -145,7 +146,8 @@ def examples(rows: Sequence[Pair]) -> list[Example]:
             (spoken_words(first.text), spoken_words(second.text), first.holder)
             for first in before
             for second in after
-            if first.holder.casefold() == second.holder.casefold()
+            if _asked(first, second)
+            and first.holder.casefold() == second.holder.casefold()
             and _cosine(first, second) >= RELATED
         ]
         found += [Example(*texts, label, 1.0 / len(related), index) for texts in related]
@@ -171,13 +173,20 @@ def locomo(data: Path, held_out: bool) -> tuple[Example, ...]:
             (spoken_words(first.text), spoken_words(second.text), first.holder)
             for at, first in enumerate(facts)
             for second in facts[at + 1 :]
-            if first.holder.casefold() == second.holder.casefold()
+            if _asked(first, second)
+            and first.holder.casefold() == second.holder.casefold()
             and first.sequences != second.sequences
             and _cosine(first, second) >= RELATED
         ][::LOCOMO_EVERY]
         weight = LOCOMO_WEIGHT / max(1, len(related))
         found += [Example(*texts, 0.0, weight, -1 - index) for texts in related]
     return tuple(found)
+
+
+def _asked(first: DurableFact, second: DurableFact) -> bool:
+    """Whether the merge asks the model if ``second`` ends ``first``: a standing claim, or a
+    plan or a decision beside a statement that says it changes something."""
+    return second.changes or first.kind not in EVENT_KINDS
 
 
 def _cosine(first: DurableFact, second: DurableFact) -> float:

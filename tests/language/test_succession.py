@@ -74,10 +74,12 @@ def test_another_fact_on_the_same_topic_keeps_the_first() -> None:
     assert any("Boston" in text for text in facts) and any("Denver" in text for text in facts)
 
 
-def test_the_likeliest_replaced_of_several_is_chosen_and_the_unrelated_never() -> None:
-    earlier = ["Maya plays the cello.", "Maya drives an old honda civic, 2009, still runs great."]
-    later = "sold the civic last weekend."
-    assert most_replaced(earlier, later, "Maya") == 1
+def test_the_claim_ended_is_the_one_near_in_meaning_and_the_unrelated_never() -> None:
+    later = "finally ditched comcast for the fiber company, 1 gig for less money"
+    earlier = ["my sister lives in Leeds", "my internet provider is Comcast"]
     assert replaces(earlier[1], later, "Maya") >= threshold()
+    assert most_replaced(earlier, later, "Maya") == 1
+    # the model alone reads any ending as likely: only claims near in meaning are asked
+    assert replaces(earlier[0], later, "Maya") >= threshold()
     assert most_replaced(earlier[:1], later, "Maya") is None
     assert most_replaced([], later, "Maya") is None

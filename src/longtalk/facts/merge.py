@@ -78,16 +78,20 @@ def merge_facts(
 def succeeded_claim(kept: Sequence[DurableFact], fact: DurableFact) -> int | None:
     """Where the holder's claim that ``fact`` takes the place of is, in other words, or None.
 
-    ``accepted an offer at Stripe`` after ``I work at Google``: the learned model
+    ``sold the civic`` after ``I drive a civic``: the learned model
     (:func:`longtalk.language.succession.replaces`) reads each of the holder's current
-    claims said before ``fact`` beside it, and the likeliest it finds replaced, if any
-    reaches its threshold, is the one. Claims far from it in meaning are never read.
+    claims said before ``fact`` beside it, and the likeliest it finds replaced, if
+    any reaches its threshold, is the one. Claims far from it in meaning are never read. A
+    plan or a decision is read only beside a statement that says it changes something
+    (``switching to a nursing program``): the plans of one trip stand side by side, near
+    each other in meaning.
     """
     said = fact.sequences[0] if fact.sequences else None
     candidates = [
         at
         for at in _open_claims(kept, fact)
-        if said is None or not kept[at].sequences or kept[at].last_sequence < said
+        if (fact.changes or not _eventful(kept[at]))
+        and (said is None or not kept[at].sequences or kept[at].last_sequence < said)
     ]
     if not candidates:
         return None
