@@ -37,7 +37,7 @@ from longtalk.core.redact import add_secrets, redact
 from longtalk.errors import BackendError, ConflictError, NotFoundError, UsageError
 from longtalk.memory.api import AsyncMemoryAPI
 from longtalk.memory.blocking import BlockingChat, BlockingMemory, arguments_of
-from longtalk.memory.handle import ChatHandle
+from longtalk.memory.handle import ChatHandle, ContextNumbers
 from longtalk.storage.records import ChatRecord, StoredMessage, UserFact, UserFactKind
 from longtalk.wire import (
     AppendOut,
@@ -299,22 +299,9 @@ class AsyncChatClient(ChatHandle):
         """Store several messages in one request."""
         return await self._api.extend(self.id, as_messages(messages))
 
-    async def context(
-        self,
-        query: str | None = None,
-        *,
-        budget_tokens: int | None = None,
-        recent_turns: int | None = None,
-        summary_max_tokens: int | None = None,
-    ) -> Context:
-        """The context for ``query``: [recalled turns] [summary] [recent window]."""
-        return await self._api.context(
-            self.id,
-            query,
-            budget_tokens=budget_tokens,
-            recent_turns=recent_turns,
-            summary_max_tokens=summary_max_tokens,
-        )
+    async def read_context(self, query: str | None, numbers: ContextNumbers) -> Context:
+        """The service's context for ``query`` (a ``POST`` of the chat's context)."""
+        return await self._api.context(self.id, query, **numbers)
 
     async def messages(self) -> list[StoredMessage]:
         """Every stored message, oldest first."""

@@ -19,7 +19,7 @@ from typing import Any
 
 from longtalk.core.messages import Message, Role
 from longtalk.errors import UsageError, needs_extra
-from longtalk.integrations.views import View, check_view
+from longtalk.integrations.views import ChatView, View
 from longtalk.memory import AsyncMemory, Context, Memory
 
 try:
@@ -37,7 +37,7 @@ except ModuleNotFoundError as exc:  # pragma: no cover - depends on the installe
 __all__ = ["LongtalkChatMessageHistory", "context_messages", "from_langchain", "to_langchain"]
 
 
-class LongtalkChatMessageHistory(BaseChatMessageHistory):
+class LongtalkChatMessageHistory(ChatView, BaseChatMessageHistory):
     """A LangChain chat history stored in the longtalk chat ``chat_id``.
 
     Args:
@@ -60,12 +60,9 @@ class LongtalkChatMessageHistory(BaseChatMessageHistory):
         query: str | None = None,
         budget_tokens: int | None = None,
     ) -> None:
+        super().__init__(user, view, query, budget_tokens)
         self.memory = memory
         self.chat_id = chat_id
-        self.user = user
-        self.view: View = check_view(view)
-        self.query = query
-        self.budget_tokens = budget_tokens
 
     # -- sync (Memory) --------------------------------------------------------------------------
 

@@ -221,8 +221,7 @@ def _chat_item(chat: ChatRecord, score: float | None = None) -> SearchItem:
         "message_count": chat.message_count,
         "last_summarized_sequence": chat.last_summarized_sequence,
     }
-    created = _when(chat.created_at)
-    return SearchItem((CHATS,), chat.id, value, created, _when(chat.updated_at, created), score)
+    return _stamped((CHATS,), chat.id, value, chat.created_at, chat.updated_at, score)
 
 
 def _message_item(
@@ -247,9 +246,20 @@ def _summary_item(row: SummaryRow) -> SearchItem:
         "episode_last": row.episode_last,
         "kind": row.kind,
     }
-    created = _when(row.created_at)
-    updated = _when(row.updated_at, created)
-    return SearchItem((SUMMARIES, row.chat_id), str(row.id), value, created, updated)
+    return _stamped((SUMMARIES, row.chat_id), str(row.id), value, row.created_at, row.updated_at)
+
+
+def _stamped(
+    namespace: tuple[str, ...],
+    key: str,
+    value: dict[str, Any],
+    created_at: datetime | None,
+    updated_at: datetime | None,
+    score: float | None = None,
+) -> SearchItem:
+    """A stored record's item: created when it was (else now), updated when it was (else then)."""
+    created = _when(created_at)
+    return SearchItem(namespace, key, value, created, _when(updated_at, created), score)
 
 
 def _matches(value: dict[str, Any], wanted: dict[str, Any] | None) -> bool:

@@ -22,7 +22,7 @@ from typing import Any, cast
 
 from longtalk.core.messages import Message, MessageType, Role
 from longtalk.errors import UsageError, needs_extra
-from longtalk.integrations.views import View, check_view
+from longtalk.integrations.views import ChatView, View
 from longtalk.memory import AsyncMemory
 
 try:
@@ -37,7 +37,7 @@ ITEM_KEY = "openai_agents_item"
 _ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT, "system": Role.SYSTEM}
 
 
-class LongtalkSession:
+class LongtalkSession(ChatView):
     """The Agents SDK's session protocol over one longtalk chat of an ``AsyncMemory``.
 
     Args:
@@ -62,12 +62,9 @@ class LongtalkSession:
         query: str | None = None,
         budget_tokens: int | None = None,
     ) -> None:
+        super().__init__(user, view, query, budget_tokens)
         self.session_id = session_id
         self.memory = memory
-        self.user = user
-        self.view: View = check_view(view)
-        self.query = query
-        self.budget_tokens = budget_tokens
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
         """The session's items, oldest first (the latest ``limit`` when given)."""

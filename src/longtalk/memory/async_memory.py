@@ -15,7 +15,7 @@ from longtalk.factory import open_memory
 from longtalk.facts.durable_fact import DurableFact
 from longtalk.jobs import LocalJobs
 from longtalk.memory.api import AsyncMemoryAPI
-from longtalk.memory.handle import ChatHandle
+from longtalk.memory.handle import ChatHandle, ContextNumbers
 from longtalk.memory.sources import Source, SummarizeMode, resolve_settings
 from longtalk.storage.base import ChatRecord, StoredMessage
 from longtalk.storage.user_memory import UserFact, UserFactKind, UserMemoryStore, given_fact
@@ -238,26 +238,11 @@ class AsyncChat(ChatHandle):
         )
         return stored
 
-    async def context(
-        self,
-        query: str | None = None,
-        *,
-        budget_tokens: int | None = None,
-        recent_turns: int | None = None,
-        summary_max_tokens: int | None = None,
-    ) -> Context:
-        """The context for ``query``: [durable facts] [recalled turns] [summary] [recent window].
-
-        Without a query nothing is recalled. The numbers default to the configuration.
-        """
+    async def read_context(self, query: str | None, numbers: ContextNumbers) -> Context:
+        """The engine's context for ``query``, with the memory's user-memory share."""
         engine = await self.memory.open()
         return await engine.get_context(
-            self.id,
-            query,
-            budget_tokens=budget_tokens,
-            recent_turns=recent_turns,
-            summary_max_tokens=summary_max_tokens,
-            user_memory_tokens=self.memory.user_memory_tokens,
+            self.id, query, user_memory_tokens=self.memory.user_memory_tokens, **numbers
         )
 
     async def facts(self) -> list[DurableFact]:

@@ -2,8 +2,21 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, TypedDict
+
 from longtalk.memory.api import AsyncChatWriting
 from longtalk.storage.base import ChatRecord
+
+if TYPE_CHECKING:
+    from longtalk.core.context import Context
+
+
+class ContextNumbers(TypedDict):
+    """One context request's overrides of the configuration (None: the configured value)."""
+
+    budget_tokens: int | None
+    recent_turns: int | None
+    summary_max_tokens: int | None
 
 
 class ChatIdentity:
@@ -31,7 +44,8 @@ class ChatHandle(ChatIdentity, AsyncChatWriting):
     """An async chat: its record as opened (refreshed on writes), ``append`` over ``extend``.
 
     A door writes ``extend`` once for its transport; ``append``, a batch of one, is
-    :class:`~longtalk.memory.api.AsyncChatWriting`'s.
+    :class:`~longtalk.memory.api.AsyncChatWriting`'s. Likewise it writes ``read_context``
+    and inherits ``context``, whose keywords are declared here once for every door.
     """
 
     record: ChatRecord
@@ -43,3 +57,26 @@ class ChatHandle(ChatIdentity, AsyncChatWriting):
     def last_read(self) -> ChatRecord:
         """The chat's record as last read."""
         return self.record
+
+    async def context(
+        self,
+        query: str | None = None,
+        *,
+        budget_tokens: int | None = None,
+        recent_turns: int | None = None,
+        summary_max_tokens: int | None = None,
+    ) -> Context:
+        """The context for ``query``: [durable facts] [recalled turns] [summary] [recent window].
+
+        Without a query nothing is recalled. The numbers default to the configuration.
+        """
+        numbers = ContextNumbers(
+            budget_tokens=budget_tokens,
+            recent_turns=recent_turns,
+            summary_max_tokens=summary_max_tokens,
+        )
+        return await self.read_context(query, numbers)
+
+    async def read_context(self, query: str | None, numbers: ContextNumbers) -> Context:
+        """The door's transport for :meth:`context`."""
+        raise NotImplementedError

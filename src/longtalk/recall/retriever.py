@@ -44,6 +44,8 @@ from longtalk.recall.ranking import RankingConfig, rank
 from longtalk.vectors.base import (
     CompactingStore,
     RecalledTurn,
+    RecallQuery,
+    RecallReader,
     RecallScope,
     ScoredPoint,
     VectorPoint,
@@ -138,7 +140,7 @@ def _embed_distinct(embedder: Embedder, texts: list[str]) -> list[np.ndarray]:
     return [vectors[text] for text in texts]
 
 
-class HybridRetriever:
+class HybridRetriever(RecallReader):
     """Semantic recall: a ``VectorReader`` and ``TurnStore`` over a ``VectorStore``.
 
     Args:
@@ -252,41 +254,28 @@ class HybridRetriever:
         if scopes and isinstance(self.store, CompactingStore):
             await self.store.compact()
 
-    async def get_relevant_history(
-        self,
-        query: str,
-        scope: RecallScope,
-        *,
-        k: int = 5,
-        similarity_threshold: float = 0.5,
-        exclude_hashes: frozenset[str] = frozenset(),
-    ) -> list[RecalledTurn]:
-        """At most ``k`` turns relevant to ``query``, best first; [] on any failure.
+    async def recall_turns(self, asked: RecallQuery) -> list[RecalledTurn]:
+        """At most ``k`` turns relevant to the query, best first; [] on any failure.
 
         A turn is kept when its relevance (see :mod:`longtalk.recall.ranking`) is at least
         ``similarity_threshold``; turns whose content hash is in ``exclude_hashes`` (the
         verbatim window) and repeated contents are dropped.
         """
-        if not query.strip() or k <= 0:
+        if not asked.query.strip() or asked.k <= 0:
             return []
         try:
-            return await self._recall(query, scope, k, similarity_threshold, exclude_hashes)
+            return await self._recall(asked)
         except Exception as exc:  # noqa: BLE001 - a custom store's own error degrades too
             logger.warning("recall failed, continuing without recalled turns: %r", exc)
             return []
 
-    async def _recall(
-        self,
-        query: str,
-        scope: RecallScope,
-        k: int,
-        threshold: float,
-        exclude: frozenset[str],
-    ) -> list[RecalledTurn]:
+    async def _recall(self, asked: RecallQuery) -> list[RecalledTurn]:
         config = self.ranking
-        candidates = await self.gather(query, scope, k=k)
-        ranked = rank(candidates, config, query=query)
-        return _select(ranked, candidates, k, threshold, exclude, config.fusion == "learned")
+        candidates = await self.gather(asked.query, asked.scope, k=asked.k)
+        ranked = rank(candidates, config, query=asked.query)
+        learned = config.fusion == "learned"
+        threshold, exclude = asked.similarity_threshold, asked.exclude_hashes
+        return _select(ranked, candidates, asked.k, threshold, exclude, learned)
 
     async def gather(self, query: str, scope: RecallScope, *, k: int = 0) -> dict[int, Candidate]:
         """Every turn the searches find for ``query``, plus the neighbours of the best hits.

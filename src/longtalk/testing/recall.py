@@ -15,14 +15,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from longtalk.core.messages import Message, user
-from longtalk.vectors.base import RecalledTurn, RecallScope
+from longtalk.vectors.base import RecalledTurn, RecallQuery, RecallReader, RecallScope
 
 __all__ = ["BrokenRecall", "RecordingRecall"]
 
 Turns = Sequence[tuple[int, Message]]
 
 
-class RecordingRecall:
+class RecordingRecall(RecallReader):
     """Records what the engine asks of recall; see the module docstring.
 
     ``inner``: a real recall backend every call goes on to (None: recall ``said``, a user
@@ -52,21 +52,13 @@ class RecordingRecall:
         """Stores wait for it; set (open) until a test clears it."""
         self.gate.set()
 
-    async def get_relevant_history(
-        self,
-        query: str,
-        scope: RecallScope,
-        *,
-        k: int = 5,
-        similarity_threshold: float = 0.5,
-        exclude_hashes: frozenset[str] = frozenset(),
-    ) -> list[RecalledTurn]:
+    async def recall_turns(self, asked: RecallQuery) -> list[RecalledTurn]:
         """Record the query; recall through ``inner``, or the one fixed turn."""
-        self.queries.append((query, exclude_hashes))
+        self.queries.append((asked.query, asked.exclude_hashes))
         if self.inner is None:
             return [RecalledTurn(self.said, 0.9, 1)]
         turns: list[RecalledTurn] = await self.inner.get_relevant_history(
-            query, scope, k=k, similarity_threshold=similarity_threshold
+            asked.query, asked.scope, k=asked.k, similarity_threshold=asked.similarity_threshold
         )
         return turns
 
@@ -97,7 +89,7 @@ class RecordingRecall:
             await self.inner.delete_chats(scopes)
 
 
-class BrokenRecall:
+class BrokenRecall(RecallReader):
     """A custom recall backend whose every call raises (its service is down).
 
     Recalls raise ``recall_error``, stores and deletions ``error``; ``store_calls``
@@ -116,15 +108,7 @@ class BrokenRecall:
         self.recall_error = recall_error or ConnectionResetError("the vector store reset")
         self.store_calls = 0
 
-    async def get_relevant_history(
-        self,
-        query: str,
-        scope: RecallScope,
-        *,
-        k: int = 5,
-        similarity_threshold: float = 0.5,
-        exclude_hashes: frozenset[str] = frozenset(),
-    ) -> list[RecalledTurn]:
+    async def recall_turns(self, asked: RecallQuery) -> list[RecalledTurn]:
         """Raise ``recall_error``."""
         raise self.recall_error
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -122,15 +123,24 @@ class WriteCheck(Protocol):
         ...
 
 
-class NullVectorReader:
-    """No vector store: recall returns nothing and the engine behaves as running_summary.
+@dataclass(frozen=True, slots=True)
+class RecallQuery:
+    """One ``get_relevant_history`` call: the query, the scope and the keywords as given."""
 
-    ``unavailable`` says why when it stands in for a vector store that failed to open
-    (``/healthz`` then reports the vector store down and the service degraded).
+    query: str
+    scope: RecallScope
+    k: int = 5
+    similarity_threshold: float = 0.5
+    exclude_hashes: frozenset[str] = frozenset()
+
+
+class RecallReader(ABC):
+    """A :class:`VectorReader` that writes only how it answers a :class:`RecallQuery`.
+
+    ``get_relevant_history``'s keywords and their defaults are declared here once, as the
+    protocol has them, so the readers (the retriever, the null reader, the test doubles)
+    cannot drift from the protocol or from each other.
     """
-
-    def __init__(self, unavailable: str | None = None) -> None:
-        self.unavailable = unavailable
 
     async def get_relevant_history(
         self,
@@ -141,6 +151,27 @@ class NullVectorReader:
         similarity_threshold: float = 0.5,
         exclude_hashes: frozenset[str] = frozenset(),
     ) -> list[RecalledTurn]:
+        """The turns :meth:`recall_turns` finds for this query."""
+        return await self.recall_turns(
+            RecallQuery(query, scope, k, similarity_threshold, exclude_hashes)
+        )
+
+    @abstractmethod
+    async def recall_turns(self, asked: RecallQuery) -> list[RecalledTurn]:
+        """At most ``asked.k`` turns scoring at least its threshold."""
+
+
+class NullVectorReader(RecallReader):
+    """No vector store: recall returns nothing and the engine behaves as running_summary.
+
+    ``unavailable`` says why when it stands in for a vector store that failed to open
+    (``/healthz`` then reports the vector store down and the service degraded).
+    """
+
+    def __init__(self, unavailable: str | None = None) -> None:
+        self.unavailable = unavailable
+
+    async def recall_turns(self, asked: RecallQuery) -> list[RecalledTurn]:
         """Always []."""
         return []
 

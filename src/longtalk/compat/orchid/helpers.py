@@ -21,7 +21,7 @@ from typing import Any
 from longtalk.compat.compression import SUMMARY_PREFIX
 from longtalk.compat.orchid.memory_types import OrchidConversationSummary
 from longtalk.compat.orchid.messages import native_message
-from longtalk.compat.orchid.writer import extend_summary, orchid_prompts, to_messages
+from longtalk.compat.orchid.writer import extend_summary
 from longtalk.core.cleaning import clean_output
 from longtalk.core.filters import (
     ExcludeLastUserFilter,
@@ -117,20 +117,15 @@ async def compress_conversation_history(
     if len(history) <= max_recent:
         return history
     older, recent = history[: len(history) - max_recent], history[len(history) - max_recent :]
-    prompts = orchid_prompts(
-        structured=structured_output,
-        extending=bool(running_summary),
-        system_prompt=compression_system_prompt,
-        user_prompt=compression_user_prompt,
-        extension_prompt=extension_user_prompt,
-    )
     try:
         summary, raw = await extend_summary(
             chat_model,
             running_summary,
-            to_messages(older),
+            older,
             structured=structured_output,
-            prompts=prompts,
+            system_prompt=compression_system_prompt,
+            user_prompt=compression_user_prompt,
+            extension_prompt=extension_user_prompt,
         )
     except LLMError as exc:
         log.warning("History compression failed (%s), falling back to truncation", exc)

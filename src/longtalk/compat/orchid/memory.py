@@ -13,7 +13,7 @@ from typing import Any
 
 from longtalk.compat.orchid.memory_base import WithoutTurnRecall
 from longtalk.compat.orchid.memory_types import OrchidConversationSummary
-from longtalk.compat.orchid.writer import extend_summary, orchid_prompts, to_messages
+from longtalk.compat.orchid.writer import extend_summary
 from longtalk.errors import LLMError
 
 log = logging.getLogger(__name__)
@@ -42,18 +42,13 @@ class OrchidInMemoryConversationMemory(WithoutTurnRecall):
         if not new_messages:
             return existing_summary or ""
         structured = self._structured_output
-        prompts = orchid_prompts(
-            structured=structured,
-            extending=bool(existing_summary),
-            system_prompt=None if structured else "",  # the narrative call has no system part
-        )
         try:
             summary, raw = await extend_summary(
                 self._chat_model,
                 existing_summary,
-                to_messages(new_messages),
+                new_messages,
                 structured=structured,
-                prompts=prompts,
+                system_prompt=None if structured else "",  # the narrative call has no system part
             )
         except LLMError as exc:
             log.warning("Conversation memory update failed (%s), keeping existing summary", exc)

@@ -92,23 +92,36 @@ def existing_summary(text: str | None, *, structured: bool) -> ConversationSumma
 async def extend_summary(
     chat_model: Any,
     existing: str | None,
-    messages: Sequence[Message],
+    turns: Sequence[Mapping[str, Any]],
     *,
     structured: bool,
-    prompts: PromptSet,
+    system_prompt: str | None = None,
+    user_prompt: str | None = None,
+    extension_prompt: str | None = None,
 ) -> tuple[ConversationSummary | None, str]:
     """One writer call at temperature 0: the updated summary and the model's raw answer.
 
+    ``turns`` are Orchid's ``{"role", "content"}`` dicts; the prompts are Orchid's (see
+    :func:`orchid_prompts`, with the overrides given), extending when there is a summary.
     The summary is None when the model answered something longtalk's writer refuses as a
     summary (not a JSON summary in structured mode): the caller applies Orchid's fallback
     to the raw answer. Raises ``LLMError`` when the model failed (longtalk's writer
     translates a chat model's own exceptions) or answered nothing.
     """
+    prompts = orchid_prompts(
+        structured=structured,
+        extending=bool(existing),
+        system_prompt=system_prompt,
+        user_prompt=user_prompt,
+        extension_prompt=extension_prompt,
+    )
     llm = ChatModelLLM(chat_model)
     writer = LLMSummaryWriter(llm, prompts=prompts, temperature=0.0, use_json_schema=False)
     try:
         draft = await writer.extend(
-            existing_summary(existing, structured=structured), messages, structured=structured
+            existing_summary(existing, structured=structured),
+            to_messages(turns),
+            structured=structured,
         )
     except LLMOutputError:
         if not clean_output(llm.last_text):
