@@ -22,7 +22,7 @@ import re
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
 import numpy as np
@@ -59,6 +59,8 @@ the difference of the two vectors."""
 WEIGHTS_FILE = "succession.json"
 READ = 8192
 """Texts whose reading (vector, words, their weights) is kept, the most recently used."""
+DECIDED = 16384
+"""Answers of :func:`most_replaced` remembered (the most recently used)."""
 RELATED = 0.25
 """The cosine below which two statements are about different things: never read as a pair."""
 _LATER = slice(HASHED + 2, HASHED + 2 + MEANING)
@@ -69,6 +71,7 @@ _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _QUOTED = re.compile(r'^[^"]* said: "(?P<words>.*)"$', re.DOTALL)
 
 
+@lru_cache(maxsize=READ)
 def spoken_words(text: str) -> str:
     """The words a fact's text says: a quote's own (``Ana said: "..."``), else the text."""
     found = _QUOTED.match(text)
@@ -142,6 +145,7 @@ def reload() -> None:
     """Read the weights file again (after a refit), and forget every text's reading."""
     global _reads  # noqa: PLW0603 - the readings hold the old weights' shares
     weights.cache_clear()
+    _most_replaced.cache_clear()
     _reads = RecentCache(READ)
 
 
@@ -159,10 +163,14 @@ def most_replaced(earlier: Sequence[str], later: str, holder: str = "") -> int |
     """Which of ``earlier`` (texts said before ``later``) it most likely replaces, or None.
 
     Only texts within :data:`RELATED` of it in meaning are read; of those, the likeliest
-    replaced, if the model's probability reaches its threshold.
+    replaced, if the model's probability reaches its threshold. A chat's facts are merged
+    again at every read, so the answer is remembered for the same texts.
     """
-    if not earlier:
-        return None
+    return _most_replaced(tuple(earlier), later, holder) if earlier else None
+
+
+@lru_cache(maxsize=DECIDED)
+def _most_replaced(earlier: tuple[str, ...], later: str, holder: str) -> int | None:
     after = _read(later, holder)
     before = [_read(text, holder) for text in earlier]
     cosines = np.stack([read.vector for read in before]) @ after.vector
