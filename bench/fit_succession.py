@@ -48,8 +48,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fit_statement_kinds import DEFAULT_DATA, TRAIN_CONVERSATIONS, fit_durable  # noqa: E402
 from longtalk.core.messages import Message, Role  # noqa: E402
 from longtalk.facts import merge  # noqa: E402
-from longtalk.facts.claims import EVENT_KINDS, facts_of  # noqa: E402
+from longtalk.facts.claims import facts_of, spoken_words  # noqa: E402
 from longtalk.facts.durable_fact import DurableFact  # noqa: E402
+from longtalk.facts.merge import read_together  # noqa: E402
 from longtalk.facts.offline import said, statements  # noqa: E402
 from longtalk.language import read_statements, succession  # noqa: E402
 from longtalk.language.succession import (  # noqa: E402
@@ -57,7 +58,6 @@ from longtalk.language.succession import (  # noqa: E402
     RELATED,
     design,
     meaning_of,
-    spoken_words,
 )
 from longtalk.tools.datasets.locomo import load_locomo  # noqa: E402
 
@@ -142,14 +142,7 @@ def examples(rows: Sequence[Pair]) -> list[Example]:
         facts = _facts(pair)
         before = [fact for fact in facts if fact.sequences == (1,)]
         after = [fact for fact in facts if fact.sequences == (2,) and not fact.denies]
-        related = [
-            (spoken_words(first.text), spoken_words(second.text), first.holder)
-            for first in before
-            for second in after
-            if _asked(first, second)
-            and first.holder.casefold() == second.holder.casefold()
-            and _cosine(first, second) >= RELATED
-        ]
+        related = _related([(first, second) for first in before for second in after])
         found += [Example(*texts, label, 1.0 / len(related), index) for texts in related]
     return found
 
@@ -169,31 +162,30 @@ def locomo(data: Path, held_out: bool) -> tuple[Example, ...]:
             continue
         messages = [(i + 1, turn.message) for i, turn in enumerate(conversation.turns)]
         facts = [fact for fact in facts_of(read_statements(said(messages))) if not fact.denies]
-        related = [
-            (spoken_words(first.text), spoken_words(second.text), first.holder)
-            for at, first in enumerate(facts)
-            for second in facts[at + 1 :]
-            if _asked(first, second)
-            and first.holder.casefold() == second.holder.casefold()
-            and first.sequences != second.sequences
-            and _cosine(first, second) >= RELATED
-        ][::LOCOMO_EVERY]
+        said_after = [
+            (first, second) for at, first in enumerate(facts) for second in facts[at + 1 :]
+        ]
+        related = _related(said_after)[::LOCOMO_EVERY]
         weight = LOCOMO_WEIGHT / max(1, len(related))
         found += [Example(*texts, 0.0, weight, -1 - index) for texts in related]
     return tuple(found)
 
 
-def _asked(first: DurableFact, second: DurableFact) -> bool:
-    """Whether the merge asks the model if ``second`` ends ``first``: a standing claim, or a
-    plan or a decision beside a statement that says it changes something."""
-    return second.changes or first.kind not in EVENT_KINDS
+def _related(pairs: Sequence[tuple[DurableFact, DurableFact]]) -> list[tuple[str, str, str]]:
+    """The (earlier words, later words, holder) of the pairs the merge asks the model about.
 
-
-def _cosine(first: DurableFact, second: DurableFact) -> float:
-    holder = first.holder
-    return float(
-        meaning_of(spoken_words(first.text), holder) @ meaning_of(spoken_words(second.text), holder)
-    )
+    Those it reads together (:func:`longtalk.facts.merge.read_together`) within
+    :data:`~longtalk.language.succession.RELATED` of each other in meaning.
+    """
+    found = []
+    for first, second in pairs:
+        if not read_together(first, second):
+            continue
+        words = (spoken_words(first.text), spoken_words(second.text))
+        holder = first.holder
+        if float(meaning_of(words[0], holder) @ meaning_of(words[1], holder)) >= RELATED:
+            found.append((*words, holder))
+    return found
 
 
 def matrix(rows: Sequence[Example]) -> npt.NDArray[np.float64]:

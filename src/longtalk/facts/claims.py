@@ -13,7 +13,9 @@ speaker's own words, quoted and named.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import cast, get_args
 
 from longtalk.facts.durable_fact import DurableFact, FactKind, normal_text
@@ -22,7 +24,7 @@ from longtalk.language.kinds import kind_of
 from longtalk.language.wording import display_name
 from longtalk.summary.offline_text import content_words
 
-__all__ = ["EVENT_KINDS", "fact_of", "facts_of", "quoted"]
+__all__ = ["EVENT_KINDS", "fact_of", "facts_of", "quoted", "spoken_words"]
 
 EVENT_KINDS = frozenset({"commitment", "decision"})
 """Kinds whose statements are dated plans and choices: several stand side by side."""
@@ -179,7 +181,21 @@ def _subject(statement: Statement, kind: str | None) -> str:
 
 def quoted(statement: Statement) -> str:
     """The speaker's own words, named: ``Ana said: "We adopted a cat."``."""
-    return f'{display_name(statement.speaker, first=True)} said: "{statement.quote}"'
+    return f'{display_name(statement.speaker, first=True)}{_SAID}"{statement.quote}"'
+
+
+_SAID = " said: "
+_QUOTED = re.compile(rf'^[^"]*{_SAID}"(?P<words>.*)"$', re.DOTALL)
+
+
+@lru_cache(maxsize=8192)
+def spoken_words(text: str) -> str:
+    """The words a fact's text says: a quote's own (what :func:`quoted` wrote), else the text.
+
+    The succession model reads what was said, not who is named saying it.
+    """
+    found = _QUOTED.match(text)
+    return found["words"] if found else text
 
 
 def _kind(kind: str | None) -> FactKind:

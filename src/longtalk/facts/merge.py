@@ -18,16 +18,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from longtalk.facts.claims import EVENT_KINDS
+from longtalk.facts.claims import EVENT_KINDS, spoken_words
 from longtalk.facts.durable_fact import DurableFact, Former, normal_text
 from longtalk.language import ENDED, WITHDRAWN
 from longtalk.language.families import LASTING_CLAIMS, purpose_of
 from longtalk.language.stems import stems
-from longtalk.language.succession import most_replaced, spoken_words
+from longtalk.language.succession import most_replaced
 from longtalk.language.times import WHEN_WORDS
 from longtalk.summary.offline_text import content_words
 
-__all__ = ["later", "merge_facts", "succeeded_claim", "unite"]
+__all__ = ["later", "merge_facts", "read_together", "succeeded_claim", "unite"]
 
 
 def merge_facts(
@@ -86,13 +86,7 @@ def succeeded_claim(kept: Sequence[DurableFact], fact: DurableFact) -> int | Non
     (``switching to a nursing program``): the plans of one trip stand side by side, near
     each other in meaning.
     """
-    said = fact.sequences[0] if fact.sequences else None
-    candidates = [
-        at
-        for at in _open_claims(kept, fact)
-        if (fact.changes or not _eventful(kept[at]))
-        and (said is None or not kept[at].sequences or kept[at].last_sequence < said)
-    ]
+    candidates = [at for at in _open_claims(kept, fact) if read_together(kept[at], fact)]
     if not candidates:
         return None
     best = most_replaced(
@@ -101,6 +95,20 @@ def succeeded_claim(kept: Sequence[DurableFact], fact: DurableFact) -> int | Non
         fact.holder,
     )
     return candidates[best] if best is not None else None
+
+
+def read_together(earlier: DurableFact, later: DurableFact) -> bool:
+    """Whether the succession model is asked if ``later`` ends ``earlier``.
+
+    One holder's, ``earlier`` said before ``later`` (by sequence, when both have one), and a
+    plan or a decision only beside a statement that says it changes something.
+    """
+    said = later.sequences[0] if later.sequences else None
+    return (
+        earlier.holder.casefold() == later.holder.casefold()
+        and (later.changes or not _eventful(earlier))
+        and (said is None or not earlier.sequences or earlier.last_sequence < said)
+    )
 
 
 def _purposed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:

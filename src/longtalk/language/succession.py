@@ -41,7 +41,6 @@ __all__ = [
     "most_replaced",
     "reload",
     "replaces",
-    "spoken_words",
     "threshold",
     "weights",
 ]
@@ -66,16 +65,6 @@ RELATED = 0.25
 _LATER = slice(HASHED + 2, HASHED + 2 + MEANING)
 _CHANGE = slice(HASHED + 2 + MEANING, DIMENSION)
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-
-
-_QUOTED = re.compile(r'^[^"]* said: "(?P<words>.*)"$', re.DOTALL)
-
-
-@lru_cache(maxsize=READ)
-def spoken_words(text: str) -> str:
-    """The words a fact's text says: a quote's own (``Ana said: "..."``), else the text."""
-    found = _QUOTED.match(text)
-    return found["words"] if found else text
 
 
 _SELF = frozenset("i me my mine myself i'm i've i'd i'll".split())
