@@ -2,10 +2,11 @@
 
     python bench/fit_succession.py [--write src/longtalk/data/succession.json]
 
-Training data, split before fitting: ``tests/facts/labelled_pairs.jsonl`` and
-``labelled_pairs_2.jsonl``, pairs of chat messages one person said some time apart, written
-by someone who read none of longtalk's code, tests or data (the second file with more
-changes said only by the new state, and chit-chat), each labelled ``replaces`` (the later
+Training data, split before fitting: ``tests/facts/labelled_pairs.jsonl``,
+``labelled_pairs_2.jsonl`` and ``labelled_pairs_3.jsonl``, pairs of chat messages one person
+said some time apart, written by people who read none of longtalk's code, tests or data
+(the second file with more changes said only by the new state, and chit-chat; the third
+with more retractions said indirectly), each labelled ``replaces`` (the later
 changes the earlier fact), ``retracts`` (takes it back) or ``keeps`` (the earlier still
 holds: another fact on the same topic, the same fact again, a visit rather than a move, a
 wish). The even lines train,
@@ -65,6 +66,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PAIRS = (
     ROOT / "tests" / "facts" / "labelled_pairs.jsonl",
     ROOT / "tests" / "facts" / "labelled_pairs_2.jsonl",
+    ROOT / "tests" / "facts" / "labelled_pairs_3.jsonl",
 )
 ENDED = frozenset({"replaces", "retracts"})
 BETA = 0.25
