@@ -13,6 +13,9 @@ Training data, split before fitting (the other parts are reported on, never fitt
 * ``tests/facts/labelled_statements_blind_2.jsonl``: the same, by a second such writer
   (mostly facts said in passing, in slang or in unusual words; hard negatives about
   acquaintances, sarcasm and the moment's states); split the same way.
+* ``tests/facts/labelled_statements_blind_3.jsonl``: the same, by a third (facts inside
+  requests to an assistant, of the speaker's close people, negated, or one sentence among
+  chit-chat); split the same way.
 * ``bench/data/durable_facts.json``: the varied durable-facts set; its tuning half only
   (facts positive, distractors negative), each filed under the nearest fact kind.
 * LoCoMo dev ``observation`` entries: turns no observation cites are not durable
@@ -53,6 +56,7 @@ LABELLED = (
     ROOT / "tests" / "facts" / "labelled_statements.jsonl",
     ROOT / "tests" / "facts" / "labelled_statements_blind.jsonl",
     ROOT / "tests" / "facts" / "labelled_statements_blind_2.jsonl",
+    ROOT / "tests" / "facts" / "labelled_statements_blind_3.jsonl",
 )
 DEFAULT_DATA = Path("/work/shared/data/locomo/locomo_dev.json")
 TRAIN_CONVERSATIONS = 3

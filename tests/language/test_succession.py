@@ -7,7 +7,15 @@ import math
 import pytest
 
 from longtalk.facts.claims import spoken_words
-from longtalk.language.succession import design, most_replaced, replaces, threshold, weights
+from longtalk.language.succession import (
+    RELATED,
+    design,
+    meaning_of,
+    most_replaced,
+    replaces,
+    threshold,
+    weights,
+)
 
 
 @pytest.mark.parametrize(
@@ -29,7 +37,9 @@ def test_the_claim_ended_is_the_one_near_in_meaning_and_the_unrelated_never() ->
     earlier = ["my sister lives in Leeds", "my internet provider is Comcast"]
     assert replaces(earlier[1], later, "Maya") >= threshold()
     assert most_replaced(earlier, later, "Maya") == 1
-    # the model alone reads any ending as likely: only claims near in meaning are asked
-    assert replaces(earlier[0], later, "Maya") >= threshold()
+    assert replaces(earlier[0], later, "Maya") < replaces(earlier[1], later, "Maya")
+    # only claims near in meaning are asked, however the model alone would score them
+    far = float(meaning_of(earlier[0], "Maya") @ meaning_of(later, "Maya"))
+    assert far < RELATED
     assert most_replaced(earlier[:1], later, "Maya") is None
     assert most_replaced([], later, "Maya") is None

@@ -50,6 +50,8 @@ def merge_facts(
             if denial
             else by_key.get(fact.key, by_text.get(_text_key(fact)))
         )
+        if at is not None and not denial and _negation_of_its_own(kept[at], fact):
+            at = None  # "I don't go running when it rains" beside "I go running every day"
         if at is None and denial and not keep_denials:
             continue  # "I never smoked" with no claim of smoking: nothing to take back
         if at is None and (fact.changes or fact.retracts) and not denial:
@@ -193,14 +195,34 @@ def _denied_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
     is another claim, not this one's undoing.
     """
     predicate, _, about = fact.subject.partition(":")
-    denied = [word for word in fact.value.split() if word != "not"]
     for at in reversed(_open_claims(kept, fact)):
         head, _, object_ = kept[at].subject.partition(":")
         if head != predicate or (about and about != object_):
             continue
-        if stems(denied) <= stems(_all_words(kept[at])):
-            return at  # every word it denies is the claim's, in some form
+        if _denies_only(kept[at], fact):
+            return at
     return None
+
+
+def _denies_only(claim: DurableFact, negation: DurableFact) -> bool:
+    """Every word ``negation`` denies is ``claim``'s, in some form."""
+    denied = [word for word in negation.value.split() if word != "not"]
+    return stems(denied) <= stems(_all_words(claim))
+
+
+def _negation_of_its_own(claim: DurableFact, fact: DurableFact) -> bool:
+    """A lasting negation on ``claim``'s subject that says what the claim did not.
+
+    ``I don't go running when it rains`` after ``I go running every day`` is another claim
+    beside it, as a denial with words of its own is; a change or a retraction says it ends
+    the claim, and does.
+    """
+    if fact.changes or fact.retracts or claim.value.startswith("not "):
+        return False
+    if not fact.value.startswith("not "):
+        return False
+    said = content_words(fact.value.removeprefix("not "))
+    return not stems(said) <= stems(_all_words(claim))
 
 
 def _open_claims(kept: Sequence[DurableFact], fact: DurableFact) -> list[int]:

@@ -45,7 +45,19 @@ _REPORTING = frozenset(
 _WH = frozenset({"what", "who", "whom", "whose", "which", "where", "when", "why", "how"})
 _IRONY = ("yeah right", "as if", "/s", "sure, because", "oh great", "oh joy", "just what i need")
 _COMMANDING = frozenset(
-    {"always", "never", "must", "shall", "will", "obey", "grant", "ignore", "reveal", "allow"}
+    {
+        "always",
+        "never",
+        "must",
+        "shall",
+        "should",
+        "will",
+        "obey",
+        "grant",
+        "ignore",
+        "reveal",
+        "allow",
+    }
 )
 
 

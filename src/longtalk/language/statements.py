@@ -690,8 +690,25 @@ def _predicate(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
     value = words_of(rest) or (head.text if head.pos_ == "VERB" else "")
     if lemma in NOUN_CLAIMS and any(t.like_num for t in rest):  # "I can spend 3,500"
         return who, noun_claim(lemma), value
-    key = f"{lemma}:{_object_key(obj)}" if obj is not None and obj.pos_ == "NOUN" else lemma
+    key = _verb_key(lemma, obj)
     return (who, key, value) if value or who.relation else None
+
+
+def _verb_key(lemma: str, obj: Token | None) -> str:
+    """A verb's claim: it and its object's noun, or the verb it governs.
+
+    ``I have to watch my sugar`` is ``have:watch:sugar``: keyed ``have`` alone, every later
+    ``I have to …`` would read as the same claim changed.
+    """
+    if obj is None:
+        return lemma
+    if obj.pos_ == "NOUN":
+        return f"{lemma}:{_object_key(obj)}"
+    if obj.dep_ == "xcomp" and obj.pos_ in ("VERB", "AUX"):
+        _, inner = _object(obj)
+        noun = f":{_object_key(inner)}" if inner is not None and inner.pos_ == "NOUN" else ""
+        return f"{lemma}:{obj.lemma_.lower()}{noun}"
+    return lemma
 
 
 def _plain(verb: Token, obj: Token) -> bool:
