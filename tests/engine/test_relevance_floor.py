@@ -9,13 +9,12 @@ from longtalk.core.context import ContextPart
 from longtalk.core.messages import assistant, user
 from longtalk.embed.minilm import MiniLMEmbedder
 from longtalk.engine import MemoryEngine
-from longtalk.recall.defaults import above_floor
 from longtalk.recall.retriever import HybridRetriever
 from longtalk.storage.resolve import from_url
 from longtalk.summary.offline import OfflineSummaryWriter
 from longtalk.tools.demo import DEMO_QUERY
 from longtalk.tools.ingest import DEMO_CHAT_ID, demo_path, ingest_chats, read_chats
-from longtalk.vectors.base import RecalledTurn
+from longtalk.vectors.base import RecalledTurn, above_floor
 from longtalk.vectors.qdrant_edge import QdrantEdgeStore
 
 

@@ -26,8 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol, overload
 
 from longtalk.core.messages import Message, MessageType, Role
-from longtalk.core.quoting import neutralize, quoted_line
-from longtalk.core.relative_dates import annotate_relative_dates
+from longtalk.core.quoting import QuotedLine, quoted_lines, quoted_summary, quoted_turns
 from longtalk.core.tokens import DEFAULT_COUNTER, TokenCounter
 
 PartKind = Literal["facts", "user", "recalled", "summary", "verbatim"]
@@ -381,22 +380,67 @@ def assemble_context(
             relevant enough to the question (``rules.recall_serves``) and leave the
             question's own turns their room (``rules.recall_spares``); the turns recalled
             afresh follow the window (:func:`_sticky_recall`).
+
+    Every line is quoted first (:mod:`longtalk.core.quoting`), then
+    :func:`assemble_quoted` places them.
+    """
+    return assemble_quoted(
+        durable=durable,
+        recalled=quoted_turns(recalled),
+        summary=quoted_summary(summary, (row.summary_text for row in summary_rows)),
+        summary_rows=summary_rows,
+        summary_cut=summary_cut,
+        verbatim=quoted_lines(_numbered(verbatim)),
+        pending=quoted_lines(_numbered(pending)),
+        budget_tokens=budget_tokens,
+        counter=counter,
+        rules=rules,
+        division=division,
+        kept_recall=quoted_turns(kept_recall),
+    )
+
+
+QuotedTurn = tuple[RecalledLike, QuotedLine]
+"""A recalled turn with its quoted lines (:func:`longtalk.core.quoting.quoted_turns`)."""
+
+
+def assemble_quoted(
+    *,
+    durable: Sequence[ContextPart] = (),
+    recalled: Sequence[QuotedTurn] = (),
+    summary: Sequence[str] = (),
+    summary_rows: Sequence[SummaryRowLike] = (),
+    summary_cut: bool = False,
+    verbatim: Sequence[QuotedLine] = (),
+    pending: Sequence[QuotedLine] = (),
+    budget_tokens: int,
+    counter: TokenCounter = DEFAULT_COUNTER,
+    rules: ContextBudget = DEFAULT_BUDGET,
+    division: BudgetDivision | None = None,
+    kept_recall: Sequence[QuotedTurn] = (),
+) -> AssembledContext:
+    """:func:`assemble_context` of lines already quoted: it counts and places them only.
+
+    ``summary`` is the summary's passages as :func:`~longtalk.core.quoting.quoted_summary`
+    gives them; ``verbatim`` and ``pending`` the messages as
+    :func:`~longtalk.core.quoting.quoted_lines` does, ``recalled`` and ``kept_recall`` the
+    turns as :func:`~longtalk.core.quoting.quoted_turns` does. A reader that quotes them as
+    it gathers them hands this the whole context's text in one call.
     """
     total = max(0, budget_tokens)
     budget = total - sum(_cost(part) for part in durable)
-    window, later = _numbered(verbatim), _numbered(pending)
+    texts = list(summary)
     if division is None:
-        division = divide_budget(budget, verbatim=window, counter=counter, rules=rules)
-        texts = _summary_texts(summary, summary_rows)
+        division = divide_quoted(budget, verbatim=verbatim, counter=counter, rules=rules)
         summary_part = _summary_part(texts, summary_rows, division.summary, counter, rules)
     else:  # the caller shaped the summary to ``division.summary_text``: it is not cut again
-        summary_part = _shaped_summary(_summary_texts(summary, summary_rows), summary_rows, rules)
+        summary_part = _shaped_summary(texts, summary_rows, rules)
         summary_part = summary_part and _counted(summary_part, counter)
     recent = division.window
     if summary_part is not None and summary_cut:
         summary_part = replace(summary_part, truncated=True)
     left = budget - _cost(summary_part)
-    verbatim_part, cut, skipped = _verbatim_part(recent, later, left - 1, counter, rules)
+    verbatim_part, cut, skipped = _verbatim_part(recent, pending, left - 1, counter, rules)
     left -= _cost(verbatim_part)
     shown = verbatim_part.messages if verbatim_part else ()
     shown_sequences = set(verbatim_part.sequences) if verbatim_part else set()
@@ -414,6 +458,7 @@ def assemble_context(
     if rules.order == "cache_friendly":
         rest = (summary_part, kept_part, verbatim_part, recall_part)
     parts = (*durable, *(p for p in rest if p is not None))
+    turns = [turn for turn, _ in (*recalled, *kept_recall)]
     return Context(
         parts=parts,
         budget_tokens=total,
@@ -421,7 +466,7 @@ def assemble_context(
         dropped_recalled=dropped_recalled,
         dropped_verbatim=cut,
         dropped_pending=skipped,
-        recall_block=_turns([entry.turn.sequence for entry in block], [*recalled, *kept_recall]),
+        recall_block=_turns([entry.turn.sequence for entry in block], turns),
     )
 
 
@@ -502,7 +547,7 @@ class BudgetDivision:
     @property
     def shown(self) -> list[Message]:
         """The window messages every assembly under this division shows (recall skips them)."""
-        return [message for _, message in self.window.kept]
+        return [line.message for line in self.window.kept]
 
     def yielding(self, tokens: int) -> BudgetDivision:
         """The division with ``tokens`` of the summary's text room given up to the others.
@@ -526,10 +571,26 @@ def divide_budget(
     Pure; :meth:`BudgetDivision.yielding` gives summary room up to the durable facts.
     ``stable`` (``cache_friendly``): the summary's share is of the whole budget, not of what
     this turn's window leaves, so it is cut the same way turn after turn (the window changes
-    with every message); it still never takes room the window needs.
+    with every message); it still never takes room the window needs. The window is quoted
+    first: :func:`divide_quoted` divides.
     """
+    window = quoted_lines(_numbered(verbatim))
+    return divide_quoted(
+        budget_tokens, verbatim=window, counter=counter, rules=rules, stable=stable
+    )
+
+
+def divide_quoted(
+    budget_tokens: int,
+    *,
+    verbatim: Sequence[QuotedLine],
+    counter: TokenCounter = DEFAULT_COUNTER,
+    rules: ContextBudget = DEFAULT_BUDGET,
+    stable: bool = False,
+) -> BudgetDivision:
+    """:func:`divide_budget` of a window already quoted (``quoting.quoted_lines``)."""
     budget = max(0, budget_tokens)
-    recent = _window(_numbered(verbatim), budget - 1, counter, rules)
+    recent = _window(verbatim, budget - 1, counter, rules)
     left = budget - recent.cost - 1
     allowance = min(rules.summary_allowance(budget - 1 if stable else left), max(0, left))
     head = counter.count(SUMMARY_HEADER) + 1 if rules.headers else 0
@@ -563,7 +624,7 @@ def surely_shown(
 
 def verbatim_cost(shown: Sequence[Shown], counter: TokenCounter = DEFAULT_COUNTER) -> int:
     """What ``shown`` costs as the recent window (header, one line each, the separator)."""
-    lines = sum(counter.count(quoted_line(message)) + 1 for _, message in _numbered(shown))
+    lines = sum(counter.count(item.line) + 1 for item in quoted_lines(_numbered(shown)))
     return counter.count(VERBATIM_HEADER) + 2 + lines
 
 
@@ -585,14 +646,14 @@ OMITTED_NOTE = "[{count} older messages of the recent conversation did not fit a
 class _Window:
     """The recent window as shown: its messages, the cut note, what it costs in all."""
 
-    kept: list[tuple[int, Message]]
+    kept: list[QuotedLine]
     cut: int
     note: str
     cost: int
 
 
 def _window(
-    window: Sequence[tuple[int, Message]], room: int, counter: TokenCounter, rules: ContextBudget
+    window: Sequence[QuotedLine], room: int, counter: TokenCounter, rules: ContextBudget
 ) -> _Window:
     """The whole window, or (when it alone exceeds ``room``) its newest messages and a note."""
     head = counter.count(VERBATIM_HEADER) + 1 if rules.headers else 0
@@ -607,7 +668,7 @@ def _window(
 
 def _verbatim_part(
     recent: _Window,
-    pending: Sequence[tuple[int, Message]],
+    pending: Sequence[QuotedLine],
     room: int,
     counter: TokenCounter,
     rules: ContextBudget,
@@ -616,7 +677,7 @@ def _verbatim_part(
 
     Returns the part, the window messages cut and the pending messages left out.
     """
-    earlier: list[tuple[int, Message]] = []
+    earlier: list[QuotedLine] = []
     if not recent.cut:
         earlier, _ = _newest_that_fit(pending, room - recent.cost, counter)
         if rules.order == "cache_friendly" and len(earlier) < len(pending):
@@ -625,61 +686,55 @@ def _verbatim_part(
     if not shown:
         return None, recent.cut, len(pending)
     lines = ([VERBATIM_HEADER] if rules.headers else []) + ([recent.note] if recent.note else [])
-    lines += [quoted_line(message) for _, message in shown]  # stored text never speaks as a role
+    lines += [item.line for item in shown]  # quoted: stored text never speaks as a role
     text = "\n".join(lines)
     part = ContextPart(
         "verbatim",
         text,
         counter.count(text),
-        messages=tuple(message for _, message in shown),
-        sequences=tuple(sequence for sequence, _ in shown),
+        messages=tuple(item.message for item in shown),
+        sequences=tuple(item.sequence for item in shown),
         truncated=bool(recent.cut),
     )
     return part, recent.cut, len(pending) - len(earlier)
 
 
-def _from_step(shown: list[tuple[int, Message]], step: int) -> list[tuple[int, Message]]:
+def _from_step(shown: list[QuotedLine], step: int) -> list[QuotedLine]:
     """``shown`` from its first message at a step boundary (sequence 1, 1 + step, ...).
 
     The newest messages that fit start one message later each turn; starting at the next
     boundary instead keeps the first shown message until the overflow passes it, then jumps
     a whole step. Unnumbered messages (sequence 0) are shown as they are.
     """
-    if not shown or shown[0][0] <= 0:
+    if not shown or shown[0].sequence <= 0:
         return shown
-    first = shown[0][0]
+    first = shown[0].sequence
     boundary = first + (-(first - 1)) % step
-    kept = [item for item in shown if item[0] >= boundary]
-    while kept and kept[0][1].role == Role.TOOL:  # never start with a result whose call was cut
+    kept = [item for item in shown if item.sequence >= boundary]
+    while kept and kept[0].message.role == Role.TOOL:  # never start with a cut call's result
         kept.pop(0)
     return kept
 
 
 def _newest_that_fit(
-    items: Sequence[tuple[int, Message]], room: int, counter: TokenCounter
-) -> tuple[list[tuple[int, Message]], int]:
+    items: Sequence[QuotedLine], room: int, counter: TokenCounter
+) -> tuple[list[QuotedLine], int]:
     """The newest contiguous messages within ``room`` tokens (never starting with a result)."""
-    kept: list[tuple[int, Message]] = []
+    kept: list[QuotedLine] = []
     used = 0
     for item in reversed(items):
-        cost = counter.count(quoted_line(item[1])) + 1
+        cost = counter.count(item.line) + 1
         if used + cost > room:
             break
         kept.append(item)
         used += cost
     kept.reverse()
-    while kept and kept[0][1].role == Role.TOOL:  # never start with a result whose call was cut
-        used -= counter.count(quoted_line(kept.pop(0)[1])) + 1
+    while kept and kept[0].message.role == Role.TOOL:  # never start with a cut call's result
+        used -= counter.count(kept.pop(0).line) + 1
     return kept, used
 
 
 # -- summary ------------------------------------------------------------------------------------
-
-
-def _summary_texts(summary: str | None, rows: Sequence[SummaryRowLike]) -> list[str]:
-    if summary is not None:  # quoted history: no passage speaks as a role or instruction
-        return [neutralize(summary)] if summary.strip() else []
-    return [neutralize(row.summary_text) for row in rows if row.summary_text.strip()]
 
 
 def _summary_part(
@@ -763,8 +818,8 @@ def _truncate(text: str, tokens: int, counter: TokenCounter) -> str:
 
 
 def _dedup_recalled(
-    recalled: Sequence[RecalledLike], shown: Sequence[Message], sequences: set[int]
-) -> list[RecalledLike]:
+    recalled: Sequence[QuotedTurn], shown: Sequence[Message], sequences: set[int]
+) -> list[QuotedTurn]:
     """Recalled turns not already shown verbatim and not repeated.
 
     A turn is shown when its content is (same role, name and text) or its stored sequence
@@ -772,13 +827,13 @@ def _dedup_recalled(
     there would otherwise come back in full beside its truncated copy.
     """
     seen = {_identity(message) for message in shown}
-    unique: list[RecalledLike] = []
-    for turn in recalled:
+    unique: list[QuotedTurn] = []
+    for turn, said in recalled:
         identity = _identity(turn.message)
         if identity in seen or (turn.sequence > 0 and turn.sequence in sequences):
             continue
         seen.add(identity)
-        unique.append(turn)
+        unique.append((turn, said))
     return unique
 
 
@@ -822,22 +877,17 @@ class _Entry:
 
 
 def _entries(
-    recalled: Sequence[RecalledLike], counter: TokenCounter, rules: ContextBudget
+    recalled: Sequence[QuotedTurn], counter: TokenCounter, rules: ContextBudget
 ) -> list[_Entry]:
     entries = []
-    for turn in recalled:
+    for turn, said in recalled:
         message = turn.message
         stamp = _stamp(message, rules.stamp_time)
-        line = quoted_line(message)  # quoted history: roles kept, imitated voices quoted
+        line, noted = said.line, said.noted if rules.resolve_dates else said.line
         if stamp and not rules.date_headers:
-            line = f"{stamp} {line}"
+            line, noted = f"{stamp} {line}", f"{stamp} {noted}"
         rank_cost = counter.count(line) + 1
-        noted = (
-            annotate_relative_dates(line, message.content, message.timestamp)
-            if rules.resolve_dates
-            else line
-        )
-        cost = rank_cost if noted is line else counter.count(noted) + 1  # most have no note
+        cost = rank_cost if noted == line else counter.count(noted) + 1  # most have no note
         header = counter.count(stamp) + 1 if stamp and rules.date_headers else 0
         mark = _mark(turn) if rules.date_headers else ""
         mark_cost = counter.count(mark + noted) + 1 - cost if mark else 0

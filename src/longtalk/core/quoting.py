@@ -16,15 +16,19 @@ voice. The policy (docs/security.md):
   (:func:`quoted_item`), and a name inside a sentence (the user a header names) is data: one
   line, quoted when it is not a plain name (:func:`quoted_name`).
 
-Ordinary text comes through unchanged. Pure and idempotent.
+Ordinary text comes through unchanged. Pure and idempotent. A context is assembled from
+lines quoted here first (:func:`quoted_lines`, :func:`quoted_turns`, :func:`quoted_summary`):
+its assembly then only counts and places them.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import NamedTuple, Protocol, TypeVar
 
 from longtalk.core.messages import Message, Role, format_transcript
+from longtalk.core.relative_dates import annotate_relative_dates
 
 OPEN, CLOSE = "«", "»"
 
@@ -115,6 +119,67 @@ def quoted_line(message: Message) -> str:
     """
     body = neutralize(message.content).replace("\n", "\n  ")
     return f"{speaker_label(message)}: {body}"
+
+
+class QuotedLine(NamedTuple):
+    """A stored message as a context shows it: its sequence (0: unnumbered) and its line.
+
+    ``noted`` is the line followed by what the message's relative dates mean (a recalled
+    turn's, :func:`quoted_turns`); the line itself where none is resolved.
+    """
+
+    sequence: int
+    message: Message
+    line: str
+    noted: str
+
+
+class Said(Protocol):
+    """A message said at a place in its chat (``longtalk.vectors.base.RecalledTurn`` fits)."""
+
+    @property
+    def message(self) -> Message:
+        """The message."""
+        ...
+
+    @property
+    def sequence(self) -> int:
+        """Its position in the chat (0: unknown)."""
+        ...
+
+
+SaidT = TypeVar("SaidT", bound=Said)
+
+
+def quoted_lines(numbered: Iterable[tuple[int, Message]]) -> list[QuotedLine]:
+    """Each (sequence, message) with its :func:`quoted_line`: what a window counts and shows."""
+    lines = []
+    for sequence, message in numbered:
+        line = quoted_line(message)
+        lines.append(QuotedLine(sequence, message, line, line))
+    return lines
+
+
+def quoted_turns(turns: Iterable[SaidT]) -> list[tuple[SaidT, QuotedLine]]:
+    """Each recalled turn with its quoted line, and that line with its relative dates resolved.
+
+    A turn from long ago that says ``yesterday`` is shown with the day it meant
+    (:func:`~longtalk.core.relative_dates.annotate_relative_dates`); the assembly's rules
+    choose which of the two lines it shows.
+    """
+    quoted = []
+    for turn in turns:
+        message = turn.message
+        line = quoted_line(message)
+        noted = annotate_relative_dates(line, message.content, message.timestamp)
+        quoted.append((turn, QuotedLine(turn.sequence, message, line, noted)))
+    return quoted
+
+
+def quoted_summary(summary: str | None, row_texts: Iterable[str]) -> list[str]:
+    """A summary's passages that say something, neutralized: ``summary``, else each row's text."""
+    texts = [summary] if summary is not None else row_texts
+    return [neutralize(text) for text in texts if text.strip()]
 
 
 def quoted_transcript(messages: Iterable[Message]) -> str:

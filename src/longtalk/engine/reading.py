@@ -2,9 +2,10 @@
 
 A read loads the chat's state (the summary chain, the messages since it, the durable facts)
 and what is known about its user from earlier chats; the messages go through the filter
-pipeline; the durable parts are rendered within their share; the recent window is fitted;
-recall (the query's embedding) runs while the summary is cut to its room; then the pure
-assembly puts it together under the contract:
+pipeline and are quoted as the lines the context shows; the durable parts are rendered
+within their share; the recent window is fitted; recall (the query's embedding) runs while
+the summary is cut to its room; the recalled turns and the summary are quoted in turn; then
+the pure assembly counts and places the lines, in one call, under the contract:
 [durable facts] [user] [recalled] [summary] [recent window].
 """
 
@@ -21,12 +22,13 @@ from longtalk.core.context import (
     AssembledContext,
     ContextBudget,
     ContextPart,
-    assemble_context,
-    divide_budget,
+    assemble_quoted,
+    divide_quoted,
     whole_chat_context,
 )
 from longtalk.core.filters import MessageFilterPipeline, context_for
 from longtalk.core.history import HistorySplit, Numbered, split_history
+from longtalk.core.quoting import quoted_lines, quoted_summary, quoted_turns
 from longtalk.core.tokens import TokenCounter
 from longtalk.embed.semantic_shortener import TextEmbedder
 from longtalk.engine.durable import DurablePart
@@ -180,11 +182,12 @@ class ContextReader:
         )
         room = budget - draft.reserve - _user_cost(user)
         earlier = [] if query else await self._older(state, split.summarized, room)
-        window = await self.show([*earlier, *split.pending, *split.recent], query)
+        shown_window = await self.show([*earlier, *split.pending, *split.recent], query)
+        window = quoted_lines(shown_window)  # each line as the context counts and shows it
         first_recent = split.recent[0][0] if split.recent else math.inf
-        pending = [item for item in window if item[0] < first_recent]
-        recent = [item for item in window if item[0] >= first_recent]
-        layout = divide_budget(
+        pending = [line for line in window if line.sequence < first_recent]
+        recent = [line for line in window if line.sequence >= first_recent]
+        layout = divide_quoted(
             room, verbatim=recent, counter=self.counter, rules=rules, stable=stable
         )
         recall = (
@@ -221,10 +224,13 @@ class ContextReader:
                 recall.cancel()
         key = (state.chat.id, budget)
         sticky = stable and recall is not None  # the last block may be shown again
-        assembled = assemble_context(
+        kept = self.recall_blocks.kept(key, state) if sticky else ()
+        said, kept_said = quoted_turns(recalled), quoted_turns(kept)
+        summary = quoted_summary(shown.text or None, (row.summary_text for row in shown.rows))
+        assembled = assemble_quoted(
             durable=tuple(part for part in (facts, user) if part is not None),
-            recalled=recalled,
-            summary=shown.text or None,
+            recalled=said,
+            summary=summary,
             summary_rows=shown.rows,
             summary_cut=shown.truncated,
             verbatim=recent,
@@ -233,7 +239,7 @@ class ContextReader:
             counter=self.counter,
             rules=rules,
             division=layout,
-            kept_recall=self.recall_blocks.kept(key, state) if sticky else (),
+            kept_recall=kept_said,
         )
         if sticky:
             self.recall_blocks.keep(key, state.chat, assembled.recall_block)

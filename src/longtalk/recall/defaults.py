@@ -1,7 +1,8 @@
 """Recall defaults, each chosen by the LoCoMo bench (see ``docs/recall.md``).
 
-And the two rules a read applies them by: how many turns to ask for, which of them to keep;
-:func:`recall_for_read` is a context read's recall under them.
+And :func:`recall_for_read`, a context read's recall under them: how many turns to ask for
+(:func:`auto_k`), then which of them to keep (``vectors.base.above_floor``, beside the turns
+it judges).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Literal
 
 from longtalk.core.context import ContextBudget
 from longtalk.core.messages import Message
-from longtalk.vectors.base import RecalledTurn, RecallScope, VectorReader
+from longtalk.vectors.base import RecalledTurn, RecallScope, VectorReader, above_floor
 
 log = logging.getLogger(__name__)
 
@@ -36,29 +37,6 @@ def auto_k(budget_tokens: int, rules: ContextBudget = CONTEXT_BUDGET) -> int:
     """
     del rules
     return max(1, math.ceil(budget_tokens / TURN_TOKENS))
-
-
-def above_floor(found: Sequence[RecalledTurn], floor: float) -> list[RecalledTurn]:
-    """The recalled turns at least ``floor`` as relevant as the best one, and their neighbours.
-
-    A turn equal to the floor is kept; so is a turn said right before or after one that
-    reaches it (not a neighbour's neighbour).
-    Relevance is relative within one recall: a turn far below the best is noise that would
-    only fill leftover room. A turn beside a relevant one is not: it is the question that
-    turn answers or the reply it got, shown with it as one exchange (no gap mark, no date
-    line of its own), and it may carry more of what was asked. The fill still chooses among
-    them by relevance per token.
-    """
-    best = max((turn.score for turn in found), default=0.0)
-    if floor <= 0 or best <= 0:
-        return list(found)
-    relevant = {turn.sequence for turn in found if turn.score >= floor * best}
-    beside = {sequence + step for sequence in relevant if sequence > 0 for step in (-1, 1)}
-    return [
-        turn
-        for turn in found
-        if turn.score >= floor * best or (turn.sequence > 0 and turn.sequence in beside)
-    ]
 
 
 async def recall_for_read(

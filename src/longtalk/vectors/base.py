@@ -55,6 +55,29 @@ class RecalledTurn:
     similarity: float | None = None
 
 
+def above_floor(found: Sequence[RecalledTurn], floor: float) -> list[RecalledTurn]:
+    """The recalled turns at least ``floor`` as relevant as the best one, and their neighbours.
+
+    A turn equal to the floor is kept; so is a turn said right before or after one that
+    reaches it (not a neighbour's neighbour).
+    Relevance is relative within one recall: a turn far below the best is noise that would
+    only fill leftover room. A turn beside a relevant one is not: it is the question that
+    turn answers or the reply it got, shown with it as one exchange (no gap mark, no date
+    line of its own), and it may carry more of what was asked. The fill still chooses among
+    them by relevance per token.
+    """
+    best = max((turn.score for turn in found), default=0.0)
+    if floor <= 0 or best <= 0:
+        return list(found)
+    relevant = {turn.sequence for turn in found if turn.score >= floor * best}
+    beside = {sequence + step for sequence in relevant if sequence > 0 for step in (-1, 1)}
+    return [
+        turn
+        for turn in found
+        if turn.score >= floor * best or (turn.sequence > 0 and turn.sequence in beside)
+    ]
+
+
 @runtime_checkable
 class VectorReader(Protocol):
     """Reads the past turns most relevant to a query."""
