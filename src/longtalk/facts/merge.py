@@ -206,8 +206,12 @@ def _denied_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
 
 def _denies_only(claim: DurableFact, negation: DurableFact) -> bool:
     """Every word ``negation`` denies is ``claim``'s, in some form."""
-    denied = [word for word in negation.value.split() if word != "not"]
-    return stems(denied) <= stems(_all_words(claim))
+    return _claims_words(claim, [word for word in negation.value.split() if word != "not"])
+
+
+def _claims_words(claim: DurableFact, words: Iterable[str]) -> bool:
+    """Every one of ``words`` is ``claim``'s (its subject's, value's or text's), in some form."""
+    return stems(words) <= stems(_all_words(claim))
 
 
 def _negation_of_its_own(claim: DurableFact, fact: DurableFact) -> bool:
@@ -221,8 +225,7 @@ def _negation_of_its_own(claim: DurableFact, fact: DurableFact) -> bool:
         return False
     if not fact.value.startswith("not "):
         return False
-    said = content_words(fact.value.removeprefix("not "))
-    return not stems(said) <= stems(_all_words(claim))
+    return not _claims_words(claim, content_words(fact.value.removeprefix("not ")))
 
 
 def _open_claims(kept: Sequence[DurableFact], fact: DurableFact) -> list[int]:
