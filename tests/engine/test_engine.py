@@ -26,7 +26,8 @@ STORAGE: ContextVar[Callable[[], ChatStorage]] = ContextVar("STORAGE")
 
 
 def exchange(i: int) -> list[Message]:
-    return [user(f"question {i} about topic {i} " + "q" * 60), assistant(f"answer {i} " + "a" * 60)]
+    asked = f"question {i} about topic {i} " + "q" * 60 + "?"
+    return [user(asked), assistant(f"answer {i} " + "a" * 60)]
 
 
 @pytest.fixture(params=["memory", "sqlite"], autouse=True)

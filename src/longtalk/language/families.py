@@ -126,9 +126,22 @@ def purpose_of(key: str) -> tuple[str, str] | None:
 
 
 LASTING_CLAIMS = frozenset(
-    {"diet", "age", "name", "home", "employer", "occupation", "origin", "birthday", "budget"}
+    {
+        "diet",
+        "allergic",
+        "intolerant",
+        "age",
+        "name",
+        "home",
+        "employer",
+        "occupation",
+        "origin",
+        "birthday",
+        "budget",
+    }
 )
-"""Families whose claim lasts by what it is: stating one is a durable fact of its holder."""
+"""Families whose claim lasts by what it is: stating one is a durable fact of its holder
+(an allergy or an intolerance is a condition, not a moment, however it is worded)."""
 
 
 def lasting(key: str) -> bool:

@@ -238,7 +238,21 @@ def _supposed(head: Token) -> bool:
             return True
         token = token.head if token.head != token else None
     auxes = {c.lower_ for c in head.children if c.dep_ == "aux"}
+    if auxes & _WOULD and _preferring(head):
+        return False
     return bool(auxes & _TENTATIVE) or head.lemma_.lower() in _IMAGINING
+
+
+_WOULD = frozenset({"would", "'d"})
+_PREFERRING = frozenset({"rather", "sooner", "always"})
+
+
+def _preferring(head: Token) -> bool:
+    """``would`` with ``rather`` or ``always`` says a preference or a habit, not a supposition.
+
+    ``I'd rather walk``, ``I'd always pick tea``.
+    """
+    return any(c.dep_ == "advmod" and c.lower_ in _PREFERRING for c in head.children)
 
 
 def _reporting(head: Token) -> bool:

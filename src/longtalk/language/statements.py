@@ -36,7 +36,15 @@ from longtalk.language.families import (
 from longtalk.language.modality import Modality, imperative, modality, negated, standing_request
 from longtalk.language.naming import Naming, namings
 from longtalk.language.nlp import entities, entity_type, parse_many
-from longtalk.language.speakers import FIRST, Participants, Referent, noun_key, owned, refer
+from longtalk.language.speakers import (
+    ASSISTANT,
+    FIRST,
+    Participants,
+    Referent,
+    noun_key,
+    owned,
+    refer,
+)
 from longtalk.language.times import statement_time
 from longtalk.language.withdrawal import ended_topic, withdrawn_topic
 from longtalk.language.wording import (
@@ -185,7 +193,7 @@ def statements_of(item: Said, doc: Doc) -> Iterator[Statement]:
         for naming in namings(sentence, people):
             read = True
             yield _named(naming, sentence, people, item)
-        if not read and _of_speaker(sentence):
+        if not read and (_of_speaker(sentence) or _subjectless(sentence)):
             yield _sentence_said(sentence, people, item)
 
 
@@ -193,6 +201,36 @@ def _of_speaker(sentence: Span) -> bool:
     """The sentence speaks of its speaker (``I``, ``my``) and has a word to say it with."""
     mine = any(t.lower_ in FIRST for t in sentence)
     return mine and any(t.pos_ in ("NOUN", "PROPN", "ADJ") for t in sentence)
+
+
+def _subjectless(sentence: Span) -> bool:
+    """A fragment with no subject anywhere: chat's telegraphic ``vegan since 2019 btw``.
+
+    Whom it speaks of the words cannot tell, so, as said by the speaker, it is theirs;
+    a question or a bare command is not; whether it says anything lasting is the kind
+    model's to decide, as for any statement (it learned fragments that do not:
+    ``same lol``, ``dentist at 3``, ``question 2 about deployment``).
+    """
+    root = sentence.root
+    if sentence.text.rstrip().endswith("?") or imperative(root):
+        return False
+    if root.tag_ == "VBZ":  # "Sounds great", "Looks like fun": a reply to what was heard
+        return False
+    if any(t.pos_ in ("VERB", "AUX") and _has_subject(t) for t in sentence):
+        return False  # a clause with a subject: read by its clause, or someone else's
+    return any(t.pos_ in ("NOUN", "PROPN", "ADJ", "VERB") and not t.is_stop for t in sentence)
+
+
+_SUBJECTS = frozenset({"nsubj", "nsubjpass", "expl", "csubj", "csubjpass"})
+
+
+def _has_subject(verb: Token) -> bool:
+    """The verb has a subject of its own.
+
+    The small parser also files a fragment's noun as the subject of a verbless root
+    (``vegan since 2019 btw``): that is no clause.
+    """
+    return any(c.dep_ in _SUBJECTS for c in verb.children)
 
 
 def _sentence_said(sentence: Span, people: Participants, item: Said) -> Statement:
@@ -218,7 +256,10 @@ def _sentence_said(sentence: Span, people: Participants, item: Said) -> Statemen
         said_at=item.said_at,
         lemma=root.lemma_.lower(),
         lemmas=lemmas,
-        shape=("sentence", *clause_shape(root, tokens, names=False)),
+        shape=(
+            "sentence" if _of_speaker(sentence) else "fragment",
+            *clause_shape(root, tokens, names=False),
+        ),
         vector=clause_vector(tokens),
     )
 
@@ -473,7 +514,49 @@ def _referent(head: Token, people: Participants) -> Referent | None:
         return None
     if _addressed(subject, people):
         return None
-    return refer(subject, people)
+    return refer(subject, people) or _antecedent(subject, people)
+
+
+_THIRD_PERSONS = frozenset({"he", "she", "they"})
+
+
+def antecedent_of(pronoun: Token, people: Participants) -> Token | None:
+    """``my dad might come, he's been living with us``: the one person ``he`` can be.
+
+    A third-person subject pronoun stands for a person named earlier in the same message
+    (someone's relation, as ``my dad``, or a name) when exactly one such person was: with
+    two (``my mum and my sister``) or none, who it is cannot be told.
+    """
+    if pronoun.lower_ not in _THIRD_PERSONS or pronoun.pos_ != "PRON":
+        return None
+    found: dict[Referent, Token] = {}
+    for token in pronoun.doc[: pronoun.i]:
+        referent = _person(token, people)
+        if referent is not None:
+            found.setdefault(referent, token)
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
+def _antecedent(pronoun: Token, people: Participants) -> Referent | None:
+    token = antecedent_of(pronoun, people)
+    return None if token is None else _person(token, people)
+
+
+def _person(token: Token, people: Participants) -> Referent | None:
+    """The person ``token`` names, other than the participants: a relation or a name."""
+    if token.pos_ not in ("NOUN", "PROPN") or token.dep_ in ("compound", "poss"):
+        return None
+    if token.dep_ == "appos":  # "my partner Sam": one person, named by the noun
+        return None
+    referent = refer(token, people)
+    if referent is None or referent.group or referent.holder == ASSISTANT:
+        return None
+    owned_person = any(c.dep_ == "poss" for c in token.children)
+    if owned_person and token.pos_ == "NOUN":  # "my dad"; "my partner Sam" is Sam
+        return referent if token.lemma_.lower() in _PEOPLE_NOUNS else None
+    named = token.pos_ == "PROPN" and entity_type(token) == "PERSON"
+    speaking = (people.speaker.casefold(), people.listener.casefold())
+    return referent if named and referent.holder.casefold() not in speaking else None
 
 
 def _addressed(subject: Token, people: Participants) -> bool:
@@ -505,7 +588,8 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
     if tokens and tokens[0].tag_ in ("WDT", "WP") and tokens[0].dep_ != "advmod":
         return None  # "that I really like": a relative clause, a fragment of another
     mode = modality(head, sentence, people)
-    leans = leans_outside(tokens) or _gerund_subject(head)
+    earlier = _resolved_from(head, people)
+    leans = leans_outside(tokens) or _gerund_subject(head) or earlier is not None
     return Statement(
         claim=Claim(who.holder, who.relation, predicate),
         value=value,
@@ -513,7 +597,13 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
         modality=mode,
         speaker=people.speaker,
         sequence=item.sequence,
-        quote=sentence.text.strip() if leans else _own_words(_said(head, tokens), sentence, head),
+        quote=(
+            _since(earlier, sentence)
+            if earlier is not None
+            else sentence.text.strip()
+            if leans
+            else _own_words(_said(head, tokens), sentence, head)
+        ),
         text=rewrite(tokens, head, people) if mode == "asserted" and not leans else "",
         time=statement_time(sentence.text, item.said_at),
         said_at=item.said_at,
@@ -526,6 +616,19 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
         standing=mode == "request" and standing_request(head),
         ends=_ceases(head),
     )
+
+
+def _resolved_from(head: Token, people: Participants) -> Token | None:
+    """The person named earlier that the clause's pronoun subject stands for, if any."""
+    subject = _subject(head)
+    if subject is None or refer(subject, people) is not None:
+        return None
+    return antecedent_of(subject, people)
+
+
+def _since(earlier: Token, sentence: Span) -> str:
+    """The speaker's words from the sentence naming the person to the end of this one."""
+    return earlier.doc[earlier.sent.start : sentence.end].text.strip()
 
 
 def leans_outside(tokens: Sequence[Token]) -> bool:
@@ -673,7 +776,9 @@ def _predicate(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
     if ceased is not None:  # "I quit smoking": the claim of smoking, changed
         return _predicate(ceased, who)
     if lemma in _COPULAS or any(c.dep_ == "acomp" for c in head.children):
-        return _copula(head, who)  # "I went vegetarian", "she turned vegan": a state
+        state = _copula(head, who)  # "I went vegetarian", "she turned vegan": a state
+        if state is not None or not any(c.dep_ == "dobj" for c in head.children):
+            return state  # "I've got a 3 bed flat": no state, a verb and its object
     if lemma in CHANGE_VERBS or lemma == "move":
         changed = _changed(head, who)
         if changed is not None:
