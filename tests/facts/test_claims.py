@@ -169,3 +169,16 @@ def test_the_kind_model_classes_are_the_fact_kinds() -> None:
     from longtalk.language.kinds import KINDS
 
     assert set(KINDS) - {"none"} == set(get_args(FactKind))
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("Ana is allergic to latex.", "allergic:latex"),
+        ("Ana is lactose intolerant.", "intolerant:lactose"),
+    ],
+)
+def test_an_allergy_or_intolerance_lasts_by_what_it_is(text: str, subject: str) -> None:
+    assert [(f.holder, f.subject, f.kind) for f in extract_facts(chat(text))] == [
+        ("Ana", subject, "constraint")
+    ]

@@ -26,7 +26,7 @@ from longtalk.facts.guard import is_human, is_suspicious
 from longtalk.facts.merge import merge_facts
 from longtalk.facts.offline import holder_of
 from longtalk.language import Said, Statement, read_statements
-from longtalk.language.kinds import kind_of
+from longtalk.language.kinds import likeliest_kind
 from longtalk.summary.model import ConversationSummary, SummaryEntity
 from longtalk.summary.offline_text import content_words
 
@@ -154,9 +154,10 @@ def _claim(text: str, holder: str) -> Statement | None:
 def _model_kind(hit: Statement | None, listed: FactKind) -> FactKind:
     """The kind of the list an item came from, or the model's for a listed preference.
 
-    An allergy listed among preferences is a constraint.
+    An allergy listed among preferences is a constraint. The summary's writer judged the
+    item durable; the model is asked only what kind it is.
     """
-    kind = kind_of(hit) if hit is not None and listed == "preference" else None
+    kind = likeliest_kind(hit) if hit is not None and listed == "preference" else None
     kinds: dict[str, FactKind] = {
         "constraint": "constraint",
         "identity": "identity",

@@ -110,7 +110,21 @@ def read_together(earlier: DurableFact, later: DurableFact) -> bool:
         earlier.holder.casefold() == later.holder.casefold()
         and (later.changes or not _eventful(earlier))
         and (said is None or not earlier.sequences or earlier.last_sequence < said)
+        and not _takes_back_another(earlier, later)
     )
+
+
+def _takes_back_another(earlier: DurableFact, later: DurableFact) -> bool:
+    """A retraction that names what it takes back takes back nothing else of its kind.
+
+    ``I'm not allergic to nuts anymore`` says nothing of the shellfish allergy: both claims
+    name their object (``allergic:nuts``, ``allergic:shellfish``), and the objects differ.
+    """
+    if not later.retracts:
+        return False
+    taken, _, named = later.subject.partition(":")
+    head, _, held = earlier.subject.partition(":")
+    return taken == head and bool(named) and bool(held) and named != held
 
 
 def _purposed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:

@@ -29,7 +29,16 @@ from longtalk.language.meaning import MEANING, meaning
 from longtalk.language.speakers import SECOND
 from longtalk.language.statements import Statement
 
-__all__ = ["DIMENSION", "KINDS", "FactKind", "WEIGHTS_FILE", "durability", "features", "kind_of"]
+__all__ = [
+    "DIMENSION",
+    "KINDS",
+    "WEIGHTS_FILE",
+    "FactKind",
+    "durability",
+    "features",
+    "kind_of",
+    "likeliest_kind",
+]
 
 FactKind = Literal[
     "constraint",
@@ -172,4 +181,17 @@ def kind_of(statement: Statement) -> str | None:
     model, vector = _model(), features(statement)
     if _durability(vector) < model.threshold and not lasting(statement.claim.key):
         return None
+    return _likeliest(model, vector)
+
+
+def likeliest_kind(statement: Statement) -> str:
+    """The kinds head's likeliest kind for a statement already known to be a fact.
+
+    For a fact someone else judged durable (an LLM summary's list item): only its kind is
+    asked, not whether it lasts.
+    """
+    return _likeliest(_model(), features(statement))
+
+
+def _likeliest(model: _Model, vector: npt.NDArray[np.float64]) -> str:
     return KINDS[1 + int(np.argmax(vector @ model.kinds))]

@@ -5,7 +5,8 @@ a civic`` then ``sold it, the tesla drives like a dream``: a change of mind or o
 rarely repeats the claim's words, so no word list finds which earlier claim it ends. The
 model reads the pair as the bundled sentence model does (:mod:`longtalk.language.meaning`):
 how near the two are in meaning, what the later says and how it moves away from the
-earlier (its vector, and the two vectors' difference), beside the words of each (hashed
+earlier (its vector, and the two vectors' difference), where the two agree (their
+elementwise product: a change speaks of what the earlier spoke of), beside the words of each (hashed
 stems: ``anymore``, ``now``, ``also``, ``still``); a logistic head says whether, after
 the later statement, the earlier no longer holds.
 
@@ -52,9 +53,12 @@ COSINE_SCALE = 8.0
 MEANING_SCALE = 3.0
 """The weight of the later text's vector, and of its difference from the earlier's (each
 of unit length), beside the word counts."""
-DIMENSION = HASHED + 2 + 2 * MEANING
+PRODUCT_SCALE = 20.0
+"""The weight of the two vectors' elementwise product (its length is about a twentieth of a
+unit vector's)."""
+DIMENSION = HASHED + 2 + 3 * MEANING
 """Feature slots in all: the words, the cosine and its square, the later text's vector,
-the difference of the two vectors."""
+the difference of the two vectors, their product."""
 WEIGHTS_FILE = "succession.json"
 READ = 8192
 """Texts whose reading (vector, words, their weights) is kept, the most recently used."""
@@ -63,7 +67,8 @@ DECIDED = 16384
 RELATED = 0.25
 """The cosine below which two statements are about different things: never read as a pair."""
 _LATER = slice(HASHED + 2, HASHED + 2 + MEANING)
-_CHANGE = slice(HASHED + 2 + MEANING, DIMENSION)
+_CHANGE = slice(HASHED + 2 + MEANING, HASHED + 2 + 2 * MEANING)
+_PRODUCT = slice(HASHED + 2 + 2 * MEANING, DIMENSION)
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
@@ -110,6 +115,7 @@ def design(earlier: str, later: str, holder: str = "") -> npt.NDArray[np.float64
     vector[HASHED + 1] = cosine * cosine * COSINE_SCALE
     vector[_LATER] = second * MEANING_SCALE
     vector[_CHANGE] = (second - first) * MEANING_SCALE
+    vector[_PRODUCT] = first * second * PRODUCT_SCALE
     return vector
 
 
@@ -221,6 +227,7 @@ def _score(earlier: _Read, later: _Read) -> float:
         + later.as_later
         + sum(float(model[_slot(f"both:{word}")]) for word in shared)
         + float(model[HASHED] + model[HASHED + 1] * cosine) * cosine * COSINE_SCALE
+        + float(model[_PRODUCT] @ (earlier.vector * later.vector)) * PRODUCT_SCALE
     )
 
 
