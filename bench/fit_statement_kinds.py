@@ -16,6 +16,12 @@ Training data, split before fitting (the other parts are reported on, never fitt
 * ``tests/facts/labelled_statements_blind_3.jsonl``: the same, by a third (facts inside
   requests to an assistant, of the speaker's close people, negated, or one sentence among
   chit-chat); split the same way.
+* ``tests/facts/labelled_statements_blind_4.jsonl``: the same, by a fourth (telegraphic
+  fragments with no subject, ``vegan since 2019 btw``, and fragments that state nothing
+  lasting: reactions, placeholders, headings, the day's errands); split the same way.
+* ``tests/facts/labelled_statements_blind_5.jsonl``: the same, by a fifth (real facts in
+  modal, conditional or future wording, and true hypotheticals, wishes and advice worded
+  alike); split the same way.
 * ``bench/data/durable_facts.json``: the varied durable-facts set; its tuning half only
   (facts positive, distractors negative), each filed under the nearest fact kind.
 * LoCoMo dev ``observation`` entries: turns no observation cites are not durable
@@ -57,6 +63,8 @@ LABELLED = (
     ROOT / "tests" / "facts" / "labelled_statements_blind.jsonl",
     ROOT / "tests" / "facts" / "labelled_statements_blind_2.jsonl",
     ROOT / "tests" / "facts" / "labelled_statements_blind_3.jsonl",
+    ROOT / "tests" / "facts" / "labelled_statements_blind_4.jsonl",
+    ROOT / "tests" / "facts" / "labelled_statements_blind_5.jsonl",
 )
 DEFAULT_DATA = Path("/work/shared/data/locomo/locomo_dev.json")
 TRAIN_CONVERSATIONS = 3

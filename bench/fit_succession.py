@@ -3,10 +3,11 @@
     python bench/fit_succession.py [--write src/longtalk/data/succession.json]
 
 Training data, split before fitting: ``tests/facts/labelled_pairs.jsonl``,
-``labelled_pairs_2.jsonl`` and ``labelled_pairs_3.jsonl``, pairs of chat messages one person
-said some time apart, written by people who read none of longtalk's code, tests or data
-(the second file with more changes said only by the new state, and chit-chat; the third
-with more retractions said indirectly), each labelled ``replaces`` (the later
+``labelled_pairs_2.jsonl``, ``labelled_pairs_3.jsonl`` and ``labelled_pairs_4.jsonl``, pairs
+of chat messages one person said some time apart, written by people who read none of
+longtalk's code, tests or data (the second file with more changes said only by the new
+state, and chit-chat; the third with more retractions said indirectly; the fourth with
+plans and details on the same topic that change nothing), each labelled ``replaces`` (the later
 changes the earlier fact), ``retracts`` (takes it back) or ``keeps`` (the earlier still
 holds: another fact on the same topic, the same fact again, a visit rather than a move, a
 wish). The even lines train,
@@ -67,11 +68,14 @@ PAIRS = (
     ROOT / "tests" / "facts" / "labelled_pairs.jsonl",
     ROOT / "tests" / "facts" / "labelled_pairs_2.jsonl",
     ROOT / "tests" / "facts" / "labelled_pairs_3.jsonl",
+    ROOT / "tests" / "facts" / "labelled_pairs_4.jsonl",
 )
 ENDED = frozenset({"replaces", "retracts"})
 BETA = 0.25
 """Precision weighs four times recall: a claim ended in error hides a true fact, said once
 and maybe never again; a change missed leaves the old claim beside the new one, both shown."""
+MISMATCHED_WEIGHT = 1.0
+"""A pair of two topics weighs as a labelled pair does."""
 LOCOMO_WEIGHT = 1000.0
 LOCOMO_EVERY = 3
 L2 = 3e-3
@@ -87,6 +91,7 @@ class Pair:
     earlier: str
     later: str
     label: str
+    topic: str = ""
 
     def messages(self) -> list[tuple[int, Message]]:
         return [
@@ -106,7 +111,7 @@ class Pair:
 def pairs(held_out: bool, paths: Sequence[Path] = PAIRS) -> list[Pair]:
     """Each file's even lines (training), or its odd lines (held out)."""
     return [
-        Pair(row["speaker"], row["earlier"], row["later"], row["label"])
+        Pair(row["speaker"], row["earlier"], row["later"], row["label"], row.get("topic", ""))
         for path in paths
         for index, row in enumerate(
             json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()
@@ -146,6 +151,34 @@ def examples(rows: Sequence[Pair]) -> list[Example]:
         after = [fact for fact in facts if fact.sequences == (2,) and not fact.denies]
         related = _related([(first, second) for first in before for second in after])
         found += [Example(*texts, label, 1.0 / len(related), index) for texts in related]
+    return found
+
+
+def mismatched(rows: Sequence[Pair]) -> list[Example]:
+    """Each change or retraction beside another pair's earlier message, of another topic.
+
+    ``We fly home on 1 June`` said after ``our budget is 3,500 euros`` ends nothing: a
+    later message that changes something changes what it speaks of. Without such pairs the
+    model learns only how a change is worded (every labelled pair is of one topic), and
+    ends whatever claim lies near in meaning; each weighs :data:`MISMATCHED_WEIGHT`.
+    """
+    found: list[Example] = []
+    for index, pair in enumerate(rows):
+        if pair.label not in ENDED:
+            continue
+        other = next(
+            (
+                rows[(index + step) % len(rows)]
+                for step in range(1, len(rows))
+                if rows[(index + step) % len(rows)].topic != pair.topic
+            ),
+            None,
+        )
+        if other is None or not pair.topic:
+            continue
+        holder = pair.speaker
+        if float(meaning_of(other.earlier, holder) @ meaning_of(pair.later, holder)) >= RELATED:
+            found.append(Example(other.earlier, pair.later, holder, 0.0, MISMATCHED_WEIGHT, index))
     return found
 
 
@@ -214,7 +247,8 @@ def threshold_for(scores: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -
 
 def fit(data: Path = DEFAULT_DATA, paths: Sequence[Path] = PAIRS) -> dict[str, Any]:
     """The model's weights as the shipped JSON holds them."""
-    rows = examples(pairs(False, paths)) + list(locomo(data, False))
+    training = pairs(False, paths)
+    rows = examples(training) + mismatched(training) + list(locomo(data, False))
     x = matrix(rows)
     y = np.array([row.label for row in rows])
     w = np.array([row.weight for row in rows])
