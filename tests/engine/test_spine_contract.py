@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from longtalk.config import MemoryConfig
+from longtalk.core.filters import NO_CONTEXT, FilterContext, MessageFilterPipeline
 from longtalk.core.messages import Message, assistant, user
 from longtalk.core.tokens import HeuristicTokenCounter
 from longtalk.engine import MIN_BUDGET_TOKENS, MemoryEngine
@@ -57,6 +60,38 @@ async def test_a_chat_that_fits_the_budget_is_the_chat_verbatim() -> None:
     layered = await memory.get_context("c", "day 0?", budget_tokens=300)
     assert "summary" in [part.kind for part in layered.parts]
     assert layered.tokens_used <= 300
+
+
+async def test_a_chat_whose_length_misleads_is_read_as_layers_all_the_same() -> None:
+    memory = engine()
+    await memory.create_chat("c")
+    await grow(memory, "c", 8)
+    layered = await memory.get_context("c", "day 0?", budget_tokens=300)
+    # its length says it may fit: it is loaded whole and filtered, found over, read as layers
+    misled = MemoryEngine(
+        memory.storage,
+        config=memory.config.model_copy(update={"chars_per_token": 1000.0}),
+        counter=COUNTER,
+    )
+    runs: list[int] = []
+    misled.reader.pipeline = MessageFilterPipeline((*misled.reader.pipeline.filters, Seen(runs)))
+    again = await misled.get_context("c", "day 0?", budget_tokens=300)
+    assert len(runs) == 2 and runs[0] == 16 > runs[1]  # the whole chat, then the window
+    assert "summary" in [part.kind for part in again.parts]
+    assert again.text == layered.text and again.parts == layered.parts
+
+
+@dataclass
+class Seen:
+    """A filter that keeps every message and notes how many each run saw."""
+
+    runs: list[int]
+
+    def apply(
+        self, messages: Sequence[Message], context: FilterContext = NO_CONTEXT
+    ) -> list[Message]:
+        self.runs.append(len(messages))
+        return list(messages)
 
 
 async def test_without_a_query_older_messages_fill_verbatim_before_the_summary_alone() -> None:

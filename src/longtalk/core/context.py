@@ -16,6 +16,9 @@ Pure logic. The contract, in order of claim on the budget:
 4. **recall** fills what remains, deduplicated against the shown messages, best relevance
    per token first (measured as the part renders), printed chronologically with a date line
    per day.
+
+The division of the budget (:mod:`longtalk.core.budget_division`) is the stage before this
+one: a reader divides, recalls, then assembles here. Its names are re-exported.
 """
 
 from __future__ import annotations
@@ -25,23 +28,64 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol, overload
 
+from longtalk.core.budget_division import (
+    DEFAULT_BUDGET,
+    OMITTED_NOTE,
+    SUMMARY_HEADER,
+    VERBATIM_HEADER,
+    BudgetDivision,
+    ContextBudget,
+    ContextOrder,
+    Shown,
+    ShownWindow,
+    divide_budget,
+    divide_quoted,
+    fit_window,
+    newest_that_fit,
+    numbered_shown,
+    surely_shown,
+)
 from longtalk.core.messages import Message, MessageType, Role
 from longtalk.core.quoting import QuotedLine, quoted_lines, quoted_summary, quoted_turns
 from longtalk.core.tokens import DEFAULT_COUNTER, TokenCounter
 
+__all__ = [
+    "AssembledContext",
+    "BudgetDivision",
+    "Context",
+    "ContextBudget",
+    "ContextOrder",
+    "ContextPart",
+    "DEFAULT_BUDGET",
+    "DURABLE_KINDS",
+    "ELLIPSIS",
+    "KnownFactLike",
+    "MIN_SUMMARY_WORDS",
+    "OMITTED_NOTE",
+    "PartKind",
+    "QuotedTurn",
+    "RECALL_HEADER",
+    "RecalledLike",
+    "SUMMARY_HEADER",
+    "Shown",
+    "SummaryRowLike",
+    "TOP_UP_TRIES",
+    "VERBATIM_HEADER",
+    "assemble_context",
+    "assemble_divided",
+    "assemble_quoted",
+    "divide_budget",
+    "divide_quoted",
+    "fit_window",
+    "surely_shown",
+    "verbatim_cost",
+    "whole_chat_context",
+]
+
 PartKind = Literal["facts", "user", "recalled", "summary", "verbatim"]
-ContextOrder = Literal["contract", "cache_friendly"]
-"""``contract``: [durable] [recalled] [summary] [window]. ``cache_friendly``: [durable]
-[summary] [kept recalled block] [window] [recalled afresh]: the parts that change only when
-memory changes first, then the recalled block a turn on the same topic keeps, then the
-window (which only grows until the summary takes its oldest messages), and last the turns
-recalled for this question; a provider's prompt cache then reuses the longest prefix from
-one turn to the next."""
 DURABLE_KINDS: tuple[PartKind, ...] = ("facts", "user")
 
 RECALL_HEADER = "Relevant earlier conversation, quoted:"
-SUMMARY_HEADER = "Summary of the conversation so far, quoted:"
-VERBATIM_HEADER = "Recent conversation:"
 ELLIPSIS = "…"
 
 
@@ -81,87 +125,6 @@ class SummaryRowLike(Protocol):
     def episode_last(self) -> int:
         """Last episode covered."""
         ...
-
-
-@dataclass(frozen=True, slots=True)
-class ContextBudget:
-    """The context contract's numbers and how parts are printed.
-
-    ``summary_max_tokens`` caps the summary part, and ``summary_share`` caps it as a share of
-    the budget (so small budgets keep room for the window and recall). The window and
-    pending messages take what they need after the summary; recall gets the rest.
-    ``headers`` prints a one-line title before each part; ``date_headers`` prints each
-    recalled turn's date once per group instead of per line. ``length_penalty`` (α) fills
-    the recall part by ``score / tokens**α`` (0 = by score): 1.0, relevance per token,
-    suits the learned ranker's relevance shares. ``stamp_time`` prints the time of day in
-    date headers. ``resolve_dates`` follows a recalled turn that says ``yesterday``, ``last
-    year``... with the date it means (:mod:`longtalk.core.relative_dates`). ``order`` places
-    the parts (:data:`ContextOrder`); it changes where they stand, and with ``cache_friendly``
-    where the shown pending messages start: when not every pending message fits, the first
-    one shown moves in steps of ``window_step`` messages (sequences), not one message a turn,
-    so the recent conversation keeps its first line, and the context its prefix, for most
-    turns. ``recall_keep`` (``cache_friendly``): the most share of the recall room the
-    previous turn's recalled block may keep, byte for byte, while it still serves the
-    question (:func:`assemble_context`'s ``kept_recall``); the rest is recalled afresh. A
-    block is chosen from one question's recall and shown from the next question it serves.
-    ``recall_serves``: the least share of the relevance of the question's own recall fill
-    that the block's turns must hold for the block to be kept (0 keeps it while it fits).
-    ``recall_spares``: the least share of that relevance the context must still show with the
-    block kept (its turns and those recalled afresh after it), so a kept block never takes
-    the room the question's own turns need (0, the default: no such test; 0.9 measured a
-    little more recall at small budgets and kept far fewer blocks).
-    ``recall_answered``: a block is kept while it fits, whatever share it serves, when the
-    best turn recall found scores at most this (the learned ranker scores a turn relative to
-    the chat's best match, so the best match is then shown verbatim: the recent conversation
-    answers the question, and a turn on the current topic does not drop the block; 0 turns
-    this off, as scores of another ranker mean something else).
-    ``recall_block_from``: no block is chosen while recall has less than this share of the
-    budget (a small block soon overflows, and a replaced block costs the cached window after
-    it); the recalled turns then all follow the window.
-    """
-
-    summary_max_tokens: int = 200
-    summary_share: float = 0.3
-    headers: bool = True
-    date_headers: bool = True
-    length_penalty: float = 1.0
-    stamp_time: bool = True
-    resolve_dates: bool = True
-    order: ContextOrder = "contract"
-    window_step: int = 10
-    recall_keep: float = 0.8
-    recall_serves: float = 0.4
-    recall_spares: float = 0.0
-    recall_block_from: float = 0.25
-    recall_answered: float = 0.2
-
-    def __post_init__(self) -> None:
-        if self.summary_max_tokens < 0:
-            raise ValueError(f"summary_max_tokens must be >= 0, got {self.summary_max_tokens}")
-        if not 0.0 <= self.summary_share <= 1.0:
-            raise ValueError(f"summary_share must be within [0, 1], got {self.summary_share}")
-        if self.window_step < 1:
-            raise ValueError(f"window_step must be >= 1, got {self.window_step}")
-        if not 0.0 <= self.recall_keep <= 1.0:
-            raise ValueError(f"recall_keep must be within [0, 1], got {self.recall_keep}")
-        if not 0.0 <= self.recall_serves <= 1.0:
-            raise ValueError(f"recall_serves must be within [0, 1], got {self.recall_serves}")
-        if not 0.0 <= self.recall_spares <= 1.0:
-            raise ValueError(f"recall_spares must be within [0, 1], got {self.recall_spares}")
-        if not 0.0 <= self.recall_answered <= 1.0:
-            raise ValueError(f"recall_answered must be within [0, 1], got {self.recall_answered}")
-        if not 0.0 <= self.recall_block_from <= 1.0:
-            raise ValueError(
-                f"recall_block_from must be within [0, 1], got {self.recall_block_from}"
-            )
-
-    def summary_allowance(self, room_tokens: int) -> int:
-        """The most tokens the summary part may take of ``room_tokens`` (what the window left)."""
-        share = math.floor(max(0, room_tokens) * self.summary_share)
-        return max(0, min(self.summary_max_tokens, share))
-
-
-DEFAULT_BUDGET = ContextBudget()
 
 
 @dataclass(frozen=True, slots=True)
@@ -338,10 +301,6 @@ def _as_chat_message(message: Message) -> dict[str, str]:
     return {"role": message.role.value, "content": message.content}
 
 
-Shown = Message | tuple[int, Message]
-"""A verbatim message, bare or numbered with its stored sequence (for provenance)."""
-
-
 def assemble_context(
     *,
     durable: Sequence[ContextPart] = (),
@@ -390,8 +349,8 @@ def assemble_context(
         summary=quoted_summary(summary, (row.summary_text for row in summary_rows)),
         summary_rows=summary_rows,
         summary_cut=summary_cut,
-        verbatim=quoted_lines(_numbered(verbatim)),
-        pending=quoted_lines(_numbered(pending)),
+        verbatim=quoted_lines(numbered_shown(verbatim)),
+        pending=quoted_lines(numbered_shown(pending)),
         budget_tokens=budget_tokens,
         counter=counter,
         rules=rules,
@@ -424,18 +383,58 @@ def assemble_quoted(
     ``summary`` is the summary's passages as :func:`~longtalk.core.quoting.quoted_summary`
     gives them; ``verbatim`` and ``pending`` the messages as
     :func:`~longtalk.core.quoting.quoted_lines` does, ``recalled`` and ``kept_recall`` the
-    turns as :func:`~longtalk.core.quoting.quoted_turns` does. A reader that quotes them as
-    it gathers them hands this the whole context's text in one call.
+    turns as :func:`~longtalk.core.quoting.quoted_turns` does. Without a ``division`` the
+    budget is divided here and the summary cut to its share; with one, this is
+    :func:`assemble_divided`.
     """
+    if division is None:
+        budget = max(0, budget_tokens) - sum(_cost(part) for part in durable)
+        division = divide_quoted(budget, verbatim=verbatim, counter=counter, rules=rules)
+        summary, summary_rows, cut = _cut_summary(
+            list(summary), summary_rows, division.summary, counter, rules
+        )
+        summary_cut = summary_cut or cut
+    return assemble_divided(
+        division,
+        durable=durable,
+        recalled=recalled,
+        summary=summary,
+        summary_rows=summary_rows,
+        summary_cut=summary_cut,
+        pending=pending,
+        budget_tokens=budget_tokens,
+        counter=counter,
+        rules=rules,
+        kept_recall=kept_recall,
+    )
+
+
+def assemble_divided(
+    division: BudgetDivision,
+    *,
+    durable: Sequence[ContextPart] = (),
+    recalled: Sequence[QuotedTurn] = (),
+    summary: Sequence[str] = (),
+    summary_rows: Sequence[SummaryRowLike] = (),
+    summary_cut: bool = False,
+    pending: Sequence[QuotedLine] = (),
+    budget_tokens: int,
+    counter: TokenCounter = DEFAULT_COUNTER,
+    rules: ContextBudget = DEFAULT_BUDGET,
+    kept_recall: Sequence[QuotedTurn] = (),
+) -> AssembledContext:
+    """The context within a budget already divided (:func:`divide_quoted`), lines quoted.
+
+    The stage after the division and recall: ``division`` shows its window, and the caller
+    shaped the summary to ``division.summary_text``, so it is shown as given, never cut a
+    second time; this places the parts and trims only what would still overflow. A reader
+    that quotes the lines as it gathers them hands this the whole context's text in one
+    call.
+    """
+    summary_part = _shaped_summary(list(summary), summary_rows, rules)
+    summary_part = summary_part and _counted(summary_part, counter)
     total = max(0, budget_tokens)
     budget = total - sum(_cost(part) for part in durable)
-    texts = list(summary)
-    if division is None:
-        division = divide_quoted(budget, verbatim=verbatim, counter=counter, rules=rules)
-        summary_part = _summary_part(texts, summary_rows, division.summary, counter, rules)
-    else:  # the caller shaped the summary to ``division.summary_text``: it is not cut again
-        summary_part = _shaped_summary(texts, summary_rows, rules)
-        summary_part = summary_part and _counted(summary_part, counter)
     recent = division.window
     if summary_part is not None and summary_cut:
         summary_part = replace(summary_part, truncated=True)
@@ -530,106 +529,10 @@ def _allocation(parts: Sequence[ContextPart]) -> dict[PartKind, int]:
     return tokens
 
 
-@dataclass(frozen=True, slots=True)
-class BudgetDivision:
-    """How one budget is divided among the parts: the one place that does the arithmetic.
-
-    The recent window claims the budget first (``window``, with its cost); the summary may
-    take ``summary`` tokens of what the window leaves (its header included; ``summary_text``
-    is the room for its text alone); pending messages and recall share what is left.
-    """
-
-    budget: int
-    window: _Window
-    summary: int
-    summary_text: int
-
-    @property
-    def shown(self) -> list[Message]:
-        """The window messages every assembly under this division shows (recall skips them)."""
-        return [line.message for line in self.window.kept]
-
-    def yielding(self, tokens: int) -> BudgetDivision:
-        """The division with ``tokens`` of the summary's text room given up to the others.
-
-        A reader that shows durable facts beside recall takes their size off the summary,
-        which would repeat them; the window, counted once, stays as it is.
-        """
-        return replace(self, summary_text=max(0, self.summary_text - max(0, tokens)))
-
-
-def divide_budget(
-    budget_tokens: int,
-    *,
-    verbatim: Sequence[Shown],
-    counter: TokenCounter = DEFAULT_COUNTER,
-    rules: ContextBudget = DEFAULT_BUDGET,
-    stable: bool = False,
-) -> BudgetDivision:
-    """Divide ``budget_tokens`` (what the durable parts left) among the window and summary.
-
-    Pure; :meth:`BudgetDivision.yielding` gives summary room up to the durable facts.
-    ``stable`` (``cache_friendly``): the summary's share is of the whole budget, not of what
-    this turn's window leaves, so it is cut the same way turn after turn (the window changes
-    with every message); it still never takes room the window needs. The window is quoted
-    first: :func:`divide_quoted` divides.
-    """
-    window = quoted_lines(_numbered(verbatim))
-    return divide_quoted(
-        budget_tokens, verbatim=window, counter=counter, rules=rules, stable=stable
-    )
-
-
-def divide_quoted(
-    budget_tokens: int,
-    *,
-    verbatim: Sequence[QuotedLine],
-    counter: TokenCounter = DEFAULT_COUNTER,
-    rules: ContextBudget = DEFAULT_BUDGET,
-    stable: bool = False,
-) -> BudgetDivision:
-    """:func:`divide_budget` of a window already quoted (``quoting.quoted_lines``)."""
-    budget = max(0, budget_tokens)
-    recent = _window(verbatim, budget - 1, counter, rules)
-    left = budget - recent.cost - 1
-    allowance = min(rules.summary_allowance(budget - 1 if stable else left), max(0, left))
-    head = counter.count(SUMMARY_HEADER) + 1 if rules.headers else 0
-    return BudgetDivision(budget, recent, allowance, max(0, allowance - head))
-
-
-def fit_window(
-    verbatim: Sequence[Shown],
-    *,
-    budget_tokens: int,
-    counter: TokenCounter = DEFAULT_COUNTER,
-    rules: ContextBudget = DEFAULT_BUDGET,
-) -> BudgetDivision:
-    """How ``verbatim`` fits ``budget_tokens``: :func:`divide_budget` without durable facts."""
-    return divide_budget(budget_tokens, verbatim=verbatim, counter=counter, rules=rules)
-
-
-def surely_shown(
-    verbatim: Sequence[Shown],
-    *,
-    budget_tokens: int,
-    counter: TokenCounter = DEFAULT_COUNTER,
-    rules: ContextBudget = DEFAULT_BUDGET,
-) -> list[Message]:
-    """The window messages every assembly under this budget shows (recall can skip them).
-
-    The window claims the budget first, so this is the whole window unless it alone is over.
-    """
-    return fit_window(verbatim, budget_tokens=budget_tokens, counter=counter, rules=rules).shown
-
-
 def verbatim_cost(shown: Sequence[Shown], counter: TokenCounter = DEFAULT_COUNTER) -> int:
     """What ``shown`` costs as the recent window (header, one line each, the separator)."""
-    lines = sum(counter.count(item.line) + 1 for item in quoted_lines(_numbered(shown)))
+    lines = sum(counter.count(item.line) + 1 for item in quoted_lines(numbered_shown(shown)))
     return counter.count(VERBATIM_HEADER) + 2 + lines
-
-
-def _numbered(items: Sequence[Shown]) -> list[tuple[int, Message]]:
-    return [item if isinstance(item, tuple) else (0, item) for item in items]
 
 
 def _cost(part: ContextPart | None) -> int:
@@ -639,35 +542,9 @@ def _cost(part: ContextPart | None) -> int:
 
 # -- verbatim -----------------------------------------------------------------------------------
 
-OMITTED_NOTE = "[{count} older messages of the recent conversation did not fit and are left out]"
-
-
-@dataclass(frozen=True, slots=True)
-class _Window:
-    """The recent window as shown: its messages, the cut note, what it costs in all."""
-
-    kept: list[QuotedLine]
-    cut: int
-    note: str
-    cost: int
-
-
-def _window(
-    window: Sequence[QuotedLine], room: int, counter: TokenCounter, rules: ContextBudget
-) -> _Window:
-    """The whole window, or (when it alone exceeds ``room``) its newest messages and a note."""
-    head = counter.count(VERBATIM_HEADER) + 1 if rules.headers else 0
-    kept, used = _newest_that_fit(window, room - head, counter)
-    if len(kept) == len(window):
-        return _Window(kept, 0, "", head + used if kept else 0)
-    note = OMITTED_NOTE.format(count=len(window) - len(kept))
-    kept, used = _newest_that_fit(window, room - head - counter.count(note) - 1, counter)
-    note = OMITTED_NOTE.format(count=len(window) - len(kept))
-    return _Window(kept, len(window) - len(kept), note, head + counter.count(note) + 1 + used)
-
 
 def _verbatim_part(
-    recent: _Window,
+    recent: ShownWindow,
     pending: Sequence[QuotedLine],
     room: int,
     counter: TokenCounter,
@@ -679,7 +556,7 @@ def _verbatim_part(
     """
     earlier: list[QuotedLine] = []
     if not recent.cut:
-        earlier, _ = _newest_that_fit(pending, room - recent.cost, counter)
+        earlier, _ = newest_that_fit(pending, room - recent.cost, counter)
         if rules.order == "cache_friendly" and len(earlier) < len(pending):
             earlier = _from_step(earlier, rules.window_step)
     shown = [*earlier, *recent.kept]
@@ -716,55 +593,35 @@ def _from_step(shown: list[QuotedLine], step: int) -> list[QuotedLine]:
     return kept
 
 
-def _newest_that_fit(
-    items: Sequence[QuotedLine], room: int, counter: TokenCounter
-) -> tuple[list[QuotedLine], int]:
-    """The newest contiguous messages within ``room`` tokens (never starting with a result)."""
-    kept: list[QuotedLine] = []
-    used = 0
-    for item in reversed(items):
-        cost = counter.count(item.line) + 1
-        if used + cost > room:
-            break
-        kept.append(item)
-        used += cost
-    kept.reverse()
-    while kept and kept[0].message.role == Role.TOOL:  # never start with a cut call's result
-        used -= counter.count(kept.pop(0).line) + 1
-    return kept, used
-
-
 # -- summary ------------------------------------------------------------------------------------
 
 
-def _summary_part(
+def _cut_summary(
     texts: list[str],
     rows: Sequence[SummaryRowLike],
     allowance: int,
     counter: TokenCounter,
     rules: ContextBudget,
-) -> ContextPart | None:
-    """The summary within ``allowance``: oldest rows go first, the newest row never does."""
+) -> tuple[list[str], Sequence[SummaryRowLike], bool]:
+    """The summary within ``allowance``: oldest rows go first, the newest row never does.
+
+    Returns its text (none when nothing fits), the rows it still shows and whether it was
+    cut, shaped as a caller that cut it itself would hand it to :func:`assemble_divided`.
+    """
     if not texts or allowance <= 0:
-        return None
+        return [], rows, False
     head = counter.count(SUMMARY_HEADER) + 1 if rules.headers else 0
-    ranges = [(row.episode_first, row.episode_last) for row in rows]
-    by_rows = len(texts) == len(ranges) and len(texts) > 1
+    by_rows = len(texts) == len(rows) and len(texts) > 1
     truncated = False
     while len(texts) > 1 and head + _lines_cost(texts, counter) > allowance:
         texts = texts[1:]  # the oldest row goes first
-        ranges = ranges[1:] if by_rows else ranges
+        rows = rows[1:] if by_rows else rows
         truncated = True
     body = "\n".join(texts)
     if counter.count(body) > allowance - head:
         body = _truncate(body, allowance - head, counter)
         truncated = True
-    if not body:
-        return None
-    text = f"{SUMMARY_HEADER}\n{body}" if rules.headers else body
-    return ContextPart(
-        "summary", text, counter.count(text), episode_ranges=tuple(ranges), truncated=truncated
-    )
+    return [body], rows, truncated
 
 
 def _shaped_summary(

@@ -1,7 +1,8 @@
 """The engine's filter step: the shortener a truncation strategy needs, and the pipeline run.
 
-:func:`shortener_for` builds the shortener a strategy needs (an LLM or the embedder), and
-:func:`apply_pipeline` runs a filter pipeline after awaiting what its LLM shorteners need.
+:func:`shortener_for` builds the shortener a strategy needs (an LLM or the embedder),
+:func:`apply_pipeline` runs a filter pipeline after awaiting what its LLM shorteners need,
+and :func:`show_numbered` runs it over stored messages, each kept with its sequence.
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ from longtalk.core.filters import (
     MessageFilterPipeline,
     context_for,
 )
+from longtalk.core.history import Numbered
 from longtalk.core.messages import Message
 from longtalk.core.truncation import Shortener, TruncationStrategy
 from longtalk.embed.semantic_shortener import SemanticShortener, TextEmbedder
 from longtalk.llm.base import LLM
 from longtalk.llm.shortener import LLMShortener
 
-__all__ = ["apply_pipeline", "shortener_for"]
+__all__ = ["apply_pipeline", "shortener_for", "show_numbered"]
 
 
 def shortener_for(
@@ -56,4 +58,28 @@ async def apply_pipeline(
             contents = [message.content for message in result]
             await message_filter.shortener.prepare(contents, message_filter.max_chars)
         result = message_filter.apply(result, context)
+    return result
+
+
+async def show_numbered(
+    pipeline: MessageFilterPipeline, numbered: Sequence[Numbered], query: str | None = None
+) -> list[Numbered]:
+    """Messages through ``pipeline``, each still numbered with its sequence.
+
+    ``query`` is what semantic truncation ranks sentences against (default: the last user
+    message). Messages are matched back to their sequences by identity: each goes through
+    the pipeline with its stored id (or a stand-in) and comes back with the id it had.
+    """
+    if not numbered:
+        return []
+    keys = [message.id or f"longtalk:{sequence}" for sequence, message in numbered]
+    by_key = {key: (seq, msg.id) for key, (seq, msg) in zip(keys, numbered, strict=True)}
+    keyed = [
+        msg.model_copy(update={"id": key}) for key, (_, msg) in zip(keys, numbered, strict=True)
+    ]
+    shown = await apply_pipeline(pipeline, keyed, context_for(keyed, query))
+    result: list[Numbered] = []
+    for message in shown:
+        sequence, original = by_key.get(message.id or "", (0, message.id))
+        result.append((sequence, message.model_copy(update={"id": original})))
     return result

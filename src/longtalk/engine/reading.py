@@ -1,46 +1,36 @@
 """The one context path: every door's context is assembled here, once.
 
 A read loads the chat's state (the summary chain, the messages since it, the durable facts)
-and what is known about its user from earlier chats; the messages go through the filter
-pipeline and are quoted as the lines the context shows; the durable parts are rendered
-within their share; the recent window is fitted; recall (the query's embedding) runs while
-the summary is cut to its room; the recalled turns and the summary are quoted in turn; then
-the pure assembly counts and places the lines, in one call, under the contract:
-[durable facts] [user] [recalled] [summary] [recent window].
+and what is known about its user from earlier chats, then decides which messages it shows:
+the whole chat when its length says it may fit, else the window of a layered context
+(:class:`~longtalk.engine.layered.Layers`). Those messages go through the filter pipeline
+once; the whole chat is measured and assembled in one call, and a layered read goes on in
+:mod:`longtalk.engine.layered`: [durable facts] [user] [recalled] [summary] [recent window].
 """
 
 from __future__ import annotations
 
-import asyncio
 import math
 from collections.abc import Sequence
 from dataclasses import KW_ONLY, InitVar, dataclass, field, replace
-from typing import Protocol
 
 from longtalk.config import MemoryConfig
-from longtalk.core.context import (
-    AssembledContext,
-    ContextBudget,
-    ContextPart,
-    assemble_quoted,
-    divide_quoted,
-    whole_chat_context,
-)
-from longtalk.core.filters import MessageFilterPipeline, context_for
+from longtalk.core.budget_division import ContextBudget
+from longtalk.core.context import AssembledContext, ContextPart, whole_chat_context
+from longtalk.core.filters import MessageFilterPipeline
 from longtalk.core.history import HistorySplit, Numbered, split_history
-from longtalk.core.quoting import quoted_lines, quoted_summary, quoted_turns
 from longtalk.core.tokens import TokenCounter
 from longtalk.embed.semantic_shortener import TextEmbedder
 from longtalk.engine.durable import DurablePart
-from longtalk.engine.pipeline import apply_pipeline
+from longtalk.engine.layered import Layers, ScopeOf, layered_context
+from longtalk.engine.pipeline import show_numbered
 from longtalk.engine.recall_blocks import RecallBlocks
 from longtalk.errors import UsageError
-from longtalk.recall.defaults import recall_for_read
 from longtalk.storage.base import ChatRecord, ChatState, ChatStorage, StoredMessage
 from longtalk.storage.user_memory import UserFact, UserMemoryStore, kept_with
 from longtalk.summary.chain import LineSalience, ShownSummaries
 from longtalk.summary.user_facts import user_part
-from longtalk.vectors.base import RecallScope, VectorReader
+from longtalk.vectors.base import VectorReader
 
 USER_MEMORY_SHARE = 4
 """The user part takes at most a quarter of the budget."""
@@ -129,43 +119,50 @@ class ContextReader:
         """The context for ``query`` under the contract (see the module docstring).
 
         ``state`` is one :meth:`load` already made (a caller that checked the chat on it).
+        The messages a read shows go through the filter pipeline in one place; only a chat
+        whose length said it may fit and whose filtered messages did not comes round again,
+        as a layered read.
         """
         budget = self.budget_of(options)
         state = await self.load(chat_id) if state is None else state
         plain = self.config.strategy == "none"  # as if there were no memory: the whole chat
         user, known = (None, ()) if plain else await self._user(state, budget, options)
-        durable = () if user is None else (user,)
-        whole = await self._whole(state, None if plain else budget - _user_cost(user), query)
-        if whole is not None:  # no cliff where none is needed: the chat itself, if it fits
+        whole = plain or self._may_fit(state.chat, budget - _user_cost(user))
+        while True:  # no cliff where none is needed: the chat itself, if it fits
+            layers = None if whole else await self._layers(state, query, options, budget, user)
+            candidates = await self._history(state) if layers is None else layers.window
+            # without a bound (strategy none) the chat is shown as it is, not ranked by query
+            shown = await show_numbered(self.pipeline, candidates, None if plain else query)
+            if layers is not None:
+                layered = await layered_context(self, layers, shown, query)
+                return replace(layered, user_facts=known)
             verbatim = whole_chat_context(
-                whole,
-                durable=durable,
+                shown,
+                durable=() if user is None else (user,),
                 budget_tokens=None if plain else budget,
                 counter=self.counter,
                 rules=replace(self.budget, summary_max_tokens=0) if plain else self.rules(0),
             )
             if verbatim is not None:
                 return replace(verbatim, user_facts=known)
-        layered = await self._layered(state, query, options, budget, user)
-        return replace(layered, user_facts=known)
+            whole = False  # the chat's length misled: the filtered chat is over its room
 
-    async def _layered(
+    def _may_fit(self, chat: ChatRecord, room: int) -> bool:
+        """Whether the whole chat may fit ``room``, told by its length before loading it.
+
+        Only a chat that may fit is loaded whole; the assembly then measures it exactly.
+        """
+        return bool(chat.message_count) and self._estimate(chat) <= room
+
+    async def _layers(
         self,
         state: ChatState,
         query: str | None,
         options: ReadOptions,
         budget: int,
         user: ContextPart | None,
-    ) -> AssembledContext:
-        """[durable facts] [user] [recalled] [summary] [recent window] for a chat too long."""
-        rules = self.rules(options.summary_max_tokens)
-        if not query:  # nothing is recalled: the summary may take all the window leaves
-            rules = replace(rules, summary_share=1.0)
-            if options.summary_max_tokens is None:
-                rules = replace(rules, summary_max_tokens=self.config.no_query_summary_cap)
-        elif options.summary_max_tokens is None:  # recall needs the room for the answer
-            cap = min(rules.summary_max_tokens, self.config.summary_query_max_tokens)
-            rules = replace(rules, summary_max_tokens=cap)
+    ) -> Layers:
+        """What a layered read shows verbatim and the numbers it is assembled by."""
         recent_turns = (
             self.config.summary_recent_turns
             if options.recent_turns is None
@@ -182,84 +179,29 @@ class ContextReader:
         )
         room = budget - draft.reserve - _user_cost(user)
         earlier = [] if query else await self._older(state, split.summarized, room)
-        shown_window = await self.show([*earlier, *split.pending, *split.recent], query)
-        window = quoted_lines(shown_window)  # each line as the context counts and shows it
-        first_recent = split.recent[0][0] if split.recent else math.inf
-        pending = [line for line in window if line.sequence < first_recent]
-        recent = [line for line in window if line.sequence >= first_recent]
-        layout = divide_quoted(
-            room, verbatim=recent, counter=self.counter, rules=rules, stable=stable
+        return Layers(
+            state=state,
+            budget=budget,
+            user=user,
+            rules=self._layered_rules(query, options),
+            stable=stable,
+            draft=draft,
+            room=room,
+            window=[*earlier, *split.pending, *split.recent],
+            first_recent=split.recent[0][0] if split.recent else math.inf,
         )
-        recall = (
-            asyncio.ensure_future(
-                recall_for_read(
-                    self.recall,
-                    query,
-                    self.scope(state.chat),
-                    k=self.config.rag_k,
-                    budget_tokens=room,
-                    threshold=self.config.rag_similarity_threshold,
-                    floor=self.config.rag_relevance_floor,
-                    shown=layout.shown,
-                )
-            )
-            if self.uses_recall and query
-            else None
-        )
-        try:
-            if recall is not None:
-                await asyncio.sleep(0)  # recall hands the query to the embedder, then...
-            # ...the facts the question needs are found and the summary cut while it embeds
-            # cache_friendly: the facts part must not change with the question (it leads the
-            # cached prefix), so durability alone chooses when not all fit
-            facts, dropped_facts = await self.durable.part(draft, None if stable else query)
-            if facts is not None and recall is not None:
-                # recall needs the room for the answer, and the summary would repeat what the
-                # facts say of people; without a question it is the only view of the past
-                layout = layout.yielding(facts.tokens)
-            shown = self.shown_summaries(state.summaries, max_tokens=layout.summary_text)
-            recalled = await recall if recall is not None else []
-        finally:
-            if recall is not None and not recall.done():
-                recall.cancel()
-        key = (state.chat.id, budget)
-        sticky = stable and recall is not None  # the last block may be shown again
-        kept = self.recall_blocks.kept(key, state) if sticky else ()
-        said, kept_said = quoted_turns(recalled), quoted_turns(kept)
-        summary = quoted_summary(shown.text or None, (row.summary_text for row in shown.rows))
-        assembled = assemble_quoted(
-            durable=tuple(part for part in (facts, user) if part is not None),
-            recalled=said,
-            summary=summary,
-            summary_rows=shown.rows,
-            summary_cut=shown.truncated,
-            verbatim=recent,
-            pending=pending,
-            budget_tokens=budget,
-            counter=self.counter,
-            rules=rules,
-            division=layout,
-            kept_recall=kept_said,
-        )
-        if sticky:
-            self.recall_blocks.keep(key, state.chat, assembled.recall_block)
-        return replace(assembled, dropped_facts=dropped_facts)
 
-    async def _whole(
-        self, state: ChatState, room: int | None, query: str | None
-    ) -> list[Numbered] | None:
-        """The whole filtered chat when it may fit ``room`` (None: no bound), else None.
-
-        The chat's length (its characters and messages) tells when it cannot fit without
-        loading it; only a chat that may fit is loaded (the assembly measures it exactly).
-        Without a bound (strategy ``none``) the chat is shown as it is, not ranked by ``query``.
-        """
-        chat = state.chat
-        if room is None:
-            return await self.show(await self._history(state))
-        if not chat.message_count or self._estimate(chat) > room:
-            return None
-        return await self.show(await self._history(state), query)
+    def _layered_rules(self, query: str | None, options: ReadOptions) -> ContextBudget:
+        """The contract's numbers for a layered read: the summary's cap by the question."""
+        rules = self.rules(options.summary_max_tokens)
+        if not query:  # nothing is recalled: the summary may take all the window leaves
+            rules = replace(rules, summary_share=1.0)
+            if options.summary_max_tokens is None:
+                rules = replace(rules, summary_max_tokens=self.config.no_query_summary_cap)
+        elif options.summary_max_tokens is None:  # recall needs the room for the answer
+            cap = min(rules.summary_max_tokens, self.config.summary_query_max_tokens)
+            rules = replace(rules, summary_max_tokens=cap)
+        return rules
 
     async def _history(self, state: ChatState) -> list[Numbered]:
         """The chat's every message: what the smart load left out is loaded now."""
@@ -315,38 +257,12 @@ class ContextReader:
         return user_part(chat.user, elsewhere, cap, self.counter)
 
     async def show(self, numbered: Sequence[Numbered], query: str | None = None) -> list[Numbered]:
-        """Messages through the filter pipeline, each still numbered with its sequence.
-
-        ``query`` is what semantic truncation ranks sentences against (default: the last
-        user message). Messages are matched back to their sequences by identity: each goes
-        through the pipeline with its stored id (or a stand-in) and comes back with the id
-        it had.
-        """
-        if not numbered:
-            return []
-        keys = [message.id or f"longtalk:{sequence}" for sequence, message in numbered]
-        by_key = {key: (seq, msg.id) for key, (seq, msg) in zip(keys, numbered, strict=True)}
-        keyed = [
-            msg.model_copy(update={"id": key}) for key, (_, msg) in zip(keys, numbered, strict=True)
-        ]
-        shown = await apply_pipeline(self.pipeline, keyed, context_for(keyed, query))
-        result: list[Numbered] = []
-        for message in shown:
-            sequence, original = by_key.get(message.id or "", (0, message.id))
-            result.append((sequence, message.model_copy(update={"id": original})))
-        return result
+        """Messages through the reader's filter pipeline (:func:`show_numbered`)."""
+        return await show_numbered(self.pipeline, numbered, query)
 
 
 MIN_BUDGET_TOKENS = 32
 """The smallest budget a context is assembled under: a header and one short message."""
-
-
-class ScopeOf(Protocol):
-    """The recall scope of a chat."""
-
-    def __call__(self, chat: ChatRecord) -> RecallScope:
-        """The scope."""
-        ...
 
 
 def _user_cost(user: ContextPart | None) -> int:
