@@ -3,7 +3,8 @@
 A conversation has a speaker and, usually, one other participant (a person's name, or an
 assistant). Pronouns are resolved against them; a proper name stands for that person; a
 noun owned by a pronoun (``my sister``) is the owner's relation. Third-person pronouns
-(``he``, ``she``, ``they``) are not resolved: without coreference they could be anyone.
+(``he``, ``she``, ``they``) are not resolved here: a word alone could be anyone (a
+statement resolves one against the people its message named before it).
 """
 
 from __future__ import annotations

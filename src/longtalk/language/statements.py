@@ -4,7 +4,8 @@ Each sentence of a message is parsed once (:func:`longtalk.language.nlp.parse_ma
 batches) and split into clauses (:func:`clause_heads`: a root, each conjoined clause with
 its own subject, a reason said in passing).
 A clause becomes a :class:`Statement` when its subject can be told (the speaker, the other
-participant, a named person, someone's relation): the claim it makes (a predicate key, and
+participant, a named person, someone's relation, or a pronoun that can stand for only one
+person named before it in the message): the claim it makes (a predicate key, and
 the subject's relation when it speaks of ``my sister``), the value, whether it is negated,
 how it is said (:mod:`longtalk.language.modality`), when, and the speaker's own words.
 
@@ -520,7 +521,7 @@ def _referent(head: Token, people: Participants) -> Referent | None:
 _THIRD_PERSONS = frozenset({"he", "she", "they"})
 
 
-def antecedent_of(pronoun: Token, people: Participants) -> Token | None:
+def _antecedent_of(pronoun: Token, people: Participants) -> Token | None:
     """``my dad might come, he's been living with us``: the one person ``he`` can be.
 
     A third-person subject pronoun stands for a person named earlier in the same message
@@ -538,7 +539,7 @@ def antecedent_of(pronoun: Token, people: Participants) -> Token | None:
 
 
 def _antecedent(pronoun: Token, people: Participants) -> Referent | None:
-    token = antecedent_of(pronoun, people)
+    token = _antecedent_of(pronoun, people)
     return None if token is None else _person(token, people)
 
 
@@ -552,7 +553,7 @@ def _person(token: Token, people: Participants) -> Referent | None:
     if referent is None or referent.group or referent.holder == ASSISTANT:
         return None
     owned_person = any(c.dep_ == "poss" for c in token.children)
-    if owned_person and token.pos_ == "NOUN":  # "my dad"; "my partner Sam" is Sam
+    if owned_person and token.pos_ == "NOUN":  # "my dad"; "my partner Sam": Sam, named
         return referent if token.lemma_.lower() in _PEOPLE_NOUNS else None
     named = token.pos_ == "PROPN" and entity_type(token) == "PERSON"
     speaking = (people.speaker.casefold(), people.listener.casefold())
@@ -623,7 +624,7 @@ def _resolved_from(head: Token, people: Participants) -> Token | None:
     subject = _subject(head)
     if subject is None or refer(subject, people) is not None:
         return None
-    return antecedent_of(subject, people)
+    return _antecedent_of(subject, people)
 
 
 def _since(earlier: Token, sentence: Span) -> str:
