@@ -157,8 +157,8 @@ def examples(rows: Sequence[Pair]) -> list[Example]:
 def mismatched(rows: Sequence[Pair]) -> list[Example]:
     """Each change or retraction beside another pair's earlier message, of another topic.
 
-    ``We fly home on 1 June`` said after ``our budget is 3,500 euros`` ends nothing: a
-    later message that changes something changes what it speaks of. Without such pairs the
+    ``sold the civic`` said after ``I work at Deloitte`` ends nothing: a later message
+    that changes something changes what it speaks of. Without such pairs the
     model learns only how a change is worded (every labelled pair is of one topic), and
     ends whatever claim lies near in meaning; each weighs :data:`MISMATCHED_WEIGHT`.
     """
