@@ -38,7 +38,8 @@ class ScopeOf(Protocol):
         ...
 
 
-class LayerSources(Protocol):
+@dataclass(frozen=True, slots=True)
+class LayerSources:
     """What a layered context is assembled with: the reader's counter, recall and parts."""
 
     config: MemoryConfig
@@ -48,11 +49,8 @@ class LayerSources(Protocol):
     durable: DurablePart
     shown_summaries: ShownSummaries
     recall_blocks: RecallBlocks
-
-    @property
-    def uses_recall(self) -> bool:
-        """True when the read recalls past turns for its query."""
-        ...
+    uses_recall: bool
+    """True when the read recalls past turns for its query."""
 
 
 @dataclass(frozen=True, slots=True)

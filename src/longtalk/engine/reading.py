@@ -22,7 +22,7 @@ from longtalk.core.history import HistorySplit, Numbered, split_history
 from longtalk.core.tokens import TokenCounter
 from longtalk.embed.semantic_shortener import TextEmbedder
 from longtalk.engine.durable import DurablePart
-from longtalk.engine.layered import Layers, ScopeOf, layered_context
+from longtalk.engine.layered import Layers, LayerSources, ScopeOf, layered_context
 from longtalk.engine.pipeline import show_numbered
 from longtalk.engine.recall_blocks import RecallBlocks
 from longtalk.errors import UsageError
@@ -134,7 +134,7 @@ class ContextReader:
             # without a bound (strategy none) the chat is shown as it is, not ranked by query
             shown = await show_numbered(self.pipeline, candidates, None if plain else query)
             if layers is not None:
-                layered = await layered_context(self, layers, shown, query)
+                layered = await layered_context(self._sources(), layers, shown, query)
                 return replace(layered, user_facts=known)
             verbatim = whole_chat_context(
                 shown,
@@ -146,6 +146,19 @@ class ContextReader:
             if verbatim is not None:
                 return replace(verbatim, user_facts=known)
             whole = False  # the chat's length misled: the filtered chat is over its room
+
+    def _sources(self) -> LayerSources:
+        """What the layered stages read of this reader, as it is now."""
+        return LayerSources(
+            config=self.config,
+            counter=self.counter,
+            recall=self.recall,
+            scope=self.scope,
+            durable=self.durable,
+            shown_summaries=self.shown_summaries,
+            recall_blocks=self.recall_blocks,
+            uses_recall=self.uses_recall,
+        )
 
     def _may_fit(self, chat: ChatRecord, room: int) -> bool:
         """Whether the whole chat may fit ``room``, told by its length before loading it.

@@ -27,6 +27,7 @@ from longtalk.facts.merge import merge_facts
 from longtalk.facts.offline import holder_of
 from longtalk.language import Said, Statement, read_statements
 from longtalk.language.kinds import likeliest_kind
+from longtalk.language.statements import SAID
 from longtalk.summary.model import ConversationSummary, SummaryEntity
 from longtalk.summary.offline_text import content_words
 
@@ -144,9 +145,14 @@ def _named_holder(text: str, names: Collection[str]) -> str | None:
 
 
 def _claim(text: str, holder: str) -> Statement | None:
-    """The item's first asserted statement about ``holder``, read as the offline facts are."""
+    """The item's first asserted claim about ``holder``, read as the offline facts are.
+
+    A sentence quoted whole (``quiet neighbourhoods``) is no claim: the list names it.
+    """
     for statement in read_statements([Said(0, holder, text)]):
-        if statement.modality == "asserted" and statement.holder.casefold() == holder.casefold():
+        quoted = statement.claim.predicate.startswith(f"{SAID}:")
+        own = statement.holder.casefold() == holder.casefold()
+        if statement.modality == "asserted" and own and not quoted:
             return statement
     return None
 
