@@ -194,8 +194,10 @@ def statements_of(item: Said, doc: Doc) -> Iterator[Statement]:
         for naming in namings(sentence, people):
             read = True
             yield _named(naming, sentence, people, item)
-        if not read and (_of_speaker(sentence) or _subjectless(sentence)):
-            yield _sentence_said(sentence, people, item)
+        if not read:
+            own = _of_speaker(sentence)
+            if own or _subjectless(sentence):
+                yield _sentence_said(sentence, people, item, own=own)
 
 
 def _of_speaker(sentence: Span) -> bool:
@@ -234,7 +236,7 @@ def _has_subject(verb: Token) -> bool:
     return any(c.dep_ in _SUBJECTS for c in verb.children)
 
 
-def _sentence_said(sentence: Span, people: Participants, item: Said) -> Statement:
+def _sentence_said(sentence: Span, people: Participants, item: Said, *, own: bool) -> Statement:
     """A sentence of the speaker's own that no clause of it reads: quoted whole.
 
     Chat leaves the subject out or says a fact in passing (``finally got the brakes fixed on
@@ -258,7 +260,7 @@ def _sentence_said(sentence: Span, people: Participants, item: Said) -> Statemen
         lemma=root.lemma_.lower(),
         lemmas=lemmas,
         shape=(
-            "sentence" if _of_speaker(sentence) else "fragment",
+            "sentence" if own else "fragment",
             *clause_shape(root, tokens, names=False),
         ),
         vector=clause_vector(tokens),
