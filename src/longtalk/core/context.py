@@ -63,6 +63,7 @@ __all__ = [
     "MIN_SUMMARY_WORDS",
     "OMITTED_NOTE",
     "PartKind",
+    "QuotedParts",
     "QuotedTurn",
     "RECALL_HEADER",
     "RecalledLike",
@@ -363,6 +364,25 @@ QuotedTurn = tuple[RecalledLike, QuotedLine]
 """A recalled turn with its quoted lines (:func:`longtalk.core.quoting.quoted_turns`)."""
 
 
+@dataclass(frozen=True, slots=True)
+class QuotedParts:
+    """What a context places, every line quoted: :func:`assemble_quoted`'s arguments.
+
+    ``summary`` is the summary's passages as :func:`~longtalk.core.quoting.quoted_summary`
+    gives them, ``summary_cut`` whether they were cut to fit; ``pending`` the messages as
+    :func:`~longtalk.core.quoting.quoted_lines` does, ``recalled`` and ``kept_recall`` the
+    turns as :func:`~longtalk.core.quoting.quoted_turns` does.
+    """
+
+    durable: Sequence[ContextPart] = ()
+    recalled: Sequence[QuotedTurn] = ()
+    summary: Sequence[str] = ()
+    summary_rows: Sequence[SummaryRowLike] = ()
+    summary_cut: bool = False
+    pending: Sequence[QuotedLine] = ()
+    kept_recall: Sequence[QuotedTurn] = ()
+
+
 def assemble_quoted(
     *,
     durable: Sequence[ContextPart] = (),
@@ -378,52 +398,33 @@ def assemble_quoted(
     division: BudgetDivision | None = None,
     kept_recall: Sequence[QuotedTurn] = (),
 ) -> AssembledContext:
-    """:func:`assemble_context` of lines already quoted: it counts and places them only.
+    """:func:`assemble_context` of lines already quoted (:class:`QuotedParts`).
 
-    ``summary`` is the summary's passages as :func:`~longtalk.core.quoting.quoted_summary`
-    gives them; ``verbatim`` and ``pending`` the messages as
-    :func:`~longtalk.core.quoting.quoted_lines` does, ``recalled`` and ``kept_recall`` the
-    turns as :func:`~longtalk.core.quoting.quoted_turns` does. Without a ``division`` the
-    budget is divided here and the summary cut to its share; with one, this is
-    :func:`assemble_divided`.
+    ``verbatim`` is the window as :func:`~longtalk.core.quoting.quoted_lines` gives it.
+    Without a ``division`` the budget is divided here and the summary cut to its share;
+    with one, this is :func:`assemble_divided`.
     """
+    quoted = QuotedParts(
+        durable, recalled, summary, summary_rows, summary_cut, pending, kept_recall
+    )
     if division is None:
         budget = max(0, budget_tokens) - sum(_cost(part) for part in durable)
         division = divide_quoted(budget, verbatim=verbatim, counter=counter, rules=rules)
-        summary, summary_rows, cut = _cut_summary(
-            list(summary), summary_rows, division.summary, counter, rules
-        )
-        summary_cut = summary_cut or cut
+        quoted = _cut_summary(quoted, division.summary, counter, rules)
     return assemble_divided(
-        division,
-        durable=durable,
-        recalled=recalled,
-        summary=summary,
-        summary_rows=summary_rows,
-        summary_cut=summary_cut,
-        pending=pending,
-        budget_tokens=budget_tokens,
-        counter=counter,
-        rules=rules,
-        kept_recall=kept_recall,
+        division, quoted, budget_tokens=budget_tokens, counter=counter, rules=rules
     )
 
 
 def assemble_divided(
     division: BudgetDivision,
+    quoted: QuotedParts,
     *,
-    durable: Sequence[ContextPart] = (),
-    recalled: Sequence[QuotedTurn] = (),
-    summary: Sequence[str] = (),
-    summary_rows: Sequence[SummaryRowLike] = (),
-    summary_cut: bool = False,
-    pending: Sequence[QuotedLine] = (),
     budget_tokens: int,
     counter: TokenCounter = DEFAULT_COUNTER,
     rules: ContextBudget = DEFAULT_BUDGET,
-    kept_recall: Sequence[QuotedTurn] = (),
 ) -> AssembledContext:
-    """The context within a budget already divided (:func:`divide_quoted`), lines quoted.
+    """The context of ``quoted`` within a budget already divided (:func:`divide_quoted`).
 
     The stage after the division and recall: ``division`` shows its window, and the caller
     shaped the summary to ``division.summary_text``, so it is shown as given, never cut a
@@ -431,23 +432,23 @@ def assemble_divided(
     that quotes the lines as it gathers them hands this the whole context's text in one
     call.
     """
-    summary_part = _shaped_summary(list(summary), summary_rows, rules)
+    summary_part = _shaped_summary(list(quoted.summary), quoted.summary_rows, rules)
     summary_part = summary_part and _counted(summary_part, counter)
     total = max(0, budget_tokens)
-    budget = total - sum(_cost(part) for part in durable)
+    budget = total - sum(_cost(part) for part in quoted.durable)
     recent = division.window
-    if summary_part is not None and summary_cut:
+    if summary_part is not None and quoted.summary_cut:
         summary_part = replace(summary_part, truncated=True)
     left = budget - _cost(summary_part)
-    verbatim_part, cut, skipped = _verbatim_part(recent, pending, left - 1, counter, rules)
+    verbatim_part, cut, skipped = _verbatim_part(recent, quoted.pending, left - 1, counter, rules)
     left -= _cost(verbatim_part)
     shown = verbatim_part.messages if verbatim_part else ()
     shown_sequences = set(verbatim_part.sequences) if verbatim_part else set()
-    entries = _entries(_dedup_recalled(recalled, shown, shown_sequences), counter, rules)
+    entries = _entries(_dedup_recalled(quoted.recalled, shown, shown_sequences), counter, rules)
     kept_part: ContextPart | None = None
     block: tuple[_Entry, ...] = ()
     if rules.order == "cache_friendly" and rules.recall_keep > 0:
-        kept = _entries(_dedup_recalled(kept_recall, shown, shown_sequences), counter, rules)
+        kept = _entries(_dedup_recalled(quoted.kept_recall, shown, shown_sequences), counter, rules)
         kept_part, recall_part, dropped_recalled, block = _sticky_recall(
             entries, kept, left - 1, counter, rules, budget
         )
@@ -456,8 +457,8 @@ def assemble_divided(
     rest: tuple[ContextPart | None, ...] = (recall_part, summary_part, verbatim_part)
     if rules.order == "cache_friendly":
         rest = (summary_part, kept_part, verbatim_part, recall_part)
-    parts = (*durable, *(p for p in rest if p is not None))
-    turns = [turn for turn, _ in (*recalled, *kept_recall)]
+    parts = (*quoted.durable, *(p for p in rest if p is not None))
+    turns = [turn for turn, _ in (*quoted.recalled, *quoted.kept_recall)]
     return Context(
         parts=parts,
         budget_tokens=total,
@@ -597,19 +598,17 @@ def _from_step(shown: list[QuotedLine], step: int) -> list[QuotedLine]:
 
 
 def _cut_summary(
-    texts: list[str],
-    rows: Sequence[SummaryRowLike],
-    allowance: int,
-    counter: TokenCounter,
-    rules: ContextBudget,
-) -> tuple[list[str], Sequence[SummaryRowLike], bool]:
+    quoted: QuotedParts, allowance: int, counter: TokenCounter, rules: ContextBudget
+) -> QuotedParts:
     """The summary within ``allowance``: oldest rows go first, the newest row never does.
 
-    Returns its text (none when nothing fits), the rows it still shows and whether it was
-    cut, shaped as a caller that cut it itself would hand it to :func:`assemble_divided`.
+    Returns ``quoted`` with the summary's text (none when nothing fits), the rows it still
+    shows and whether it was cut, as a caller that cut it itself would hand it to
+    :func:`assemble_divided`.
     """
+    texts, rows = list(quoted.summary), quoted.summary_rows
     if not texts or allowance <= 0:
-        return [], rows, False
+        return replace(quoted, summary=[])
     head = counter.count(SUMMARY_HEADER) + 1 if rules.headers else 0
     by_rows = len(texts) == len(rows) and len(texts) > 1
     truncated = False
@@ -621,7 +620,8 @@ def _cut_summary(
     if counter.count(body) > allowance - head:
         body = _truncate(body, allowance - head, counter)
         truncated = True
-    return [body], rows, truncated
+    cut = quoted.summary_cut or truncated
+    return replace(quoted, summary=[body], summary_rows=rows, summary_cut=cut)
 
 
 def _shaped_summary(

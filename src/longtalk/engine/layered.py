@@ -18,7 +18,7 @@ from typing import Protocol
 
 from longtalk.config import MemoryConfig
 from longtalk.core.budget_division import ContextBudget, divide_quoted
-from longtalk.core.context import AssembledContext, ContextPart, assemble_divided
+from longtalk.core.context import AssembledContext, ContextPart, QuotedParts, assemble_divided
 from longtalk.core.history import Numbered
 from longtalk.core.quoting import quoted_lines, quoted_summary, quoted_turns
 from longtalk.core.tokens import TokenCounter
@@ -120,18 +120,17 @@ async def layered_context(
     sticky = stable and recall is not None  # the last block may be shown again
     kept = sources.recall_blocks.kept(key, state) if sticky else ()
     summary = quoted_summary(shown.text or None, (row.summary_text for row in shown.rows))
-    assembled = assemble_divided(
-        layout,
+    quoted = QuotedParts(
         durable=tuple(part for part in (facts, layers.user) if part is not None),
         recalled=quoted_turns(recalled),
         summary=summary,
         summary_rows=shown.rows,
         summary_cut=shown.truncated,
         pending=pending,
-        budget_tokens=layers.budget,
-        counter=counter,
-        rules=rules,
         kept_recall=quoted_turns(kept),
+    )
+    assembled = assemble_divided(
+        layout, quoted, budget_tokens=layers.budget, counter=counter, rules=rules
     )
     if sticky:
         sources.recall_blocks.keep(key, state.chat, assembled.recall_block)
