@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Literal, TypedDict, Unpack
 
 from longtalk.core.messages import Message, Role
 from longtalk.core.quoting import QuotedLine, quoted_lines
@@ -144,26 +144,24 @@ class BudgetDivision:
         return replace(self, summary_text=max(0, self.summary_text - max(0, tokens)))
 
 
+class DivisionOptions(TypedDict, total=False):
+    """How :func:`divide_quoted` divides, as :func:`divide_budget` hands it on."""
+
+    counter: TokenCounter
+    rules: ContextBudget
+    stable: bool
+
+
 def divide_budget(
-    budget_tokens: int,
-    *,
-    verbatim: Sequence[Shown],
-    counter: TokenCounter = DEFAULT_COUNTER,
-    rules: ContextBudget = DEFAULT_BUDGET,
-    stable: bool = False,
+    budget_tokens: int, *, verbatim: Sequence[Shown], **options: Unpack[DivisionOptions]
 ) -> BudgetDivision:
     """Divide ``budget_tokens`` (what the durable parts left) among the window and summary.
 
-    Pure; :meth:`BudgetDivision.yielding` gives summary room up to the durable facts.
-    ``stable`` (``cache_friendly``): the summary's share is of the whole budget, not of what
-    this turn's window leaves, so it is cut the same way turn after turn (the window changes
-    with every message); it still never takes room the window needs. The window is quoted
-    first: :func:`divide_quoted` divides.
+    The window is quoted first (``quoting.quoted_lines``), then :func:`divide_quoted`
+    divides, by the same ``counter``, ``rules`` and ``stable``.
     """
     window = quoted_lines(numbered_shown(verbatim))
-    return divide_quoted(
-        budget_tokens, verbatim=window, counter=counter, rules=rules, stable=stable
-    )
+    return divide_quoted(budget_tokens, verbatim=window, **options)
 
 
 def divide_quoted(
@@ -174,7 +172,15 @@ def divide_quoted(
     rules: ContextBudget = DEFAULT_BUDGET,
     stable: bool = False,
 ) -> BudgetDivision:
-    """:func:`divide_budget` of a window already quoted (``quoting.quoted_lines``)."""
+    """Divide ``budget_tokens`` (what the durable parts left) among the window and summary.
+
+    The window is already quoted (``quoting.quoted_lines``): each line as it is shown.
+
+    Pure; :meth:`BudgetDivision.yielding` gives summary room up to the durable facts.
+    ``stable`` (``cache_friendly``): the summary's share is of the whole budget, not of what
+    this turn's window leaves, so it is cut the same way turn after turn (the window changes
+    with every message); it still never takes room the window needs.
+    """
     budget = max(0, budget_tokens)
     recent = _window(verbatim, budget - 1, counter, rules)
     left = budget - recent.cost - 1
