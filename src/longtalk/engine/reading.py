@@ -148,16 +148,19 @@ class ContextReader:
             whole = False  # the chat's length misled: the filtered chat is over its room
 
     def _sources(self) -> LayerSources:
-        """What the layered stages read of this reader, as it is now."""
+        """What the layered stages read of this reader, as it is now.
+
+        The fields in their order: each of another type, so a slip is a type error.
+        """
         return LayerSources(
-            config=self.config,
-            counter=self.counter,
-            recall=self.recall,
-            scope=self.scope,
-            durable=self.durable,
-            shown_summaries=self.shown_summaries,
-            recall_blocks=self.recall_blocks,
-            uses_recall=self.uses_recall,
+            self.config,
+            self.counter,
+            self.recall,
+            self.scope,
+            self.durable,
+            self.shown_summaries,
+            self.recall_blocks,
+            self.uses_recall,
         )
 
     def _may_fit(self, chat: ChatRecord, room: int) -> bool:
