@@ -398,11 +398,11 @@ def assemble_quoted(
     division: BudgetDivision | None = None,
     kept_recall: Sequence[QuotedTurn] = (),
 ) -> AssembledContext:
-    """:func:`assemble_context` of lines already quoted (:class:`QuotedParts`).
+    """:func:`assemble_context` of lines already quoted: it counts and places them only.
 
-    ``verbatim`` is the window as :func:`~longtalk.core.quoting.quoted_lines` gives it.
-    Without a ``division`` the budget is divided here and the summary cut to its share;
-    with one, this is :func:`assemble_divided`.
+    ``verbatim`` is the window as :func:`~longtalk.core.quoting.quoted_lines` gives it, the
+    rest as :class:`QuotedParts` describes it. Without a ``division`` the budget is divided
+    here and the summary cut to its share; with one, this is :func:`assemble_divided`.
     """
     quoted = QuotedParts(
         durable, recalled, summary, summary_rows, summary_cut, pending, kept_recall
