@@ -170,6 +170,14 @@ def test_a_clause_whose_object_stands_for_words_elsewhere_is_quoted_whole() -> N
     assert plain.text == "Ana has two cats."
 
 
+def test_a_subject_whose_words_run_past_its_verb_is_quoted_not_rewritten() -> None:
+    # the parser hangs the list after the colon on "I": a rewrite would put it before
+    # the verb ("Maya Berlin to Lisbon on May 21st ... looked at flights.")
+    text = "I looked at flights: Berlin to Lisbon on May 21st, back from Porto on June 4th."
+    (said,) = read(text, speaker="Maya")
+    assert (said.holder, said.text, said.quote) == ("Maya", "", text)
+
+
 def test_a_conjunct_right_after_a_when_clause_is_not_read_as_its_own_claim() -> None:
     text = "I keep them around to stay calm when things are super important and I'm nervous."
     assert not any(s.claim.key == "nervous" for s in read(text))

@@ -145,8 +145,8 @@ def display_name(holder: str, *, first: bool) -> str:
 def rewrite(tokens: Sequence[Token], head: Token, people: Participants) -> str:
     """The clause in the third person, or ``""`` when the parse does not support one."""
     subject = next((t for t in tokens if t.dep_ in ("nsubj", "nsubjpass") and t.head == head), None)
-    if subject is None:
-        return ""
+    if subject is None or subject.right_edge.i > head.i:
+        return ""  # "I looked at flights: Berlin to Lisbon...": the parse hangs the list on "I"
     begins = subject.left_edge.i  # "my limit is ...": the subject with its own words
     dropped = {
         t.i
