@@ -170,12 +170,30 @@ def test_a_clause_whose_object_stands_for_words_elsewhere_is_quoted_whole() -> N
     assert plain.text == "Ana has two cats."
 
 
-def test_a_subject_whose_words_run_past_its_verb_is_quoted_not_rewritten() -> None:
-    # the parser hangs the list after the colon on "I": a rewrite would put it before
-    # the verb ("Maya Berlin to Lisbon on May 21st ... looked at flights.")
-    text = "I looked at flights: Berlin to Lisbon on May 21st, back from Porto on June 4th."
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the parser hangs the list after the colon on "I": a rewrite would put it before
+        # the verb ("Maya Berlin to Lisbon on May 21st ... looked at flights.")
+        "I looked at flights: Berlin to Lisbon on May 21st, back from Porto on June 4th.",
+        "I would't want to be punished, let alone puppies and dogs.",  # not "would'ts"
+        "I wanna start a dance studio.",  # not "wannas"
+        # the tokenizer glues "I." and hangs "n't" on it: a negation the rewrite cannot place
+        "Wow, I really should start a cork board of my own shouldn't I. That seems fun.",
+    ],
+)
+def test_a_clause_the_parse_cannot_rewrite_is_quoted_as_said(text: str) -> None:
     (said,) = read(text, speaker="Maya")
-    assert (said.holder, said.text, said.quote) == ("Maya", "", text)
+    assert (said.holder, said.text) == ("Maya", "") and said.quote in text, said.quote
+
+
+def test_a_subject_in_the_object_case_or_a_cut_title_is_never_rewritten() -> None:
+    (let,) = read("Anyways, let me look into their classes.", speaker="Maya")
+    assert (let.holder, let.text) == ("Maya", "")  # not "Me look into their classes."
+    (mine,) = read("Mine is small.", speaker="Maya")
+    assert (mine.holder, mine.text) == ("Maya", "")
+    (title,) = read('"The Santa Clause" is a classic.', speaker="Maya")
+    assert (title.text, title.quote) == ("", '"The Santa Clause" is a classic.')
 
 
 def test_a_conjunct_right_after_a_when_clause_is_not_read_as_its_own_claim() -> None:

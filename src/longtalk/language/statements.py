@@ -931,6 +931,8 @@ def _object_key(token: Token) -> str:
 def _own_words(tokens: Sequence[Token], sentence: Span, head: Token | None = None) -> str:
     """The clause as said: its words where they run unbroken in the sentence, else the sentence.
 
+    The sentence also when the words would cut a quoted title at one of its marks.
+
     When a clause cut out of the middle breaks them (``Just so you know I don't drink
     alcohol``), the unbroken run that holds the verb and every word negating it is quoted.
     """
@@ -938,6 +940,8 @@ def _own_words(tokens: Sequence[Token], sentence: Span, head: Token | None = Non
         tokens = _unbroken_run(tokens, head)
     if tokens and tokens[-1].i - tokens[0].i + 1 == len(tokens):
         text = words_of(tokens)
+        if text.count('"') % 2 or text.count("“") != text.count("”"):
+            return sentence.text.strip()  # a title cut at one of its quote marks
         end = tokens[-1].i + 1
         mark = tokens[0].doc[end].text if end < len(tokens[0].doc) else ""
         return text + (mark if mark in (".", "!", "?") else ".")

@@ -4,7 +4,10 @@ The rewrite names the speaker for ``I`` and makes ``my`` possessive; the verb th
 with ``I`` takes the third person from its lemma and tag (``am`` → ``is``, ``have`` →
 ``has``, ``love`` → ``loves``); a past tense or a modal is left as it is. Any other first or
 second person word (``we``, ``me``, ``you``) leaves no rewrite: the quote stands instead.
-Nothing is rewritten by a text pattern, so a negation or a tense cannot be lost.
+So does a clause the parse cannot vouch for: a subject in the object case or running past
+its verb, a question word leading it, a misspelt verb, a negation of another word, a title cut at
+a quote mark. Nothing is rewritten by a text pattern, so a negation or a tense cannot be
+lost.
 """
 
 from __future__ import annotations
@@ -145,8 +148,8 @@ def display_name(holder: str, *, first: bool) -> str:
 def rewrite(tokens: Sequence[Token], head: Token, people: Participants) -> str:
     """The clause in the third person, or ``""`` when the parse does not support one."""
     subject = next((t for t in tokens if t.dep_ in ("nsubj", "nsubjpass") and t.head == head), None)
-    if subject is None or subject.right_edge.i > head.i:
-        return ""  # "I looked at flights: Berlin to Lisbon...": the parse hangs the list on "I"
+    if subject is None or not _rewritable(subject, head):
+        return ""
     begins = subject.left_edge.i  # "my limit is ...": the subject with its own words
     dropped = {
         t.i
@@ -158,6 +161,8 @@ def rewrite(tokens: Sequence[Token], head: Token, people: Participants) -> str:
     if any(t.text in (":", ",", "-") for t in tokens[start:] if t.i < begins):
         start = next(i for i, t in enumerate(tokens) if t.i >= begins)  # "Big news: I..."
     kept = [t for t in tokens[start:] if not _spoken_to(t, people)]
+    if any(t.dep_ == "neg" and t.head != head for t in kept):
+        return ""  # a negation of another word ("... of my own shouldn't I."): placed as said
     others = [t for t in kept if t != subject and t.lower_ in (FIRST | GROUP | SECOND)]
     if any(t.lower_ != "my" for t in others) or subject.lower_ in (GROUP | SECOND):
         return ""
@@ -170,10 +175,10 @@ def rewrite(tokens: Sequence[Token], head: Token, people: Participants) -> str:
     # conjoined verbs agree with "I" only when the head does; after an auxiliary ("I can swim
     # and run") they follow the auxiliary and stay as said
     sharing = (
-        {c.i for c in head.children if c.dep_ == "conj" and _shares_subject(c)}
+        {c.i for c in head.conjuncts if c.i > head.i and _shares_subject(c)}
         if agreeing == head
         else set()
-    )
+    )  # every conjunct down the list ("use ..., visualize goals and tokenize successes")
     parts = []
     for token in kept:
         word = token.text
@@ -189,9 +194,36 @@ def rewrite(tokens: Sequence[Token], head: Token, people: Participants) -> str:
         elif token.lower_ in _CONTRACTED and token.i == subject.i + 1:
             word = " " + _CONTRACTED[token.lower_]  # "I'll" -> "Joanna will"
         parts.append(word + token.whitespace_)
-    text = "".join(parts).strip().rstrip(",;:").rstrip()
+    text = "".join(parts).strip().rstrip(",;:-–—").rstrip()
+    if text.count('"') % 2 or text.count("“") != text.count("”"):
+        return ""  # a title cut at its opening quote: 'The Santa Clause" is a classic.'
     end = "" if text.endswith((".", "!", "?")) else "."
     return text[:1].upper() + text[1:] + end
+
+
+_FUSED = frozenset({"wanna", "gonna", "gotta", "hafta", "oughta", "tryna"})
+"""A verb fused with its ``to``, said as one word: it has no third person of its own."""
+_NO_SUBJECT = (FIRST - {"i"}) | frozenset({"us", "him", "her", "them"})
+"""Words that are no sentence's subject as said: an object case (``let me look``) or a
+possessive (``mine is small``)."""
+
+
+def _rewritable(subject: Token, head: Token) -> bool:
+    """Whether the parse supports a sentence of the clause's own, else its words are quoted.
+
+    Not when the subject is in the object case (``let me look into their classes``: no
+    sentence of its own) or a possessive (``mine is small``), when a question word leads
+    the clause (``how much I've developed``, said as part of another; a relative ``where I
+    work as a nurse`` is whole), when the subject's
+    words run past the verb (``I looked at flights: Berlin to Lisbon ...``, the list hung
+    on ``I``).
+    """
+    if subject.lower_ in _NO_SUBJECT:
+        return False
+    asked = any(t.tag_ in ("WRB", "WP", "WDT") and t.i < subject.i for t in head.subtree)
+    if asked and head.dep_ != "relcl":
+        return False  # "how much I've developed": a clause of another's, no sentence
+    return subject.right_edge.i <= head.i
 
 
 def _spoken_to(token: Token, people: Participants) -> bool:
@@ -234,9 +266,19 @@ _OWN_SUBJECT_OR_AUX = frozenset(
 
 
 def _agreeing(head: Token) -> Token | None:
-    """The word that agrees with ``I``: the first auxiliary, else the verb; None if unknown."""
+    """The word that agrees with ``I``: the first auxiliary, else the verb; None if unknown.
+
+    A contraction (``'m``, ``'ve``) agrees; a word neither a contraction nor alphabetic is
+    none the parse can inflect.
+    """
     auxes = [c for c in head.children if c.dep_ in ("aux", "auxpass") and c.i < head.i]
     verb = auxes[0] if auxes else head
+    if not (verb.is_alpha or verb.text.startswith(("'", "’"))):
+        return None  # a misspelt form ("I would't want"): nothing to inflect it from
+    if verb.lower_ in _FUSED or (
+        not verb.whitespace_ and verb.i + 1 < len(verb.doc) and verb.nbor().is_alpha
+    ):
+        return None  # "wanna", or one word split in two ("wan|na"): no form to inflect
     if verb.tag_ in ("VBD", "MD", "VBP", "VB") or verb.lower_ in ("ca", "wo"):
         return verb
     return None
