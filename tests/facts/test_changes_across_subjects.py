@@ -65,17 +65,3 @@ def test_an_ordinary_statement_never_replaces_another_subject() -> None:
         "Ana plays tennis twice a week.",
         "Ana watches tennis on TV.",
     ]
-
-
-def test_the_same_claim_said_again_without_its_object_ends_nothing() -> None:
-    # the succession model read "then I got allergic" as the end of the allergy it retells
-    reptiles = _fact(
-        "allergic:most",
-        "Joanna is allergic to most reptiles and animals with fur.",
-        "allergic to most reptiles and animals with fur",
-        1,
-    )
-    story = _fact("allergic", "Joanna got allergic.", "allergic", 2)
-    merged = merge_facts([reptiles], [story])
-    assert [f.text for f in merged] == [reptiles.text, story.text]
-    assert not merged[0].history

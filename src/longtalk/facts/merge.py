@@ -102,9 +102,8 @@ def succeeded_claim(kept: Sequence[DurableFact], fact: DurableFact) -> int | Non
 def read_together(earlier: DurableFact, later: DurableFact) -> bool:
     """Whether the succession model is asked if ``later`` ends ``earlier``.
 
-    One holder's, ``earlier`` said before ``later`` (by sequence, when both have one), a
-    plan or a decision only beside a statement that says it changes something, and never
-    the same claim said again without its object.
+    One holder's, ``earlier`` said before ``later`` (by sequence, when both have one), and a
+    plan or a decision only beside a statement that says it changes something.
     """
     said = later.sequences[0] if later.sequences else None
     return (
@@ -112,19 +111,7 @@ def read_together(earlier: DurableFact, later: DurableFact) -> bool:
         and (later.changes or not _eventful(earlier))
         and (said is None or not earlier.sequences or earlier.last_sequence < said)
         and not _takes_back_another(earlier, later)
-        and not _said_vaguer(earlier, later)
     )
-
-
-def _said_vaguer(earlier: DurableFact, later: DurableFact) -> bool:
-    """The same claim said again without its object ends nothing.
-
-    ``then I got allergic`` (``allergic``) after ``I'm allergic to most reptiles``
-    (``allergic:most``) tells of the same allergy, vaguer; only a change or a retraction
-    that says so may end it.
-    """
-    head, _, held = earlier.subject.partition(":")
-    return bool(held) and later.subject == head and not (later.changes or later.retracts)
 
 
 def _takes_back_another(earlier: DurableFact, later: DurableFact) -> bool:
