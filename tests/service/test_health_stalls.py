@@ -98,7 +98,8 @@ async def test_a_call_in_flight_past_its_timeout_is_down(
         answer = await health_when(client, lambda a: a["checks"]["llm"]["status"] != "ok")
     llm = answer["checks"]["llm"]
     assert answer["status"] == "degraded" and llm["status"] == "down"
-    assert llm["calls"]["in_flight"] == 1 and llm["calls"]["oldest_in_flight_ms"] > 1000
+    # past the 1 s timeout, reported in whole milliseconds: 1,000.4 ms is shown as 1000
+    assert llm["calls"]["in_flight"] == 1 and llm["calls"]["oldest_in_flight_ms"] >= 1000
     assert "past the 1 s timeout" in llm["error"]
     assert llm["calls"]["recent"] == 0  # no call has ended: the hang alone tells
 
