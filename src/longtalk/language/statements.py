@@ -50,6 +50,7 @@ from longtalk.language.times import statement_time
 from longtalk.language.withdrawal import ended_topic, withdrawn_topic
 from longtalk.language.wording import (
     clause_tokens,
+    cuts_a_quote,
     display_name,
     rewrite,
     words_of,
@@ -940,7 +941,7 @@ def _own_words(tokens: Sequence[Token], sentence: Span, head: Token | None = Non
         tokens = _unbroken_run(tokens, head)
     if tokens and tokens[-1].i - tokens[0].i + 1 == len(tokens):
         text = words_of(tokens)
-        if text.count('"') % 2 or text.count("“") != text.count("”"):
+        if cuts_a_quote(text):
             return sentence.text.strip()  # a title cut at one of its quote marks
         end = tokens[-1].i + 1
         mark = tokens[0].doc[end].text if end < len(tokens[0].doc) else ""

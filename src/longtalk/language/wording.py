@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = [
     "clause_tokens",
     "comma_joined",
+    "cuts_a_quote",
     "display_name",
     "rewrite",
     "third_person",
@@ -195,7 +196,7 @@ def rewrite(tokens: Sequence[Token], head: Token, people: Participants) -> str:
             word = " " + _CONTRACTED[token.lower_]  # "I'll" -> "Joanna will"
         parts.append(word + token.whitespace_)
     text = "".join(parts).strip().rstrip(",;:-–—").rstrip()
-    if text.count('"') % 2 or text.count("“") != text.count("”"):
+    if cuts_a_quote(text):
         return ""  # a title cut at its opening quote: 'The Santa Clause" is a classic.'
     end = "" if text.endswith((".", "!", "?")) else "."
     return text[:1].upper() + text[1:] + end
@@ -214,9 +215,8 @@ def _rewritable(subject: Token, head: Token) -> bool:
     Not when the subject is in the object case (``let me look into their classes``: no
     sentence of its own) or a possessive (``mine is small``), when a question word leads
     the clause (``how much I've developed``, said as part of another; a relative ``where I
-    work as a nurse`` is whole), when the subject's
-    words run past the verb (``I looked at flights: Berlin to Lisbon ...``, the list hung
-    on ``I``).
+    work as a nurse`` is whole), or when the subject's words run past the verb (``I looked
+    at flights: Berlin to Lisbon ...``, the list hung on ``I``).
     """
     if subject.lower_ in _NO_SUBJECT:
         return False
@@ -224,6 +224,11 @@ def _rewritable(subject: Token, head: Token) -> bool:
     if asked and head.dep_ != "relcl":
         return False  # "how much I've developed": a clause of another's, no sentence
     return subject.right_edge.i <= head.i
+
+
+def cuts_a_quote(text: str) -> bool:
+    """``text`` holds one quote mark of a pair: words cut out of a quoted title."""
+    return bool(text.count('"') % 2) or text.count("“") != text.count("”")
 
 
 def _spoken_to(token: Token, people: Participants) -> bool:
