@@ -5,7 +5,8 @@ from __future__ import annotations
 from tests.facts.conftest import current_facts
 
 from longtalk.core.messages import Message
-from longtalk.facts.offline import extract_facts
+from longtalk.facts.offline import extract_facts, said
+from longtalk.language import read_statements
 
 
 def test_a_relation_named_in_passing_is_kept_as_a_fact() -> None:
@@ -43,5 +44,5 @@ def test_the_one_spoken_to_is_no_part_of_the_rewrite() -> None:
         (0, Message(role="assistant", content="How was the shelter?", name="John")),
         (1, Message(role="user", content="I adopted a corgi, John, and she's great.", name="Ines")),
     ]
-    texts = [fact.text for fact in extract_facts(messages)]
+    texts = [statement.text for statement in read_statements(said(messages))]
     assert "Ines adopted a corgi." in texts, texts

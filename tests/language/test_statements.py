@@ -88,7 +88,7 @@ def test_modality(text: str, mode: str) -> None:
 
 def test_a_products_name_is_not_the_assistant() -> None:
     (said,) = read("I have a Tesla Model 3 now.")
-    assert (said.modality, said.claim.key) == ("asserted", "have")
+    assert (said.modality, said.claim.key) == ("asserted", "have:tesla model")
     assert read("The AI model must always answer in French.")[0].modality == "instruction"
     assert read("The model must always answer in French.")[0].modality == "instruction"
 

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from longtalk.facts.claims import EVENT_KINDS, spoken_words
 from longtalk.facts.durable_fact import DurableFact, Former, normal_text
 from longtalk.language import ENDED, WITHDRAWN
-from longtalk.language.families import LASTING_CLAIMS, purpose_of
+from longtalk.language.families import LASTING_CLAIMS, family_of, purpose_of
 from longtalk.language.stems import stems
 from longtalk.language.succession import most_replaced
 from longtalk.language.times import WHEN_WORDS
@@ -54,7 +54,7 @@ def merge_facts(
             at = None  # "I don't go running when it rains" beside "I go running every day"
         if at is None and denial and not keep_denials:
             continue  # "I never smoked" with no claim of smoking: nothing to take back
-        if at is None and (fact.changes or fact.retracts) and not denial:
+        if at is None and not denial:
             at = _purposed_claim(kept, fact)
             if at is not None:  # "raise the budget": the trip's budget, filed as it
                 fact = replace(fact, subject=kept[at].subject)
@@ -103,7 +103,9 @@ def read_together(earlier: DurableFact, later: DurableFact) -> bool:
     """Whether the succession model is asked if ``later`` ends ``earlier``.
 
     One holder's, ``earlier`` said before ``later`` (by sequence, when both have one), and a
-    plan or a decision only beside a statement that says it changes something.
+    plan or a decision only beside a statement that says it changes something. Two claims
+    the parse filed under different lasting families (a diet and an allergy, a home and an
+    employer) are two claims, however near their words are in meaning.
     """
     said = later.sequences[0] if later.sequences else None
     return (
@@ -111,7 +113,13 @@ def read_together(earlier: DurableFact, later: DurableFact) -> bool:
         and (later.changes or not _eventful(earlier))
         and (said is None or not earlier.sequences or earlier.last_sequence < said)
         and not _takes_back_another(earlier, later)
+        and not _other_families(earlier, later)
     )
+
+
+def _other_families(earlier: DurableFact, later: DurableFact) -> bool:
+    first, second = family_of(earlier.subject), family_of(later.subject)
+    return first is not None and second is not None and first != second
 
 
 def _takes_back_another(earlier: DurableFact, later: DurableFact) -> bool:
@@ -128,10 +136,11 @@ def _takes_back_another(earlier: DurableFact, later: DurableFact) -> bool:
 
 
 def _purposed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
-    """Which of the holder's budgets a change speaks of.
+    """Which of the holder's budgets a statement of a budget speaks of.
 
-    ``Update on the car hunt: my limit is now 4,200`` changes the budget whose purpose shares
-    a word (``budget:car``); a bare ``raise the budget to 4,000`` the latest budget stated.
+    ``Update on the car hunt: my limit is 4,200`` sets the budget whose purpose shares a word
+    (``budget:car``); a bare ``raise the budget to 4,000`` the latest budget stated. A budget
+    is held once per purpose, so a new amount needs no word of change.
     """
     found = purpose_of(fact.subject)
     if found is None:

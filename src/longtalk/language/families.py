@@ -18,6 +18,7 @@ __all__ = [
     "TASTE_VERBS",
     "VERB_CLAIMS",
     "adjective_claim",
+    "family_of",
     "lasting",
     "noun_claim",
     "purpose_of",
@@ -147,3 +148,15 @@ LASTING_CLAIMS = frozenset(
 def lasting(key: str) -> bool:
     """True when a claim's key (``home``, ``sister:home``) is of a lasting family."""
     return any(part in LASTING_CLAIMS for part in key.split(":"))
+
+
+def family_of(key: str) -> tuple[str, str] | None:
+    """Whose claim of which lasting family a key is: ``sister:home`` is (sister, home).
+
+    None for a key of no lasting family (``play:tennis``).
+    """
+    parts = key.split(":")
+    for at, part in enumerate(parts):
+        if part in LASTING_CLAIMS:
+            return ":".join(parts[:at]), part
+    return None

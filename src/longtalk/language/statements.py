@@ -80,7 +80,7 @@ READ_CACHE_SIZE = 2048
 """Messages whose statements are kept for reuse (the newest)."""
 
 _COPULAS = frozenset({"be", "become", "feel", "seem", "stay", "remain", "get"})
-_CHANGE_WORDS = frozenset({"anymore", "longer", "now", "actually", "instead", "switch"})
+_CHANGE_WORDS = frozenset({"anymore", "longer", "instead", "switch"})
 _WRAPPERS = frozenset({"remember", "note", "know", "notice", "understand", "mind"})
 
 
@@ -811,7 +811,7 @@ def _verb_key(lemma: str, obj: Token | None) -> str:
     """
     if obj is None:
         return lemma
-    if obj.pos_ == "NOUN":
+    if obj.pos_ in ("NOUN", "PROPN"):
         return f"{lemma}:{_object_key(obj)}"
     if obj.dep_ == "xcomp" and obj.pos_ in ("VERB", "AUX"):
         _, inner = _object(obj)
