@@ -4,6 +4,13 @@ from __future__ import annotations
 
 from tests.facts.conftest import current_facts
 
+from longtalk.facts.durable_fact import DurableFact
+from longtalk.facts.merge import read_together
+
+
+def _claim(subject: str, sequence: int) -> DurableFact:
+    return DurableFact("constraint", subject, "Ines", f"Ines on {subject}.", (sequence,))
+
 
 def test_a_second_named_thing_one_does_is_a_second_claim() -> None:
     current = current_facts(
@@ -44,3 +51,24 @@ def test_a_word_of_change_still_ends_a_claim_named_otherwise() -> None:
     )
     assert not any("tennis every weekend" in text for text in current), current
     assert any("padel" in text for text in current), current
+
+
+def test_budgets_of_two_purposes_are_two_claims() -> None:
+    current = current_facts(
+        "For the used car I'm saving for, I can spend at most 3,500 dollars.",
+        "Our budget for the Japan trip is 3,500 euros.",
+    )
+    assert any("car" in text and "3,500 dollars" in text for text in current), current
+    assert any("Japan trip" in text for text in current), current
+
+
+def test_the_succession_model_reads_only_claims_the_parse_could_not_tell_apart() -> None:
+    def together(earlier: str, later: str) -> bool:
+        return read_together(_claim(earlier, 1), _claim(later, 2))
+
+    assert not together("diet", "allergic:zorblatnut")
+    assert not together("home", "employer")
+    assert not together("budget:car", "budget:japan trip")
+    assert together("budget:car", "budget")  # a bare budget may be the car's
+    assert together("employer", "said:joining brother landscaping business")
+    assert together("play:tennis", "switch:padel")

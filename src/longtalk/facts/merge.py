@@ -105,7 +105,8 @@ def read_together(earlier: DurableFact, later: DurableFact) -> bool:
     One holder's, ``earlier`` said before ``later`` (by sequence, when both have one), and a
     plan or a decision only beside a statement that says it changes something. Two claims
     the parse filed under different lasting families (a diet and an allergy, a home and an
-    employer) are two claims, however near their words are in meaning.
+    employer), or budgets of two purposes (a car, a trip), are two claims, however near
+    their words are in meaning.
     """
     said = later.sequences[0] if later.sequences else None
     return (
@@ -119,7 +120,11 @@ def read_together(earlier: DurableFact, later: DurableFact) -> bool:
 
 def _other_families(earlier: DurableFact, later: DurableFact) -> bool:
     first, second = family_of(earlier.subject), family_of(later.subject)
-    return first is not None and second is not None and first != second
+    if first is None or second is None:
+        return False
+    purposes = [purpose_of(earlier.subject), purpose_of(later.subject)]
+    named = [found[1] for found in purposes if found is not None and found[1]]
+    return first != second or (len(named) == 2 and named[0] != named[1])
 
 
 def _takes_back_another(earlier: DurableFact, later: DurableFact) -> bool:
