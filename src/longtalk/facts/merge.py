@@ -114,11 +114,12 @@ def read_together(earlier: DurableFact, later: DurableFact) -> bool:
         and (later.changes or not _eventful(earlier))
         and (said is None or not earlier.sequences or earlier.last_sequence < said)
         and not _takes_back_another(earlier, later)
-        and not _other_families(earlier, later)
+        and not _told_apart(earlier, later)
     )
 
 
-def _other_families(earlier: DurableFact, later: DurableFact) -> bool:
+def _told_apart(earlier: DurableFact, later: DurableFact) -> bool:
+    """Claims the parse filed apart: of two lasting families, or budgets of two purposes."""
     first, second = family_of(earlier.subject), family_of(later.subject)
     if first is None or second is None:
         return False

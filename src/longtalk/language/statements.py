@@ -118,7 +118,7 @@ class Statement:
     """A clause read as a claim, with how and when it was said and by whom.
 
     ``polarity`` False for a negated clause (``not vegetarian anymore``); ``change`` when the
-    clause marks an update (``anymore``, ``now``, ``raise ... to``); ``group`` when the
+    clause marks an update (``anymore``, ``instead``, ``raise ... to``); ``group`` when the
     subject is "we"; ``quote`` the clause as said (the sentence, when the clause's words
     are not one unbroken run); ``text`` a parse-supported third-person
     rewrite, or ``""``; ``lemma`` the clause's verb, ``lemmas`` its content words; ``shape``
