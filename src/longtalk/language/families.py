@@ -147,7 +147,7 @@ LASTING_CLAIMS = frozenset(
 
 def lasting(key: str) -> bool:
     """True when a claim's key (``home``, ``sister:home``) is of a lasting family."""
-    return any(part in LASTING_CLAIMS for part in key.split(":"))
+    return family_of(key) is not None
 
 
 def family_of(key: str) -> tuple[str, str] | None:
