@@ -19,6 +19,14 @@ def test_named_twice_it_is_one_fact() -> None:
     assert current.count("Rosa is Ines's wife.") == 1, current
 
 
+def test_a_name_listed_with_others_does_not_name_the_noun() -> None:
+    # "my girlfriend, Toby and I": a list of three or a girlfriend called Toby? the words
+    # do not say, so no name is kept (set off on both sides, it is her name)
+    listed = current_facts("My girlfriend, Toby and I are going camping this weekend.")
+    assert not any("Toby is" in text for text in listed), listed
+    assert "Toby is Ines's girlfriend." in current_facts("My girlfriend, Toby, loves camping.")
+
+
 def test_a_name_asked_about_is_no_fact() -> None:
     assert not any("Rosa" in text for text in current_facts("Is your wife Rosa coming?"))
 

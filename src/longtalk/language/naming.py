@@ -17,6 +17,7 @@ from longtalk.language.speakers import (
     Referent,
     a_participant,
     name_of,
+    names_the_noun,
     noun_key,
     refer,
 )
@@ -70,8 +71,10 @@ def _named_noun(token: Token) -> Token | None:
     """
     if token.pos_ != "PROPN":
         return None
-    if token.dep_ == "appos" and token.head.pos_ == "NOUN":
+    if names_the_noun(token) and token.head.pos_ == "NOUN":
         return token.head
+    if token.dep_ == "appos" and not names_the_noun(token):
+        return None  # "my girlfriend, Toby and I": a list of people
     return next(
         (
             c

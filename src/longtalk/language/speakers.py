@@ -22,6 +22,7 @@ __all__ = [
     "SECOND",
     "Participants",
     "Referent",
+    "names_the_noun",
     "owned",
     "refer",
 ]
@@ -128,7 +129,7 @@ def owned(token: Token, people: Participants) -> Referent | None:
     owner = next((t for t in token.children if t.dep_ == "poss"), None)
     if owner is None or token.pos_ not in ("NOUN", "PROPN"):
         return None
-    named = [t for t in token.children if t.dep_ == "appos" and t.pos_ == "PROPN"]
+    named = [t for t in token.children if names_the_noun(t)]
     if named:  # "my sister, Lena,": Lena herself
         return Referent(name_of(named[0]))
     whose = refer(owner, people)
@@ -136,6 +137,19 @@ def owned(token: Token, people: Participants) -> Referent | None:
         return None
     owned = f"{whose.relation} {noun_key(token)}".strip()  # "my dog's name": "dog name"
     return Referent(whose.holder, relation=owned, group=whose.group)
+
+
+def names_the_noun(name: Token) -> bool:
+    """``name`` is a proper name set beside its noun as that noun's name (``my wife, Rosa``).
+
+    Not when the name is coordinated (``my girlfriend, Toby and I``): the parse then reads a
+    list of people, and whether the noun is Toby the words do not settle.
+    """
+    return (
+        name.dep_ == "appos"
+        and name.pos_ == "PROPN"
+        and not any(c.dep_ == "conj" for c in name.children)
+    )
 
 
 def noun_key(token: Token) -> str:
