@@ -27,6 +27,10 @@ def test_a_name_listed_with_others_does_not_name_the_noun() -> None:
     assert "Toby is Ines's girlfriend." in current_facts("My girlfriend, Toby, loves camping.")
 
 
+def test_a_request_says_whom_it_names() -> None:
+    assert "Rosa is Ines's wife." in current_facts("Help me find a gift for my wife Rosa.")
+
+
 def test_a_name_asked_about_is_no_fact() -> None:
     assert not any("Rosa" in text for text in current_facts("Is your wife Rosa coming?"))
 

@@ -102,6 +102,12 @@ def test_advice_and_requests_to_a_person_are_not_instructions() -> None:
     assert read("Try the yoga class.")[0].modality == "instruction"
 
 
+def test_what_a_request_lets_the_speaker_do_is_asked_not_said() -> None:
+    asked = read("Let me know if you need any advice.", listener="Sam")
+    assert {statement.modality for statement in asked} == {"request"}, asked
+    assert read("Remember I'm vegan.", listener="Sam")[0].modality == "asserted"
+
+
 def test_dislikes_and_stopped_habits_deny_their_claim() -> None:
     assert claims("I hate cilantro.") == [("Ana", "taste:cilantro", False, "asserted")]
     assert claims("I love olives now.") == [("Ana", "taste:olive", True, "asserted")]

@@ -71,7 +71,7 @@ def modality(head: Token, sentence: Span, people: Participants) -> Modality:
         return "hypothetical"
     if _reported(head) or _reporting(head):
         return "reported"
-    if imperative(head):
+    if imperative(head) or _let_do(head):
         return "instruction" if people.to_assistant else "request"
     if _advised(head, people):
         return "advice"
@@ -106,6 +106,22 @@ def imperative(head: Token) -> bool:
         return False
     auxes = [c.lower_ for c in head.children if c.dep_ in ("aux", "auxpass")]
     return all(a in ("do", "don't", "n't", "not", "please") for a in auxes)
+
+
+_OBJECT_CASE = frozenset({"me", "us", "him", "her", "them"})
+
+
+def _let_do(head: Token) -> bool:
+    """The complement of a bare verb whose subject is in the object case: ``let me know``.
+
+    ``Let me know if you need advice`` asks; what it asks is no statement of the speaker's.
+    (``Remember I'm vegan`` is not one: its complement's subject is ``I``.)
+    """
+    return (
+        head.dep_ in ("ccomp", "xcomp")
+        and imperative(head.head)
+        and any(c.dep_ == "nsubj" and c.lower_ in _OBJECT_CASE for c in head.children)
+    )
 
 
 def _opens_sentence(head: Token) -> bool:

@@ -268,6 +268,11 @@ def _sentence_said(sentence: Span, people: Participants, item: Said, *, own: boo
     )
 
 
+_NAMES_WHAT_IT_ASKS = frozenset({"request", "instruction"})
+"""Modes whose names stand as said: ``help me find a gift for my wife Rosa`` asks for a
+gift, and says who Rosa is."""
+
+
 def _named(naming: Naming, sentence: Span, people: Participants, item: Said) -> Statement:
     """The owner's relation's name, as the apposition says it (``Rosa is Maya's wife.``)."""
     clause = _clause_of(naming.phrase[0])
@@ -277,11 +282,12 @@ def _named(naming: Naming, sentence: Span, people: Participants, item: Said) -> 
         if owner.group
         else (f"{naming.name} is {display_name(owner.holder, first=False)}'s {naming.described}.")
     )
+    said = modality(clause, sentence, people)
     return Statement(
         claim=Claim(owner.holder, naming.relation, "name"),
         value=naming.name,
         polarity=True,
-        modality=modality(clause, sentence, people),
+        modality="asserted" if said in _NAMES_WHAT_IT_ASKS else said,
         speaker=people.speaker,
         sequence=item.sequence,
         quote=_own_words(naming.phrase, sentence),
