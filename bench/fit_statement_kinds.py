@@ -25,6 +25,10 @@ Training data, split before fitting (the other parts are reported on, never fitt
 * ``tests/facts/labelled_statements_blind_6.jsonl``: the same, by a sixth (friends catching
   up over months: mostly reactions, encouragement, moods and the week's events, with lasting
   facts said in passing in the same chatty words); split the same way.
+* ``tests/facts/labelled_statements_blind_7.jsonl``: the same, by a seventh (pen-pals telling
+  each other their lives: stories of one-off outings, what the pets did, answers and
+  fragments that need the question before them, with lasting facts said inside the stories);
+  split the same way.
 * ``bench/data/durable_facts.json``: the varied durable-facts set; its tuning half only
   (facts positive, distractors negative), each filed under the nearest fact kind.
 * LoCoMo dev ``observation`` entries: turns no observation cites are not durable
@@ -69,6 +73,7 @@ LABELLED = (
     ROOT / "tests" / "facts" / "labelled_statements_blind_4.jsonl",
     ROOT / "tests" / "facts" / "labelled_statements_blind_5.jsonl",
     ROOT / "tests" / "facts" / "labelled_statements_blind_6.jsonl",
+    ROOT / "tests" / "facts" / "labelled_statements_blind_7.jsonl",
 )
 DEFAULT_DATA = Path("/work/shared/data/locomo/locomo_dev.json")
 TRAIN_CONVERSATIONS = 3

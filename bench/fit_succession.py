@@ -3,16 +3,17 @@
     python bench/fit_succession.py [--write src/longtalk/data/succession.json]
 
 Training data, split before fitting: ``tests/facts/labelled_pairs.jsonl`` and
-``labelled_pairs_2.jsonl`` to ``labelled_pairs_5.jsonl``, pairs
+``labelled_pairs_2.jsonl`` to ``labelled_pairs_6.jsonl``, pairs
 of chat messages one person said some time apart, written by people who read none of
 longtalk's code, tests or data (the second file with more changes said only by the new
 state, and chit-chat; the third with more retractions said indirectly; the fourth with
 plans and details on the same topic that change nothing; the fifth from friends catching
 up over months: another of many things one has, a story of the past, the same fact retold,
-an event on the topic), each labelled ``replaces`` (the later
-changes the earlier fact), ``retracts`` (takes it back) or ``keeps`` (the earlier still
-holds: another fact on the same topic, the same fact again, a visit rather than a move, a
-wish). The even lines train,
+an event on the topic; the sixth with short replies, passing states and past stories after a
+fact, its lines ordered so that pairs of one earlier message share a half), each labelled
+``replaces`` (the later changes the earlier fact), ``retracts`` (takes it back) or
+``keeps`` (the earlier still holds: another fact on the same topic, the same fact again, a
+visit rather than a move, a wish). The even lines train,
 the odd lines (of each file) are held out and only reported on.
 
 Each pair is read as the chat reads it: both messages through the language layer and the
@@ -72,6 +73,7 @@ PAIRS = (
     ROOT / "tests" / "facts" / "labelled_pairs_3.jsonl",
     ROOT / "tests" / "facts" / "labelled_pairs_4.jsonl",
     ROOT / "tests" / "facts" / "labelled_pairs_5.jsonl",
+    ROOT / "tests" / "facts" / "labelled_pairs_6.jsonl",
 )
 ENDED = frozenset({"replaces", "retracts"})
 BETA = 0.25

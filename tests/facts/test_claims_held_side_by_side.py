@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
-from tests.facts.conftest import current_facts
+from tests.facts.conftest import T0, current_facts, said_by_ines
 
 from longtalk.facts.durable_fact import DurableFact
-from longtalk.facts.merge import read_together
+from longtalk.facts.merge import merge_facts, read_together
+from longtalk.facts.offline import extract_facts
 
 
 def _claim(subject: str, sequence: int) -> DurableFact:
@@ -70,3 +73,28 @@ def test_the_succession_model_reads_only_claims_the_parse_could_not_tell_apart()
     assert together("budget:car", "budget")  # a bare budget may be the car's
     assert together("employer", "said:joining brother landscaping business")
     assert together("play:tennis", "switch:padel")
+
+
+def test_merging_the_merged_facts_again_changes_nothing() -> None:
+    # a change that has ended its claim carries that claim as its history; merged again (as
+    # the chat's stored facts are, with every new batch), it must not look for another
+    texts = [
+        "Whenever I fly I book an aisle seat so I can stretch my legs.",
+        "I play tennis twice a week.",
+        "I switched from tennis to padel, my knees are happier.",
+    ]
+    messages = [
+        (n, said_by_ines(text, T0 + timedelta(days=n))) for n, text in enumerate(texts, start=1)
+    ]
+    merged = extract_facts(messages)
+    assert any("aisle seat" in fact.text for fact in merged), merged
+    assert merge_facts(merged, ()) == merged
+
+
+def test_a_verb_alone_is_no_claim_two_statements_share() -> None:
+    current = current_facts(
+        "I take them on road trips once every couple of months.",
+        "I took them to a snowy one last winter and they were so confused!",
+    )
+    assert any("road trips" in text for text in current), current
+    assert any("snowy" in text for text in current), current

@@ -8,8 +8,9 @@ one holder with the same text are duplicates whatever subject they were filed un
 
 A change or retraction filed under a subject nobody has stated (``I switched from tennis to
 padel``, ``I no longer own Marlin``) replaces the holder's latest claim it shares a content
-word with (``I play tennis``, ``I own a sailboat called Marlin``). Pure and stable: the
-merged list keeps the order in which subjects first appeared.
+word with (``I play tennis``, ``I own a sailboat called Marlin``). Pure, stable and
+idempotent: the merged list keeps the order in which subjects first appeared, and merging
+it again changes nothing (a fact with a history has found the claim it ends).
 """
 
 from __future__ import annotations
@@ -52,17 +53,20 @@ def merge_facts(
         )
         if at is not None and not denial and _negation_of_its_own(kept[at], fact):
             at = None  # "I don't go running when it rains" beside "I go running every day"
+        if at is not None and _another_use_of_the_verb(kept[at], fact):
+            at = None  # "I took them somewhere snowy" beside "I take them on road trips"
         if at is None and denial and not keep_denials:
             continue  # "I never smoked" with no claim of smoking: nothing to take back
-        if at is None and not denial:
+        searches = not denial and not fact.history  # with a history, it has found its claim
+        if at is None and searches:
             at = _purposed_claim(kept, fact)
             if at is not None:  # "raise the budget": the trip's budget, filed as it
                 fact = replace(fact, subject=kept[at].subject)
-        if at is None and fact.changes:
+        if at is None and fact.changes and not fact.history:
             at = _changed_claim(kept, fact)
-        if at is None and not denial:
+        if at is None and searches:
             at = _lasting_plan(kept, fact)
-        if at is None and not denial:
+        if at is None and searches:
             at = succeeded_claim(kept, fact)
         if at is None:
             at = len(kept)
@@ -255,6 +259,22 @@ def _negation_of_its_own(claim: DurableFact, fact: DurableFact) -> bool:
     if not fact.value.startswith("not "):
         return False
     return not _claims_words(claim, content_words(fact.value.removeprefix("not ")))
+
+
+def _another_use_of_the_verb(claim: DurableFact, fact: DurableFact) -> bool:
+    """Two assertions filed under a bare verb, with other values: not one claim by rule.
+
+    A verb alone (``take``, ``be in``) names no claim: ``I take them on road trips`` and
+    ``I took them to a snowy one last winter`` are a habit and a story. Whether one ends the
+    other is the succession model's to read, as for claims in other words. A claim family
+    (``home``), a verb with its object (``play:tennis``), a change, a retraction or a
+    negation of the claim still meet by their key.
+    """
+    if fact.changes or fact.retracts or _same(claim, fact):
+        return False
+    if ":" in fact.subject or family_of(fact.subject) is not None:
+        return False
+    return not (claim.value.startswith("not ") or fact.value.startswith("not "))
 
 
 def _open_claims(kept: Sequence[DurableFact], fact: DurableFact) -> list[int]:
