@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from collections.abc import Sequence
 from functools import cache
@@ -226,13 +225,12 @@ def fit_kinds(x: npt.NDArray[np.float64], y: npt.NDArray[np.int64]) -> npt.NDArr
 
 
 def threshold_for(scores: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> float:
-    """The lowest threshold whose F1 is within one standard error of the best.
+    """The threshold of the best F1 (the lower on a tie).
 
-    Over the thresholds tried, F1 is flat within its own noise (a few statements either
-    way), so its maximum moves with any small change of the data or the features. The
-    one-standard-error rule takes any threshold as good as the best within that noise, and
-    the lowest of them: a fact missed is lost to every later context, while one kept in
-    error costs a line the reader can see.
+    Out of fold, F1 is a smooth curve with a broad top (0.85 from 0.35 to 0.5): its maximum
+    moves by a step at most with small changes of the data. Any threshold "within one
+    standard error of the best" (about 0.01 of F1 here) instead reached down to whichever
+    was the lowest tried, and with it the precision of every fact kept.
     """
     tried = [round(float(t), 2) for t in np.arange(0.3, 0.96, 0.05)]
     positives = max(1.0, float((y == 1).sum()))
@@ -242,10 +240,8 @@ def threshold_for(scores: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -
         tp = float((fired & (y == 1)).sum())
         precision = tp / max(1.0, float(fired.sum()))
         recall = tp / positives
-        scored.append(2 * precision * recall / max(1e-9, precision + recall))
-    best = max(scored)
-    margin = math.sqrt(best * (1.0 - best) / positives)
-    return next(t for t, f in zip(tried, scored, strict=True) if f >= best - margin)
+        scored.append(round(2 * precision * recall / max(1e-9, precision + recall), 4))
+    return tried[scored.index(max(scored))]
 
 
 def out_of_fold_threshold(

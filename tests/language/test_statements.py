@@ -93,6 +93,12 @@ def test_a_products_name_is_not_the_assistant() -> None:
     assert read("The model must always answer in French.")[0].modality == "instruction"
 
 
+def test_a_place_holds_no_claim() -> None:
+    assert [s.holder for s in read("Wow, Chicago sounds great!", listener="Sam")] == []
+    assert [s.holder for s in read("Barcelona is a must-visit city!", listener="Sam")] == []
+    assert [s.holder for s in read("Rosa is a vegetarian.", listener="Sam")] == ["Rosa"]
+
+
 def test_advice_and_requests_to_a_person_are_not_instructions() -> None:
     assert read("You should try yoga.", listener="Sam")[0].modality == "advice"
     assert read("You can use coconut oil instead.", listener="Sam")[0].modality == "advice"
@@ -198,8 +204,9 @@ def test_a_subject_in_the_object_case_or_a_cut_title_is_never_rewritten() -> Non
     assert (let.holder, let.text) == ("Maya", "")  # not "Me look into their classes."
     (mine,) = read("Mine is small.", speaker="Maya")
     assert (mine.holder, mine.text) == ("Maya", "")
-    (title,) = read('"The Santa Clause" is a classic.', speaker="Maya")
-    assert (title.text, title.quote) == ("", '"The Santa Clause" is a classic.')
+    titled = read('"The Santa Clause" is a classic.', speaker="Maya")
+    assert [s.text for s in titled if s.text] == [], titled  # not 'The Santa Clause is ...'
+    assert not any("Santa" in s.holder for s in titled), titled  # a title holds nothing
 
 
 def test_a_conjunct_right_after_a_when_clause_is_not_read_as_its_own_claim() -> None:

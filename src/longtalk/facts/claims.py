@@ -180,11 +180,17 @@ def _subject(statement: Statement, kind: str | None) -> str:
 
 
 def quoted(statement: Statement) -> str:
-    """The speaker's own words, named: ``Ana said: "We adopted a cat."``."""
-    return f'{display_name(statement.speaker, first=True)}{_SAID}"{statement.quote}"'
+    """The speaker's own words, named: ``Ana said: "We adopted a cat."``.
+
+    Quotation marks inside them become single ones, so the quote has one pair of double marks:
+    ``John said: "'The Santa Clause' is a classic!"``.
+    """
+    words = statement.quote.translate(_INNER_QUOTES)
+    return f'{display_name(statement.speaker, first=True)}{_SAID}"{words}"'
 
 
 _SAID = " said: "
+_INNER_QUOTES = str.maketrans({'"': "'", "“": "‘", "”": "’"})
 _QUOTED = re.compile(rf'^[^"]*{_SAID}"(?P<words>.*)"$', re.DOTALL)
 
 

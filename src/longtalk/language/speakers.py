@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from longtalk.language.nlp import entity_type
+
 if TYPE_CHECKING:
     from spacy.tokens import Token
 
@@ -86,8 +88,15 @@ def refer(token: Token, people: Participants) -> Referent | None:
     if word == "user" and not any(c.dep_ == "poss" for c in token.children):
         return Referent("user")  # "the user prefers...", as a summary writes
     if token.pos_ == "PROPN":
-        return Referent(name_of(token))
+        return None if entity_type(token) in _NO_ONE else Referent(name_of(token))
     return owned(token, people)
+
+
+_NO_ONE = frozenset(
+    {"GPE", "LOC", "FAC", "NORP", "WORK_OF_ART", "EVENT", "PRODUCT", "LANGUAGE", "LAW"}
+)
+"""Entities that are no one (places, peoples, titles, events, products): ``Chicago sounds
+great`` and ``"The Santa Clause" is a classic`` say nothing a person holds."""
 
 
 def _product(token: Token) -> bool:
