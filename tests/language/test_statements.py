@@ -112,6 +112,8 @@ def test_what_a_request_lets_the_speaker_do_is_asked_not_said() -> None:
     asked = read("Let me know if you need any advice.", listener="Sam")
     assert {statement.modality for statement in asked} == {"request"}, asked
     assert read("Remember I'm vegan.", listener="Sam")[0].modality == "asserted"
+    decided = read("Let us raise the budget to 4,000 euros.", listener="Sam")
+    assert [statement.modality for statement in decided] == ["asserted"], decided
 
 
 def test_dislikes_and_stopped_habits_deny_their_claim() -> None:

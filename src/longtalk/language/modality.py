@@ -108,7 +108,9 @@ def imperative(head: Token) -> bool:
     return all(a in ("do", "don't", "n't", "not", "please") for a in auxes)
 
 
-_OBJECT_CASE = frozenset({"me", "us", "him", "her", "them"})
+_LET_DO = frozenset({"me", "him", "her", "them"})
+"""Subjects of what a request lets someone do. Not ``us``: ``let us raise the budget`` (as
+``let's``) says what the speaker and theirs decide."""
 
 
 def _let_do(head: Token) -> bool:
@@ -120,7 +122,7 @@ def _let_do(head: Token) -> bool:
     return (
         head.dep_ in ("ccomp", "xcomp")
         and imperative(head.head)
-        and any(c.dep_ == "nsubj" and c.lower_ in _OBJECT_CASE for c in head.children)
+        and any(c.dep_ == "nsubj" and c.lower_ in _LET_DO for c in head.children)
     )
 
 
