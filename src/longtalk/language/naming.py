@@ -71,10 +71,11 @@ def _named_noun(token: Token) -> Token | None:
     """
     if token.pos_ != "PROPN":
         return None
-    if names_the_noun(token) and token.head.pos_ == "NOUN":
-        return token.head
-    if token.dep_ == "appos" and not names_the_noun(token):
-        return None  # "my girlfriend, Toby and I": a list of people
+    if token.dep_ == "appos":
+        if not names_the_noun(token):
+            return None  # "my girlfriend, Toby and I": a list of people
+        if token.head.pos_ == "NOUN":
+            return token.head
     return next(
         (
             c
