@@ -23,9 +23,10 @@ statement that says it changes something), weighted so that each labelled pair
 counts once; the features are those :func:`longtalk.language.succession.most_replaced`
 reads (only pairs within :data:`~longtalk.language.succession.RELATED` of each other in
 meaning). A logistic head (``replaces`` and ``retracts`` positive), fitted as the
-statement-kind model's durable head is; the threshold maximises F-beta with precision
-weighing four times recall (see :data:`BETA`) on the training pairs, each scored by a head
-fitted on the other half of them. Deterministic: full-batch gradient descent from zeros.
+statement-kind model's durable head is; the threshold is the middle of the top of the
+F-beta curve (``fit_statement_kinds.threshold_for``), precision weighing four times recall
+(see :data:`BETA`), on the training pairs, each scored by a head fitted on the other half
+of them. Deterministic: full-batch gradient descent from zeros.
 
 The report (of the shipped weights, which ``--write`` replaces first): per label, on each
 half, whether the earlier message's facts are still current after the later one (with
@@ -50,7 +51,12 @@ import numpy.typing as npt
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fit_statement_kinds import DEFAULT_DATA, TRAIN_CONVERSATIONS, fit_durable  # noqa: E402
+from fit_statement_kinds import (  # noqa: E402
+    DEFAULT_DATA,
+    TRAIN_CONVERSATIONS,
+    fit_durable,
+    threshold_for,
+)
 from longtalk.core.messages import Message, Role  # noqa: E402
 from longtalk.facts import merge  # noqa: E402
 from longtalk.facts.claims import facts_of, spoken_words  # noqa: E402
@@ -234,22 +240,6 @@ def matrix(rows: Sequence[Example]) -> npt.NDArray[np.float64]:
     return np.stack([design(row.earlier, row.later, row.holder) for row in rows])
 
 
-def threshold_for(scores: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> float:
-    """The threshold of the best F-beta (:data:`BETA`: precision weighs 1/beta of recall)."""
-    tried = [round(float(t), 2) for t in np.arange(0.3, 0.96, 0.05)]
-    positives = max(1.0, float((y == 1).sum()))
-    best: tuple[float, float] | None = None
-    for t in tried:
-        fired = scores >= t
-        tp = float((fired & (y == 1)).sum())
-        precision = tp / max(1.0, float(fired.sum()))
-        recall = tp / positives
-        f = (1 + BETA**2) * precision * recall / max(1e-9, BETA**2 * precision + recall)
-        if best is None or f > best[0]:
-            best = (f, t)
-    return best[1] if best is not None else 0.5
-
-
 def fit(data: Path = DEFAULT_DATA, paths: Sequence[Path] = PAIRS) -> dict[str, Any]:
     """The model's weights as the shipped JSON holds them."""
     training = pairs(False, paths)
@@ -265,7 +255,7 @@ def fit(data: Path = DEFAULT_DATA, paths: Sequence[Path] = PAIRS) -> dict[str, A
         scores[fold == held] = 1.0 / (1.0 + np.exp(-(x[fold == held] @ fitted)))
     return {
         "dimension": DIMENSION,
-        "threshold": threshold_for(scores, y),
+        "threshold": threshold_for(scores, y, BETA),
         "weights": [round(float(v), 6) for v in weights],
     }
 

@@ -99,6 +99,12 @@ def test_a_place_holds_no_claim() -> None:
     assert [s.holder for s in read("Rosa is a vegetarian.", listener="Sam")] == ["Rosa"]
 
 
+def test_a_name_in_the_plural_holds_no_claim() -> None:
+    said = read("German Shepherds are indeed awesome!", listener="Sam")
+    assert [s.holder for s in said] == []
+    assert [s.holder for s in read("Rosa loves German Shepherds.", listener="Sam")] == ["Rosa"]
+
+
 def test_advice_and_requests_to_a_person_are_not_instructions() -> None:
     assert read("You should try yoga.", listener="Sam")[0].modality == "advice"
     assert read("You can use coconut oil instead.", listener="Sam")[0].modality == "advice"

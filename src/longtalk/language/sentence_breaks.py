@@ -1,0 +1,49 @@
+"""A sentence never starts on a lowercase word that follows a word: the parser is told so.
+
+The small parser sometimes breaks a sentence where nothing in the writing does: ``Last
+weekend my girlfriend`` | ``and I went fishing``, ``It's tough`` | ``but I'm up for the
+challenge!``. Each piece is then read as a statement of its own, and a fact quotes half a
+sentence. Writing marks where a sentence ends (a full stop, a question or exclamation mark,
+an ellipsis, a line break) and a new one starts with a capital; chat drops the capital often
+and the full stop more often, but a lowercase word straight after another word is a sentence
+going on. This component runs before the parser and forbids a break there; the parser keeps
+the boundaries it is given and finds the others itself.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc, Token
+
+__all__ = ["COMPONENT", "add_to"]
+
+COMPONENT = "longtalk_sentence_goes_on"
+"""The component's name in the pipeline."""
+ENDINGS = frozenset(".!?…")
+"""Characters that can end a sentence, as a token's last character."""
+
+
+def add_to(nlp: Language) -> None:
+    """Put the component before the parser of ``nlp`` (once)."""
+    from spacy.language import Language
+
+    if not Language.has_factory(COMPONENT):
+        Language.component(COMPONENT, func=sentence_goes_on)
+    if COMPONENT not in nlp.pipe_names:
+        nlp.add_pipe(COMPONENT, before="parser")
+
+
+def sentence_goes_on(doc: Doc) -> Doc:
+    """``doc`` with no sentence allowed to start on a lowercase word right after a word."""
+    for token in doc[1:]:
+        if _goes_on(doc[token.i - 1], token):
+            token.is_sent_start = False
+    return doc
+
+
+def _goes_on(before: Token, token: Token) -> bool:
+    ends = before.text[-1:] in ENDINGS or before.is_space or "\n" in before.whitespace_
+    return token.text[:1].islower() and not ends

@@ -1,0 +1,32 @@
+from longtalk.language.nlp import parse, pipeline
+from longtalk.language.sentence_breaks import sentence_goes_on
+
+
+def _sentences(text: str) -> list[str]:
+    return [sentence.text for sentence in parse(text).sents]
+
+
+def test_a_lowercase_word_after_a_word_goes_on_with_its_sentence() -> None:
+    text = (
+        "Hey Audrey! What's up? Last weekend my girlfriend and I went fishing in one of "
+        "the nearby lakes. It was so nice."
+    )
+    assert "Last weekend my girlfriend and I went fishing in one of the nearby lakes." in (
+        _sentences(text)
+    )
+    assert _sentences("Thanks. It's tough but I'm up for the challenge!")[-1] == (
+        "It's tough but I'm up for the challenge!"
+    )
+
+
+def test_only_a_break_between_a_word_and_a_lowercase_word_is_forbidden() -> None:
+    doc = sentence_goes_on(pipeline().make_doc("It was fine. and then\nwe left but Tom stayed"))
+    forbidden = [token.text for token in doc if token.is_sent_start is False]
+    assert forbidden == ["was", "fine", "then", "left", "but", "stayed"]  # not "and", "we", "Tom"
+
+
+def test_a_sentence_after_a_full_stop_still_starts_on_its_own() -> None:
+    assert _sentences("I moved to Oslo. My sister lives in Bergen.") == [
+        "I moved to Oslo.",
+        "My sister lives in Bergen.",
+    ]
