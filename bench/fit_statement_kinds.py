@@ -232,10 +232,11 @@ def threshold_for(
 
     Out of fold, F is a smooth curve with a broad, flat top (F1 0.856 to 0.863 from 0.3 to
     0.55 here), and its highest point alone jumps across that top with small changes of
-    the data (0.35, then 0.5, one small change of the parse apart), taking the precision of
-    every fact kept with it. Averaged over three steps of the grid, the top has a middle
-    that moves little. Any threshold "within one standard error of the best" instead reached
-    down to whichever was the lowest tried. ``beta`` below 1 weighs precision above recall.
+    the data, taking the precision of every fact kept with it. Averaged over three steps of
+    the grid, a high point at the edge of the top does not win over its middle; on a top
+    this flat the choice still moves by a step with the data. Any threshold "within one
+    standard error of the best" instead reached down to whichever was the lowest tried.
+    ``beta`` below 1 weighs precision above recall.
     """
     tried = [round(float(t), 2) for t in np.arange(0.3, 0.96, 0.05)]
     positives = max(1.0, float((y == 1).sum()))

@@ -51,9 +51,11 @@ def test_a_quoted_title_keeps_its_closing_mark() -> None:
     assert [s.text for s in read] == ['Ana recently finished rereading "The Alchemist".']
 
 
-def test_words_that_run_up_to_a_question_mark_are_quoted_not_rewritten() -> None:
+def test_words_that_run_up_to_a_question_mark_ask_and_are_never_rewritten() -> None:
     asked = [s for s in _read("I never really asked, what breed is Toby?") if s.lemma == "ask"]
-    assert [(s.text, s.quote) for s in asked] == [("", "I never really asked, what breed is Toby?")]
+    assert [(s.modality, s.text) for s in asked] == [("question", "")]
+    pork = [s for s in _read("I don't eat pork, so maybe not the bbq place?") if s.lemma == "eat"]
+    assert [(s.modality, s.text) for s in pork] == [("asserted", "Ana doesn't eat pork.")]
     assert [s.text for s in _read("I love sushi, do you?") if s.lemma == "love"] == [
         "Ana loves sushi."
     ]

@@ -187,13 +187,19 @@ def _commanding(verb: Token) -> bool:
 
 
 def _asked(head: Token, sentence: Span) -> bool:
-    """A question: a ``?`` closing the clause, an inverted auxiliary, a leading wh-word."""
+    """A question: a ``?`` closing the clause, an inverted auxiliary, a leading wh-word.
+
+    The ``?`` closes the clause when it follows the clause's last word or ends its own words
+    (a question it frames, ``I never really asked, what breed is Toby?``), but not when it
+    closes a clause run on after a comma (``I don't eat pork, so not the bbq?``).
+    """
     last = max(t.i for t in head.subtree)
     after = head.doc[last + 1] if last + 1 < len(head.doc) else None
     if after is not None and after.text == "?":
         return True
-    if any(c.text == "?" and not _asked_after(head, c) for c in head.children):
-        return True
+    closing = head.doc[last]
+    if closing.text == "?" and not _asked_after(head, closing):
+        return True  # "I never really asked, what breed is Toby?": its own words close it
     tag = head.head
     if head.dep_ == "ccomp" and head.i < tag.i and _tag_question(tag, head):
         return any(c.text == "?" for c in tag.children)  # "You're vegetarian, aren't you?"
