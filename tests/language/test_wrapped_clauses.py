@@ -56,6 +56,8 @@ def test_words_that_run_up_to_a_question_mark_ask_and_are_never_rewritten() -> N
     assert [(s.modality, s.text) for s in asked] == [("question", "")]
     pork = [s for s in _read("I don't eat pork, so maybe not the bbq place?") if s.lemma == "eat"]
     assert [(s.modality, s.text) for s in pork] == [("asserted", "Ana doesn't eat pork.")]
+    late = "had to drop my daughter Priya at practice and the lot was chaos, anyway what's new?"
+    assert [s.modality for s in _read(late) if s.claim.key == "daughter:name"] == ["asserted"]
     assert [s.text for s in _read("I love sushi, do you?") if s.lemma == "love"] == [
         "Ana loves sushi."
     ]

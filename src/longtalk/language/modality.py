@@ -191,14 +191,14 @@ def _asked(head: Token, sentence: Span) -> bool:
 
     The ``?`` closes the clause when it follows the clause's last word or ends its own words
     (a question it frames, ``I never really asked, what breed is Toby?``), but not when it
-    closes a clause run on after a comma (``I don't eat pork, so not the bbq?``).
+    closes a clause joined to it (``I don't eat pork, so not the bbq?``).
     """
     last = max(t.i for t in head.subtree)
     after = head.doc[last + 1] if last + 1 < len(head.doc) else None
     if after is not None and after.text == "?":
         return True
     closing = head.doc[last]
-    if closing.text == "?" and not _asked_after(head, closing):
+    if closing.text == "?" and _closes(closing, head) and not _asked_after(head, closing):
         return True  # "I never really asked, what breed is Toby?": its own words close it
     tag = head.head
     if head.dep_ == "ccomp" and head.i < tag.i and _tag_question(tag, head):
@@ -212,6 +212,18 @@ def _asked(head: Token, sentence: Span) -> bool:
         return aux.i == _clause_start(head)
     first = head.doc[_clause_start(head)]
     return first.lower_ in _WH and sentence.text.rstrip().endswith("?")
+
+
+def _closes(mark: Token, head: Token) -> bool:
+    """``mark`` hangs on ``head`` or on a question ``head`` frames (its complement).
+
+    Not on a clause joined to it: ``had to drop Priya at practice and the lot was chaos,
+    anyway what were you saying?`` asks nothing of the drop.
+    """
+    clause = mark.head
+    while clause != head and clause.dep_ == "ccomp" and clause.head != clause:
+        clause = clause.head
+    return clause == head
 
 
 def _asked_after(head: Token, mark: Token) -> bool:
