@@ -40,10 +40,10 @@ Training data, split before fitting (the other parts are reported on, never fitt
 Two heads over :func:`longtalk.language.kinds.features`: a logistic ``durable`` head and a
 softmax ``kinds`` head (labelled statements only). The threshold on the durable head is
 the middle of the top of the F1 curve (:func:`threshold_for`) on the training data's
-labelled statements and LoCoMo's uncited
-turns (a real conversation's share of chit-chat), each scored by a head fitted on the other
-half of the training data (questions, suppositions and instructions never reach the model,
-so a missed fact costs as much as a wrong one).
+labelled statements and LoCoMo's uncited turns (a real conversation's share of chit-chat),
+each scored by a head fitted on the other half of the training data (questions,
+suppositions and instructions never reach the model, so a missed fact costs as much as a
+wrong one).
 Deterministic: full-batch gradient descent from zeros.
 """
 

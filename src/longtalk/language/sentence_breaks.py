@@ -45,5 +45,5 @@ def sentence_goes_on(doc: Doc) -> Doc:
 
 
 def _goes_on(before: Token, token: Token) -> bool:
-    ends = before.text[-1:] in ENDINGS or before.is_space or "\n" in before.whitespace_
+    ends = before.text[-1:] in ENDINGS or before.is_space  # a line break is a space token
     return token.text[:1].islower() and not ends
