@@ -170,8 +170,8 @@ def rewrite(tokens: Sequence[Token], head: Token, people: Participants) -> str:
     others = [t for t in kept if t != subject and t.lower_ in (FIRST | GROUP | SECOND)]
     if any(t.lower_ != "my" for t in others) or subject.lower_ in (GROUP | SECOND):
         return ""
-    if (subject.lower_ == "i") + sum(t.lower_ == "my" for t in others) > 1:
-        return ""  # "Ana has to watch Ana's sugar": naming the speaker twice, quoted instead
+    if (subject.lower_ == "i") + len(others) > 1:  # each other word is a "my" by now
+        return ""  # "Ana has to watch Ana's sugar" names the speaker twice: quoted instead
     agreeing = _agreeing(head) if subject.lower_ == "i" else None
     if subject.lower_ == "i" and agreeing is None:
         return ""
