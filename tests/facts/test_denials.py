@@ -69,3 +69,11 @@ def test_a_later_negation_of_a_claim_takes_it_back_and_keeps_it_as_history() -> 
 
 def test_a_taste_turned_is_a_new_taste_not_a_retraction() -> None:
     assert current_facts("I like olives.", "I don't like olives.") == ["Ines doesn't like olives."]
+
+
+def test_a_denial_of_what_a_pronoun_stands_for_takes_back_nothing() -> None:
+    reading = "I'm reading Dune by Frank Herbert right now."
+    current = current_facts(reading, "No, I haven't read them yet but I'll check them out.")
+    assert any("Dune" in text for text in current), current
+    current = current_facts(reading, "No, I haven't read Dune.")  # named, it is taken back
+    assert not any("Dune by Frank Herbert" in text for text in current), current

@@ -123,3 +123,10 @@ def test_a_change_said_of_the_same_time_changes_only_what_it_is_about() -> None:
     ):
         current = current_facts(said, change)
         assert current_facts(said)[0] in current, current
+
+
+def test_a_ceasing_verb_denied_goes_on_and_ends_nothing() -> None:
+    assert not any(change for *_, change in _read("I can't stop thinking about the screenplay."))
+    habit = "I go running every morning before work."
+    current = current_facts(habit, "I won't stop running, whatever my knee says.")
+    assert any("every morning" in text for text in current), current

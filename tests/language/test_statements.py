@@ -328,3 +328,9 @@ def test_a_pronoun_that_could_be_either_of_two_people_is_no_ones() -> None:
     assert not any(
         s.holder == "Ana" and "nurse" in s.value for s in said if not s.quote.startswith("my")
     )
+
+
+def test_a_verb_with_its_particle_is_a_claim_of_its_own() -> None:
+    assert claims("I work out every morning.") == [("Ana", "work out", True, "asserted")]
+    assert claims("I won't give up.") == [("Ana", "give up", False, "asserted")]
+    assert [key for _, key, _, _ in claims("I give the kids a bath every night.")] != ["give up"]

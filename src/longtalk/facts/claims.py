@@ -41,7 +41,7 @@ def fact_of(statement: Statement) -> DurableFact | None:
         return standing_request(statement)
     if statement.modality != "asserted" or statement.holder in ("", ASSISTANT):
         return None
-    if _bare(statement):
+    if _bare(statement) or _denies_the_unnamed(statement):
         return None
     kind = kind_of(statement)
     if _denies(statement) and (kind is None or not _denied_words(statement)):
@@ -75,6 +75,15 @@ def _denies(statement: Statement) -> bool:
     yesterday``) tells of a day, not of the claim.
     """
     return not statement.polarity and not statement.change and not statement.time
+
+
+def _denies_the_unnamed(statement: Statement) -> bool:
+    """A denial of what a pronoun stands for: ``No, I haven't read them yet``.
+
+    What it denies was named elsewhere, often by the other speaker; it is neither a fact
+    nor the undoing of any claim it could name.
+    """
+    return _denies(statement) and "dobj:PRON" in statement.shape
 
 
 def _denial(statement: Statement) -> DurableFact:

@@ -805,8 +805,17 @@ def _predicate(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
     value = words_of(rest) or (head.text if head.pos_ == "VERB" else "")
     if lemma in NOUN_CLAIMS and any(t.like_num for t in rest):  # "I can spend 3,500"
         return who, noun_claim(lemma), value
-    key = _verb_key(lemma, obj)
+    key = _verb_key(_phrasal(head), obj)
     return (who, key, value) if value or who.relation else None
+
+
+def _phrasal(verb: Token) -> str:
+    """The verb with its particles: ``give up`` and ``work out`` are verbs of their own.
+
+    ``I won't give up`` denies no ``I'll give it a try``; ``I work out`` is no employer.
+    """
+    particles = [c.lower_ for c in verb.children if c.dep_ == "prt"]
+    return " ".join([verb.lemma_.lower(), *particles])
 
 
 def _verb_key(lemma: str, obj: Token | None) -> str:
@@ -992,8 +1001,13 @@ def _changing(head: Token, tokens: Sequence[Token]) -> bool:
 
 
 def _ceases(head: Token) -> bool:
-    """``I quit the orchestra``, ``I gave up coffee``: what the speaker did before has ended."""
+    """``I quit the orchestra``, ``I gave up coffee``: what the speaker did before has ended.
+
+    A ceasing verb denied goes on (``I won't quit``, ``I can't stop thinking about it``).
+    """
     lemma = head.lemma_.lower()
+    if any(c.dep_ == "neg" or c.lower_ == "never" for c in head.children):
+        return False
     # the small parser tags the particle of "dropped out of" as a preposition
     particle = {c.lower_ for c in head.children if c.dep_ in ("prt", "prep")}
     return lemma in ("quit", "stop") or bool(CEASING.get(lemma, frozenset()) & particle)
