@@ -334,3 +334,18 @@ def test_a_verb_with_its_particle_is_a_claim_of_its_own() -> None:
     assert claims("I work out every morning.") == [("Ana", "work out", True, "asserted")]
     assert claims("I won't give up.") == [("Ana", "give up", False, "asserted")]
     assert [key for _, key, _, _ in claims("I give the kids a bath every night.")] != ["give up"]
+
+
+def test_the_speakers_own_afterthought_hedges_the_clause_and_is_quoted() -> None:
+    (hedged, *_) = read("I started eating fish again, pescatarian now I guess")
+    assert (hedged.modality, hedged.text) == ("asserted", "")  # asserted, quoted with its hedge
+    assert "I guess" in hedged.quote
+    assert read("I think I'm allergic to cats.")[0].modality == "reported"  # a belief framed
+    stubborn = [s for s in read("I'm stubborn, Sam says.") if s.claim.key == "stubborn"]
+    assert [s.modality for s in stubborn] == ["reported"]  # another's words
+
+
+def test_a_proper_noun_with_an_article_is_no_name() -> None:
+    keys = [s.claim.key for s in read("We moved to Austin, so I'm a Texan now.")]
+    assert "name" not in keys, keys
+    assert [s.claim.key for s in read("I'm Maya.")] == ["name"]

@@ -18,7 +18,7 @@ from longtalk.language.wording import comma_joined
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
 
-__all__ = ["Modality", "imperative", "modality", "negated", "standing_request"]
+__all__ = ["Modality", "hedged", "imperative", "modality", "negated", "standing_request"]
 
 Modality = Literal[
     "asserted",
@@ -298,13 +298,40 @@ def _reporting(head: Token) -> bool:
 
 
 def _reported(head: Token) -> bool:
-    """Governed by a reporting verb (``Sam says I'm stubborn``, ``I think I'm allergic``)."""
+    """Governed by a reporting verb (``Sam says I'm stubborn``, ``I think I'm allergic``).
+
+    Not when the verb is the speaker's own afterthought (:func:`hedged`).
+    """
     token = head
     while token.dep_ in ("ccomp", "conj") and token.head != token:
         clause, token = token, token.head
         if token.lemma_.lower() in _REPORTING and not _asks_listener(token):
-            return not _run_on(clause, token)
+            return not _run_on(clause, token) and not _afterthought(clause, token)
     return False
+
+
+def hedged(head: Token) -> bool:
+    """The speaker's own ``I guess`` or ``I think`` after the clause: ``vegan now I guess``.
+
+    The clause is still theirs to assert, hedged; quoted, the hedge stays with it. Said
+    before the clause (``I think I'm allergic``) the verb frames a belief, and the clause
+    is reported.
+    """
+    token = head
+    while token.dep_ in ("ccomp", "conj") and token.head != token:
+        clause, token = token, token.head
+        if token.lemma_.lower() in _REPORTING:
+            return _afterthought(clause, token)
+    return False
+
+
+def _afterthought(clause: Token, verb: Token) -> bool:
+    """``verb`` follows ``clause``, right after its subject ``I``, and says nothing else."""
+    if clause.i > verb.i or verb.i == 0:
+        return False
+    before = verb.doc[verb.i - 1]
+    others = [c for c in verb.children if c.dep_ in ("dobj", "xcomp", "prep", "dative")]
+    return before.lower_ == "i" and before.head == verb and before.dep_ == "nsubj" and not others
 
 
 def _run_on(clause: Token, verb: Token) -> bool:

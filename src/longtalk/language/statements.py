@@ -34,7 +34,14 @@ from longtalk.language.families import (
     noun_claim,
     purposed,
 )
-from longtalk.language.modality import Modality, imperative, modality, negated, standing_request
+from longtalk.language.modality import (
+    Modality,
+    hedged,
+    imperative,
+    modality,
+    negated,
+    standing_request,
+)
 from longtalk.language.naming import Naming, namings
 from longtalk.language.nlp import entities, entity_type, parse_many
 from longtalk.language.speakers import (
@@ -599,7 +606,7 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
         return None  # "that I really like": a relative clause, a fragment of another
     mode = modality(head, sentence, people)
     earlier = _resolved_from(head, people)
-    leans = leans_outside(tokens) or _gerund_subject(head) or earlier is not None
+    leans = leans_outside(tokens) or _gerund_subject(head) or earlier is not None or hedged(head)
     return Statement(
         claim=Claim(who.holder, who.relation, predicate),
         value=value,
@@ -861,8 +868,9 @@ def _copula(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
         return Referent(who.holder, relation, who.group), predicate, value
     if complement.dep_ == "prep":
         return who, f"be {complement.lower_}", value
-    if complement.pos_ == "PROPN" and not who.relation and not who.group:
-        return who, "name", value  # "I'm Maya"
+    named = complement.pos_ == "PROPN" and not any(c.dep_ == "det" for c in complement.children)
+    if named and not who.relation and not who.group:
+        return who, "name", value  # "I'm Maya"; "I'm a Texan" is no name
     if complement.like_num and complement.dep_ == "attr" and not who.group:
         return who, "age", value  # "I'm 34"
     objects = [t for t in span if t != complement and t.pos_ in _CONTENT and t.dep_ != "npadvmod"]
