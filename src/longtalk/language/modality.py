@@ -9,6 +9,7 @@ vegetarian and if Sam comes he'll cook`` asserts its first clause and supposes i
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Literal
 
 from longtalk.language.nlp import entity_type
@@ -302,11 +303,9 @@ def _reported(head: Token) -> bool:
 
     Not when the verb is the speaker's own afterthought (:func:`hedged`).
     """
-    token = head
-    while token.dep_ in ("ccomp", "conj") and token.head != token:
-        clause, token = token, token.head
-        if token.lemma_.lower() in _REPORTING and not _asks_listener(token):
-            return not _run_on(clause, token) and not _afterthought(clause, token)
+    for clause, verb in _reporting_verbs(head):
+        if not _asks_listener(verb):
+            return not _run_on(clause, verb) and not _afterthought(clause, verb)
     return False
 
 
@@ -317,12 +316,17 @@ def hedged(head: Token) -> bool:
     before the clause (``I think I'm allergic``) the verb frames a belief, and the clause
     is reported.
     """
+    framing = next(_reporting_verbs(head), None)
+    return framing is not None and _afterthought(*framing)
+
+
+def _reporting_verbs(head: Token) -> Iterator[tuple[Token, Token]]:
+    """Each reporting verb up ``head``'s chain of complements, with the clause it governs."""
     token = head
     while token.dep_ in ("ccomp", "conj") and token.head != token:
         clause, token = token, token.head
         if token.lemma_.lower() in _REPORTING:
-            return _afterthought(clause, token)
-    return False
+            yield clause, token
 
 
 def _afterthought(clause: Token, verb: Token) -> bool:
