@@ -77,3 +77,8 @@ def test_a_denial_of_what_a_pronoun_stands_for_takes_back_nothing() -> None:
     assert any("Dune" in text for text in current), current
     current = current_facts(reading, "No, I haven't read Dune.")  # named, it is taken back
     assert not any("Dune by Frank Herbert" in text for text in current), current
+
+
+def test_a_denial_whose_pronoun_has_words_of_its_own_is_a_fact() -> None:
+    current = current_facts("I don't eat anything with gluten.")
+    assert any("anything with gluten" in text for text in current), current

@@ -81,9 +81,11 @@ def _denies_the_unnamed(statement: Statement) -> bool:
     """A denial of what a pronoun stands for: ``No, I haven't read them yet``.
 
     What it denies was named elsewhere, often by the other speaker; it is neither a fact
-    nor the undoing of any claim it could name.
+    nor the undoing of any claim it could name. A pronoun with words of its own names
+    what it denies: ``I don't eat anything with gluten`` is a fact.
     """
-    return _denies(statement) and "dobj:PRON" in statement.shape
+    named = _denied_words(statement)
+    return _denies(statement) and "dobj:PRON" in statement.shape and not named
 
 
 def _denial(statement: Statement) -> DurableFact:
