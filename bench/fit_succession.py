@@ -59,11 +59,11 @@ from fit_statement_kinds import (  # noqa: E402
 )
 from longtalk.core.messages import Message, Role  # noqa: E402
 from longtalk.facts import merge  # noqa: E402
-from longtalk.facts.claims import facts_of, spoken_words  # noqa: E402
+from longtalk.facts.claims import spoken_words  # noqa: E402
 from longtalk.facts.durable_fact import DurableFact  # noqa: E402
 from longtalk.facts.merge import read_together  # noqa: E402
-from longtalk.facts.offline import said, statements  # noqa: E402
-from longtalk.language import read_statements, succession  # noqa: E402
+from longtalk.facts.offline import facts_heard, said, statements  # noqa: E402
+from longtalk.language import succession  # noqa: E402
 from longtalk.language.succession import (  # noqa: E402
     DIMENSION,
     RELATED,
@@ -133,7 +133,7 @@ def pairs(held_out: bool, paths: Sequence[Path] = PAIRS) -> list[Pair]:
 
 @cache
 def _facts(pair: Pair) -> tuple[DurableFact, ...]:
-    return tuple(facts_of(read_statements(said(pair.messages()))))
+    return tuple(facts_heard(list(said(pair.messages()))))
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +158,7 @@ def examples(rows: Sequence[Pair]) -> list[Example]:
         label = 1.0 if pair.label in ENDED else 0.0
         found.append(Example(pair.earlier, pair.later, pair.speaker, label, 1.0, index))
         facts = _facts(pair)
-        before = [fact for fact in facts if fact.sequences == (1,)]
+        before = [fact for fact in facts if fact.sequences == (1,) and not fact.tentative]
         after = [fact for fact in facts if fact.sequences == (2,) and not fact.denies]
         related = _related([(first, second) for first in before for second in after])
         found += [Example(*texts, label, 1.0 / len(related), index) for texts in related]
@@ -207,9 +207,12 @@ def locomo(data: Path, held_out: bool) -> tuple[Example, ...]:
         if (index >= TRAIN_CONVERSATIONS) != held_out:
             continue
         messages = [(i + 1, turn.message) for i, turn in enumerate(conversation.turns)]
-        facts = [fact for fact in facts_of(read_statements(said(messages))) if not fact.denies]
+        facts = [fact for fact in facts_heard(list(said(messages))) if not fact.denies]
         said_after = [
-            (first, second) for at, first in enumerate(facts) for second in facts[at + 1 :]
+            (first, second)
+            for at, first in enumerate(facts)
+            for second in facts[at + 1 :]
+            if not first.tentative
         ]
         related = _related(said_after)[::LOCOMO_EVERY]
         weight = LOCOMO_WEIGHT / max(1, len(related))
@@ -267,7 +270,7 @@ def still_held(pair: Pair) -> bool | None:
     same said again) is.
     """
     facts = statements(pair.messages())
-    earlier = [f for f in _facts(pair) if f.sequences == (1,) and not f.denies]
+    earlier = [f for f in _facts(pair) if f.sequences == (1,) and not (f.denies or f.tentative)]
     if not earlier:
         return None
     current = [f for f in facts if not f.retracts]

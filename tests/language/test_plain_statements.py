@@ -11,7 +11,8 @@ def _read(text: str) -> list[Statement]:
 
 
 def _facts(text: str) -> list[str]:
-    return [fact.text for fact in map(fact_of, _read(text)) if fact is not None]
+    found = map(fact_of, _read(text))
+    return [fact.text for fact in found if fact is not None and not fact.tentative]
 
 
 def test_a_name_set_off_by_a_comma_is_the_one_spoken_to() -> None:

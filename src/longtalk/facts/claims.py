@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import cast, get_args
 
 from longtalk.facts.durable_fact import DurableFact, FactKind, normal_text
-from longtalk.language import ASSISTANT, ENDED, Statement
+from longtalk.language import ASSISTANT, ENDED, Said, Statement
 from longtalk.language.kinds import kind_of
 from longtalk.language.wording import display_name
 from longtalk.summary.offline_text import content_words
@@ -50,7 +50,7 @@ def fact_of(statement: Statement) -> DurableFact | None:
         return _ending(statement)
     retracts = not statement.polarity and statement.change
     if kind is None and not retracts:
-        return None
+        return _tentative(statement) if statement.polarity else None
     return DurableFact(
         kind=_kind(kind),
         subject=_ended(statement) if _ends_itself(statement) else _subject(statement, kind),
@@ -63,6 +63,55 @@ def fact_of(statement: Statement) -> DurableFact | None:
         said_by=statement.speaker if statement.hearsay else "",
         retracts=retracts,
         changes=statement.change,
+    )
+
+
+def _tentative(statement: Statement) -> DurableFact:
+    """A statement no fact by itself that may still end a claim: ``sold the civic``.
+
+    Said after ``I drive a civic`` it is the claim's latest word; the merge asks the
+    succession model (:func:`longtalk.facts.merge.succeeded_claim`) and drops it when it
+    takes no earlier claim's place.
+    """
+    return DurableFact(
+        kind="preference",
+        subject=statement.claim.key or statement.lemma or "said",
+        holder=statement.holder,
+        text=statement.text or quoted(statement),
+        sequences=(statement.sequence,),
+        said_at=statement.said_at,
+        source="offline",
+        value=statement.value.casefold(),
+        said_by=statement.speaker if statement.hearsay else "",
+        changes=statement.change,
+        tentative=True,
+    )
+
+
+UNREAD_WORDS = 40
+"""The longest message read whole as a tentative statement: a longer one is a story."""
+
+
+def tentative_message(said: Said) -> DurableFact | None:
+    """A message the parse read no clause in, as its speaker's tentative statement.
+
+    ``the Singapore move fell through``, ``full vegan since january``: a thing for a
+    subject or a fragment states no claim the parse can file, yet may end one the speaker
+    stated before. Quoted whole; kept only if it takes an earlier claim's place.
+    """
+    words = said.text.split()
+    if not words or len(words) > UNREAD_WORDS:
+        return None
+    quote = " ".join(words).translate(_INNER_QUOTES)
+    return DurableFact(
+        kind="preference",
+        subject="said",
+        holder=said.speaker,
+        text=f'{display_name(said.speaker, first=True)}{_SAID}"{quote}"',
+        sequences=(said.sequence,),
+        said_at=said.said_at,
+        source="offline",
+        tentative=True,
     )
 
 

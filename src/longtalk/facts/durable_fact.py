@@ -97,7 +97,9 @@ class DurableFact:
     is kept, so the claim's history is, but never shown as a fact. ``changes``: the
     statement says it changes something (``I switched from tennis to padel``), so it may
     replace a claim filed under another subject. ``history``: what the claim was before,
-    oldest first (see :class:`Former`).
+    oldest first (see :class:`Former`). ``tentative``: a statement no fact by itself
+    (``sold the civic last weekend``), kept only as the latest word on an earlier claim it
+    takes the place of; until it has found one it is never shown.
     """
 
     kind: FactKind
@@ -112,6 +114,7 @@ class DurableFact:
     retracts: bool = False
     changes: bool = False
     history: tuple[Former, ...] = ()
+    tentative: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in _KINDS:
@@ -175,6 +178,8 @@ class DurableFact:
             data["changes"] = True
         if self.history:
             data["history"] = [former.to_dict() for former in self.history]
+        if self.tentative:
+            data["tentative"] = True
         return data
 
     @classmethod
@@ -201,6 +206,7 @@ class DurableFact:
             retracts=bool(data.get("retracts", False)),
             changes=bool(data.get("changes", False)),
             history=_history(data.get("history", ())),
+            tentative=bool(data.get("tentative", False)),
         )
 
 

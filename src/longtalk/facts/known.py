@@ -18,11 +18,13 @@ __all__ = ["related_to", "resolve"]
 def resolve(facts: Sequence[DurableFact], *, speakers: Iterable[str] = ()) -> list[DurableFact]:
     """``facts`` as a chat shows them: every current claim, retractions left out.
 
+    A tentative statement that has not taken an earlier claim's place is left out too.
+
     ``speakers`` is accepted for callers that name the messages' speakers; every stated
     holder is shown, since the parse tells a person's name from a word.
     """
     del speakers
-    return [fact for fact in facts if not fact.retracts]
+    return [fact for fact in facts if not (fact.retracts or fact.tentative)]
 
 
 def related_to(facts: Iterable[DurableFact], holders: Iterable[str]) -> set[str]:

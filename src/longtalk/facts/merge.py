@@ -38,36 +38,21 @@ def merge_facts(
 
     ``found`` is taken as the newer on a tie (same time, same sequence): it is what the
     latest batch of messages said. A denial that finds no claim to take back is dropped,
-    unless ``keep_denials``: a batch read alone keeps them for the chat's merge, which
-    sees the claims said before it.
+    and so is a tentative statement that takes no claim's place, unless ``keep_denials``:
+    a batch read alone keeps them for the chat's merge, which sees the claims said before
+    it.
     """
     kept: list[DurableFact] = []
     by_key: dict[tuple[str, str], int] = {}
     by_text: dict[tuple[str, str], int] = {}
     for fact in (*existing, *found):
-        denial = fact.denies and not fact.history
-        at = (
-            _denied_claim(kept, fact)
-            if denial
-            else by_key.get(fact.key, by_text.get(_text_key(fact)))
-        )
-        if at is not None and not denial and _negation_of_its_own(kept[at], fact):
-            at = None  # "I don't go running when it rains" beside "I go running every day"
-        if at is not None and _another_use_of_the_verb(kept[at], fact):
-            at = None  # "I took them somewhere snowy" beside "I take them on road trips"
-        if at is None and denial and not keep_denials:
-            continue  # "I never smoked" with no claim of smoking: nothing to take back
-        searches = not denial and not fact.history  # with a history, it has found its claim
-        if at is None and searches:
-            at = _purposed_claim(kept, fact)
-            if at is not None:  # "raise the budget": the trip's budget, filed as it
-                fact = replace(fact, subject=kept[at].subject)
-        if at is None and fact.changes and not fact.history:
-            at = _changed_claim(kept, fact)
-        if at is None and searches:
-            at = _lasting_plan(kept, fact)
-        if at is None and searches:
+        if fact.tentative:
             at = succeeded_claim(kept, fact)
+            fact = fact if at is None else _in_place_of(kept[at], fact)
+        else:
+            at, fact = _place_of(kept, fact, by_key.get(fact.key, by_text.get(_text_key(fact))))
+        if at is None and _aside(fact) and not keep_denials:
+            continue  # "I never smoked" with no claim of smoking: nothing to take back
         if at is None:
             at = len(kept)
             kept.append(fact)
@@ -76,9 +61,51 @@ def merge_facts(
         elif later(fact, kept[at]):  # same holder and subject, another value
             by_text.pop(_text_key(kept[at]), None)
             kept[at] = supersede(kept[at], _as_correction(kept[at], fact))
+        if kept[at].tentative:
+            continue  # no claim yet: nothing else is filed under it
         by_key[fact.key] = by_key[kept[at].key] = at
         by_text[_text_key(kept[at])] = at
     return kept
+
+
+def _place_of(
+    kept: list[DurableFact], fact: DurableFact, known: int | None
+) -> tuple[int | None, DurableFact]:
+    """Which of ``kept`` ``fact`` is filed with (None: none), and ``fact`` as filed there.
+
+    ``known`` is the claim of ``fact``'s key or text, if any. A denial finds only the
+    claim it denies; any other statement without a history may end or change a claim
+    said in other words.
+    """
+    denial = fact.denies and not fact.history
+    at = _denied_claim(kept, fact) if denial else known
+    if at is not None and not denial and _negation_of_its_own(kept[at], fact):
+        at = None  # "I don't go running when it rains" beside "I go running every day"
+    if at is not None and _another_use_of_the_verb(kept[at], fact):
+        at = None  # "I took them somewhere snowy" beside "I take them on road trips"
+    if denial or fact.history:
+        return at, fact  # with a history, it has found its claim
+    if at is None:
+        at = _purposed_claim(kept, fact)
+        if at is not None:  # "raise the budget": the trip's budget, filed as it
+            fact = replace(fact, subject=kept[at].subject)
+    if at is None and fact.changes:
+        at = _changed_claim(kept, fact)
+    if at is None:
+        at = _lasting_plan(kept, fact)
+    if at is None:
+        at = succeeded_claim(kept, fact)
+    return at, fact
+
+
+def _aside(fact: DurableFact) -> bool:
+    """A denial or a tentative statement that has found no claim: kept aside, never shown."""
+    return fact.tentative or (fact.denies and not fact.history)
+
+
+def _in_place_of(claim: DurableFact, fact: DurableFact) -> DurableFact:
+    """A tentative statement as the latest word on ``claim``: filed and kept as the claim."""
+    return replace(fact, kind=claim.kind, subject=claim.subject, tentative=False)
 
 
 def succeeded_claim(kept: Sequence[DurableFact], fact: DurableFact) -> int | None:
@@ -283,7 +310,7 @@ def _open_claims(kept: Sequence[DurableFact], fact: DurableFact) -> list[int]:
     return [
         at
         for at, current in enumerate(kept)
-        if current.holder.casefold() == holder and not current.retracts
+        if current.holder.casefold() == holder and not (current.retracts or current.tentative)
     ]
 
 

@@ -17,14 +17,14 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Sequence
 
 from longtalk.core.messages import Message
-from longtalk.facts.claims import facts_of
+from longtalk.facts.claims import facts_of, tentative_message
 from longtalk.facts.durable_fact import DurableFact
 from longtalk.facts.guard import is_human, is_suspicious
 from longtalk.facts.known import resolve
 from longtalk.facts.merge import merge_facts
 from longtalk.language import ASSISTANT, Said, read_statements
 
-__all__ = ["extract_facts", "holder_of", "said", "statements"]
+__all__ = ["extract_facts", "facts_heard", "holder_of", "said", "statements"]
 
 
 def extract_facts(
@@ -54,8 +54,22 @@ def statements(
     them answers (a request to a person is theirs to keep; one to the assistant an
     instruction).
     """
-    found = read_statements(said(messages, people=people, previous=previous))
-    return merge_facts([], facts_of(found), keep_denials=True)
+    found = facts_heard(list(said(messages, people=people, previous=previous)))
+    return merge_facts([], found, keep_denials=True)
+
+
+def facts_heard(heard: Sequence[Said]) -> list[DurableFact]:
+    """The facts, retractions and tentative statements of ``heard``, in order, unmerged.
+
+    A message the parse reads no clause in is its speaker's tentative statement, quoted
+    (:func:`longtalk.facts.claims.tentative_message`).
+    """
+    found = read_statements(heard)
+    read = {statement.sequence for statement in found}
+    unread = [
+        fact for fact in map(tentative_message, heard) if fact and fact.sequences[0] not in read
+    ]
+    return sorted([*facts_of(found), *unread], key=lambda fact: fact.sequences[0])
 
 
 def said(
