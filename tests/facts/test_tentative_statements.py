@@ -49,3 +49,14 @@ def test_it_is_stored_as_tentative() -> None:
     assert fact is not None
     assert DurableFact.from_dict(fact.to_dict()) == fact
     assert fact.to_dict()["tentative"] is True
+
+
+def test_it_ends_only_a_claim_it_names() -> None:
+    heard = [
+        Said(1, "John", "Please never ring me before 10 am, I work late and sleep in.", "Tim", T0),
+        Said(2, "John", "I'm off to spend some time with them now.", "Tim", T0),
+    ]
+    found = facts_heard(heard)
+    assert [fact.tentative for fact in found if fact.sequences == (2,)] == [True]
+    current = [fact.text for fact in resolve(merge_facts([], found))]
+    assert any("10 am" in text for text in current), current
