@@ -60,3 +60,15 @@ def test_it_ends_only_a_claim_it_names() -> None:
     assert [fact.tentative for fact in found if fact.sequences == (2,)] == [True]
     current = [fact.text for fact in resolve(merge_facts([], found))]
     assert any("10 am" in text for text in current), current
+
+
+def test_read_again_it_is_the_claim_it_took_the_place_of() -> None:
+    heard = [
+        Said(1, "Ines", "I drive a honda civic, had it for years", "Rui", T0),
+        Said(2, "Ines", "I love the red paint on my civic", "Rui", T0),
+        Said(3, "Ines", SOLD, "Rui", T0),
+    ]
+    found = facts_heard(heard)
+    once = merge_facts([], found)
+    assert merge_facts(once, [fact for fact in found if fact.sequences == (3,)]) == once
+    assert merge_facts(once, found) == once

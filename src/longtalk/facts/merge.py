@@ -46,8 +46,9 @@ def merge_facts(
     by_key: dict[tuple[str, str], int] = {}
     by_text: dict[tuple[str, str], int] = {}
     for fact in (*existing, *found):
-        if fact.tentative:
-            at = succeeded_claim(kept, fact)
+        if fact.tentative:  # read again, it is the claim it took the place of
+            at = by_text.get(_text_key(fact))
+            at = succeeded_claim(kept, fact) if at is None else at
             fact = fact if at is None else _in_place_of(kept[at], fact)
         else:
             at, fact = _place_of(kept, fact, by_key.get(fact.key, by_text.get(_text_key(fact))))
