@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from functools import lru_cache
 
 from longtalk.facts.claims import EVENT_KINDS, spoken_words
 from longtalk.facts.durable_fact import DurableFact, Former, normal_text
@@ -133,10 +134,16 @@ def succeeded_claim(kept: Sequence[DurableFact], fact: DurableFact) -> int | Non
 
 def _names(later: DurableFact, claim: DurableFact) -> bool:
     """Whether ``later`` says a word of ``claim``'s, in any form, besides the holder's name."""
-    holder = _about(set(content_words(later.holder)))
-    said = _about(set(content_words(spoken_words(later.text)))) - holder
-    words = _claim_words(claim) | set(content_words(spoken_words(claim.text)))
-    return bool(said & (_about(words) - holder))
+    holder = _word_stems(later.holder)
+    said = _word_stems(spoken_words(later.text)) - holder
+    filed = _word_stems(f"{claim.subject.replace(':', ' ')} {claim.value}")
+    return bool(said & ((filed | _word_stems(spoken_words(claim.text))) - holder))
+
+
+@lru_cache(maxsize=8192)
+def _word_stems(text: str) -> frozenset[str]:
+    """The stems of what ``text``'s words are about; asked of each claim at every read."""
+    return frozenset(_about(set(content_words(text))))
 
 
 def read_together(earlier: DurableFact, later: DurableFact) -> bool:

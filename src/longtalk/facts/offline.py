@@ -66,10 +66,8 @@ def facts_heard(heard: Sequence[Said]) -> list[DurableFact]:
     """
     found = read_statements(heard)
     read = {statement.sequence for statement in found}
-    unread = [
-        fact for fact in map(tentative_message, heard) if fact and fact.sequences[0] not in read
-    ]
-    return sorted([*facts_of(found), *unread], key=lambda fact: fact.sequences[0])
+    unread = [tentative_message(item) for item in heard if item.sequence not in read]
+    return sorted([*facts_of(found), *filter(None, unread)], key=lambda fact: fact.sequences[0])
 
 
 def said(
