@@ -30,3 +30,8 @@ def test_a_sentence_after_a_full_stop_still_starts_on_its_own() -> None:
         "I moved to Oslo.",
         "My sister lives in Bergen.",
     ]
+
+
+def test_no_sentence_ends_on_a_word_that_needs_another_after_it() -> None:
+    text = "I named him Buddy because he's my buddy and I hope him and Toby become buddies!"
+    assert _sentences(text) == [text]

@@ -349,3 +349,22 @@ def test_a_proper_noun_with_an_article_is_no_name() -> None:
     keys = [s.claim.key for s in read("We moved to Austin, so I'm a Texan now.")]
     assert "name" not in keys, keys
     assert [s.claim.key for s in read("I'm Maya.")] == ["name"]
+
+
+def test_a_quote_never_ends_inside_a_word_the_tokenizer_split() -> None:
+    text = (
+        "I noticed they weren't acting normally, so I made an appointment with an animal "
+        "behaviorist last Wed."
+    )
+    quotes = [s.quote for s in read(text)]
+    assert any(quote.endswith("behaviorist last Wed.") for quote in quotes)
+    assert not any(quote.endswith(("We.", "..")) for quote in quotes)
+
+
+def test_a_name_said_to_be_someones_thing_is_that_thing() -> None:
+    (garlic,) = read("Garlic is my go-to ingredient.")
+    assert (garlic.holder, garlic.value) == ("Ana", "Garlic")
+    (trail,) = read("Fox Hollow is my favorite trail.")
+    assert (trail.holder, trail.value) == ("Ana", "Fox Hollow")
+    (sister,) = read("Bella is my sister.")
+    assert sister.holder == "Bella"

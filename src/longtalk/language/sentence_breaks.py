@@ -6,8 +6,10 @@ challenge!``. Each piece is then read as a statement of its own, and a fact quot
 sentence. Writing marks where a sentence ends (a full stop, a question or exclamation mark,
 an ellipsis, a line break) and a new one starts with a capital; chat drops the capital often
 and the full stop more often, but a lowercase word straight after another word is a sentence
-going on. This component runs before the parser and forbids a break there; the parser keeps
-the boundaries it is given and finds the others itself.
+going on. So is any word after one that cannot end a sentence, whatever its case: a
+conjunction, a determiner, a possessive (``I hope him and`` | ``Toby become buddies!``).
+This component runs after the tagger and before the parser and forbids a break there; the
+parser keeps the boundaries it is given and finds the others itself.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ COMPONENT = "longtalk_sentence_goes_on"
 """The component's name in the pipeline."""
 ENDINGS = frozenset(".!?…")
 """Characters that can end a sentence, as a token's last character."""
+UNFINISHED = frozenset({"CC", "DT", "PDT", "PRP$", "WP$", "POS"})
+"""Tags of words that need another after them: no sentence ends on one."""
 
 
 def add_to(nlp: Language) -> None:
@@ -46,4 +50,4 @@ def sentence_goes_on(doc: Doc) -> Doc:
 
 def _goes_on(before: Token, token: Token) -> bool:
     ends = before.text[-1:] in ENDINGS or before.is_space  # a line break is a space token
-    return token.text[:1].islower() and not ends
+    return not ends and (token.text[:1].islower() or before.tag_ in UNFINISHED)

@@ -49,6 +49,7 @@ from longtalk.language.speakers import (
     FIRST,
     Participants,
     Referent,
+    a_participant,
     noun_key,
     owned,
     refer,
@@ -596,7 +597,9 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
     if left:
         return _withdrawal(head, left, sentence, people, item, ENDED)
     who = _referent(head, people)
-    found = _predicate(head, who) if who is not None else _inverted(head, people)
+    found = _inverted(head, people) if _names_a_thing(head, who, people) else None
+    if found is None:
+        found = _predicate(head, who) if who is not None else _inverted(head, people)
     if found is None:
         return None
     who, predicate, value = found
@@ -692,6 +695,21 @@ def _inverted(head: Token, people: Participants) -> tuple[Referent, str, str] | 
     relation, predicate = _split_relation(whose.relation)
     value = words_of(t for t in subject.subtree if not t.is_punct)
     return Referent(whose.holder, relation, whose.group), noun_claim(predicate), value
+
+
+def _names_a_thing(head: Token, who: Referent | None, people: Participants) -> bool:
+    """``Garlic is my go-to ingredient``: a name whose ``be`` gives it someone's thing.
+
+    The small tagger reads any capitalised word as a name (``Garlic``, ``Fox Hollow``), and
+    its entities as often call one a person; what the clause says it is decides. A name
+    that is said to be someone's noun that is not a person (an ingredient, a recipe) is
+    that thing, and the claim is its owner's, as ``my go-to ingredient is garlic`` says.
+    """
+    subject = _subject(head)
+    if who is None or subject is None or subject.pos_ != "PROPN" or a_participant(subject, people):
+        return False
+    attribute = next((c for c in head.children if c.dep_ == "attr" and c.pos_ == "NOUN"), None)
+    return attribute is not None and attribute.lemma_.lower() not in _PEOPLE_NOUNS
 
 
 def _purpose(sentence: Span) -> str:
@@ -955,7 +973,9 @@ def _object_key(token: Token) -> str:
 def _own_words(tokens: Sequence[Token], sentence: Span, head: Token | None = None) -> str:
     """The clause as said: its words where they run unbroken in the sentence, else the sentence.
 
-    The sentence also when the words would cut a quoted title at one of its marks.
+    The sentence also when the words would cut a quoted title at one of its marks, or a
+    word the tokenizer split (``last Wed.`` read as ``We`` and ``d.``): a quote never ends
+    or starts inside a word as written.
 
     When a clause cut out of the middle breaks them (``Just so you know I don't drink
     alcohol``), the unbroken run that holds the verb and every word negating it is quoted.
@@ -964,12 +984,29 @@ def _own_words(tokens: Sequence[Token], sentence: Span, head: Token | None = Non
         tokens = _unbroken_run(tokens, head)
     if tokens and tokens[-1].i - tokens[0].i + 1 == len(tokens):
         text = words_of(tokens)
-        if cuts_a_quote(text):
-            return sentence.text.strip()  # a title cut at one of its quote marks
+        if cuts_a_quote(text) or _cuts_a_word(tokens):
+            return sentence.text.strip()
+        if text[-1] in ".!?":
+            return text
         end = tokens[-1].i + 1
         mark = tokens[0].doc[end].text if end < len(tokens[0].doc) else ""
         return text + (mark if mark in (".", "!", "?") else ".")
     return sentence.text.strip()
+
+
+def _cuts_a_word(tokens: Sequence[Token]) -> bool:
+    """The run starts or ends where the text as written has no break between two words."""
+    doc, first, last = tokens[0].doc, tokens[0], tokens[-1]
+    before = doc[first.i - 1] if first.i > 0 else None
+    after = doc[last.i + 1] if last.i + 1 < len(doc) else None
+    starts_inside = before is not None and not before.whitespace_ and _joined(before, first)
+    ends_inside = after is not None and not last.whitespace_ and _joined(last, after)
+    return starts_inside or ends_inside
+
+
+def _joined(left: Token, right: Token) -> bool:
+    """Two tokens written as one word: letters or digits on both sides of their seam."""
+    return left.text[-1:].isalnum() and right.text[:1].isalnum()
 
 
 def _unbroken_run(tokens: Sequence[Token], head: Token) -> Sequence[Token]:
