@@ -368,3 +368,14 @@ def test_a_name_said_to_be_someones_thing_is_that_thing() -> None:
     assert (trail.holder, trail.value) == ("Ana", "Fox Hollow")
     (sister,) = read("Bella is my sister.")
     assert sister.holder == "Bella"
+
+
+def test_a_verb_that_stands_for_one_said_before_is_quoted_with_it() -> None:
+    text = "My grandmother taught me to bake bread and I still do every Sunday."
+    (_, elided) = read(text)
+    assert (elided.text, elided.quote) == ("", text)
+
+
+def test_a_phrase_is_never_quoted_alone_as_if_it_were_said() -> None:
+    text = "Our daughter Mia just started kindergarten."
+    assert {s.quote for s in read(text)} == {text}

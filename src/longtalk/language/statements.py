@@ -609,7 +609,13 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
         return None  # "that I really like": a relative clause, a fragment of another
     mode = modality(head, sentence, people)
     earlier = _resolved_from(head, people)
-    leans = leans_outside(tokens) or _gerund_subject(head) or earlier is not None or hedged(head)
+    leans = (
+        leans_outside(tokens)
+        or _elided(head)
+        or _gerund_subject(head)
+        or earlier is not None
+        or hedged(head)
+    )
     return Statement(
         claim=Claim(who.holder, who.relation, predicate),
         value=value,
@@ -666,6 +672,22 @@ def leans_outside(tokens: Sequence[Token]) -> bool:
         if token.dep_ == "prt" and token.lower_ in _PREPOSITIONS and not _has_object(token.head):
             return True  # "I've been working on for a while": on what?
     return False
+
+
+def _elided(head: Token) -> bool:
+    """A verb that stands for one said before it: ``... and I still do every Sunday``.
+
+    ``do`` or an auxiliary with nothing it does or is after it: what it stands for is in the
+    words before (``taught me to bake bread``), so the clause alone would say nothing.
+    """
+    standing_in = head.lemma_.lower() == "do" or head.pos_ == "AUX"
+    return standing_in and not any(c.dep_ in _COMPLEMENTS for c in head.children)
+
+
+_COMPLEMENTS = frozenset(
+    {"dobj", "attr", "acomp", "xcomp", "ccomp", "oprd", "prep", "dative", "agent", "advcl"}
+)
+"""What a verb does or is, after it: any of them, and the verb says something itself."""
 
 
 def _has_object(verb: Token) -> bool:
@@ -975,7 +997,8 @@ def _own_words(tokens: Sequence[Token], sentence: Span, head: Token | None = Non
 
     The sentence also when the words would cut a quoted title at one of its marks, or a
     word the tokenizer split (``last Wed.`` read as ``We`` and ``d.``): a quote never ends
-    or starts inside a word as written.
+    or starts inside a word as written. And when they hold no verb the sentence has (``Our
+    daughter Mia``): a phrase quoted alone reads as a sentence the speaker never said.
 
     When a clause cut out of the middle breaks them (``Just so you know I don't drink
     alcohol``), the unbroken run that holds the verb and every word negating it is quoted.
@@ -984,7 +1007,7 @@ def _own_words(tokens: Sequence[Token], sentence: Span, head: Token | None = Non
         tokens = _unbroken_run(tokens, head)
     if tokens and tokens[-1].i - tokens[0].i + 1 == len(tokens):
         text = words_of(tokens)
-        if cuts_a_quote(text) or _cuts_a_word(tokens):
+        if cuts_a_quote(text) or _cuts_a_word(tokens) or _verbless(tokens, sentence):
             return sentence.text.strip()
         if text[-1] in ".!?":
             return text
@@ -1002,6 +1025,15 @@ def _cuts_a_word(tokens: Sequence[Token]) -> bool:
     starts_inside = before is not None and not before.whitespace_ and _joined(before, first)
     ends_inside = after is not None and not last.whitespace_ and _joined(last, after)
     return starts_inside or ends_inside
+
+
+def _verbless(tokens: Sequence[Token], sentence: Span) -> bool:
+    """No verb among ``tokens``, though the sentence they are cut from has one."""
+    return not _has_verb(tokens) and _has_verb(sentence)
+
+
+def _has_verb(words: Iterable[Token]) -> bool:
+    return any(t.pos_ in ("VERB", "AUX") for t in words)
 
 
 def _joined(left: Token, right: Token) -> bool:
