@@ -61,7 +61,7 @@ from longtalk.core.messages import Message, Role  # noqa: E402
 from longtalk.facts import merge  # noqa: E402
 from longtalk.facts.claims import spoken_words  # noqa: E402
 from longtalk.facts.durable_fact import DurableFact  # noqa: E402
-from longtalk.facts.merge import read_together  # noqa: E402
+from longtalk.facts.merge import read_together, speakers  # noqa: E402
 from longtalk.facts.offline import facts_heard, said, statements  # noqa: E402
 from longtalk.language import succession  # noqa: E402
 from longtalk.language.succession import (  # noqa: E402
@@ -160,7 +160,8 @@ def examples(rows: Sequence[Pair]) -> list[Example]:
         facts = _facts(pair)
         before = [fact for fact in facts if fact.sequences == (1,) and not fact.tentative]
         after = [fact for fact in facts if fact.sequences == (2,) and not fact.denies]
-        related = _related([(first, second) for first in before for second in after])
+        together = [(first, second) for first in before for second in after]
+        related = _related(together, speakers(facts))
         found += [Example(*texts, label, 1.0 / len(related), index) for texts in related]
     return found
 
@@ -214,21 +215,24 @@ def locomo(data: Path, held_out: bool) -> tuple[Example, ...]:
             for second in facts[at + 1 :]
             if not first.tentative
         ]
-        related = _related(said_after)[::LOCOMO_EVERY]
+        related = _related(said_after, speakers(facts))[::LOCOMO_EVERY]
         weight = LOCOMO_WEIGHT / max(1, len(related))
         found += [Example(*texts, 0.0, weight, -1 - index) for texts in related]
     return tuple(found)
 
 
-def _related(pairs: Sequence[tuple[DurableFact, DurableFact]]) -> list[tuple[str, str, str]]:
+def _related(
+    pairs: Sequence[tuple[DurableFact, DurableFact]], names: frozenset[str]
+) -> list[tuple[str, str, str]]:
     """The (earlier words, later words, holder) of the pairs the merge asks the model about.
 
-    Those it reads together (:func:`longtalk.facts.merge.read_together`) within
+    Those it reads together (:func:`longtalk.facts.merge.read_together`, the chat's
+    participants ``names``) within
     :data:`~longtalk.language.succession.RELATED` of each other in meaning.
     """
     found = []
     for first, second in pairs:
-        if not read_together(first, second):
+        if not read_together(first, second, names):
             continue
         words = (spoken_words(first.text), spoken_words(second.text))
         holder = first.holder
@@ -302,8 +306,10 @@ class _Counted:
         self.original = merge.succeeded_claim
         self.ended = 0
 
-    def __call__(self, kept: Sequence[DurableFact], fact: DurableFact) -> int | None:
-        at = self.original(kept, fact)
+    def __call__(
+        self, kept: Sequence[DurableFact], fact: DurableFact, names: frozenset[str] = frozenset()
+    ) -> int | None:
+        at = self.original(kept, fact, names)
         self.ended += at is not None
         return at
 

@@ -7,7 +7,7 @@ from tests.facts.conftest import T0, current_facts
 from longtalk.facts.claims import facts_of, tentative_message
 from longtalk.facts.durable_fact import DurableFact
 from longtalk.facts.known import resolve
-from longtalk.facts.merge import merge_facts
+from longtalk.facts.merge import merge_facts, read_together, speakers
 from longtalk.facts.offline import facts_heard
 from longtalk.language import Said, read_statements
 
@@ -72,3 +72,17 @@ def test_read_again_it_is_the_claim_it_took_the_place_of() -> None:
     once = merge_facts([], found)
     assert merge_facts(once, [fact for fact in found if fact.sequences == (3,)]) == once
     assert merge_facts(once, found) == once
+
+
+def test_the_name_of_whom_it_is_said_to_is_no_word_it_shares() -> None:
+    heard = [
+        Said(1, "Joanna", "I finished my first screenplay last week.", "Nate", T0),
+        Said(2, "Nate", "Hey Joanna, I'm no writer like you.", "Joanna", T0),
+        Said(3, "Nate", "Bummer, Joanna.", "Joanna", T0),
+    ]
+    found = facts_heard(heard)
+    (claim,) = [f for f in found if f.sequences == (2,) and not f.tentative]
+    (bummer,) = [f for f in found if f.sequences == (3,)]
+    assert bummer.tentative
+    assert read_together(claim, bummer)  # by the holder's name alone, "Joanna" is shared
+    assert not read_together(claim, bummer, speakers(found))

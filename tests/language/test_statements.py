@@ -366,6 +366,8 @@ def test_a_name_said_to_be_someones_thing_is_that_thing() -> None:
     assert (garlic.holder, garlic.value) == ("Ana", "Garlic")
     (trail,) = read("Fox Hollow is my favorite trail.")
     assert (trail.holder, trail.value) == ("Ana", "Fox Hollow")
+    (chicken,) = read("Roasted Chicken is one of my favorites.")
+    assert (chicken.holder, chicken.value) == ("Ana", "Roasted Chicken")
     (sister,) = read("Bella is my sister.")
     assert sister.holder == "Bella"
 
@@ -379,3 +381,8 @@ def test_a_verb_that_stands_for_one_said_before_is_quoted_with_it() -> None:
 def test_a_phrase_is_never_quoted_alone_as_if_it_were_said() -> None:
     text = "Our daughter Mia just started kindergarten."
     assert {s.quote for s in read(text)} == {text}
+
+
+def test_one_of_a_set_is_no_age() -> None:
+    assert [s.claim.key for s in read("I'm 34.")] == ["age"]
+    assert "age" not in [s.claim.key for s in read("Sam is one of my best friends.")]

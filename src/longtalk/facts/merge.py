@@ -46,13 +46,16 @@ def merge_facts(
     kept: list[DurableFact] = []
     by_key: dict[tuple[str, str], int] = {}
     by_text: dict[tuple[str, str], int] = {}
-    for fact in (*existing, *found):
+    facts = (*existing, *found)
+    names = speakers(facts)
+    for fact in facts:
         if fact.tentative:  # read again, it is the claim it took the place of
             at = by_text.get(_text_key(fact))
-            at = succeeded_claim(kept, fact) if at is None else at
+            at = succeeded_claim(kept, fact, names) if at is None else at
             fact = fact if at is None else _in_place_of(kept[at], fact)
         else:
-            at, fact = _place_of(kept, fact, by_key.get(fact.key, by_text.get(_text_key(fact))))
+            known = by_key.get(fact.key, by_text.get(_text_key(fact)))
+            at, fact = _place_of(kept, fact, known, names)
         if at is None and _aside(fact) and not keep_denials:
             continue  # "I never smoked" with no claim of smoking: nothing to take back
         if at is None:
@@ -71,7 +74,7 @@ def merge_facts(
 
 
 def _place_of(
-    kept: list[DurableFact], fact: DurableFact, known: int | None
+    kept: list[DurableFact], fact: DurableFact, known: int | None, names: frozenset[str]
 ) -> tuple[int | None, DurableFact]:
     """Which of ``kept`` ``fact`` is filed with (None: none), and ``fact`` as filed there.
 
@@ -96,7 +99,7 @@ def _place_of(
     if at is None:
         at = _lasting_plan(kept, fact)
     if at is None:
-        at = succeeded_claim(kept, fact)
+        at = succeeded_claim(kept, fact, names)
     return at, fact
 
 
@@ -110,7 +113,14 @@ def _in_place_of(claim: DurableFact, fact: DurableFact) -> DurableFact:
     return replace(fact, kind=claim.kind, subject=claim.subject, tentative=False)
 
 
-def succeeded_claim(kept: Sequence[DurableFact], fact: DurableFact) -> int | None:
+def speakers(facts: Iterable[DurableFact]) -> frozenset[str]:
+    """The names of those who said ``facts`` (case-folded): the chat's participants."""
+    return frozenset((fact.said_by or fact.holder).casefold() for fact in facts)
+
+
+def succeeded_claim(
+    kept: Sequence[DurableFact], fact: DurableFact, names: frozenset[str] = frozenset()
+) -> int | None:
     """Where the holder's claim that ``fact`` takes the place of is, in other words, or None.
 
     ``sold the civic`` after ``I drive a civic``: the learned model
@@ -119,9 +129,9 @@ def succeeded_claim(kept: Sequence[DurableFact], fact: DurableFact) -> int | Non
     any reaches its threshold, is the one. Claims far from it in meaning are never read. A
     plan or a decision is read only beside a statement that says it changes something
     (``switching to a nursing program``): the plans of one trip stand side by side, near
-    each other in meaning.
+    each other in meaning. ``names`` are the chat's participants (:func:`speakers`).
     """
-    candidates = [at for at in _open_claims(kept, fact) if read_together(kept[at], fact)]
+    candidates = [at for at in _open_claims(kept, fact) if read_together(kept[at], fact, names)]
     if not candidates:
         return None
     best = most_replaced(
@@ -132,12 +142,16 @@ def succeeded_claim(kept: Sequence[DurableFact], fact: DurableFact) -> int | Non
     return candidates[best] if best is not None else None
 
 
-def _names(later: DurableFact, claim: DurableFact) -> bool:
-    """Whether ``later`` says a word of ``claim``'s, in any form, besides the holder's name."""
-    holder = _word_stems(later.holder)
-    said = _word_stems(spoken_words(later.text)) - holder
+def _names(later: DurableFact, claim: DurableFact, names: frozenset[str]) -> bool:
+    """Whether ``later`` says a word of ``claim``'s, in any form, besides a participant's name.
+
+    ``Bummer, Joanna.`` says no word of ``Hey Joanna, I'm no writer like you``: whom a
+    message is said to is no topic of it.
+    """
+    people = _word_stems(" ".join(sorted({later.holder.casefold(), *names})))
+    said = _word_stems(spoken_words(later.text)) - people
     filed = _word_stems(f"{claim.subject.replace(':', ' ')} {claim.value}")
-    return bool(said & ((filed | _word_stems(spoken_words(claim.text))) - holder))
+    return bool(said & ((filed | _word_stems(spoken_words(claim.text))) - people))
 
 
 @lru_cache(maxsize=8192)
@@ -146,7 +160,9 @@ def _word_stems(text: str) -> frozenset[str]:
     return frozenset(_about(set(content_words(text))))
 
 
-def read_together(earlier: DurableFact, later: DurableFact) -> bool:
+def read_together(
+    earlier: DurableFact, later: DurableFact, names: frozenset[str] = frozenset()
+) -> bool:
     """Whether the succession model is asked if ``later`` ends ``earlier``.
 
     One holder's, ``earlier`` said before ``later`` (by sequence, when both have one), and a
@@ -154,8 +170,9 @@ def read_together(earlier: DurableFact, later: DurableFact) -> bool:
     the parse filed under different lasting families (a diet and an allergy, a home and an
     employer), or budgets of two purposes (a car, a trip), are two claims, however near
     their words are in meaning. A tentative statement, no claim by itself, is read only
-    beside a claim it says a word of (``sold the civic`` beside ``I drive a civic``): in
-    a long chat, a passing remark lies near some claim in meaning by chance.
+    beside a claim it says a word of (``sold the civic`` beside ``I drive a civic``),
+    besides the names of the chat's participants (``names``): in a long chat, a passing
+    remark lies near some claim in meaning by chance.
     """
     said = later.sequences[0] if later.sequences else None
     return (
@@ -163,7 +180,7 @@ def read_together(earlier: DurableFact, later: DurableFact) -> bool:
         and (later.changes or not _eventful(earlier))
         and (said is None or not earlier.sequences or earlier.last_sequence < said)
         and not _takes_back_another(earlier, later)
-        and (not later.tentative or _names(later, earlier))
+        and (not later.tentative or _names(later, earlier, names))
         and not _told_apart(earlier, later)
     )
 

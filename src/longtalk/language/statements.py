@@ -708,7 +708,7 @@ def _inverted(head: Token, people: Participants) -> tuple[Referent, str, str] | 
     claim, its value the thing.
     """
     subject = _subject(head)
-    attribute = next((c for c in head.children if c.dep_ == "attr" and c.pos_ == "NOUN"), None)
+    attribute = _attribute(head)
     if subject is None or attribute is None or subject.pos_ not in ("NOUN", "PROPN"):
         return None
     whose = owned(attribute, people) if head.lemma_.lower() == "be" else None
@@ -730,8 +730,19 @@ def _names_a_thing(head: Token, who: Referent | None, people: Participants) -> b
     subject = _subject(head)
     if who is None or subject is None or subject.pos_ != "PROPN" or a_participant(subject, people):
         return False
-    attribute = next((c for c in head.children if c.dep_ == "attr" and c.pos_ == "NOUN"), None)
+    attribute = _attribute(head)
     return attribute is not None and attribute.lemma_.lower() not in _PEOPLE_NOUNS
+
+
+def _attribute(head: Token) -> Token | None:
+    """The noun ``be`` says its subject is: ``my favourite food``, or ``one of my favorites``."""
+    for child in head.children:
+        if child.dep_ == "attr" and child.pos_ == "NOUN":
+            return child
+        if child.dep_ == "attr" and child.lower_ == "one":  # one of a set: the set's noun
+            whole = [g for c in child.children if c.lower_ == "of" for g in c.children]
+            return next((g for g in whole if g.dep_ == "pobj" and g.pos_ == "NOUN"), None)
+    return None
 
 
 def _purpose(sentence: Span) -> str:
@@ -911,7 +922,8 @@ def _copula(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
     named = complement.pos_ == "PROPN" and not any(c.dep_ == "det" for c in complement.children)
     if named and not who.relation and not who.group:
         return who, "name", value  # "I'm Maya"; "I'm a Texan" is no name
-    if complement.like_num and complement.dep_ == "attr" and not who.group:
+    of_a_set = any(c.lower_ == "of" for c in complement.children)  # "one of my friends"
+    if complement.like_num and complement.dep_ == "attr" and not who.group and not of_a_set:
         return who, "age", value  # "I'm 34"
     objects = [t for t in span if t != complement and t.pos_ in _CONTENT and t.dep_ != "npadvmod"]
     after = [t for t in objects if t.i > complement.i]
