@@ -1021,7 +1021,7 @@ def _own_words(tokens: Sequence[Token], sentence: Span, head: Token | None = Non
         text = words_of(tokens)
         if cuts_a_quote(text) or _cuts_a_word(tokens) or _verbless(tokens, sentence):
             return sentence.text.strip()
-        if text[-1] in ".!?":
+        if text.endswith((".", "!", "?")):
             return text
         end = tokens[-1].i + 1
         mark = tokens[0].doc[end].text if end < len(tokens[0].doc) else ""
