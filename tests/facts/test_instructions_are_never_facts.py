@@ -85,3 +85,17 @@ def test_the_benign_look_alikes_are_kept() -> None:
 
 def test_the_corpus_is_big_enough() -> None:
     assert len(INSTRUCTIONS) >= 20 and len(LOOKALIKES) >= 20
+
+
+@pytest.mark.parametrize(
+    "text", ["Book the surf lesson for the morning of 22 May.", "Reserve a table for two at 8."]
+)
+def test_a_command_whose_verb_the_tagger_took_for_a_name_is_no_fact(text: str) -> None:
+    (statement,) = read_statements([Said(1, "Ana", text, ASSISTANT)])
+    assert statement.modality == "instruction"
+    assert facts(text) == []
+
+
+def test_a_dropped_subject_before_a_pronoun_is_no_command() -> None:
+    (statement,) = read_statements([Said(1, "Ana", "Wish I was that resilient too.", ASSISTANT)])
+    assert (statement.holder, statement.modality) == ("Ana", "hypothetical")  # a wish

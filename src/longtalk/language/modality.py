@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Literal
 
-from longtalk.language.nlp import entity_type
+from longtalk.language.nlp import entity_type, verb_lemmas
 from longtalk.language.speakers import ASSISTANT, SECOND, Participants, refer
 from longtalk.language.wording import comma_joined
 
@@ -98,7 +98,9 @@ def imperative(head: Token) -> bool:
     Also one that opens its sentence and that the small parser hung under the next clause
     (``Please never ring me before 10 am, I work late``).
     """
-    if head.tag_ != "VB" or head.dep_ not in ("ROOT", "conj", "advcl"):
+    if not (head.tag_ == "VB" or _verb_read_as_name(head)):
+        return False
+    if head.dep_ not in ("ROOT", "conj", "advcl"):
         return False
     if head.dep_ == "advcl" and not _opens_sentence(head):
         return False
@@ -107,6 +109,24 @@ def imperative(head: Token) -> bool:
         return False
     auxes = [c.lower_ for c in head.children if c.dep_ in ("aux", "auxpass")]
     return all(a in ("do", "don't", "n't", "not", "please") for a in auxes)
+
+
+def _verb_read_as_name(head: Token) -> bool:
+    """``Book the surf lesson``: a capitalised verb opening its sentence, tagged as a name.
+
+    The small tagger reads a sentence's capitalised first word as a name more often than a
+    verb; a word the lemmatizer knows as a verb, with a determiner straight after it, is no
+    name (a name takes no object): it is the verb of a command.
+    """
+    doc = head.doc
+    after = doc[head.i + 1] if head.i + 1 < len(doc) else None
+    return (
+        head.tag_ == "NNP"
+        and head.i == head.sent.start
+        and after is not None
+        and after.tag_ in ("DT", "PRP$")
+        and head.lower_ in verb_lemmas()
+    )
 
 
 _LET_DO = frozenset({"me", "him", "her", "them"})

