@@ -148,10 +148,16 @@ def _names(later: DurableFact, claim: DurableFact, names: frozenset[str]) -> boo
     ``Bummer, Joanna.`` says no word of ``Hey Joanna, I'm no writer like you``: whom a
     message is said to is no topic of it.
     """
-    people = _word_stems(" ".join(sorted({later.holder.casefold(), *names})))
+    people = _people_stems(later.holder, names)
     said = _word_stems(spoken_words(later.text)) - people
     filed = _word_stems(f"{claim.subject.replace(':', ' ')} {claim.value}")
     return bool(said & ((filed | _word_stems(spoken_words(claim.text))) - people))
+
+
+@lru_cache(maxsize=256)
+def _people_stems(holder: str, names: frozenset[str]) -> frozenset[str]:
+    """The stems of the holder's and the participants' names; one chat asks with few sets."""
+    return _word_stems(" ".join(sorted({holder.casefold(), *names})))
 
 
 @lru_cache(maxsize=8192)
