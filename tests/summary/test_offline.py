@@ -195,7 +195,8 @@ def test_a_speakers_quotes_of_one_day_share_a_line() -> None:
         Line("Caroline", "8 May 2023", "I'm thinking about counseling :)"),
         Line("Caroline", "8 May 2023", "Maybe next year."),
         Line("Caroline", "9 May 2023", "I signed up."),
-        Line("Melanie", "8 May 2023", "I painted a lake."),
+        Line("Melanie", "8 May 2023", "Look! [shares a photo of a lake]"),
+        Line("Melanie", "8 May 2023", "I painted it."),
     ]
     told = render(lines)
     assert told.splitlines() == [
@@ -203,7 +204,7 @@ def test_a_speakers_quotes_of_one_day_share_a_line() -> None:
         ' "I\'m thinking about counseling :)"',
         'Caroline (8 May 2023): "Maybe next year."',  # the quote before ends no sentence
         'Caroline (9 May 2023): "I signed up."',
-        'Melanie (8 May 2023): "I painted a lake."',
+        'Melanie (8 May 2023): "Look! [shares a photo of a lake]" "I painted it."',
     ]
     assert parse_lines(told) == lines
     assert told_pieces(told)[1] == 'Caroline (8 May 2023): "It was powerful!"'

@@ -119,9 +119,10 @@ TOLD_LINE = re.compile(r'^(?P<speaker>[^":]+?)(?: \((?P<day>[^()"]*)\)| said): "
 
 QUOTE_JOINT = '" "'
 """Between two quotes of one told line (a quote holds no double quote: it cannot occur in one)."""
-SENTENCE_END = ('."', '!"', '?"')
-"""A quote that ends so ends a sentence: the next quote of its speaker and day may follow it on
-its line, and a reader still sees two sentences."""
+SENTENCE_END = ('."', '!"', '?"', ']"')
+"""A quote that ends so ends a sentence (or a bracketed note closes it, ``[shares a photo]``):
+the next quote of its speaker and day may follow it on its line, and a reader still sees two
+sentences."""
 
 
 def story_pieces(narrative: str) -> list[str]:
