@@ -386,3 +386,14 @@ def test_a_phrase_is_never_quoted_alone_as_if_it_were_said() -> None:
 def test_one_of_a_set_is_no_age() -> None:
     assert [s.claim.key for s in read("I'm 34.")] == ["age"]
     assert "age" not in [s.claim.key for s in read("Sam is one of my best friends.")]
+
+
+def test_a_last_word_the_parser_labels_punctuation_is_still_quoted() -> None:
+    (s,) = read("we got ice cream even though it was 10 degrees, no regrets")
+    assert s.quote.endswith("no regrets.")
+
+
+def test_time_spent_is_no_budget() -> None:
+    for text in ("just spent 20 minutes looking for my glasses", "I spent two weeks in Japan."):
+        assert not any(s.claim.predicate.startswith("budget") for s in read(text))
+    assert [s.claim.key for s in read("I can spend 3,500 on the trip.")] == ["budget:trip"]

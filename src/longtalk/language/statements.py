@@ -859,12 +859,20 @@ def _predicate(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
         return who, f"taste:{_object_key(obj)}", words_of(obj.subtree)
     if (lemma, preposition) in VERB_CLAIMS and obj is not None and _plain(head, obj):
         return who, VERB_CLAIMS[(lemma, preposition)], words_of(obj.subtree)
-    rest = [t for t in clause_tokens(head) if t.i > head.i and t.dep_ != "punct"]
+    rest = [t for t in clause_tokens(head) if t.i > head.i and not t.is_punct]
     value = words_of(rest) or (head.text if head.pos_ == "VERB" else "")
-    if lemma in NOUN_CLAIMS and any(t.like_num for t in rest):  # "I can spend 3,500"
+    if lemma in NOUN_CLAIMS and any(_an_amount(t) for t in rest):  # "I can spend 3,500"
         return who, noun_claim(lemma), value
     key = _verb_key(_phrasal(head), obj)
     return (who, key, value) if value or who.relation else None
+
+
+def _an_amount(token: Token) -> bool:
+    """A number that could be money: not a time or a date (``spent 20 minutes``, ``two weeks``)."""
+    return token.like_num and entity_type(token) not in _SPANS_OF_TIME
+
+
+_SPANS_OF_TIME = frozenset({"TIME", "DATE"})
 
 
 def _phrasal(verb: Token) -> str:
@@ -910,7 +918,7 @@ def _copula(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
             return None
         complement = prep
     inside = {t.i for t in complement.subtree}
-    span = [t for t in clause_tokens(head) if t.i in inside and t.dep_ != "punct"]
+    span = [t for t in clause_tokens(head) if t.i in inside and not t.is_punct]
     span = [t for t in span if t.lower_ not in _FILLERS and t.dep_ != "neg"]
     value = words_of(span)
     if who.relation:  # "my budget is 3,500 euros", "my sister is a nurse"

@@ -42,6 +42,8 @@ def clause_tokens(head: Token) -> list[Token]:
 
     A clause's subject may be ``there`` (``... and there was a nest``), and a leading
     interjection (``Thanks, I've been ...``) is said to the listener, not of the claim.
+    Punctuation is what the tokenizer says it is: the parser can label a last word
+    ``punct`` (``no regrets``), and that word is still said.
     """
     cut: set[int] = set()
     for child in head.children:
@@ -56,9 +58,9 @@ def clause_tokens(head: Token) -> list[Token]:
         if child.i > head.i and (_trailing(child) or _asks_after(child)):
             cut.update(t.i for t in child.subtree)
     tokens = [t for t in head.subtree if t.i not in cut]
-    while tokens and tokens[-1].dep_ in ("punct", "cc") and not _closes_quote(tokens):
+    while tokens and (tokens[-1].is_punct or tokens[-1].dep_ == "cc") and not _closes_quote(tokens):
         tokens.pop()
-    while tokens and (tokens[0].dep_ == "punct" or _joins(tokens[0], head)):
+    while tokens and (tokens[0].is_punct or _joins(tokens[0], head)):
         tokens.pop(0)
     return tokens
 
