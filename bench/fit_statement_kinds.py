@@ -29,6 +29,9 @@ Training data, split before fitting (the other parts are reported on, never fitt
   each other their lives: stories of one-off outings, what the pets did, answers and
   fragments that need the question before them, with lasting facts said inside the stories);
   split the same way.
+* ``tests/facts/labelled_statements_blind_8.jsonl``: the same, by an eighth (friends, siblings
+  and old colleagues catching up: reactions, wishes and sympathy to the other person, the
+  day's mishaps; lasting facts said in passing, no family ones); split the same way.
 * ``bench/data/durable_facts.json``: the varied durable-facts set; its tuning half only
   (facts positive, distractors negative), each filed under the nearest fact kind.
 * LoCoMo dev ``observation`` entries: turns no observation cites are not durable
@@ -74,6 +77,7 @@ LABELLED = (
     ROOT / "tests" / "facts" / "labelled_statements_blind_5.jsonl",
     ROOT / "tests" / "facts" / "labelled_statements_blind_6.jsonl",
     ROOT / "tests" / "facts" / "labelled_statements_blind_7.jsonl",
+    ROOT / "tests" / "facts" / "labelled_statements_blind_8.jsonl",
 )
 DEFAULT_DATA = Path("/work/shared/data/locomo/locomo_dev.json")
 TRAIN_CONVERSATIONS = 3
