@@ -397,3 +397,34 @@ def test_time_spent_is_no_budget() -> None:
     for text in ("just spent 20 minutes looking for my glasses", "I spent two weeks in Japan."):
         assert not any(s.claim.predicate.startswith("budget") for s in read(text))
     assert [s.claim.key for s in read("I can spend 3,500 on the trip.")] == ["budget:trip"]
+
+
+def test_a_verb_with_nothing_after_it_is_quoted_with_its_sentence() -> None:
+    said = "It's a classic - I mean, who doesn't love it?"
+    mean = next(s for s in read(said) if s.lemma == "mean")
+    assert mean.text == "" and mean.quote == said
+    (haven,) = read("I haven't.")
+    assert (haven.text, haven.quote) == ("", "I haven't.")
+    (smoke,) = read("I smoke.")
+    assert (smoke.claim.key, smoke.text, smoke.quote) == ("smoke", "", "I smoke.")
+    (swim,) = read("I swim every day.")
+    assert swim.text == "Ana swims every day."
+
+
+def test_an_owner_said_after_the_noun_owns_it() -> None:
+    (s,) = read("Spider-Man has always been a favorite of mine.")
+    assert (s.holder, s.claim.predicate) == ("Ana", "favorite")
+    (friend,) = read("A friend of mine is a nurse.")
+    assert (friend.holder, friend.claim.relation) == ("Ana", "friend")
+
+
+def test_a_hyphenated_name_is_one_name() -> None:
+    (s,) = read("Jean-Luc is my brother.")
+    assert s.text == "Jean-Luc is Ana's brother."
+    assert [s.holder for s in read("Spider-Man is cool.")] == ["Spider-Man"]
+
+
+def test_an_age_is_a_cardinal_number() -> None:
+    assert [s.claim.predicate for s in read("I'm 34.")] == ["age"]
+    for text in ("You'll be the first to know.", "Been ages since we last talked."):
+        assert "age" not in [s.claim.predicate for s in read(text)]

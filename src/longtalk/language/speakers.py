@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from longtalk.language.nlp import entity_type
 
 if TYPE_CHECKING:
-    from spacy.tokens import Token
+    from spacy.tokens import Span, Token
 
 __all__ = [
     "ASSISTANT",
@@ -121,10 +121,35 @@ def name_of(token: Token) -> str:
     reads it as a name when it is written in lower case: ``Sadly Kiwi passed away`` is
     about Kiwi.
     """
-    parts = [t for t in token.lefts if t.dep_ == "compound" and t.pos_ == "PROPN"]
+    word = hyphenated(token)
+    parts = [
+        t
+        for t in token.lefts
+        if t.dep_ == "compound" and t.pos_ == "PROPN" and not word.start <= t.i < word.end
+    ]
     if parts and parts[0].i == parts[0].sent.start and not _still_a_name(parts[0]):
         parts = parts[1:]
-    return " ".join([*(t.text for t in parts), token.text])
+    return " ".join([*(t.text for t in parts), word.text])
+
+
+def hyphenated(token: Token) -> Span:
+    """The word as written when hyphens join it to others: ``Spider-Man``, ``Jean-Luc``.
+
+    The tokenizer splits a hyphenated name in three, and the parser may hang its halves
+    apart; written with no space, it is one word.
+    """
+    doc, start, end = token.doc, token.i, token.i
+    while start >= 2 and _joins(doc[start - 1]) and doc[start - 2].pos_ == "PROPN":
+        start -= 2
+    while end + 2 < len(doc) and _joins(doc[end + 1]) and doc[end + 2].pos_ == "PROPN":
+        end += 2
+    return doc[start : end + 1]
+
+
+def _joins(hyphen: Token) -> bool:
+    """A hyphen written with no space on either side."""
+    doc = hyphen.doc
+    return hyphen.text == "-" and not doc[hyphen.i - 1].whitespace_ and not hyphen.whitespace_
 
 
 def _still_a_name(first: Token) -> bool:
@@ -136,8 +161,8 @@ def _still_a_name(first: Token) -> bool:
 
 
 def owned(token: Token, people: Participants) -> Referent | None:
-    """``my sister``, ``Ana's budget``, ``our car budget``: the owner and the owned noun."""
-    owner = next((t for t in token.children if t.dep_ == "poss"), None)
+    """``my sister``, ``Ana's budget``, ``a friend of mine``: the owner and the owned noun."""
+    owner = next((t for t in token.children if t.dep_ == "poss"), None) or _of_whose(token)
     if owner is None or token.pos_ not in ("NOUN", "PROPN"):
         return None
     named = [t for t in token.children if names_the_noun(t)]
@@ -148,6 +173,19 @@ def owned(token: Token, people: Participants) -> Referent | None:
         return None
     owned = f"{whose.relation} {noun_key(token)}".strip()  # "my dog's name": "dog name"
     return Referent(whose.holder, relation=owned, group=whose.group)
+
+
+def _of_whose(token: Token) -> Token | None:
+    """``mine`` in ``a favorite of mine``: an owner said after the noun, as ``my favorite``."""
+    for preposition in token.children:
+        if preposition.dep_ == "prep" and preposition.lower_ == "of":
+            for owner in preposition.children:
+                if owner.dep_ == "pobj" and owner.lower_ in _OWNERS_AFTER:
+                    return owner
+    return None
+
+
+_OWNERS_AFTER = frozenset({"mine", "yours", "ours", "his", "hers", "theirs"})
 
 
 def names_the_noun(name: Token) -> bool:

@@ -612,6 +612,7 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
     leans = (
         leans_outside(tokens)
         or _elided(head)
+        or _ends_on_its_verb(head, tokens)
         or _gerund_subject(head)
         or earlier is not None
         or hedged(head)
@@ -682,6 +683,16 @@ def _elided(head: Token) -> bool:
     """
     standing_in = head.lemma_.lower() == "do" or head.pos_ == "AUX"
     return standing_in and not any(c.dep_ in _COMPLEMENTS for c in head.children)
+
+
+def _ends_on_its_verb(head: Token, tokens: Sequence[Token]) -> bool:
+    """Nothing is said after the verb (``I mean, ...``, ``I bet!``, ``I haven't``, ``I smoke``).
+
+    What such a verb means is mostly in the words around it (a comment on the sentence, a
+    reply to the one before); rewritten alone it reads "Joanna means." Quoted with its
+    sentence it says what was said, and its claim is the same either way.
+    """
+    return not any(t.i > head.i and not t.is_punct and t.dep_ != "neg" for t in tokens)
 
 
 _COMPLEMENTS = frozenset(
@@ -901,6 +912,15 @@ def _verb_key(lemma: str, obj: Token | None) -> str:
     return lemma
 
 
+def _an_age(complement: Token) -> bool:
+    """``34`` in ``I'm 34``: a cardinal number, with no determiner (``the first to know``)."""
+    return (
+        complement.dep_ == "attr"
+        and complement.tag_ == "CD"
+        and not any(c.dep_ == "det" for c in complement.children)
+    )
+
+
 def _plain(verb: Token, obj: Token) -> bool:
     """The verb is itself (``work for``, not the phrasal ``work on``) and its object no time.
 
@@ -931,7 +951,7 @@ def _copula(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
     if named and not who.relation and not who.group:
         return who, "name", value  # "I'm Maya"; "I'm a Texan" is no name
     of_a_set = any(c.lower_ == "of" for c in complement.children)  # "one of my friends"
-    if complement.like_num and complement.dep_ == "attr" and not who.group and not of_a_set:
+    if _an_age(complement) and not who.group and not of_a_set:
         return who, "age", value  # "I'm 34"
     objects = [t for t in span if t != complement and t.pos_ in _CONTENT and t.dep_ != "npadvmod"]
     after = [t for t in objects if t.i > complement.i]
