@@ -139,14 +139,14 @@ def _hyphenated(token: Token) -> Span:
     apart; written with no space, it is one word.
     """
     doc, start, end = token.doc, token.i, token.i
-    while start >= 2 and _joins(doc[start - 1]) and doc[start - 2].pos_ == "PROPN":
+    while start >= 2 and _hyphen_between(doc[start - 1]) and doc[start - 2].pos_ == "PROPN":
         start -= 2
-    while end + 2 < len(doc) and _joins(doc[end + 1]) and doc[end + 2].pos_ == "PROPN":
+    while end + 2 < len(doc) and _hyphen_between(doc[end + 1]) and doc[end + 2].pos_ == "PROPN":
         end += 2
     return doc[start : end + 1]
 
 
-def _joins(hyphen: Token) -> bool:
+def _hyphen_between(hyphen: Token) -> bool:
     """A hyphen written with no space on either side."""
     doc = hyphen.doc
     return hyphen.text == "-" and not doc[hyphen.i - 1].whitespace_ and not hyphen.whitespace_
