@@ -428,3 +428,10 @@ def test_an_age_is_a_cardinal_number() -> None:
     assert [s.claim.predicate for s in read("I'm 34.")] == ["age"]
     for text in ("You'll be the first to know.", "Been ages since we last talked."):
         assert "age" not in [s.claim.predicate for s in read(text)]
+
+
+def test_a_subordinate_clause_is_never_quoted_alone() -> None:
+    said = "I had a special day when I took my pets to the park."
+    assert {s.quote for s in read(said)} == {said}
+    (wife,) = read("Dinner was tricky because my wife can't eat shellfish.")
+    assert wife.text == "Ana's wife can't eat shellfish."

@@ -121,7 +121,7 @@ def name_of(token: Token) -> str:
     reads it as a name when it is written in lower case: ``Sadly Kiwi passed away`` is
     about Kiwi.
     """
-    word = hyphenated(token)
+    word = _hyphenated(token)
     parts = [
         t
         for t in token.lefts
@@ -132,7 +132,7 @@ def name_of(token: Token) -> str:
     return " ".join([*(t.text for t in parts), word.text])
 
 
-def hyphenated(token: Token) -> Span:
+def _hyphenated(token: Token) -> Span:
     """The word as written when hyphens join it to others: ``Spider-Man``, ``Jean-Luc``.
 
     The tokenizer splits a hyphenated name in three, and the parser may hang its halves

@@ -1038,7 +1038,8 @@ def _own_words(tokens: Sequence[Token], sentence: Span, head: Token | None = Non
     The sentence also when the words would cut a quoted title at one of its marks, or a
     word the tokenizer split (``last Wed.`` read as ``We`` and ``d.``): a quote never ends
     or starts inside a word as written. And when they hold no verb the sentence has (``Our
-    daughter Mia``): a phrase quoted alone reads as a sentence the speaker never said.
+    daughter Mia``): a phrase quoted alone reads as a sentence the speaker never said. Nor is
+    a subordinate clause quoted alone (``when I took my pets to the park.``).
 
     When a clause cut out of the middle breaks them (``Just so you know I don't drink
     alcohol``), the unbroken run that holds the verb and every word negating it is quoted.
@@ -1047,7 +1048,8 @@ def _own_words(tokens: Sequence[Token], sentence: Span, head: Token | None = Non
         tokens = _unbroken_run(tokens, head)
     if tokens and tokens[-1].i - tokens[0].i + 1 == len(tokens):
         text = words_of(tokens)
-        if cuts_a_quote(text) or _cuts_a_word(tokens) or _verbless(tokens, sentence):
+        subordinate = head is not None and _subordinate(head)
+        if cuts_a_quote(text) or _cuts_a_word(tokens) or _verbless(tokens, sentence) or subordinate:
             return sentence.text.strip()
         if text.endswith((".", "!", "?")):
             return text
@@ -1055,6 +1057,13 @@ def _own_words(tokens: Sequence[Token], sentence: Span, head: Token | None = Non
         mark = tokens[0].doc[end].text if end < len(tokens[0].doc) else ""
         return text + (mark if mark in (".", "!", "?") else ".")
     return sentence.text.strip()
+
+
+def _subordinate(head: Token) -> bool:
+    """A clause that hangs on another by a word of its own: ``when ...``, ``as we grow up``."""
+    if head.dep_ in ("relcl", "acl"):
+        return True
+    return head.dep_ == "advcl" and any(c.dep_ == "mark" for c in head.children)
 
 
 def _cuts_a_word(tokens: Sequence[Token]) -> bool:
