@@ -182,3 +182,10 @@ def test_an_allergy_or_intolerance_lasts_by_what_it_is(text: str, subject: str) 
     assert [(f.holder, f.subject, f.kind) for f in extract_facts(chat(text))] == [
         ("Ana", subject, "constraint")
     ]
+
+
+def test_a_claim_held_once_keeps_its_key_whatever_kind_it_is_filed_under() -> None:
+    facts = extract_facts(chat("I live in Porto now.", "We're moving to Berlin in June."))
+    (home,) = [fact for fact in facts if fact.holder == "user"]
+    assert home.subject == "home"
+    assert [former.text for former in home.history] == ["The user lives in Porto now."]

@@ -20,6 +20,7 @@ from typing import cast, get_args
 
 from longtalk.facts.durable_fact import DurableFact, FactKind, normal_text
 from longtalk.language import ASSISTANT, ENDED, Said, Statement
+from longtalk.language.families import lasting
 from longtalk.language.kinds import kind_of
 from longtalk.language.wording import display_name
 from longtalk.summary.offline_text import content_words
@@ -232,9 +233,11 @@ def _subject(statement: Statement, kind: str | None) -> str:
     """The claim's key; a plan or event is its own claim unless it says it changes one.
 
     ``We fly into Lisbon on 20 May`` and ``We fly home on 1 June`` are two plans of one
-    verb, not a change of mind; ``we moved the flight to 3 June`` is.
+    verb, not a change of mind; ``we moved the flight to 3 June`` is. A claim held once (a
+    home, a diet) keeps its key whatever kind it is filed under: a move is the home's new
+    value, never a second home beside it.
     """
-    if kind in EVENT_KINDS and not statement.change:
+    if kind in EVENT_KINDS and not statement.change and not lasting(statement.claim.key):
         return f"{statement.claim.key}:{normal_text(statement.value)}"
     return statement.claim.key
 
