@@ -913,11 +913,14 @@ def _verb_key(lemma: str, obj: Token | None) -> str:
 
 
 def _an_age(complement: Token) -> bool:
-    """``34`` in ``I'm 34``: a cardinal number, with no determiner (``the first to know``)."""
+    """``34`` in ``I'm 34``: a cardinal number, alone.
+
+    Not with a determiner (``the first to know``), nor one of a set (``one of my friends``).
+    """
     return (
         complement.dep_ == "attr"
         and complement.tag_ == "CD"
-        and not any(c.dep_ == "det" for c in complement.children)
+        and not any(c.dep_ == "det" or c.lower_ == "of" for c in complement.children)
     )
 
 
@@ -950,8 +953,7 @@ def _copula(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
     named = complement.pos_ == "PROPN" and not any(c.dep_ == "det" for c in complement.children)
     if named and not who.relation and not who.group:
         return who, "name", value  # "I'm Maya"; "I'm a Texan" is no name
-    of_a_set = any(c.lower_ == "of" for c in complement.children)  # "one of my friends"
-    if _an_age(complement) and not who.group and not of_a_set:
+    if _an_age(complement) and not who.group:
         return who, "age", value  # "I'm 34"
     objects = [t for t in span if t != complement and t.pos_ in _CONTENT and t.dep_ != "npadvmod"]
     after = [t for t in objects if t.i > complement.i]
