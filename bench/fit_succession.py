@@ -18,8 +18,9 @@ the odd lines (of each file) are held out and only reported on.
 
 Each pair is read as the chat reads it: both messages through the language layer and the
 claim model, and every fact of the earlier message beside every fact of the later one of
-the same holder that the merge would read together (a plan or a decision only beside a
-statement that says it changes something), weighted so that each labelled pair
+the same holder that the merge would read together, with what the claim model knows of
+the pair (a plan beside a statement of no change),
+weighted so that each labelled pair
 counts once; the features are those :func:`longtalk.language.succession.most_replaced`
 reads (only pairs within :data:`~longtalk.language.succession.RELATED` of each other in
 meaning). A logistic head (``replaces`` and ``retracts`` positive), fitted as the
@@ -61,7 +62,7 @@ from longtalk.core.messages import Message, Role  # noqa: E402
 from longtalk.facts import merge  # noqa: E402
 from longtalk.facts.claims import spoken_words  # noqa: E402
 from longtalk.facts.durable_fact import DurableFact  # noqa: E402
-from longtalk.facts.merge import read_together, speakers  # noqa: E402
+from longtalk.facts.merge import pair_signs, read_together, speakers  # noqa: E402
 from longtalk.facts.offline import facts_heard, said, statements  # noqa: E402
 from longtalk.language import succession  # noqa: E402
 from longtalk.language.succession import (  # noqa: E402
@@ -146,6 +147,7 @@ class Example:
     label: float
     weight: float
     pair: int  # which labelled pair it was read from: a fold keeps a pair's texts together
+    signs: tuple[str, ...] = ()  # what the claim model knows of the pair (merge.pair_signs)
 
 
 def examples(rows: Sequence[Pair]) -> list[Example]:
@@ -162,7 +164,9 @@ def examples(rows: Sequence[Pair]) -> list[Example]:
         after = [fact for fact in facts if fact.sequences == (2,) and not fact.denies]
         together = [(first, second) for first in before for second in after]
         related = _related(together, speakers(facts))
-        found += [Example(*texts, label, 1.0 / len(related), index) for texts in related]
+        found += [
+            Example(*texts, label, 1.0 / len(related), index, signs) for *texts, signs in related
+        ]
     return found
 
 
@@ -217,18 +221,19 @@ def locomo(data: Path, held_out: bool) -> tuple[Example, ...]:
         ]
         related = _related(said_after, speakers(facts))[::LOCOMO_EVERY]
         weight = LOCOMO_WEIGHT / max(1, len(related))
-        found += [Example(*texts, 0.0, weight, -1 - index) for texts in related]
+        found += [Example(*texts, 0.0, weight, -1 - index, signs) for *texts, signs in related]
     return tuple(found)
 
 
 def _related(
     pairs: Sequence[tuple[DurableFact, DurableFact]], names: frozenset[str]
-) -> list[tuple[str, str, str]]:
-    """The (earlier words, later words, holder) of the pairs the merge asks the model about.
+) -> list[tuple[str, str, str, tuple[str, ...]]]:
+    """The (earlier words, later words, holder, signs) of the pairs the merge asks about.
 
     Those it reads together (:func:`longtalk.facts.merge.read_together`, the chat's
-    participants ``names``) within
-    :data:`~longtalk.language.succession.RELATED` of each other in meaning.
+    participants ``names``) within :data:`~longtalk.language.succession.RELATED` of each
+    other in meaning, with what the claim model knows of each
+    (:func:`longtalk.facts.merge.pair_signs`).
     """
     found = []
     for first, second in pairs:
@@ -237,14 +242,14 @@ def _related(
         words = (spoken_words(first.text), spoken_words(second.text))
         holder = first.holder
         if float(meaning_of(words[0], holder) @ meaning_of(words[1], holder)) >= RELATED:
-            found.append((*words, holder))
+            found.append((*words, holder, pair_signs(first, second)))
     return found
 
 
 def matrix(rows: Sequence[Example]) -> npt.NDArray[np.float64]:
     if not rows:
         return np.zeros((0, DIMENSION))
-    return np.stack([design(row.earlier, row.later, row.holder) for row in rows])
+    return np.stack([design(row.earlier, row.later, row.holder, row.signs) for row in rows])
 
 
 def fit(data: Path = DEFAULT_DATA, paths: Sequence[Path] = PAIRS) -> dict[str, Any]:

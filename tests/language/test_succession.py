@@ -7,6 +7,7 @@ import math
 import pytest
 
 from longtalk.facts.claims import spoken_words
+from longtalk.facts.merge import PLAN_UNCHANGED
 from longtalk.language.succession import (
     RELATED,
     design,
@@ -28,8 +29,20 @@ from longtalk.language.succession import (
 )
 def test_the_score_read_text_by_text_is_the_designs(earlier: str, later: str) -> None:
     words = (spoken_words(earlier), spoken_words(later))
-    logit = float(design(*words, "Maya") @ weights().weights)
-    assert replaces(*words, "Maya") == pytest.approx(1.0 / (1.0 + math.exp(-logit)), abs=1e-9)
+    for signs in [(), (PLAN_UNCHANGED,)]:
+        logit = float(design(*words, "Maya", signs) @ weights().weights)
+        chance = 1.0 / (1.0 + math.exp(-logit))
+        assert replaces(*words, "Maya", signs) == pytest.approx(chance, abs=1e-9)
+
+
+def test_what_the_claim_model_knows_of_a_pair_weighs_in_its_score() -> None:
+    earlier, later = "we're planning the Lisbon trip for June", "Lisbon trip booked, flights are in"
+    plain = replaces(earlier, later, "Chloe")
+    # a plan beside a statement that says no word of change: the plans of one trip
+    assert replaces(earlier, later, "Chloe", (PLAN_UNCHANGED,)) < plain
+    assert most_replaced([earlier], later, "Chloe", [(PLAN_UNCHANGED,)]) is None
+    with pytest.raises(ValueError, match="signs"):
+        most_replaced([earlier, "I live in Oslo"], later, "Chloe", [()])
 
 
 def test_the_claim_ended_is_the_one_near_in_meaning_and_the_unrelated_never() -> None:

@@ -8,7 +8,8 @@ one holder with the same text are duplicates whatever subject they were filed un
 
 A change or retraction filed under a subject nobody has stated (``I switched from tennis to
 padel``, ``I no longer own Marlin``) replaces the holder's latest claim it shares a content
-word with (``I play tennis``, ``I own a sailboat called Marlin``). Pure, stable and
+word with (``I play tennis``, ``I own a sailboat called Marlin``). A take-back that names
+nothing (``lol jk``) takes back the holder's claim said just before it. Pure, stable and
 idempotent: the merged list keeps the order in which subjects first appeared, and merging
 it again changes nothing (a fact with a history has found the claim it ends).
 """
@@ -22,14 +23,22 @@ from functools import lru_cache
 
 from longtalk.facts.claims import EVENT_KINDS, spoken_words
 from longtalk.facts.durable_fact import DurableFact, Former, normal_text
-from longtalk.language import ENDED, WITHDRAWN
+from longtalk.language import ENDED, RECANTED, WITHDRAWN
 from longtalk.language.families import LASTING_CLAIMS, family_of, purpose_of
 from longtalk.language.stems import stems
 from longtalk.language.succession import most_replaced
 from longtalk.language.times import WHEN_WORDS
 from longtalk.summary.offline_text import content_words
 
-__all__ = ["later", "merge_facts", "read_together", "succeeded_claim", "unite"]
+__all__ = [
+    "PLAN_UNCHANGED",
+    "later",
+    "merge_facts",
+    "pair_signs",
+    "read_together",
+    "succeeded_claim",
+    "unite",
+]
 
 
 def merge_facts(
@@ -82,6 +91,8 @@ def _place_of(
     claim it denies; any other statement without a history may end or change a claim
     said in other words.
     """
+    if _recants(fact) and not fact.history:
+        return _recanted_claim(kept, fact), fact
     denial = fact.denies and not fact.history
     at = _denied_claim(kept, fact) if denial else known
     if at is not None and not denial and _negation_of_its_own(kept[at], fact):
@@ -125,11 +136,10 @@ def succeeded_claim(
 
     ``sold the civic`` after ``I drive a civic``: the learned model
     (:func:`longtalk.language.succession.replaces`) reads each of the holder's current
-    claims said before ``fact`` beside it, and the likeliest it finds replaced, if
-    any reaches its threshold, is the one. Claims far from it in meaning are never read. A
-    plan or a decision is read only beside a statement that says it changes something
-    (``switching to a nursing program``): the plans of one trip stand side by side, near
-    each other in meaning. ``names`` are the chat's participants (:func:`speakers`).
+    claims said before ``fact`` beside it, with what the claim model knows of the pair
+    (:func:`pair_signs`), and the likeliest it finds replaced, if any reaches its
+    threshold, is the one. Claims far from it in meaning are never read. ``names`` are the
+    chat's participants (:func:`speakers`).
     """
     candidates = [at for at in _open_claims(kept, fact) if read_together(kept[at], fact, names)]
     if not candidates:
@@ -138,6 +148,7 @@ def succeeded_claim(
         [spoken_words(kept[at].text) for at in candidates],
         spoken_words(fact.text),
         fact.holder,
+        [pair_signs(kept[at], fact) for at in candidates],
     )
     return candidates[best] if best is not None else None
 
@@ -171,24 +182,33 @@ def read_together(
 ) -> bool:
     """Whether the succession model is asked if ``later`` ends ``earlier``.
 
-    One holder's, ``earlier`` said before ``later`` (by sequence, when both have one), and a
-    plan or a decision only beside a statement that says it changes something. Two claims
-    the parse filed under different lasting families (a diet and an allergy, a home and an
-    employer), or budgets of two purposes (a car, a trip), are two claims, however near
-    their words are in meaning. A tentative statement, no claim by itself, is read only
-    beside a claim it says a word of (``sold the civic`` beside ``I drive a civic``),
-    besides the names of the chat's participants (``names``): in a long chat, a passing
-    remark lies near some claim in meaning by chance.
+    One holder's, ``earlier`` said before ``later`` (by sequence, when both have one). Two
+    claims the parse filed under different lasting families (a diet and an allergy, a home
+    and an employer), or budgets of two purposes (a car, a trip), are two claims, however
+    near their words are in meaning; a retraction that names what it takes back takes back
+    nothing else. A tentative statement, no claim by itself, is read only beside a claim it
+    says a word of (``sold the civic`` beside ``I drive a civic``), besides the names of the
+    chat's participants (``names``): in a long chat, a passing remark lies near some claim
+    in meaning by chance.
     """
     said = later.sequences[0] if later.sequences else None
     return (
         earlier.holder.casefold() == later.holder.casefold()
-        and (later.changes or not _eventful(earlier))
         and (said is None or not earlier.sequences or earlier.last_sequence < said)
         and not _takes_back_another(earlier, later)
         and (not later.tentative or _names(later, earlier, names))
         and not _told_apart(earlier, later)
     )
+
+
+PLAN_UNCHANGED = "plan-unchanged"
+"""A sign: the earlier is a plan or a decision, and the later says no word of change. The
+plans of one trip stand side by side, near each other in meaning."""
+
+
+def pair_signs(earlier: DurableFact, later: DurableFact) -> tuple[str, ...]:
+    """What the claim model knows of a pair that its words do not say, for the model to weigh."""
+    return (PLAN_UNCHANGED,) if _eventful(earlier) and not later.changes else ()
 
 
 def _told_apart(earlier: DurableFact, later: DurableFact) -> bool:
@@ -212,6 +232,33 @@ def _takes_back_another(earlier: DurableFact, later: DurableFact) -> bool:
     taken, _, named = later.subject.partition(":")
     head, _, held = earlier.subject.partition(":")
     return taken == head and bool(named) and bool(held) and named != held
+
+
+RECANT_REACH = 3
+"""How many messages before it a bare take-back (``jk``) reaches: the speaker's words just
+before it, with a reply or two between."""
+
+
+def _recants(fact: DurableFact) -> bool:
+    return fact.retracts and fact.subject.partition(":")[0] == RECANTED
+
+
+def _recanted_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
+    """The holder's latest claim, said at most :data:`RECANT_REACH` messages before ``fact``.
+
+    ``I have a pet snake called Noodle`` then ``lol jk``: a take-back that names nothing
+    takes back what its speaker said last, if they said it just before; in the same message
+    too (``I'm vegan lol jk``). Without sequences, when it was said is unknown: nothing.
+    """
+    if not fact.sequences:
+        return None
+    said = fact.sequences[0]
+    near = [
+        at
+        for at in _open_claims(kept, fact)
+        if kept[at].sequences and said - RECANT_REACH <= kept[at].last_sequence <= said
+    ]
+    return max(near, key=lambda at: (kept[at].last_sequence, at)) if near else None
 
 
 def _purposed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:

@@ -12,6 +12,7 @@ from longtalk.language.modality import Modality
 from longtalk.language.speakers import ASSISTANT, Participants
 from longtalk.language.statements import (
     ENDED,
+    RECANTED,
     SAID,
     WITHDRAWN,
     Claim,
@@ -23,6 +24,7 @@ from longtalk.language.statements import (
 __all__ = [
     "ASSISTANT",
     "ENDED",
+    "RECANTED",
     "SAID",
     "WITHDRAWN",
     "Claim",

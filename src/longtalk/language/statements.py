@@ -55,7 +55,7 @@ from longtalk.language.speakers import (
     refer,
 )
 from longtalk.language.times import statement_time
-from longtalk.language.withdrawal import ended_topic, withdrawn_topic
+from longtalk.language.withdrawal import ended_topic, recanting, withdrawn_topic
 from longtalk.language.wording import (
     clause_tokens,
     cuts_a_quote,
@@ -69,6 +69,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ENDED",
+    "RECANTED",
     "SAID",
     "WITHDRAWN",
     "Claim",
@@ -82,6 +83,8 @@ WITHDRAWN = "withdrawn"
 """The predicate of a statement that takes back what its speaker said about a topic."""
 ENDED = "ended"
 """The predicate of a statement that ends what held of its speaker: ``I left accounting``."""
+RECANTED = "recanted"
+"""The predicate of a statement that takes back what its speaker just said: ``jk``."""
 SAID = "said"
 """The predicate of a sentence no clause of which reads as a claim: quoted, filed by its words."""
 READ_CACHE_SIZE = 2048
@@ -194,19 +197,27 @@ def statements_of(item: Said, doc: Doc) -> Iterator[Statement]:
     """The statements of one parsed message."""
     people = Participants(item.speaker, item.listener)
     for sentence in doc.sents:
-        read = False
-        for head in clause_heads(sentence):
-            statement = _statement(head, sentence, people, item)
-            if statement is not None:
-                read = True
-                yield statement
-        for naming in namings(sentence, people):
-            read = True
-            yield _named(naming, sentence, people, item)
-        if not read:
+        jest = recanting(sentence)
+        found = [
+            statement
+            for head in clause_heads(sentence)
+            if head != jest  # "I'm kidding" claims no kidding
+            for statement in [_statement(head, sentence, people, item)]
+            if statement is not None
+        ]
+        found += [_named(naming, sentence, people, item) for naming in namings(sentence, people)]
+        if jest is not None and not _denies_itself(found, people):
+            yield _withdrawal(jest, [], sentence, people, item, RECANTED)
+        yield from found
+        if not found:
             own = _of_speaker(sentence)
             if own or _subjectless(sentence):
                 yield _sentence_said(sentence, people, item, own=own)
+
+
+def _denies_itself(found: Sequence[Statement], people: Participants) -> bool:
+    """``lol jk I don't have a hamster``: the take-back says what it takes back."""
+    return any(not statement.polarity and statement.holder == people.speaker for statement in found)
 
 
 def _of_speaker(sentence: Span) -> bool:
@@ -501,8 +512,33 @@ def _unwrap(head: Token) -> Token:
 
 def _subject(head: Token) -> Token | None:
     return next(
-        (c for c in head.children if c.dep_ in ("nsubj", "nsubjpass") and not _vocative(c)), None
+        (
+            c
+            for c in head.children
+            if c.dep_ in ("nsubj", "nsubjpass") and not _vocative(c) and not _exclaimed(c)
+        ),
+        None,
     )
+
+
+CHAT_EXCLAMATIONS = frozenset(
+    "lol lmao lmfao rofl haha hahaha omg jk ugh tbh idk ngl btw smh ikr".split()
+)
+"""Chat's exclamations, which the small parser, trained on edited text, takes for names."""
+
+
+def _exclaimed_subject(head: Token) -> bool:
+    """``lol, still stuck in Swindon``: the parse's subject is an exclamation.
+
+    Chat drops the speaker's ``I``; the small parser files the exclamation in its place.
+    """
+    return any(c.dep_ == "nsubj" and _exclaimed(c) for c in head.children)
+
+
+def _exclaimed(subject: Token) -> bool:
+    """``lol jk, I can barely keep a cactus alive``: no one is called "lol jk"."""
+    name = [subject, *(c for c in subject.children if c.dep_ == "compound")]
+    return all(t.lower_ in CHAT_EXCLAMATIONS for t in name)
 
 
 def _vocative(subject: Token) -> bool:
@@ -527,7 +563,7 @@ def _referent(head: Token, people: Participants) -> Referent | None:
             return Referent(people.speaker, group=True)
         if imperative(head):
             return Referent(people.listener)
-        if _dropped_subject(head) or _gerund_subject(head):
+        if _dropped_subject(head) or _gerund_subject(head) or _exclaimed_subject(head):
             return Referent(people.speaker)
         return None
     if _addressed(subject, people):

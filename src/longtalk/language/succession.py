@@ -98,8 +98,13 @@ def meaning_of(text: str, holder: str = "") -> npt.NDArray[np.float64]:
     return meaning(_unnamed(text, holder))
 
 
-def design(earlier: str, later: str, holder: str = "") -> npt.NDArray[np.float64]:
-    """The feature vector of a pair of ``holder``'s: ``earlier`` said first, ``later`` after."""
+def design(
+    earlier: str, later: str, holder: str = "", signs: Sequence[str] = ()
+) -> npt.NDArray[np.float64]:
+    """The feature vector of a pair of ``holder``'s: ``earlier`` said first, ``later`` after.
+
+    ``signs`` are what the claim model knows of the pair besides its words.
+    """
     first, second = meaning_of(earlier, holder), meaning_of(later, holder)
     vector = np.zeros(DIMENSION)
     first_words, second_words = _stems(earlier, holder), _stems(later, holder)
@@ -108,6 +113,7 @@ def design(earlier: str, later: str, holder: str = "") -> npt.NDArray[np.float64
     names += [f"later:{word}" for word in dict.fromkeys(second_words)]
     names += [f"earlier:{word}" for word in dict.fromkeys(first_words)]
     names += [f"both:{word}" for word in shared]
+    names += [f"sign:{sign}" for sign in signs]
     for name in names:
         vector[_slot(name)] += 1.0
     cosine = float(first @ second)
@@ -144,9 +150,13 @@ def reload() -> None:
     _reads = RecentCache(READ)
 
 
-def replaces(earlier: str, later: str, holder: str = "") -> float:
-    """The model's probability that after ``later`` what ``earlier`` said no longer holds."""
-    return _chance(_score(_read(earlier, holder), _read(later, holder)))
+def replaces(earlier: str, later: str, holder: str = "", signs: Sequence[str] = ()) -> float:
+    """The model's probability that after ``later`` what ``earlier`` said no longer holds.
+
+    ``signs`` are what the claim model knows of the pair besides its words (a plan beside
+    a statement of no change, a statement filed as no claim).
+    """
+    return _chance(_score(_read(earlier, holder), _read(later, holder), tuple(signs)))
 
 
 def threshold() -> float:
@@ -154,24 +164,37 @@ def threshold() -> float:
     return weights().threshold
 
 
-def most_replaced(earlier: Sequence[str], later: str, holder: str = "") -> int | None:
+def most_replaced(
+    earlier: Sequence[str],
+    later: str,
+    holder: str = "",
+    signs: Sequence[Sequence[str]] = (),
+) -> int | None:
     """Which of ``earlier`` (texts said before ``later``) it most likely replaces, or None.
 
-    Only texts within :data:`RELATED` of it in meaning are read; of those, the likeliest
-    replaced, if the model's probability reaches its threshold. A chat's facts are merged
-    again at every read, so the answer is remembered for the same texts.
+    ``signs`` are, for each of ``earlier``, what the claim model knows of the pair (none
+    when not given). Only texts within :data:`RELATED` of it in meaning are read; of those,
+    the likeliest replaced, if the model's probability reaches its threshold. A chat's facts
+    are merged again at every read, so the answer is remembered for the same texts.
     """
-    return _most_replaced(tuple(earlier), later, holder) if earlier else None
+    if not earlier:
+        return None
+    known = tuple(tuple(each) for each in signs) or tuple(() for _ in earlier)
+    if len(known) != len(earlier):
+        raise ValueError("signs: one sequence of signs for each earlier text")
+    return _most_replaced(tuple(earlier), later, holder, known)
 
 
 @lru_cache(maxsize=DECIDED)
-def _most_replaced(earlier: tuple[str, ...], later: str, holder: str) -> int | None:
+def _most_replaced(
+    earlier: tuple[str, ...], later: str, holder: str, signs: tuple[tuple[str, ...], ...]
+) -> int | None:
     after = _read(later, holder)
     before = [_read(text, holder) for text in earlier]
     cosines = np.stack([read.vector for read in before]) @ after.vector
     best: tuple[float, int] | None = None
     for at in np.flatnonzero(cosines >= RELATED):
-        score = _score(before[int(at)], after)
+        score = _score(before[int(at)], after, signs[int(at)])
         if best is None or score > best[0]:
             best = (score, int(at))
     if best is None or _chance(best[0]) < threshold():
@@ -217,12 +240,13 @@ def _read(text: str, holder: str) -> _Read:
     return read
 
 
-def _score(earlier: _Read, later: _Read) -> float:
+def _score(earlier: _Read, later: _Read, signs: tuple[str, ...] = ()) -> float:
     model = weights().weights
     shared = earlier.words & later.words
     cosine = float(earlier.vector @ later.vector)
     return (
         float(model[_slot("bias")] + model[_slot(f"shared:{min(len(shared), 3)}")])
+        + sum(float(model[_slot(f"sign:{sign}")]) for sign in signs)
         + earlier.as_earlier
         + later.as_later
         + sum(float(model[_slot(f"both:{word}")]) for word in shared)

@@ -12,6 +12,12 @@ imperative ``forget``/``scratch``/``ignore``/``disregard`` (its object, or what 
 parser sometimes tags a sentence-initial ``Scratch`` as a noun; at the start of a sentence
 with no subject of its own it is read as the verb.
 
+A speaker also takes back what they have just said without naming it at all: ``jk``, ``I'm
+kidding``, ``just messing with you``, ``I made that up``, ``I lied``, ``scratch that``,
+``ignore me``. Said by the speaker of themselves and not negated (``I'm not joking`` insists,
+``no kidding`` agrees, ``are you kidding?`` asks), such a sentence recants their latest
+claim (:func:`recanting`); which one, the merge finds by when it was said.
+
 Leaving ends a claim instead of withdrawing it: ``I left accounting``, ``we left Bristol``
 say that what held (``I work as an accountant``, ``I live in Bristol``) held until now. The
 topic is what was left; only a claim that names it ends, so ``I left my phone at home``
@@ -27,13 +33,22 @@ from longtalk.language.modality import imperative, negated
 from longtalk.language.speakers import FIRST
 
 if TYPE_CHECKING:
-    from spacy.tokens import Token
+    from spacy.tokens import Span, Token
 
-__all__ = ["ended_topic", "withdrawn_topic"]
+__all__ = ["ended_topic", "recanting", "withdrawn_topic"]
 
 _WITHDRAW = frozenset({"forget", "scratch", "ignore", "disregard"})
 _VAGUE = frozenset({"thing", "things", "stuff", "part", "bit", "idea", "plan", "business"})
 _SAYING = frozenset({"say", "tell", "mention", "write"})
+_CHAT_JEST = frozenset({"jk", "j/k", "jks", "jkjk"})
+"""Chat's "just kidding"."""
+_JESTING = frozenset({"kid", "joke", "mess"})
+"""Verbs of saying what one did not mean (``kidding``, ``joking``, ``messing with you``)."""
+_JESTS = frozenset({"kidding", "joking", "messing"})
+"""Their forms the small tagger sometimes takes for nouns (``lol no, joking``)."""
+_DEICTIC = frozenset({"that", "this", "it", "me", "everything"})
+"""What a bare take-back points at: what was just said."""
+_NEGATORS = frozenset({"not", "n't", "no", "never"})
 
 
 def withdrawn_topic(head: Token) -> list[Token]:
@@ -49,6 +64,89 @@ def withdrawn_topic(head: Token) -> list[Token]:
     if wrong is not None and _by_speaker(head):
         return _about(wrong)
     return []
+
+
+def recanting(sentence: Span) -> Token | None:
+    """The word by which ``sentence`` says its speaker's last words were not meant, or None.
+
+    None in a question, for a negated jest, for one of another subject (``you're
+    kidding``), and for a verb with words of its own (``joking around with my kids``,
+    ``I lied down``, ``I made up a story``).
+    """
+    if sentence.text.rstrip().endswith("?"):
+        return None
+    for token in sentence:
+        if token.lower_ in _CHAT_JEST:
+            return token
+        if _recants(token) and not _negated_before(token) and _of_speaker(token):
+            return token
+    return None
+
+
+def _recants(token: Token) -> bool:
+    lemma = token.lemma_.lower()
+    if token.lower_ in _JESTS or (lemma in _JESTING and token.pos_ == "VERB"):
+        return not any(_of_its_own(c) for c in token.children)
+    if lemma == "pull":  # "pulling your leg"
+        return any(c.dep_ == "dobj" and c.lower_ == "leg" for c in token.children)
+    if lemma == "make":  # "I made that up", not "made it up on the spot" (a recipe)
+        up = any(c.dep_ == "prt" and c.lower_ == "up" for c in token.children)
+        pointed = any(t.lower_ in _DEICTIC for t in token.subtree if t != token)
+        return up and pointed and _by_speaker(token) and not _prepositions(token)
+    if lemma == "lie":  # "I lied", "I was lying", not "lying there"
+        return (
+            token.tag_ in ("VBD", "VBG", "VBN")
+            and _by_speaker(token)
+            and not _prepositions(token)
+            and not any(_of_its_own(c) or c.dep_ == "advmod" for c in token.children)
+        )
+    if lemma == "be":  # "I was wrong", about nothing named
+        wrong = [c for c in token.children if c.lower_ == "wrong" and c.dep_ == "acomp"]
+        return bool(wrong) and not _about(wrong[0]) and _by_speaker(token)
+    if lemma in _WITHDRAW and _opens(token):  # "scratch that", "ignore me"
+        after = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+        return after is not None and after.lower_ in _DEICTIC
+    return False
+
+
+def _prepositions(token: Token) -> bool:
+    return any(c.dep_ == "prep" for c in token.children)
+
+
+def _opens(token: Token) -> bool:
+    """An order that opens its sentence, after an exclamation at most (``ugh ignore that``)."""
+    before = token.doc[token.sent.start : token.i]
+    return _ordered(token) and all(t.is_punct or t.pos_ == "INTJ" for t in before)
+
+
+def _of_its_own(child: Token) -> bool:
+    """An object, a particle or company of the verb's own: ``joking around with my kids``."""
+    if child.dep_ in ("dobj", "prt"):
+        return True
+    return child.dep_ == "prep" and child.lower_ == "with" and not _to_listener(child)
+
+
+def _to_listener(child: Token) -> bool:
+    """``messing with you``: said to the listener, the jest is the whole of it."""
+    return all(c.lower_ in ("you", "u", "ya") for c in child.children if c.dep_ == "pobj")
+
+
+def _negated_before(token: Token) -> bool:
+    """``not joking``, ``no kidding``, ``I didn't lie``: the jest is denied.
+
+    Only the word right before it or a negation of its own: in ``lol no, joking`` the ``no``
+    answers, and in ``since never, I'm kidding`` the ``never`` is the jest's.
+    """
+    before = token.doc[token.i - 1] if token.i > token.sent.start else None
+    if before is not None and before.lower_ in _NEGATORS:
+        return True
+    return any(c.dep_ == "neg" for c in token.children)
+
+
+def _of_speaker(token: Token) -> bool:
+    """No subject of its own (``just kidding``), or the speaker (``I'm kidding``)."""
+    subject = next((c for c in token.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    return subject is None or subject.lower_ in FIRST
 
 
 def ended_topic(head: Token) -> list[Token]:
