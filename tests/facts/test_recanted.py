@@ -5,6 +5,9 @@ from __future__ import annotations
 import pytest
 from tests.facts.conftest import T0, current_facts
 
+from longtalk.facts.known import resolve
+from longtalk.facts.merge import merge_facts
+from longtalk.facts.offline import facts_heard
 from longtalk.language import RECANTED, Said, read_statements
 
 
@@ -83,3 +86,15 @@ def test_an_exclamation_is_no_one_the_clause_is_about() -> None:
     assert {s.holder for s in statements} == {"Ines"}
     statements = read_statements([Said(1, "Ines", "haha Mike is a chef", "Rui", T0)])
     assert {s.holder for s in statements} == {"Mike"}
+
+
+def test_what_another_said_of_the_speaker_is_not_theirs_to_take_back() -> None:
+    heard = [
+        Said(1, "Rui", "Ines, you're vegan now, right?", "Ines", T0),
+        Said(2, "Rui", "you're a nurse at St Mary's", "Ines", T0),
+        Said(3, "Ines", "lol jk", "Rui", T0),
+    ]
+    found = facts_heard(heard)
+    assert any(fact.said_by == "Rui" for fact in found), found
+    current = [fact.text for fact in resolve(merge_facts([], found))]
+    assert any("nurse" in text for text in current), current

@@ -244,7 +244,7 @@ def _recants(fact: DurableFact) -> bool:
 
 
 def _recanted_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
-    """The holder's latest claim, said at most :data:`RECANT_REACH` messages before ``fact``.
+    """The holder's latest claim of their own, said at most :data:`RECANT_REACH` messages before.
 
     ``I have a pet snake called Noodle`` then ``lol jk``: a take-back that names nothing
     takes back what its speaker said last, if they said it just before; in the same message
@@ -256,7 +256,9 @@ def _recanted_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
     near = [
         at
         for at in _open_claims(kept, fact)
-        if kept[at].sequences and said - RECANT_REACH <= kept[at].last_sequence <= said
+        if kept[at].sequences
+        and said - RECANT_REACH <= kept[at].last_sequence <= said
+        and not kept[at].said_by  # what another said of them is not theirs to take back
     ]
     return max(near, key=lambda at: (kept[at].last_sequence, at)) if near else None
 
