@@ -521,7 +521,7 @@ def _subject(head: Token) -> Token | None:
     )
 
 
-CHAT_EXCLAMATIONS = frozenset(
+_CHAT_EXCLAMATIONS = frozenset(
     "lol lmao lmfao rofl haha hahaha omg jk ugh tbh idk ngl btw smh ikr".split()
 )
 """Chat's exclamations, which the small parser, trained on edited text, takes for names."""
@@ -538,7 +538,7 @@ def _exclaimed_subject(head: Token) -> bool:
 def _exclaimed(subject: Token) -> bool:
     """``lol jk, I can barely keep a cactus alive``: no one is called "lol jk"."""
     name = [subject, *(c for c in subject.children if c.dep_ == "compound")]
-    return all(t.lower_ in CHAT_EXCLAMATIONS for t in name)
+    return all(t.lower_ in _CHAT_EXCLAMATIONS for t in name)
 
 
 def _vocative(subject: Token) -> bool:
