@@ -145,7 +145,7 @@ def _negated_before(token: Token) -> bool:
 
 def _of_speaker(token: Token) -> bool:
     """No subject of its own (``just kidding``), or the speaker (``I'm kidding``)."""
-    subject = next((c for c in token.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    subject = _subject(token, ("nsubj", "nsubjpass"))
     return subject is None or subject.lower_ in FIRST
 
 
@@ -174,8 +174,12 @@ def _ordered(head: Token) -> bool:
 
 
 def _by_speaker(head: Token) -> bool:
-    subject = next((c for c in head.children if c.dep_ == "nsubj"), None)
+    subject = _subject(head, ("nsubj",))
     return subject is not None and subject.lower_ in FIRST
+
+
+def _subject(head: Token, deps: tuple[str, ...]) -> Token | None:
+    return next((c for c in head.children if c.dep_ in deps), None)
 
 
 def _topic(head: Token) -> list[Token]:
