@@ -63,8 +63,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from longtalk.core.messages import Message
 from longtalk.language.kinds import DIMENSION, KINDS, features
-from longtalk.language.statements import Said, Statement, read_statements
+from longtalk.language.statements import Said, Statement, question_of, read_statements
 from longtalk.tools.datasets.locomo import load_locomo
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -187,7 +188,13 @@ def locomo(data: Path, held_out: bool) -> list[Example]:
         }
         turns = conversation.turns
         said = [
-            Said(i, turn.message.name or "user", turn.message.content, listener="friend")
+            Said(
+                i,
+                turn.message.name or "user",
+                turn.message.content,
+                listener="friend",
+                asked=_asked(turns[i - 1].message, turn.message) if i else "",
+            )
             for i, turn in enumerate(turns)
         ]
         for statement in asserted(read_statements(said)):
@@ -195,6 +202,11 @@ def locomo(data: Path, held_out: bool) -> list[Example]:
             weight = LOCOMO_CITED if positive else LOCOMO_UNCITED
             examples.append((statement, -1 if positive else 0, weight))
     return examples
+
+
+def _asked(before: Message, message: Message) -> str:
+    """The question the turn before asked, when another said it."""
+    return question_of(before.content) if before.name != message.name else ""
 
 
 def matrix(examples: Sequence[Example]) -> npt.NDArray[np.float64]:

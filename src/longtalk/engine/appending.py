@@ -16,6 +16,7 @@ from typing import Any
 
 from longtalk.core.history import Numbered
 from longtalk.core.messages import Message
+from longtalk.facts.offline import remembered
 from longtalk.storage.base import (
     CommitResult,
     FoundFacts,
@@ -58,8 +59,8 @@ class AppendWriter:
                 if attempt + 1 == APPEND_ATTEMPTS:
                     raise
                 continue
-            said = (message.with_content("") for message in commit.append.messages)
-            recent = (*previous, *said)[-RECENT:]  # who spoke, not what: kept per chat
+            said = map(remembered, commit.append.messages)
+            recent = (*previous, *said)[-RECENT:]  # who spoke and what they asked, per chat
             self._remember(result.chat.id, result.chat.message_count, recent)
             return result
         raise AssertionError("unreachable")  # pragma: no cover

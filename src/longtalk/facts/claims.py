@@ -249,7 +249,10 @@ def quoted(statement: Statement) -> str:
     ``John said: "'The Santa Clause' is a classic!"``.
     """
     words = statement.quote.translate(_INNER_QUOTES)
-    return f'{display_name(statement.speaker, first=True)}{_SAID}"{words}"'
+    name = display_name(statement.speaker, first=True)
+    if statement.asked:  # the question in single marks: the fact's one quote is the answer
+        name = f"{name}, asked '{statement.asked.translate(_INNER_QUOTES)}',"
+    return f'{name}{_SAID}"{words}"'
 
 
 _SAID = " said: "

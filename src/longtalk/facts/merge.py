@@ -55,9 +55,12 @@ def merge_facts(
     kept: list[DurableFact] = []
     by_key: dict[tuple[str, str], int] = {}
     by_text: dict[tuple[str, str], int] = {}
+    past: set[tuple[str, str, tuple[int, ...]]] = set()
     facts = (*existing, *found)
     names = speakers(facts)
     for fact in facts:
+        if fact.sequences and _past_key(fact.holder, fact.text, fact.sequences) in past:
+            continue  # read again, it is a claim's history already: a later word replaced it
         if fact.tentative:  # read again, it is the claim it took the place of
             at = by_text.get(_text_key(fact))
             at = succeeded_claim(kept, fact, names) if at is None else at
@@ -75,6 +78,7 @@ def merge_facts(
         elif later(fact, kept[at]):  # same holder and subject, another value
             by_text.pop(_text_key(kept[at]), None)
             kept[at] = supersede(kept[at], _as_correction(kept[at], fact))
+        past.update(_past_key(kept[at].holder, f.text, f.sequences) for f in kept[at].history)
         if kept[at].tentative:
             continue  # no claim yet: nothing else is filed under it
         by_key[fact.key] = by_key[kept[at].key] = at
@@ -91,8 +95,8 @@ def _place_of(
     claim it denies; any other statement without a history may end or change a claim
     said in other words.
     """
-    if _recants(fact) and not fact.history:
-        return _recanted_claim(kept, fact), fact
+    if _names_nothing(fact) and not fact.history:
+        return _just_said_claim(kept, fact), fact
     denial = fact.denies and not fact.history
     at = _denied_claim(kept, fact) if denial else known
     if at is not None and not denial and _negation_of_its_own(kept[at], fact):
@@ -234,21 +238,24 @@ def _takes_back_another(earlier: DurableFact, later: DurableFact) -> bool:
     return taken == head and bool(named) and bool(held) and named != held
 
 
-RECANT_REACH = 3
-"""How many messages before it a bare take-back (``jk``) reaches: the speaker's words just
-before it, with a reply or two between."""
+JUST_SAID_REACH = 3
+"""How many messages before it a take-back or an end that names nothing (``jk``,
+``quit!!``) reaches: the speaker's words just before it, with a reply or two between."""
 
 
-def _recants(fact: DurableFact) -> bool:
-    return fact.retracts and fact.subject.partition(":")[0] == RECANTED
+def _names_nothing(fact: DurableFact) -> bool:
+    """A take-back or an end with no topic: ``jk``, ``quit!!``, ``not anymore``."""
+    how, _, topic = fact.subject.partition(":")
+    return fact.retracts and how in (RECANTED, ENDED) and not topic
 
 
-def _recanted_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
-    """The holder's latest claim of their own, said at most :data:`RECANT_REACH` messages before.
+def _just_said_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
+    """The holder's latest claim of their own, said at most :data:`JUST_SAID_REACH` messages before.
 
-    ``I have a pet snake called Noodle`` then ``lol jk``: a take-back that names nothing
-    takes back what its speaker said last, if they said it just before; in the same message
-    too (``I'm vegan lol jk``). Without sequences, when it was said is unknown: nothing.
+    ``I have a pet snake called Noodle`` then ``lol jk``; ``I'm a 20-a-day guy`` then
+    ``quit!!``: what names nothing undoes what its speaker said last, if they said it just
+    before; in the same message too (``I'm vegan lol jk``). Without sequences, when it was
+    said is unknown: nothing.
     """
     if not fact.sequences:
         return None
@@ -257,7 +264,7 @@ def _recanted_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
         at
         for at in _open_claims(kept, fact)
         if kept[at].sequences
-        and said - RECANT_REACH <= kept[at].last_sequence <= said
+        and said - JUST_SAID_REACH <= kept[at].last_sequence <= said
         and not kept[at].said_by  # what another said of them is not theirs to take back
     ]
     return max(near, key=lambda at: (kept[at].last_sequence, at)) if near else None
@@ -427,6 +434,13 @@ def _content(fact: DurableFact) -> set[str]:
     """
     predicate, *about = fact.subject.split(":")
     return set(content_words(f"{fact.value} {' '.join(about)}")) - set(content_words(predicate))
+
+
+def _past_key(
+    holder: str, text: str, sequences: tuple[int, ...]
+) -> tuple[str, str, tuple[int, ...]]:
+    """A statement as a claim's history holds it: whose, in what words, from which messages."""
+    return (holder.casefold(), normal_text(text), sequences)
 
 
 def _text_key(fact: DurableFact) -> tuple[str, str]:

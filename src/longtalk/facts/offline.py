@@ -22,9 +22,9 @@ from longtalk.facts.durable_fact import DurableFact
 from longtalk.facts.guard import is_human, is_suspicious
 from longtalk.facts.known import resolve
 from longtalk.facts.merge import merge_facts
-from longtalk.language import ASSISTANT, Said, read_statements
+from longtalk.language import ASSISTANT, Said, question_of, read_statements
 
-__all__ = ["extract_facts", "facts_heard", "holder_of", "said", "statements"]
+__all__ = ["extract_facts", "facts_heard", "holder_of", "remembered", "said", "statements"]
 
 
 def extract_facts(
@@ -76,13 +76,17 @@ def said(
     people: Collection[str] | None = None,
     previous: Sequence[Message] = (),
 ) -> Iterator[Said]:
-    """The human messages to read, each with whom it is said to.
+    """The human messages to read, each with whom it is said to and what it answers.
 
     The listener is the last other human speaker before it (in ``previous`` too), else the
-    assistant.
+    assistant. A message answers the question the message just before it ended on, when
+    another (the assistant too) asked it.
     """
     listener, last_speaker = ASSISTANT, ""
+    before: Message | None = None
     for index, (sequence, message) in enumerate([*((0, m) for m in previous), *messages]):
+        asked = _asked_of(before, message)
+        before = message
         if not is_human(message, people):
             continue
         speaker = holder_of(message)
@@ -93,7 +97,24 @@ def said(
             continue
         if is_suspicious(message.content):
             continue
-        yield Said(sequence, speaker, message.content, listener, message.timestamp)
+        yield Said(sequence, speaker, message.content, listener, message.timestamp, asked)
+
+
+def remembered(message: Message) -> Message:
+    """What reading a later message needs of ``message``: who said it, and what it asked.
+
+    A chat's latest messages are kept between appends for this (whom the next one answers,
+    the question it may answer); the rest of the words are not kept.
+    """
+    suspect = is_suspicious(message.content)
+    return message.with_content("" if suspect else question_of(message.content))
+
+
+def _asked_of(before: Message | None, message: Message) -> str:
+    """The question ``before`` ended on, if another asked it and nothing in it is suspect."""
+    if before is None or holder_of(before).casefold() == holder_of(message).casefold():
+        return ""
+    return "" if is_suspicious(before.content) else question_of(before.content)
 
 
 def holder_of(message: Message) -> str:

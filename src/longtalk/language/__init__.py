@@ -18,6 +18,7 @@ from longtalk.language.statements import (
     Claim,
     Said,
     Statement,
+    question_of,
     read_statements,
 )
 
@@ -32,5 +33,6 @@ __all__ = [
     "Participants",
     "Said",
     "Statement",
+    "question_of",
     "read_statements",
 ]

@@ -139,8 +139,9 @@ def features(statement: Statement) -> npt.NDArray[np.float64]:
 
 
 def _said(statement: Statement) -> str:
-    """The words the sentence model reads: the speaker's own."""
-    return statement.quote or statement.text
+    """The words the sentence model reads: the speaker's own, after the question they answer."""
+    words = statement.quote or statement.text
+    return f"{statement.asked} {words}" if statement.asked else words
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,6 @@ import numpy as np
 
 from longtalk.core.recent import RecentCache
 from longtalk.language.families import (
-    CEASING,
     CHANGE_VERBS,
     NOUN_CLAIMS,
     TASTE_VERBS,
@@ -55,7 +54,14 @@ from longtalk.language.speakers import (
     refer,
 )
 from longtalk.language.times import statement_time
-from longtalk.language.withdrawal import ended_topic, recanting, withdrawn_topic
+from longtalk.language.withdrawal import (
+    ceases,
+    ended_topic,
+    ends_unnamed,
+    no_longer,
+    recanting,
+    withdrawn_topic,
+)
 from longtalk.language.wording import (
     clause_tokens,
     cuts_a_quote,
@@ -97,13 +103,29 @@ _WRAPPERS = frozenset({"remember", "note", "know", "notice", "understand", "mind
 
 @dataclass(frozen=True, slots=True)
 class Said:
-    """One message to read: its sequence, speaker, listener, words and date."""
+    """One message to read: its sequence, speaker, listener, words and date.
+
+    ``asked`` is the question the message answers, when the message just before it, by
+    another, ended on one (:func:`question_of`): ``Aberdeen, moved up for the job`` says
+    where its speaker lives only beside ``where are you based these days?``.
+    """
 
     sequence: int
     speaker: str
     text: str
     listener: str = "assistant"
     said_at: datetime | None = None
+    asked: str = ""
+
+
+def question_of(text: str) -> str:
+    """The question ``text`` ends on (its last sentence, if that asks), else ``""``."""
+    stripped = text.strip()
+    if not stripped.endswith("?"):
+        return ""
+    body = stripped.rstrip("?")
+    start = max(body.rfind(mark) for mark in ".!?\n") + 1
+    return stripped[start:].strip()
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +162,9 @@ class Statement:
     (``Don't call me after 9 pm``): the speaker's fact, though not asserted. ``naming``
     marks a relation's name said in passing (``my wife Rosa``, :mod:`~longtalk.language.naming`).
     ``ends`` marks a clause that ends a habit or a role (``I quit smoking``, ``I gave up
-    coffee``): said of a claim, it is that claim's end.
+    coffee``): said of a claim, it is that claim's end. ``asked`` is the question a
+    fragment answers (``Durham, did history`` to ``which uni did you go to?``): the
+    statement means what it says only beside it.
     """
 
     claim: Claim
@@ -162,6 +186,7 @@ class Statement:
     standing: bool = False
     naming: bool = False
     ends: bool = False
+    asked: str = ""
 
     @property
     def holder(self) -> str:
@@ -196,7 +221,9 @@ def read_statements(messages: Iterable[Said]) -> list[Statement]:
 def statements_of(item: Said, doc: Doc) -> Iterator[Statement]:
     """The statements of one parsed message."""
     people = Participants(item.speaker, item.listener)
-    for sentence in doc.sents:
+    sentences = list(doc.sents)
+    answer = _answer(sentences, people) if item.asked else None
+    for index, sentence in enumerate(sentences):
         jest = recanting(sentence)
         found = [
             statement
@@ -208,8 +235,13 @@ def statements_of(item: Said, doc: Doc) -> Iterator[Statement]:
         found += [_named(naming, sentence, people, item) for naming in namings(sentence, people)]
         if jest is not None and not _denies_itself(found, people):
             yield _withdrawal(jest, [], sentence, people, item, RECANTED)
+        ended = no_longer(sentence)
+        if ended is not None:
+            yield _withdrawal(ended, [], sentence, people, item, ENDED)
         yield from found
-        if not found:
+        if index == 0 and answer is not None:
+            yield _sentence_said(answer, people, item, own=False, asked=item.asked)
+        elif not found:
             own = _of_speaker(sentence)
             if own or _subjectless(sentence):
                 yield _sentence_said(sentence, people, item, own=own)
@@ -256,13 +288,17 @@ def _has_subject(verb: Token) -> bool:
     return any(c.dep_ in _SUBJECTS for c in verb.children)
 
 
-def _sentence_said(sentence: Span, people: Participants, item: Said, *, own: bool) -> Statement:
+def _sentence_said(
+    sentence: Span, people: Participants, item: Said, *, own: bool, asked: str = ""
+) -> Statement:
     """A sentence of the speaker's own that no clause of it reads: quoted whole.
 
     Chat leaves the subject out or says a fact in passing (``finally got the brakes fixed on
     my old Subaru``, ``after pottery class tonight i'm gonna crash``); no parse-supported
     claim can be cut from it, so it is the speaker's, in their words, filed under its own
-    words, and the kind model decides whether it lasts, as for any statement.
+    words, and the kind model decides whether it lasts, as for any statement. An answer
+    that opens on a fragment (``Aberdeen, moved up for the job``) is quoted with the
+    question it answers (``asked``), which the kind model reads beside it.
     """
     root = sentence.root
     tokens = [t for t in sentence if not t.is_punct]
@@ -284,7 +320,47 @@ def _sentence_said(sentence: Span, people: Participants, item: Said, *, own: boo
             *clause_shape(root, tokens, names=False),
         ),
         vector=clause_vector(tokens),
+        asked=asked,
     )
+
+
+_FRAGMENT_WORDS = 5
+"""The most words an answer's opening fragment has (``Chris and I``, ``tiny terrace``)."""
+_FRAGMENT_POS = frozenset({"NOUN", "PROPN", "NUM", "ADJ"})
+
+
+def _calls(token: Token, people: Participants) -> bool:
+    """An exclamation, or a participant's name said in address (``Hey Joanna!``)."""
+    exclaims = token.pos_ == "INTJ" or token.lower_ in _CHAT_EXCLAMATIONS
+    return exclaims or (token.pos_ == "PROPN" and a_participant(token, people))
+
+
+def _answer(sentences: Sequence[Span], people: Participants) -> Span | None:
+    """The words of a message that answer a question by a fragment, or None.
+
+    The message opens on a phrase with no verb, set off by punctuation: ``Aberdeen, moved
+    up for the job``, ``pescatarian, and I hate mushrooms``; an opening ``yes`` or ``haha``
+    is no phrase, nor is a name called (``Hey Joanna!``). The answer is its first
+    sentence, and the next too when the phrase is all of the first (``four! the youngest,
+    Ollie, just started school``).
+    """
+    if not sentences:
+        return None
+    words = [t for t in sentences[0] if not t.is_space]
+    while words and (_calls(words[0], people) or words[0].is_punct):
+        words = words[1:]
+    end = next((at for at, t in enumerate(words) if t.is_punct), len(words))
+    phrase = words[:end]
+    if not (
+        0 < len(phrase) <= _FRAGMENT_WORDS
+        and not any(t.pos_ in ("VERB", "AUX") for t in phrase)
+        and any(t.pos_ in _FRAGMENT_POS for t in phrase)
+    ):
+        return None
+    whole = all(t.is_punct for t in words[end:])
+    if whole and len(sentences) > 1:
+        return sentences[0].doc[sentences[0].start : sentences[1].end]
+    return sentences[0]
 
 
 _NAMES_WHAT_IT_ASKS = frozenset({"request", "instruction"})
@@ -632,6 +708,8 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
     left = ended_topic(head)
     if left:
         return _withdrawal(head, left, sentence, people, item, ENDED)
+    if ends_unnamed(head) and modality(head, sentence, people) == "asserted":
+        return _withdrawal(head, [], sentence, people, item, ENDED)
     who = _referent(head, people)
     found = _inverted(head, people) if _names_a_thing(head, who, people) else None
     if found is None:
@@ -677,7 +755,7 @@ def _statement(head: Token, sentence: Span, people: Participants, item: Said) ->
         shape=clause_shape(head, tokens, names=mode == "asserted"),
         vector=clause_vector(tokens),
         standing=mode == "request" and standing_request(head),
-        ends=_ceases(head),
+        ends=ceases(head),
     )
 
 
@@ -1161,20 +1239,7 @@ def _polarity(head: Token) -> bool:
 def _changing(head: Token, tokens: Sequence[Token]) -> bool:
     words = {t.lower_ for t in tokens} | {head.lemma_.lower()}
     changed = words & _CHANGE_WORDS or head.lemma_.lower() in CHANGE_VERBS
-    return bool(changed) or _ceases(head) or _first(tokens)
-
-
-def _ceases(head: Token) -> bool:
-    """``I quit the orchestra``, ``I gave up coffee``: what the speaker did before has ended.
-
-    A ceasing verb denied goes on (``I won't quit``, ``I can't stop thinking about it``).
-    """
-    lemma = head.lemma_.lower()
-    if any(c.dep_ == "neg" or c.lower_ == "never" for c in head.children):
-        return False
-    # the small parser tags the particle of "dropped out of" as a preposition
-    particle = {c.lower_ for c in head.children if c.dep_ in ("prt", "prep")}
-    return lemma in ("quit", "stop") or bool(CEASING.get(lemma, frozenset()) & particle)
+    return bool(changed) or ceases(head) or _first(tokens)
 
 
 def _ceased(head: Token) -> Token | None:
@@ -1183,7 +1248,7 @@ def _ceased(head: Token) -> Token | None:
     Filed under that verb's claim (``smoke``), the end supersedes what was said of it
     (``I smoke about two a day``).
     """
-    if not _ceases(head):
+    if not ceases(head):
         return None
     return next((c for c in head.children if c.dep_ in ("xcomp", "dobj") and c.tag_ == "VBG"), None)
 

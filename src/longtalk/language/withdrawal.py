@@ -21,7 +21,10 @@ claim (:func:`recanting`); which one, the merge finds by when it was said.
 Leaving ends a claim instead of withdrawing it: ``I left accounting``, ``we left Bristol``
 say that what held (``I work as an accountant``, ``I live in Bristol``) held until now. The
 topic is what was left; only a claim that names it ends, so ``I left my phone at home``
-ends nothing.
+ends nothing. An end may name nothing either: ``quit!!``, ``gave up after two weeks``,
+``sold it in the spring``, ``not anymore``. Said of the speaker and of no thing of its own
+(a pronoun at most, a time), it ends what they have just said (:func:`ends_unnamed`,
+:func:`no_longer`).
 """
 
 from __future__ import annotations
@@ -29,13 +32,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from longtalk.language.families import CEASING
 from longtalk.language.modality import imperative, negated
+from longtalk.language.nlp import entity_type
 from longtalk.language.speakers import FIRST
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
 
-__all__ = ["ended_topic", "recanting", "withdrawn_topic"]
+__all__ = ["ceases", "ended_topic", "ends_unnamed", "no_longer", "recanting", "withdrawn_topic"]
 
 _WITHDRAW = frozenset({"forget", "scratch", "ignore", "disregard"})
 _VAGUE = frozenset({"thing", "things", "stuff", "part", "bit", "idea", "plan", "business"})
@@ -49,6 +54,12 @@ _JESTS = frozenset({"kidding", "joking", "messing"})
 _DEICTIC = frozenset({"that", "this", "it", "me", "everything"})
 """What a bare take-back points at: what was just said."""
 _NEGATORS = frozenset({"not", "n't", "no", "never"})
+_PARTING = frozenset({"sell"})
+"""Verbs of parting with what one had: an end when said of the past (``sold it``)."""
+_NO_LONGER = frozenset({"anymore", "longer"})
+_POINTING = frozenset({"it", "that", "this", "them"})
+"""Objects that name nothing: what they stand for was said before."""
+_TIMES = frozenset({"DATE", "TIME"})
 
 
 def withdrawn_topic(head: Token) -> list[Token]:
@@ -208,3 +219,80 @@ def _content(tokens: Iterable[Token]) -> list[Token]:
         for t in tokens
         if t.is_alpha and not t.is_stop and t.lower_ not in _VAGUE and t.lower_ not in FIRST
     ]
+
+
+def ceases(head: Token) -> bool:
+    """``I quit the orchestra``, ``I gave up coffee``: what the speaker did before has ended.
+
+    A ceasing verb denied goes on (``I won't quit``, ``I can't stop thinking about it``).
+    """
+    lemma = head.lemma_.lower()
+    if any(c.dep_ == "neg" or c.lower_ == "never" for c in head.children):
+        return False
+    # the small parser tags the particle of "dropped out of" as a preposition
+    particle = {c.lower_ for c in head.children if c.dep_ in ("prt", "prep")}
+    return lemma in ("quit", "stop") or bool(CEASING.get(lemma, frozenset()) & particle)
+
+
+def ends_unnamed(head: Token) -> bool:
+    """Whether ``head``'s clause ends something of the speaker's without naming it.
+
+    ``quit!!``, ``I gave up after two weeks``, ``sold it in the spring``: a ceasing or
+    parting verb said of the past, by the speaker or with no subject (chat drops the
+    ``I``), with no thing of its own: no object but a pronoun, no phrase but a time.
+    ``I stopped by the bakery``, ``I quit smoking``, ``stop it!`` and ``I'm quitting`` are
+    not such ends; a question asks.
+    """
+    lemma = head.lemma_.lower()
+    parting = lemma in _PARTING and not negated(head) and _points(head)
+    if not (ceases(head) or parting) or head.sent.text.rstrip().endswith("?"):
+        return False
+    if any(c.dep_ == "aux" and c.tag_ == "MD" for c in head.children):
+        return False  # "I'd have given up after ten minutes": what would have been
+    subject = _subject(head, ("nsubj", "nsubjpass"))
+    if subject is not None and subject.lower_ not in FIRST:
+        return False
+    ordered = subject is None and _has_object(head)
+    quit_now = lemma == "quit" and head.tag_ in ("VB", "VBP") and not ordered
+    if not (head.tag_ in ("VBD", "VBN") or quit_now):
+        return False  # "quit it!" is said to another; "I quit" and "quit!!" end
+    return all(_names_nothing(child) for child in head.children)
+
+
+def _points(head: Token) -> bool:
+    """``sold it``: the object points at what was said before (``sold out`` parts with nothing)."""
+    return any(c.dep_ == "dobj" and c.lower_ in _POINTING for c in head.children)
+
+
+def _has_object(head: Token) -> bool:
+    return any(c.dep_ == "dobj" for c in head.children)
+
+
+def _names_nothing(child: Token) -> bool:
+    """A dependent that names no thing the verb acts on: a pronoun, a time, a word of manner."""
+    if child.dep_ in ("dobj", "pobj"):
+        return child.lower_ in _POINTING
+    if child.dep_ == "prep":
+        objects = [c for c in child.children if c.dep_ == "pobj"]
+        return bool(objects) and all(
+            o.lower_ in _POINTING or entity_type(o) in _TIMES for o in objects
+        )
+    if child.dep_ == "npadvmod":
+        return entity_type(child) in _TIMES
+    return child.dep_ not in ("xcomp", "ccomp", "attr", "acomp", "oprd", "dative", "agent")
+
+
+def no_longer(sentence: Span) -> Token | None:
+    """The ``anymore`` of a sentence that opens on ``not anymore`` or ``no longer`` alone.
+
+    ``well not anymore — friday was my last day``, ``nope, not anymore``: said in reply,
+    it ends what the speaker just said without naming it. ``no longer renters`` names what
+    it ends, and ``not anymore?`` asks.
+    """
+    if sentence.text.rstrip().endswith("?"):
+        return None
+    words = [t for t in sentence if not (t.is_punct or t.pos_ == "INTJ" or t.lower_ == "nope")]
+    if len(words) < 2 or words[0].lower_ not in ("not", "no") or words[1].lower_ not in _NO_LONGER:
+        return None
+    after = words[1].doc[words[1].i + 1] if words[1].i + 1 < len(words[1].doc) else None
+    return words[1] if after is None or after.is_punct or after.i >= sentence.end else None
