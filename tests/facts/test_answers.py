@@ -118,3 +118,11 @@ async def test_an_answer_appended_after_its_question_is_read_beside_it() -> None
         await chat.append("user", "Aberdeen, moved up for the job two years ago", name="Ines")
         facts = [fact.text for fact in await chat.facts()]
     assert any("asked 'where are you based these days?'" in text for text in facts), facts
+
+
+@pytest.mark.parametrize(
+    "reply",
+    ["Yep, there are some awesome routes near the river.", "Hmmm, let me think", "Thanks Ine!"],
+)
+def test_a_response_or_a_name_called_is_no_answer(reply: str) -> None:
+    assert "how's life?" not in _answered("how's life?", reply)

@@ -329,10 +329,30 @@ _FRAGMENT_WORDS = 5
 _FRAGMENT_POS = frozenset({"NOUN", "PROPN", "NUM", "ADJ"})
 
 
+_RESPONSES = frozenset(
+    "yes yeah yep yup ya no nope nah sure ok okay thanks thank thx ty hm um uh oh ah aw wow "
+    "hey hi hello congrats".split()
+)
+"""Words that respond rather than answer (``Yep, there are routes near the river``), which
+the small tagger, trained on edited text, often takes for nouns and names."""
+
+
 def _calls(token: Token, people: Participants) -> bool:
-    """An exclamation, or a participant's name said in address (``Hey Joanna!``)."""
-    exclaims = token.pos_ == "INTJ" or token.lower_ in _CHAT_EXCLAMATIONS
-    return exclaims or (token.pos_ == "PROPN" and a_participant(token, people))
+    """An exclamation, a response, or a participant called by name (``Hey Joanna!``)."""
+    word = token.lower_
+    while len(word) > 2 and word[-1] == word[-2]:  # "hmmm", "awww": the word drawn out
+        word = word[:-1]
+    exclaims = token.pos_ == "INTJ" or word in _RESPONSES or token.lower_ in _CHAT_EXCLAMATIONS
+    return exclaims or (token.pos_ == "PROPN" and _a_participants_name(token, people))
+
+
+def _a_participants_name(token: Token, people: Participants) -> bool:
+    """A participant's name, or the start of it said as a nickname (``Mel`` for Melanie)."""
+    word = token.lower_
+    names = (people.speaker.casefold(), people.listener.casefold())
+    return a_participant(token, people) or (
+        len(word) >= 3 and any(name.startswith(word) for name in names)
+    )
 
 
 def _answer(sentences: Sequence[Span], people: Participants) -> Span | None:

@@ -256,7 +256,7 @@ def ends_unnamed(head: Token) -> bool:
     quit_now = lemma == "quit" and head.tag_ in ("VB", "VBP") and not ordered
     if not (head.tag_ in ("VBD", "VBN") or quit_now):
         return False  # "quit it!" is said to another; "I quit" and "quit!!" end
-    return all(_names_nothing(child) for child in head.children)
+    return all(_acts_on_nothing(child) for child in head.children)
 
 
 def _points(head: Token) -> bool:
@@ -268,7 +268,7 @@ def _has_object(head: Token) -> bool:
     return any(c.dep_ == "dobj" for c in head.children)
 
 
-def _names_nothing(child: Token) -> bool:
+def _acts_on_nothing(child: Token) -> bool:
     """A dependent that names no thing the verb acts on: a pronoun, a time, a word of manner."""
     if child.dep_ in ("dobj", "pobj"):
         return child.lower_ in _POINTING
