@@ -126,3 +126,8 @@ async def test_an_answer_appended_after_its_question_is_read_beside_it() -> None
 )
 def test_a_response_or_a_name_called_is_no_answer(reply: str) -> None:
     assert "how's life?" not in _answered("how's life?", reply)
+
+
+def test_words_that_take_back_answer_nothing() -> None:
+    assert not any(_answered("wait... really??", "god no. ignore me, my niece had my phone"))
+    assert not any(_answered("still at the bakery?", "nope, not anymore"))

@@ -362,7 +362,7 @@ def _answer(sentences: Sequence[Span], people: Participants) -> Span | None:
     up for the job``, ``pescatarian, and I hate mushrooms``; an opening ``yes`` or ``haha``
     is no phrase, nor is a name called (``Hey Joanna!``). The answer is its first
     sentence, and the next too when the phrase is all of the first (``four! the youngest,
-    Ollie, just started school``).
+    Ollie, just started school``); words that take back or end what was said answer nothing.
     """
     if not sentences:
         return None
@@ -378,9 +378,10 @@ def _answer(sentences: Sequence[Span], people: Participants) -> Span | None:
     ):
         return None
     whole = all(t.is_punct for t in words[end:])
-    if whole and len(sentences) > 1:
-        return sentences[0].doc[sentences[0].start : sentences[1].end]
-    return sentences[0]
+    said = sentences[: 2 if whole else 1]
+    if any(recanting(sentence) or no_longer(sentence) for sentence in said):
+        return None  # "god no. ignore me": it takes back, and answers nothing
+    return said[0].doc[said[0].start : said[-1].end]
 
 
 _NAMES_WHAT_IT_ASKS = frozenset({"request", "instruction"})
