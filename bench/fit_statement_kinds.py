@@ -64,8 +64,9 @@ import numpy as np
 import numpy.typing as npt
 
 from longtalk.core.messages import Message
+from longtalk.language.answers import question_of
 from longtalk.language.kinds import DIMENSION, KINDS, features
-from longtalk.language.statements import Said, Statement, question_of, read_statements
+from longtalk.language.statements import Said, Statement, read_statements
 from longtalk.tools.datasets.locomo import load_locomo
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -240,11 +240,11 @@ def _takes_back_another(earlier: DurableFact, later: DurableFact) -> bool:
 
 JUST_SAID_REACH = 3
 """How many messages before it a take-back or an end that names nothing (``jk``,
-``quit!!``) reaches: the speaker's words just before it, with a reply or two between."""
+``I quit``) reaches: the speaker's words just before it, with a reply or two between."""
 
 
 def _names_nothing(fact: DurableFact) -> bool:
-    """A take-back or an end with no topic: ``jk``, ``quit!!``, ``not anymore``."""
+    """A take-back or an end with no topic: ``jk``, ``I quit``, ``not anymore``."""
     how, _, topic = fact.subject.partition(":")
     return fact.retracts and how in (RECANTED, ENDED) and not topic
 
@@ -253,7 +253,7 @@ def _just_said_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
     """The holder's latest claim of their own, said at most :data:`JUST_SAID_REACH` messages before.
 
     ``I have a pet snake called Noodle`` then ``lol jk``; ``I'm a 20-a-day guy`` then
-    ``quit!!``: what names nothing undoes what its speaker said last, if they said it just
+    ``I quit``: what names nothing undoes what its speaker said last, if they said it just
     before; in the same message too (``I'm vegan lol jk``). Without sequences, when it was
     said is unknown: nothing.
     """

@@ -8,6 +8,7 @@ models shipped as generated weights with the script that makes them.
 holder's :class:`Claim` with its value, polarity, modality, time and the speaker's words.
 """
 
+from longtalk.language.answers import question_of
 from longtalk.language.modality import Modality
 from longtalk.language.speakers import ASSISTANT, Participants
 from longtalk.language.statements import (
@@ -18,7 +19,6 @@ from longtalk.language.statements import (
     Claim,
     Said,
     Statement,
-    question_of,
     read_statements,
 )
 

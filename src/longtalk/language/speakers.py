@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ASSISTANT",
+    "CHAT_EXCLAMATIONS",
     "FIRST",
     "GROUP",
     "SECOND",
@@ -31,6 +32,11 @@ __all__ = [
 
 ASSISTANT = "assistant"
 """The holder name of an AI assistant (the listener of an unnamed assistant role)."""
+
+CHAT_EXCLAMATIONS = frozenset(
+    "lol lmao lmfao rofl haha hahaha omg jk ugh tbh idk ngl btw smh ikr".split()
+)
+"""Chat's exclamations, which the small parser, trained on edited text, takes for names."""
 
 FIRST = frozenset({"i", "me", "my", "mine", "myself"})
 GROUP = frozenset({"we", "us", "our", "ours", "ourselves", "'s"})

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from longtalk.core.recent import RecentCache
+from longtalk.language.answers import answer_of
 from longtalk.language.families import (
     CHANGE_VERBS,
     NOUN_CLAIMS,
@@ -45,6 +46,7 @@ from longtalk.language.naming import Naming, namings
 from longtalk.language.nlp import entities, entity_type, parse_many
 from longtalk.language.speakers import (
     ASSISTANT,
+    CHAT_EXCLAMATIONS,
     FIRST,
     Participants,
     Referent,
@@ -106,8 +108,9 @@ class Said:
     """One message to read: its sequence, speaker, listener, words and date.
 
     ``asked`` is the question the message answers, when the message just before it, by
-    another, ended on one (:func:`question_of`): ``Aberdeen, moved up for the job`` says
-    where its speaker lives only beside ``where are you based these days?``.
+    another, ended on one (:func:`longtalk.language.answers.question_of`): ``Aberdeen,
+    moved up for the job`` says where its speaker lives only beside ``where are you based
+    these days?``.
     """
 
     sequence: int
@@ -116,16 +119,6 @@ class Said:
     listener: str = "assistant"
     said_at: datetime | None = None
     asked: str = ""
-
-
-def question_of(text: str) -> str:
-    """The question ``text`` ends on (its last sentence, if that asks), else ``""``."""
-    stripped = text.strip()
-    if not stripped.endswith("?"):
-        return ""
-    body = stripped.rstrip("?")
-    start = max(body.rfind(mark) for mark in ".!?\n") + 1
-    return stripped[start:].strip()
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,7 +215,7 @@ def statements_of(item: Said, doc: Doc) -> Iterator[Statement]:
     """The statements of one parsed message."""
     people = Participants(item.speaker, item.listener)
     sentences = list(doc.sents)
-    answer = _answer(sentences, people) if item.asked else None
+    answer = answer_of(sentences, people) if item.asked else None
     for index, sentence in enumerate(sentences):
         jest = recanting(sentence)
         found = [
@@ -322,66 +315,6 @@ def _sentence_said(
         vector=clause_vector(tokens),
         asked=asked,
     )
-
-
-_FRAGMENT_WORDS = 5
-"""The most words an answer's opening fragment has (``Chris and I``, ``tiny terrace``)."""
-_FRAGMENT_POS = frozenset({"NOUN", "PROPN", "NUM", "ADJ"})
-
-
-_RESPONSES = frozenset(
-    "yes yeah yep yup ya no nope nah sure ok okay thanks thank thx ty hm um uh oh ah aw wow "
-    "hey hi hello congrats".split()
-)
-"""Words that respond rather than answer (``Yep, there are routes near the river``), which
-the small tagger, trained on edited text, often takes for nouns and names."""
-
-
-def _calls(token: Token, people: Participants) -> bool:
-    """An exclamation, a response, or a participant called by name (``Hey Joanna!``)."""
-    word = token.lower_
-    while len(word) > 2 and word[-1] == word[-2]:  # "hmmm", "awww": the word drawn out
-        word = word[:-1]
-    exclaims = token.pos_ == "INTJ" or word in _RESPONSES or token.lower_ in _CHAT_EXCLAMATIONS
-    return exclaims or (token.pos_ == "PROPN" and _a_participants_name(token, people))
-
-
-def _a_participants_name(token: Token, people: Participants) -> bool:
-    """A participant's name, or the start of it said as a nickname (``Mel`` for Melanie)."""
-    word = token.lower_
-    names = (people.speaker.casefold(), people.listener.casefold())
-    return a_participant(token, people) or (
-        len(word) >= 3 and any(name.startswith(word) for name in names)
-    )
-
-
-def _answer(sentences: Sequence[Span], people: Participants) -> Span | None:
-    """The words of a message that answer a question by a fragment, or None.
-
-    The message opens on a phrase with no verb, set off by punctuation: ``Aberdeen, moved
-    up for the job``, ``pescatarian, and I hate mushrooms``; an opening ``yes`` or ``haha``
-    is no phrase, nor is a name called (``Hey Joanna!``). The answer is its first
-    sentence, and the next too when the phrase is all of the first (``four! the youngest,
-    Ollie, just started school``); words that take back or end what was said answer nothing.
-    """
-    if not sentences:
-        return None
-    words = [t for t in sentences[0] if not t.is_space]
-    while words and (_calls(words[0], people) or words[0].is_punct):
-        words = words[1:]
-    end = next((at for at, t in enumerate(words) if t.is_punct), len(words))
-    phrase = words[:end]
-    if not (
-        0 < len(phrase) <= _FRAGMENT_WORDS
-        and not any(t.pos_ in ("VERB", "AUX") for t in phrase)
-        and any(t.pos_ in _FRAGMENT_POS for t in phrase)
-    ):
-        return None
-    whole = all(t.is_punct for t in words[end:])
-    said = sentences[: 2 if whole else 1]
-    if any(recanting(sentence) or no_longer(sentence) for sentence in said):
-        return None  # "god no. ignore me": it takes back, and answers nothing
-    return said[0].doc[said[0].start : said[-1].end]
 
 
 _NAMES_WHAT_IT_ASKS = frozenset({"request", "instruction"})
@@ -618,12 +551,6 @@ def _subject(head: Token) -> Token | None:
     )
 
 
-_CHAT_EXCLAMATIONS = frozenset(
-    "lol lmao lmfao rofl haha hahaha omg jk ugh tbh idk ngl btw smh ikr".split()
-)
-"""Chat's exclamations, which the small parser, trained on edited text, takes for names."""
-
-
 def _exclaimed_subject(head: Token) -> bool:
     """``lol, still stuck in Swindon``: the parse's subject is an exclamation.
 
@@ -635,7 +562,7 @@ def _exclaimed_subject(head: Token) -> bool:
 def _exclaimed(subject: Token) -> bool:
     """``lol jk, I can barely keep a cactus alive``: no one is called "lol jk"."""
     name = [subject, *(c for c in subject.children if c.dep_ == "compound")]
-    return all(t.lower_ in _CHAT_EXCLAMATIONS for t in name)
+    return all(t.lower_ in CHAT_EXCLAMATIONS for t in name)
 
 
 def _vocative(subject: Token) -> bool:

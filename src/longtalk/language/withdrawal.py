@@ -21,7 +21,7 @@ claim (:func:`recanting`); which one, the merge finds by when it was said.
 Leaving ends a claim instead of withdrawing it: ``I left accounting``, ``we left Bristol``
 say that what held (``I work as an accountant``, ``I live in Bristol``) held until now. The
 topic is what was left; only a claim that names it ends, so ``I left my phone at home``
-ends nothing. An end may name nothing either: ``quit!!``, ``gave up after two weeks``,
+ends nothing. An end may name nothing either: ``I quit``, ``gave up after two weeks``,
 ``sold it in the spring``, ``not anymore``. Said of the speaker and of no thing of its own
 (a pronoun at most, a time), it ends what they have just said (:func:`ends_unnamed`,
 :func:`no_longer`).
@@ -237,11 +237,11 @@ def ceases(head: Token) -> bool:
 def ends_unnamed(head: Token) -> bool:
     """Whether ``head``'s clause ends something of the speaker's without naming it.
 
-    ``quit!!``, ``I gave up after two weeks``, ``sold it in the spring``: a ceasing or
+    ``I quit``, ``gave up after two weeks``, ``sold it in the spring``: a ceasing or
     parting verb said of the past, by the speaker or with no subject (chat drops the
     ``I``), with no thing of its own: no object but a pronoun, no phrase but a time.
-    ``I stopped by the bakery``, ``I quit smoking``, ``stop it!`` and ``I'm quitting`` are
-    not such ends; a question asks.
+    ``I stopped by the bakery``, ``I quit smoking``, ``quit it!``, ``I'm quitting`` and
+    ``I'd have given up`` are not such ends; a question asks.
     """
     lemma = head.lemma_.lower()
     parting = lemma in _PARTING and not negated(head) and _points(head)
@@ -255,7 +255,7 @@ def ends_unnamed(head: Token) -> bool:
     ordered = subject is None and _has_object(head)
     quit_now = lemma == "quit" and head.tag_ in ("VB", "VBP") and not ordered
     if not (head.tag_ in ("VBD", "VBN") or quit_now):
-        return False  # "quit it!" is said to another; "I quit" and "quit!!" end
+        return False  # "quit it!" is said to another; "I quit" ends
     return all(_acts_on_nothing(child) for child in head.children)
 
 
