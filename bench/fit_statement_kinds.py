@@ -63,8 +63,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from longtalk.core.messages import Message
-from longtalk.language.answers import question_of
+from longtalk.facts.offline import asked_of
 from longtalk.language.kinds import DIMENSION, KINDS, features
 from longtalk.language.statements import Said, Statement, read_statements
 from longtalk.tools.datasets.locomo import load_locomo
@@ -194,7 +193,7 @@ def locomo(data: Path, held_out: bool) -> list[Example]:
                 turn.message.name or "user",
                 turn.message.content,
                 listener="friend",
-                asked=_asked(turns[i - 1].message, turn.message) if i else "",
+                asked=asked_of(turns[i - 1].message if i else None, turn.message),
             )
             for i, turn in enumerate(turns)
         ]
@@ -203,11 +202,6 @@ def locomo(data: Path, held_out: bool) -> list[Example]:
             weight = LOCOMO_CITED if positive else LOCOMO_UNCITED
             examples.append((statement, -1 if positive else 0, weight))
     return examples
-
-
-def _asked(before: Message, message: Message) -> str:
-    """The question the turn before asked, when another said it."""
-    return question_of(before.content) if before.name != message.name else ""
 
 
 def matrix(examples: Sequence[Example]) -> npt.NDArray[np.float64]:

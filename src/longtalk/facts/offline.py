@@ -24,7 +24,15 @@ from longtalk.facts.known import resolve
 from longtalk.facts.merge import merge_facts
 from longtalk.language import ASSISTANT, Said, question_of, read_statements
 
-__all__ = ["extract_facts", "facts_heard", "holder_of", "remembered", "said", "statements"]
+__all__ = [
+    "asked_of",
+    "extract_facts",
+    "facts_heard",
+    "holder_of",
+    "remembered",
+    "said",
+    "statements",
+]
 
 
 def extract_facts(
@@ -85,7 +93,7 @@ def said(
     listener, last_speaker = ASSISTANT, ""
     before: Message | None = None
     for index, (sequence, message) in enumerate([*((0, m) for m in previous), *messages]):
-        asked = _asked_of(before, message)
+        asked = asked_of(before, message)
         before = message
         if not is_human(message, people):
             continue
@@ -106,15 +114,20 @@ def remembered(message: Message) -> Message:
     A chat's latest messages are kept between appends for this (whom the next one answers,
     the question it may answer); the rest of the words are not kept.
     """
-    suspect = is_suspicious(message.content)
-    return message.with_content("" if suspect else question_of(message.content))
+    return message.with_content(_question(message))
 
 
-def _asked_of(before: Message | None, message: Message) -> str:
-    """The question ``before`` ended on, if another asked it and nothing in it is suspect."""
+def asked_of(before: Message | None, message: Message) -> str:
+    """The question ``message`` answers: the one ``before`` ended on, if another asked it."""
     if before is None or holder_of(before).casefold() == holder_of(message).casefold():
         return ""
-    return "" if is_suspicious(before.content) else question_of(before.content)
+    return _question(before)
+
+
+def _question(message: Message) -> str:
+    """The question ``message`` ends on, unless anything in it is suspect (then ``""``)."""
+    question = question_of(message.content)
+    return question if question and not is_suspicious(message.content) else ""
 
 
 def holder_of(message: Message) -> str:
