@@ -47,7 +47,8 @@ and retractions at 70-80 %. Per half and budget (``varied.<half>.<budget>``):
 * ``in_context`` / ``in_memory``: as above, over the half's facts still current (its
   updates' new values; not the retracted ones).
 * ``supersession_current``: the share of updated facts whose new value reaches the memory
-  parts; ``stale_shown``: how many still show their old value there.
+  parts; ``stale_shown``: how many still show their old value there (on a line that does
+  not also show the new value: ``switched from tennis to padel`` tells the change).
 * ``retraction_ok``: the share of retracted facts no current fact (``chat.facts()``) shows.
 * ``other_speaker_ok``: the share of the other participant's facts kept as theirs (a
   current fact held by them shows the value).

@@ -72,6 +72,18 @@ def holds(text: str, keys: Sequence[Sequence[str]]) -> bool:
     return all(any(normal(phrase) in flat for phrase in group) for group in keys)
 
 
+def shows_stale(text: str, item: Item) -> bool:
+    """A line of ``text`` shows one of the item's old values without its new one.
+
+    ``switched from tennis to padel`` names the old value in telling the change; a line
+    that also shows the new value is that change, not the old claim still standing.
+    """
+    return any(
+        any(normal(phrase) in normal(line) for phrase in item.stale) and not holds(line, item.keys)
+        for line in text.splitlines()
+    )
+
+
 def speakers(conv: Conversation) -> tuple[str, str]:
     """(the user-role speaker, the other one)."""
     user = next((m.name for m in conv.messages if m.role == Role.USER and m.name), "User")
@@ -171,7 +183,7 @@ async def run_half(
                     memory_hits.append(item.id)
                 if item.update:
                     updated.append(item.id)
-                    if any(normal(p) in normal(memory_text) for p in item.stale):
+                    if shows_stale(memory_text, item):
                         stale.append(item.id)
             n = max(1, len(current))
             supersessions = [i for i in current if i.update]

@@ -1,5 +1,5 @@
 from longtalk.language.nlp import parse, pipeline
-from longtalk.language.sentence_breaks import sentence_goes_on
+from longtalk.language.sentence_breaks import pictograph, sentence_goes_on
 
 
 def _sentences(text: str) -> list[str]:
@@ -35,3 +35,16 @@ def test_a_sentence_after_a_full_stop_still_starts_on_its_own() -> None:
 def test_no_sentence_ends_on_a_word_that_needs_another_after_it() -> None:
     text = "I named him Buddy because he's my buddy and I hope him and Toby become buddies!"
     assert _sentences(text) == [text]
+
+
+def test_an_emoji_between_words_ends_a_sentence() -> None:
+    assert _sentences("ok update, as of midnight I'm 30 🎂 officially old") == [
+        "ok update, as of midnight I'm 30 🎂",
+        "officially old",
+    ]
+    assert _sentences("we got the keys today 🏡😭") == ["we got the keys today 🏡😭"]
+
+
+def test_only_a_whole_emoji_is_read_as_one() -> None:
+    assert pictograph("🎂") and pictograph("👍🏽") and pictograph("😂😂")
+    assert not pictograph("a") and not pictograph(":)") and not pictograph("🎂a")

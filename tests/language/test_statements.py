@@ -86,6 +86,12 @@ def test_modality(text: str, mode: str) -> None:
     assert read(text)[0].modality == mode
 
 
+def test_a_hedge_said_after_a_clause_hedges_what_follows_it() -> None:
+    found = read("heads up I'm lactose intolerant so maybe not the fondue place")
+    assert [(s.claim.key, s.modality) for s in found] == [("lactose:intolerant", "asserted")]
+    assert read("Maybe I'll quit and move to Lisbon.")[-1].modality == "hypothetical"
+
+
 def test_a_products_name_is_not_the_assistant() -> None:
     (said,) = read("I have a Tesla Model 3 now.")
     assert (said.modality, said.claim.key) == ("asserted", "have:tesla model")

@@ -291,13 +291,25 @@ def _supposed(head: Token) -> bool:
             return True
         if token != head and token.lemma_.lower() in _IMAGINING:
             return True
-        if {c.lower_ for c in token.children if c.dep_ == "advmod"} & _HEDGES:
+        if any(_hedges(c, head) for c in token.children):
             return True
         token = token.head if token.head != token else None
     auxes = {c.lower_ for c in head.children if c.dep_ == "aux"}
     if auxes & _WOULD and _preferring(head):
         return False
     return bool(auxes & _TENTATIVE) or head.lemma_.lower() in _IMAGINING
+
+
+def _hedges(word: Token, head: Token) -> bool:
+    """``word`` hedges ``head``'s clause: a hedge of it, or of a clause above said before it.
+
+    ``maybe I'll go and buy it`` hedges the buying too. A hedge said after the clause hedges
+    what follows it: in ``I'm lactose intolerant so maybe not the fondue place`` the
+    intolerance is asserted.
+    """
+    if word.dep_ != "advmod" or word.lower_ not in _HEDGES:
+        return False
+    return word.head == head or word.i < head.left_edge.i
 
 
 _WOULD = frozenset({"would", "'d"})

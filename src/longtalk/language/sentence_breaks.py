@@ -8,12 +8,15 @@ an ellipsis, a line break) and a new one starts with a capital; chat drops the c
 and the full stop more often, but a lowercase word straight after another word is a sentence
 going on. So is any word after one that cannot end a sentence, whatever its case: a
 conjunction, a determiner, a possessive (``I hope him and`` | ``Toby become buddies!``).
+An emoji between words ends a sentence as a full stop does (``I'm 30 🎂 officially old``):
+chat puts one where writing puts the mark.
 This component runs after the tagger and before the parser and forbids a break there; the
 parser keeps the boundaries it is given and finds the others itself.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -41,9 +44,16 @@ def add_to(nlp: Language) -> None:
 
 
 def sentence_goes_on(doc: Doc) -> Doc:
-    """``doc`` with no sentence allowed to start on a lowercase word right after a word."""
+    """``doc`` with sentence starts decided where writing decides them.
+
+    No sentence starts on a lowercase word right after a word; one starts on a word right
+    after an emoji.
+    """
     for token in doc[1:]:
-        if _goes_on(doc[token.i - 1], token):
+        before = doc[token.i - 1]
+        if pictograph(before.text) and token.is_alpha:
+            token.is_sent_start = True
+        elif _goes_on(before, token):
             token.is_sent_start = False
     return doc
 
@@ -51,3 +61,15 @@ def sentence_goes_on(doc: Doc) -> Doc:
 def _goes_on(before: Token, token: Token) -> bool:
     ends = before.text[-1:] in ENDINGS or before.is_space  # a line break is a space token
     return not ends and (token.text[:1].islower() or before.tag_ in UNFINISHED)
+
+
+_PICTOGRAPH_PARTS = frozenset({"So", "Sk", "Mn", "Cf"})
+"""Unicode categories an emoji is written in: symbols, skin tones, variation selectors and
+joiners."""
+
+
+def pictograph(text: str) -> bool:
+    """``text`` is one or more emoji (``🎂``, ``😂😂``, ``👍🏽``), nothing else."""
+    return any(unicodedata.category(c) == "So" for c in text) and all(
+        unicodedata.category(c) in _PICTOGRAPH_PARTS for c in text
+    )
