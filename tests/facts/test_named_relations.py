@@ -58,3 +58,15 @@ def test_the_one_spoken_to_is_no_part_of_the_rewrite() -> None:
     ]
     texts = [statement.text for statement in read_statements(said(messages))]
     assert "Ines adopted a corgi." in texts, texts
+
+
+def test_two_named_of_one_relation_are_two() -> None:
+    # people have two daughters: a second name ends no claim that names the first
+    current = current_facts(
+        "My daughter is called Oona and she just turned four.",
+        "We went to my daughter Sara's recital yesterday.",
+    )
+    assert "Sara is Ines's daughter." in current, current
+    assert any("Oona" in text for text in current), current
+    both = current_facts("My cat Miso hates the vet.", "My cat Pixel loves the vet.")
+    assert "Miso is Ines's cat." in both and "Pixel is Ines's cat." in both, both

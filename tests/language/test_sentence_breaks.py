@@ -43,6 +43,8 @@ def test_an_emoji_between_words_ends_a_sentence() -> None:
         "officially old",
     ]
     assert _sentences("we got the keys today 🏡😭") == ["we got the keys today 🏡😭"]
+    said = "and now they've put it up to £1,350 🙃 from next month"
+    assert _sentences(said) == [said]  # a preposition leans on what came before
 
 
 def test_only_a_whole_emoji_is_read_as_one() -> None:

@@ -180,6 +180,35 @@ def test_a_relation_named_in_passing_is_the_owners_claim_of_its_name() -> None:
     assert not [s for s in read("I met Ana at the shop.") if s.naming]
 
 
+@pytest.mark.parametrize(
+    ("said", "relation", "name"),
+    [
+        ("was at my daughter Mia's swimming lesson, no signal at the pool", "daughter", "Mia"),
+        ("me and my husband Tomasz try to do one big walk every year", "husband", "Tomasz"),
+        ("my cousin Rafa plays bass in a band in Lisbon", "cousin", "Rafa"),
+    ],
+)
+def test_a_name_written_after_an_owned_noun_is_its_name(
+    said: str, relation: str, name: str
+) -> None:
+    """However the parser hangs the two: the name as a subject or an owner of its own."""
+    (named,) = [s for s in read(said) if s.naming]
+    assert (named.holder, named.claim.key, named.value) == ("Ana", f"{relation}:name", name)
+    assert named.text == f"{name} is Ana's {relation}."
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I told my mum Jake was coming.",  # a noun told something; Jake starts a clause
+        "I helped my cousin move house yesterday.",  # no name at all
+        "my shift Monday starts at six",  # a day is no one
+    ],
+)
+def test_a_word_after_an_owned_noun_is_not_always_its_name(said: str) -> None:
+    assert not [s for s in read(said) if s.naming]
+
+
 def test_the_listener_called_by_name_is_not_the_subject() -> None:
     said = "Hey Nate, my favorite dairy-free treat is this amazing chocolate raspberry tart."
     assert "Nate" not in [s.holder for s in read(said, speaker="Joanna", listener="Nate")]

@@ -103,6 +103,8 @@ def _place_of(
         at = None  # "I don't go running when it rains" beside "I go running every day"
     if at is not None and _another_use_of_the_verb(kept[at], fact):
         at = None  # "I took them somewhere snowy" beside "I take them on road trips"
+    if at is not None and _names_another(kept[at], fact):
+        at = None  # "my daughter Mia" beside "my daughter Sara": two daughters
     if denial or fact.history:
         return at, fact  # with a history, it has found its claim
     if at is None:
@@ -202,6 +204,7 @@ def read_together(
         and not _takes_back_another(earlier, later)
         and (not later.tentative or _names(later, earlier, names))
         and not _told_apart(earlier, later)
+        and not _names_another(earlier, later)
     )
 
 
@@ -384,6 +387,26 @@ def _negation_of_its_own(claim: DurableFact, fact: DurableFact) -> bool:
     if not fact.value.startswith("not "):
         return False
     return not _claims_words(claim, content_words(fact.value.removeprefix("not ")))
+
+
+_NAMED = "name"
+"""The predicate of a relation's name (``daughter:name``: ``my daughter Sara``)."""
+
+
+def _names_another(first: DurableFact, second: DurableFact) -> bool:
+    """One of two claims of a relation names someone the other does not speak of.
+
+    ``Sara is John's daughter`` and ``John's daughter is called Oona``: people have two
+    daughters, two friends, two cats, so a relation's name ends no claim of that relation
+    that does not name the same one. Both stand, dated.
+    """
+    for naming, other in ((first, second), (second, first)):
+        relation, _, predicate = naming.subject.partition(":")
+        if predicate != _NAMED or not naming.value or naming.retracts:
+            continue
+        if other.subject.startswith(f"{relation}:"):
+            return naming.value.casefold() not in f"{other.value} {other.text}".casefold()
+    return False
 
 
 def _another_use_of_the_verb(claim: DurableFact, fact: DurableFact) -> bool:

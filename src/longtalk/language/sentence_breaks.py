@@ -31,6 +31,9 @@ ENDINGS = frozenset(".!?…")
 """Characters that can end a sentence, as a token's last character."""
 UNFINISHED = frozenset({"CC", "DT", "PDT", "PRP$", "WP$", "POS"})
 """Tags of words that need another after them: no sentence ends on one."""
+LEANING = frozenset({"IN", "CC", "TO"})
+"""Tags of words that lean on the words before them: no sentence starts on one after an
+emoji (``they've put it up 🙃 from next month``)."""
 
 
 def add_to(nlp: Language) -> None:
@@ -47,11 +50,11 @@ def sentence_goes_on(doc: Doc) -> Doc:
     """``doc`` with sentence starts decided where writing decides them.
 
     No sentence starts on a lowercase word right after a word; one starts on a word right
-    after an emoji.
+    after an emoji, unless it leans on what came before (a preposition, a conjunction).
     """
     for token in doc[1:]:
         before = doc[token.i - 1]
-        if pictograph(before.text) and token.is_alpha:
+        if pictograph(before.text) and token.is_alpha and token.tag_ not in LEANING:
             token.is_sent_start = True
         elif _goes_on(before, token):
             token.is_sent_start = False
