@@ -94,7 +94,7 @@ def _noun_before(name: Token) -> Token | None:
     """
     if name.dep_ == "compound" and name.head.pos_ == "PROPN":
         return None  # a part of a longer name, read at its last word
-    if not (name.is_alpha and name.text[:1].isupper()) or entity_type(name) in _NOT_NAMES:
+    if not (name.is_alpha and name.text[:1].isupper()):
         return None
     parts = [t.i for t in name.lefts if t.dep_ == "compound" and t.pos_ == "PROPN"]
     first = min([name.i, *parts])
@@ -104,7 +104,8 @@ def _noun_before(name: Token) -> Token | None:
     if noun.pos_ != "NOUN" or not _owned(noun):
         return None
     told = noun.dep_ in ("dobj", "dative") and name.dep_ in ("nsubj", "nsubjpass")
-    return None if told else noun
+    # last: the entity recogniser runs on demand, only for a doc that asks it
+    return None if told or entity_type(name) in _NOT_NAMES else noun
 
 
 _NOT_NAMES = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "QUANTITY", "PERCENT"})
