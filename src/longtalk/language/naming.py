@@ -67,7 +67,8 @@ def _named_noun(token: Token) -> Token | None:
     """The noun a proper name is set beside: ``my wife, Rosa`` or ``my corgi Waffles``.
 
     The parser hangs the name under the noun (apposition) or the noun under the name (a
-    compound: ``my corgi`` modifies ``Waffles``); either way the owner is the noun's.
+    compound: ``my corgi`` modifies ``Waffles``), or leaves the two apart, written side by
+    side (:func:`_noun_before`); either way the owner is the noun's.
     """
     if token.pos_ != "PROPN":
         return None
