@@ -25,6 +25,7 @@ from longtalk.facts.claims import EVENT_KINDS, spoken_words
 from longtalk.facts.durable_fact import DurableFact, Former, normal_text
 from longtalk.language import ENDED, RECANTED, WITHDRAWN
 from longtalk.language.families import LASTING_CLAIMS, family_of, purpose_of
+from longtalk.language.naming import NAMED
 from longtalk.language.stems import stems
 from longtalk.language.succession import most_replaced
 from longtalk.language.times import WHEN_WORDS
@@ -389,10 +390,6 @@ def _negation_of_its_own(claim: DurableFact, fact: DurableFact) -> bool:
     return not _claims_words(claim, content_words(fact.value.removeprefix("not ")))
 
 
-_NAMED = "name"
-"""The predicate of a relation's name (``daughter:name``: ``my daughter Sara``)."""
-
-
 def _names_another(first: DurableFact, second: DurableFact) -> bool:
     """One of two claims of a relation names someone the other does not speak of.
 
@@ -402,7 +399,7 @@ def _names_another(first: DurableFact, second: DurableFact) -> bool:
     """
     for naming, other in ((first, second), (second, first)):
         relation, _, predicate = naming.subject.partition(":")
-        if predicate != _NAMED or not naming.value or naming.retracts:
+        if predicate != NAMED or not naming.value or naming.retracts:
             continue
         if other.subject.startswith(f"{relation}:"):
             return naming.value.casefold() not in f"{other.value} {other.text}".casefold()

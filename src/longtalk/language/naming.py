@@ -26,7 +26,11 @@ from longtalk.language.speakers import (
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
 
-__all__ = ["Naming", "namings"]
+__all__ = ["NAMED", "Naming", "namings"]
+
+NAMED = "name"
+"""The predicate of a name claim: a relation's (``daughter:name``, ``my daughter Sara``) or
+the holder's own (``I'm Maya``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,7 +42,7 @@ from longtalk.language.modality import (
     negated,
     standing_request,
 )
-from longtalk.language.naming import Naming, namings
+from longtalk.language.naming import NAMED, Naming, namings
 from longtalk.language.nlp import entities, entity_type, parse_many
 from longtalk.language.speakers import (
     ASSISTANT,
@@ -333,7 +333,7 @@ def _named(naming: Naming, sentence: Span, people: Participants, item: Said) -> 
     )
     said = modality(clause, sentence, people)
     return Statement(
-        claim=Claim(owner.holder, naming.relation, "name"),
+        claim=Claim(owner.holder, naming.relation, NAMED),
         value=naming.name,
         polarity=True,
         modality="asserted" if said in _NAMES_WHAT_IT_ASKS else said,
@@ -344,7 +344,7 @@ def _named(naming: Naming, sentence: Span, people: Participants, item: Said) -> 
         time=statement_time(sentence.text, item.said_at),
         said_at=item.said_at,
         group=owner.group,
-        lemma="name",
+        lemma=NAMED,
         naming=True,
     )
 
@@ -1014,7 +1014,7 @@ def _copula(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
         return who, f"be {complement.lower_}", value
     named = complement.pos_ == "PROPN" and not any(c.dep_ == "det" for c in complement.children)
     if named and not who.relation and not who.group:
-        return who, "name", value  # "I'm Maya"; "I'm a Texan" is no name
+        return who, NAMED, value  # "I'm Maya"; "I'm a Texan" is no name
     if _an_age(complement) and not who.group:
         return who, "age", value  # "I'm 34"
     objects = [t for t in span if t != complement and t.pos_ in _CONTENT and t.dep_ != "npadvmod"]
