@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Literal
 
-from longtalk.language.nlp import entity_type, verb_lemmas
+from longtalk.language.nlp import entity_type, owner_of, verb_lemmas
 from longtalk.language.speakers import ASSISTANT, SECOND, Participants, refer
 from longtalk.language.wording import comma_joined
 
@@ -195,7 +195,7 @@ def _about_assistant(head: Token, people: Participants) -> bool:
         who = refer(token, people)
         if who is None or not who.is_assistant:
             continue
-        if token.lower_ not in SECOND and any(c.dep_ == "poss" for c in token.children):
+        if token.lower_ not in SECOND and owner_of(token) is not None:
             continue  # "my assistant at work": a person
         if token.head == head or _commanding(token.head):
             return True

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from longtalk.language.nlp import entity_type
+from longtalk.language.nlp import entity_type, owner_of
 from longtalk.language.speakers import (
     Participants,
     Referent,
@@ -50,7 +50,7 @@ def namings(sentence: Span, people: Participants) -> Iterator[Naming]:
         noun = _named_noun(token)
         if noun is None:
             continue
-        owner_token = next((c for c in noun.children if c.dep_ == "poss"), None)
+        owner_token = owner_of(noun)
         owner = refer(owner_token, people) if owner_token is not None else None
         if owner is None or owner.is_assistant or owner.relation:
             continue
@@ -82,7 +82,11 @@ def _named_noun(token: Token) -> Token | None:
         if token.head.pos_ == "NOUN":
             return token.head
     compounded = next(
-        (c for c in token.children if c.dep_ == "compound" and c.pos_ == "NOUN" and _owned(c)),
+        (
+            c
+            for c in token.children
+            if c.dep_ == "compound" and c.pos_ == "NOUN" and owner_of(c) is not None
+        ),
         None,
     )
     return compounded or _noun_before(token)
@@ -106,7 +110,7 @@ def _noun_before(name: Token) -> Token | None:
     if first == 0:
         return None
     noun = name.doc[first - 1]
-    if noun.pos_ != "NOUN" or not _owned(noun):
+    if noun.pos_ != "NOUN" or owner_of(noun) is None:
         return None
     told = noun.dep_ in ("dobj", "dative") and name.dep_ in ("nsubj", "nsubjpass")
     # last: the entity recogniser runs on demand, only for a doc that asks it
@@ -115,10 +119,6 @@ def _noun_before(name: Token) -> Token | None:
 
 _NOT_NAMES = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "MONEY", "QUANTITY", "PERCENT"})
 """Capitalised words that name no one: ``my shift Monday``."""
-
-
-def _owned(noun: Token) -> bool:
-    return any(c.dep_ == "poss" for c in noun.children)
 
 
 def _phrase(noun: Token, name: Token) -> tuple[Token, ...]:

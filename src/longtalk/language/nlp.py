@@ -36,6 +36,7 @@ __all__ = [
     "PIPELINE_PACKAGE",
     "entities",
     "entity_type",
+    "owner_of",
     "parse",
     "parse_many",
     "pipeline",
@@ -125,6 +126,11 @@ def verb_lemmas() -> frozenset[str]:
     """Every word the pipeline's lemmatizer knows as a verb (its own table, WordNet's verbs)."""
     table = pipeline().get_pipe("lemmatizer").lookups.get_table("lemma_index")  # type: ignore[attr-defined]
     return frozenset(table["verb"])
+
+
+def owner_of(token: Token) -> Token | None:
+    """The word that owns ``token`` (``my`` of ``my sister``, ``Tom`` of ``Tom's car``), or None."""
+    return next((child for child in token.children if child.dep_ == "poss"), None)
 
 
 def entity_type(token: Token) -> str:

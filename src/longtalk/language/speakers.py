@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from longtalk.language.nlp import entity_type
+from longtalk.language.nlp import entity_type, owner_of
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
@@ -87,11 +87,11 @@ def refer(token: Token, people: Participants) -> Referent | None:
         return Referent(people.listener)
     if word in _THIRD or token.pos_ == "PRON":
         return None
-    if word in _AI_WORDS and not any(c.dep_ == "poss" for c in token.children):
+    if word in _AI_WORDS and owner_of(token) is None:
         # "my assistant at work" is a person, read below; "a Tesla Model 3" a product
         if not _product(token):
             return Referent(ASSISTANT)
-    if word == "user" and not any(c.dep_ == "poss" for c in token.children):
+    if word == "user" and owner_of(token) is None:
         return Referent("user")  # "the user prefers...", as a summary writes
     if token.pos_ == "PROPN":
         no_one = token.tag_ == "NNPS" or entity_type(token) in _NO_ONE
@@ -168,7 +168,7 @@ def _still_a_name(first: Token) -> bool:
 
 def owned(token: Token, people: Participants) -> Referent | None:
     """``my sister``, ``Ana's budget``, ``a friend of mine``: the owner and the owned noun."""
-    owner = next((t for t in token.children if t.dep_ == "poss"), None) or _of_whose(token)
+    owner = owner_of(token) or _of_whose(token)
     if owner is None or token.pos_ not in ("NOUN", "PROPN"):
         return None
     named = [t for t in token.children if names_the_noun(t)]

@@ -43,7 +43,7 @@ from longtalk.language.modality import (
     standing_request,
 )
 from longtalk.language.naming import NAMED, Naming, namings
-from longtalk.language.nlp import entities, entity_type, parse_many
+from longtalk.language.nlp import entities, entity_type, owner_of, parse_many
 from longtalk.language.speakers import (
     ASSISTANT,
     CHAT_EXCLAMATIONS,
@@ -416,7 +416,7 @@ def _own_person(subject: Token) -> bool:
 
     Not a generic ``you`` or ``we``: ``a game where you build settlements``.
     """
-    return subject.lower_ == "i" or any(c.dep_ == "poss" for c in subject.children)
+    return subject.lower_ == "i" or owner_of(subject) is not None
 
 
 def _complement(child: Token) -> bool:
@@ -629,7 +629,7 @@ def _person(token: Token, people: Participants) -> Referent | None:
     referent = refer(token, people)
     if referent is None or referent.group or referent.holder == ASSISTANT:
         return None
-    owned_person = any(c.dep_ == "poss" for c in token.children)
+    owned_person = owner_of(token) is not None
     if owned_person and token.pos_ == "NOUN":  # "my dad"; "my partner Sam": Sam, named
         return referent if token.lemma_.lower() in _PEOPLE_NOUNS else None
     named = token.pos_ == "PROPN" and entity_type(token) == "PERSON"
