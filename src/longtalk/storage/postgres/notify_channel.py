@@ -3,7 +3,7 @@
 The pooled connections of ``PostgresStorage`` are for short transactions; a listener needs
 a session of its own. :class:`NotifyChannel` listens on a set of channels, hands every
 payload to its channel's callback, and sends batches of notifications in one round trip
-(those that found no statement to ride along with: ``pg_outbox``).
+(those that found no statement to ride along with: ``notify_outbox``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from longtalk.errors import StorageUnavailableError
-from longtalk.storage.postgres import PostgresStorage
+from longtalk.storage.postgres.chat_storage import PostgresStorage
 
 log = logging.getLogger(__name__)
 RECONNECT_SECONDS = 1.0
