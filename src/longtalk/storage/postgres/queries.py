@@ -21,8 +21,9 @@ each one round trip:
   ``LOAD_STATE`` does, with how many more are due and when the next lease or retry falls
   due (so idle workers sleep until then instead of polling).
 
-Below them: the job table's other statements (``job_table``), the indexing leases on chat
-rows (``index_leases``) and the migrations' advisory lock.
+Below them: the notifications no statement took (``notify_channel``), the job table's other
+statements (``job_table``), the indexing leases on chat rows (``index_leases``) and the
+migrations' advisory lock.
 """
 
 from __future__ import annotations
@@ -69,6 +70,13 @@ def outbox(channels: str, payloads: str) -> str:
     SELECT pg_notify(o.channel, o.payload)
     FROM unnest({channels}::text[], {payloads}::text[]) AS o(channel, payload)
 )"""
+
+
+NOTIFY_MANY = (
+    "SELECT count(pg_notify(o.channel, o.payload)) "
+    "FROM unnest($1::text[], $2::text[]) AS o(channel, payload)"
+)
+"""The notifications no statement took, sent alone in one round trip (``notify_channel``)."""
 
 
 def _c(columns: str, alias: str) -> str:
