@@ -22,8 +22,8 @@ from longtalk.engine import MemoryEngine
 from longtalk.recall.retriever import HybridRetriever
 from longtalk.service import create_app
 from longtalk.service.index_pg import LeasedIndexPass
-from longtalk.storage.pg_index_leases import IndexLeases
 from longtalk.storage.postgres import PostgresStorage
+from longtalk.storage.postgres.index_leases import IndexLeases
 from longtalk.storage.resolve import from_url
 from longtalk.testing import RecordingEmbedder
 from longtalk.vectors.pgvector import PgVectorStore

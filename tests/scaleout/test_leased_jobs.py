@@ -20,8 +20,8 @@ from longtalk.errors import LLMTransientError
 from longtalk.llm.base import LLMRequest
 from longtalk.service import create_app
 from longtalk.service.queue_pg import LeasedSummaryJobs
-from longtalk.storage.pg_jobs import JobTable
 from longtalk.storage.postgres import PostgresStorage
+from longtalk.storage.postgres.job_table import JobTable
 from longtalk.storage.resolve import from_url
 from longtalk.summary.llm_writer import LLMSummaryWriter
 from longtalk.testing import FunctionLLM

@@ -6,9 +6,9 @@ import pytest
 from tests.storage.conftest import Backend
 
 from longtalk.storage import ChatStorage
-from longtalk.storage.pg_index_leases import IndexLeases
-from longtalk.storage.pg_jobs import JobTable
 from longtalk.storage.postgres import PostgresStorage
+from longtalk.storage.postgres.index_leases import IndexLeases
+from longtalk.storage.postgres.job_table import JobTable
 from longtalk.testing.lease_suite import ChatLeasesConformance, JobQueueConformance
 
 

@@ -7,9 +7,9 @@ from tests.storage.conftest import Backend
 
 from longtalk.core.messages import user
 from longtalk.storage.leases import ChatLeases, JobBook, JobLeases, JobQueue
-from longtalk.storage.pg_index_leases import IndexLeases
-from longtalk.storage.pg_jobs import JobTable
 from longtalk.storage.postgres import PostgresStorage
+from longtalk.storage.postgres.index_leases import IndexLeases
+from longtalk.storage.postgres.job_table import JobTable
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from longtalk.storage.pg_pool import IDLE_PING_SECONDS
 from longtalk.storage.postgres import PostgresStorage
+from longtalk.storage.postgres.pool import IDLE_PING_SECONDS
 
 PID = text("SELECT pg_backend_pid()")
 

@@ -29,8 +29,8 @@ from longtalk.storage import (
 )
 from longtalk.storage import schema as tables
 from longtalk.storage.migrations import LATEST_VERSION, MIGRATIONS
-from longtalk.storage.pg_sql import INDEX_CLAIM
 from longtalk.storage.postgres import PostgresStorage
+from longtalk.storage.postgres.queries import INDEX_CLAIM
 from longtalk.storage.sql import SqlStorage
 from longtalk.testing import free_port
 

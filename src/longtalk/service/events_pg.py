@@ -1,9 +1,9 @@
 """Chat events across replicas: PostgreSQL ``NOTIFY`` out, ``LISTEN`` in, re-read on receipt.
 
 A replica publishes an event locally (its own subscribers get it at once) and queues it for
-the others in the storage's outbox (``pg_outbox``): the next statement the replica runs (a
-turn, a job claim, a job's end) carries it; what none took within a moment is sent by the
-sender task, everything queued in one ``NOTIFY`` batch. The payload
+the others in the storage's outbox (``storage.postgres.notify_outbox``): the next statement
+the replica runs (a turn, a job claim, a job's end) carries it; what none took within a
+moment is sent by the sender task, everything queued in one ``NOTIFY`` batch. The payload
 carries ids and numbers only (origin replica, kind, chat id, state, episode ranges); the
 receiving replica re-reads what the event reports (the chat's message count and summary
 version, a failed job's error) from the database before delivering it to its subscribers,
@@ -23,8 +23,8 @@ from longtalk.errors import LongtalkError
 from longtalk.jobs.background import stop_tasks
 from longtalk.service.events import ChatEvent, EventHub
 from longtalk.storage.leases import JobBook
-from longtalk.storage.pg_channel import NotifyChannel
 from longtalk.storage.postgres import PostgresStorage
+from longtalk.storage.postgres.notify_channel import NotifyChannel
 
 log = logging.getLogger(__name__)
 EVENTS_CHANNEL = "longtalk_events"

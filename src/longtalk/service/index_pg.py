@@ -1,7 +1,7 @@
 """Background indexing leased per chat across replicas on PostgreSQL.
 
-Each run claims a batch of lagging chats nobody holds (``storage.pg_index_leases``), indexes
-just those, renewing the leases while the embedder works, and releases them. Two replicas
+Each run claims a batch of lagging chats nobody holds (``storage.postgres.index_leases``),
+indexes just those, renewing the leases while the embedder works, and releases them. Two replicas
 therefore never embed the same turns, and a replica killed mid-run leaves its chats to the
 others once its leases expire (idle workers look at the backlog every few seconds).
 """

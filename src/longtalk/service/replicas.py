@@ -20,11 +20,11 @@ from longtalk.service.events_pg import EVENTS_CHANNEL, PostgresEventRelay
 from longtalk.service.index_pg import LeasedIndexPass
 from longtalk.service.metrics import ServiceMetrics
 from longtalk.service.queue_pg import SUMMARY_KIND, LeasedSummaryJobs
-from longtalk.storage.pg_channel import Handler, NotifyChannel
-from longtalk.storage.pg_index_leases import IndexLeases
-from longtalk.storage.pg_jobs import JobTable
-from longtalk.storage.pg_sql import JOBS_CHANNEL
 from longtalk.storage.postgres import PostgresStorage
+from longtalk.storage.postgres.index_leases import IndexLeases
+from longtalk.storage.postgres.job_table import JobTable
+from longtalk.storage.postgres.notify_channel import Handler, NotifyChannel
+from longtalk.storage.postgres.queries import JOBS_CHANNEL
 
 
 def replica_name() -> str:

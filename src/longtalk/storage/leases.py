@@ -2,8 +2,8 @@
 
 A replica's summary jobs go through a :class:`JobQueue` (a worker's hold on a job,
 :class:`JobLeases`, and the rows as the service sees them, :class:`JobBook`); its indexing
-through :class:`ChatLeases`. PostgreSQL implements them (``pg_jobs.JobTable``,
-``pg_index_leases.IndexLeases``); the service calls only these protocols.
+through :class:`ChatLeases`. PostgreSQL implements them (``postgres.job_table.JobTable``,
+``postgres.index_leases.IndexLeases``); the service calls only these protocols.
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ Each backend has one turn writer. SQLite's is :func:`write_turn` here: it first 
 chat row (SQLite's write transactions start with ``BEGIN IMMEDIATE`` and so hold the
 database's one write lock), so concurrent commits to a chat are applied one after the
 other: messages get gapless sequences in commit order, and the summary compare-and-swap
-reads the latest version. PostgreSQL's is its own single statement (``postgres``, with
-every statement of its own in ``pg_sql``).
+reads the latest version. PostgreSQL's is its own single statement (``postgres.chat_storage``,
+with every statement of its own in ``postgres.queries``).
 """
 
 from __future__ import annotations

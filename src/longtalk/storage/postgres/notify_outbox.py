@@ -3,7 +3,7 @@
 A ``NOTIFY`` is a statement of its own, one round trip each; but a busy replica runs
 statements all the time (a turn, a job claim, a job's end), and each of those can carry
 ``pg_notify`` calls for free, committed with it. :class:`NotifyOutbox` holds what waits
-to be sent: the single statements of ``pg_sql`` take everything in it (``take``), and give
+to be sent: the single statements of ``queries`` take everything in it (``take``), and give
 it back when they fail (``put_back``); what no statement took within ``ride_seconds`` is
 sent by its owner in one statement of its own (``due``). Order is kept.
 """

@@ -1,7 +1,7 @@
-"""Values in and out of the single PostgreSQL statements (``pg_sql``).
+"""Values in and out of the single PostgreSQL statements (``queries``).
 
 Nested collections come back as JSON (the driver decodes ``json`` columns): messages,
-summary rows and user-memory items as arrays in the column order of ``pg_sql``, chats
+summary rows and user-memory items as arrays in the column order of ``queries``, chats
 from ``row_to_json`` with their timestamps as text. What goes in travels as arrays, one
 per column, so a statement's text is the same however many messages or rows it writes.
 """
@@ -17,7 +17,7 @@ from typing import Any
 from longtalk.core.messages import Message
 from longtalk.errors import NotFoundError
 from longtalk.storage.base import check_commit, check_tenant, retry_of
-from longtalk.storage.pg_sql import MESSAGE_COLUMNS, SUMMARY_COLUMNS, USER_COLUMNS
+from longtalk.storage.postgres.queries import MESSAGE_COLUMNS, SUMMARY_COLUMNS, USER_COLUMNS
 from longtalk.storage.records import (
     ChatRecord,
     ChatState,
@@ -48,7 +48,7 @@ def chat_of_json(data: Mapping[str, Any]) -> ChatRecord:
 
 
 def message_of(chat_id: str, item: Sequence[Any]) -> StoredMessage:
-    """A stored message from ``pg_sql.MESSAGE_JSON``."""
+    """A stored message from ``queries.MESSAGE_JSON``."""
     row = dict(zip(MESSAGE_COLUMNS, item, strict=True))
     stamp = row["timestamp"]
     moment = None if stamp is None else datetime.fromisoformat(stamp)
@@ -56,20 +56,20 @@ def message_of(chat_id: str, item: Sequence[Any]) -> StoredMessage:
 
 
 def summary_of(chat_id: str, item: Sequence[Any]) -> SummaryRow:
-    """A summary row from ``pg_sql.SUMMARY_JSON``."""
+    """A summary row from ``queries.SUMMARY_JSON``."""
     row = dict(zip(SUMMARY_COLUMNS, item, strict=True))
     times = {name: utc(row[name]) for name in ("created_at", "updated_at")}
     return summary_row({**row, **times, "chat_id": chat_id})
 
 
 def user_fact_of(item: Sequence[Any]) -> UserFact:
-    """A user-memory item from ``pg_sql.USER_JSON``."""
+    """A user-memory item from ``queries.USER_JSON``."""
     row = dict(zip(USER_COLUMNS, item, strict=True))
     return user_fact({**row, "created_at": utc(row["created_at"])})
 
 
 def state_of(row: Mapping[str, Any], *, users: bool = False) -> ChatState:
-    """A chat's state from the columns of ``pg_sql.LOAD_STATE`` (or ``CLAIM_JOB``)."""
+    """A chat's state from the columns of ``queries.LOAD_STATE`` (or ``CLAIM_JOB``)."""
     chat = chat_record(row)
     summaries = tuple(summary_of(chat.id, item) for item in row["summaries"] or ())
     messages = tuple(message_of(chat.id, item) for item in row["messages"] or ())
@@ -208,7 +208,7 @@ class TurnAnswer:
 
 
 def turn_answer(commit: TurnCommit, row: Mapping[str, Any]) -> TurnAnswer:
-    """The turn statement's row (``pg_sql.COMMIT_TURN``) as a :class:`TurnAnswer`."""
+    """The turn statement's row (``queries.COMMIT_TURN``) as a :class:`TurnAnswer`."""
     if row["before"] is None:
         return TurnAnswer(None, bool(row["fresh"]), (), None, frozenset())
     before = chat_of_json(row["before"])
@@ -222,8 +222,8 @@ def landed_turn(
 ) -> CommitResult | None:
     """The commit's result when it landed after all; else None.
 
-    ``found`` are the messages stored at the commit's timestamp (``pg_sql.MESSAGES_AT``);
-    they are the commit's when they are the ones it sent. ``chat`` is ``pg_sql.GET_CHAT``'s.
+    ``found`` are the messages stored at the commit's timestamp (``queries.MESSAGES_AT``);
+    they are the commit's when they are the ones it sent. ``chat`` is ``queries.GET_CHAT``'s.
     """
     stored = tuple(message_of(commit.chat_id, item) for item in found or ())
     sent = [(m.role, m.content) for m in commit.append.messages]

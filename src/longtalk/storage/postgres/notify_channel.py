@@ -3,7 +3,7 @@
 The pooled connections of ``PostgresStorage`` are for short transactions; a listener needs
 a session of its own. :class:`NotifyChannel` listens on a set of channels, hands every
 payload to its channel's callback, and sends batches of notifications in one round trip
-(those that found no statement to ride along with: ``pg_outbox``).
+(those that found no statement to ride along with: ``notify_outbox``).
 """
 
 from __future__ import annotations
@@ -15,14 +15,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from longtalk.errors import StorageUnavailableError
-from longtalk.storage.postgres import PostgresStorage
+from longtalk.storage.postgres.chat_storage import PostgresStorage
+from longtalk.storage.postgres.queries import NOTIFY_MANY
 
 log = logging.getLogger(__name__)
 RECONNECT_SECONDS = 1.0
-_NOTIFY_MANY = (
-    "SELECT count(pg_notify(o.channel, o.payload)) "
-    "FROM unnest($1::text[], $2::text[]) AS o(channel, payload)"
-)
 
 Handler = Callable[[str], None]
 
@@ -64,7 +61,7 @@ class NotifyChannel:
         """Send each payload on its channel (one statement; delivered in order)."""
         if self._conn is None or self._conn.is_closed():
             raise StorageUnavailableError(f"no listening session to {self._location}")
-        await self._conn.execute(_NOTIFY_MANY, channels, payloads)
+        await self._conn.execute(NOTIFY_MANY, channels, payloads)
 
     async def _connect(self) -> None:
         import asyncpg

@@ -1,9 +1,10 @@
 """Every statement of PostgreSQL's own, in one place.
 
-The shared schema and its migrations are in ``schema`` and ``migrations``, the statements
-both backends run in ``sql_statements``. The hot path is single statements: a context
-read, a turn, a job claim. Each runs alone in autocommit (a lone statement is its own
-transaction), so a read is one snapshot and a write one transaction, each one round trip:
+The shared schema and its migrations are in ``storage.schema`` and ``storage.migrations``,
+the statements both backends run in ``storage.sql_statements``. The hot path is single
+statements: a context read, a turn, a job claim. Each runs alone in autocommit (a lone
+statement is its own transaction), so a read is one snapshot and a write one transaction,
+each one round trip:
 
 * :data:`LOAD_STATE`: the chat row, its shown summary chain, the messages a smart load
   takes and (when asked) its user's memory, aggregated as JSON.
@@ -20,8 +21,9 @@ transaction), so a read is one snapshot and a write one transaction, each one ro
   ``LOAD_STATE`` does, with how many more are due and when the next lease or retry falls
   due (so idle workers sleep until then instead of polling).
 
-Below them: the job table's other statements (``pg_jobs``), the indexing leases on chat
-rows (``pg_index_leases``) and the migrations' advisory lock.
+Below them: the notifications no statement took (``notify_channel``), the job table's other
+statements (``job_table``), the indexing leases on chat rows (``index_leases``) and the
+migrations' advisory lock.
 """
 
 from __future__ import annotations
@@ -63,11 +65,18 @@ USER_JSON = json_array("u", USER_COLUMNS)
 
 
 def outbox(channels: str, payloads: str) -> str:
-    """A CTE (``outbox``) sending the riding notifications (``pg_outbox``) with a statement."""
+    """A CTE (``outbox``) sending the riding notifications (``notify_outbox``) with a statement."""
     return f"""outbox AS (
     SELECT pg_notify(o.channel, o.payload)
     FROM unnest({channels}::text[], {payloads}::text[]) AS o(channel, payload)
 )"""
+
+
+NOTIFY_MANY = (
+    "SELECT count(pg_notify(o.channel, o.payload)) "
+    "FROM unnest($1::text[], $2::text[]) AS o(channel, payload)"
+)
+"""The notifications no statement took, sent alone in one round trip (``notify_channel``)."""
 
 
 def _c(columns: str, alias: str) -> str:
@@ -275,7 +284,7 @@ WHERE m.chat_id = $1::text AND m.created_at = $2::timestamptz
 whose answer was lost landed after all."""
 
 
-# -- the job table (``pg_jobs``): SQLAlchemy ``text()`` clauses with named parameters ---
+# -- the job table (``job_table``): SQLAlchemy ``text()`` clauses, named parameters -----
 
 JOB_CLAIM_CHAT = text("""
     INSERT INTO longtalk_jobs AS j
@@ -350,7 +359,7 @@ JOB_PENDING = text(
 )
 
 
-# -- indexing leases on chat rows (``pg_index_leases``) ------------------------------
+# -- indexing leases on chat rows (``index_leases``) ---------------------------------
 
 INDEX_CLAIM = text("""
     UPDATE chats AS c

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from longtalk.storage import pg_sql
-from longtalk.storage.postgres import PostgresStorage
+from longtalk.storage.postgres import queries
+from longtalk.storage.postgres.chat_storage import PostgresStorage
 
 
 class IndexLeases:
@@ -30,18 +30,18 @@ class IndexLeases:
         """Lease up to ``limit`` lagging chats nobody holds, the longest waiting first."""
         params = {"owner": self.owner, "lease": self.lease, "limit": limit}
         async with self.storage.job_transaction("claiming chats to index") as conn:
-            rows = (await conn.execute(pg_sql.INDEX_CLAIM, params)).all()
+            rows = (await conn.execute(queries.INDEX_CLAIM, params)).all()
         return [row[0] for row in sorted(rows, key=lambda row: (row[1], row[0]))]
 
     async def renew(self, chat_ids: Sequence[str]) -> int:
         """Extend the leases; how many are still held (a lost one expired and was taken)."""
         params = {"ids": list(chat_ids), "owner": self.owner, "lease": self.lease}
         async with self.storage.job_transaction("renewing indexing leases") as conn:
-            result = await conn.execute(pg_sql.INDEX_RENEW, params)
+            result = await conn.execute(queries.INDEX_RENEW, params)
         return int(result.rowcount)
 
     async def release(self, chat_ids: Sequence[str]) -> None:
         """Give the chats back (whatever still lags is claimed by the next run anywhere)."""
         params = {"ids": list(chat_ids), "owner": self.owner}
         async with self.storage.job_transaction("releasing indexing leases") as conn:
-            await conn.execute(pg_sql.INDEX_RELEASE, params)
+            await conn.execute(queries.INDEX_RELEASE, params)

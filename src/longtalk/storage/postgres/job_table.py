@@ -4,7 +4,7 @@ The ``longtalk_jobs`` table (migration 7) holds one row per (kind, chat) with pe
 work; an append requests it in its own commit (``NewMessages.enqueue``), which announces a
 new row on the ``longtalk_jobs`` channel. A worker claims the oldest due, unleased row with
 ``FOR UPDATE SKIP LOCKED`` and reads its chat's state in the same statement
-(``pg_sql.CLAIM_JOB``), stamping a lease (``lease_owner``, ``lease_until``) that it renews
+(``queries.CLAIM_JOB``), stamping a lease (``lease_owner``, ``lease_until``) that it renews
 while it works; the claim also tells how many more rows are due and when the next lease
 or retry falls due, so idle workers sleep until then. A replica killed mid-job stops
 renewing, its lease expires and another worker claims the row. Every request for work
@@ -22,10 +22,10 @@ from typing import Any
 
 from sqlalchemy import TextClause
 
-from longtalk.storage import pg_sql
 from longtalk.storage.leases import Claim, Failure, JobStatus, Lease
-from longtalk.storage.pg_codec import state_of
-from longtalk.storage.postgres import PostgresStorage
+from longtalk.storage.postgres import queries
+from longtalk.storage.postgres.chat_storage import PostgresStorage
+from longtalk.storage.postgres.codec import state_of
 
 
 class JobTable:
@@ -44,7 +44,7 @@ class JobTable:
             self.storage.riding() as notes,
             self.storage.statement(f"claiming a {self.kind} job", write=True) as db,
         ):
-            row = await db.fetchrow(pg_sql.CLAIM_JOB, *args, *notes)
+            row = await db.fetchrow(queries.CLAIM_JOB, *args, *notes)
         due, next_in = int(row["due"]), row["next_in"]
         if row["job_chat"] is None:
             return Claim(more=due, next_in=next_in)
@@ -57,7 +57,7 @@ class JobTable:
     async def claim_chat(self, chat_id: str, tenant: str) -> Lease | None:
         """Lease this chat's job now (creating it); None while another worker holds it."""
         row = await self._first(
-            pg_sql.JOB_CLAIM_CHAT,
+            queries.JOB_CLAIM_CHAT,
             kind=self.kind,
             chat_id=chat_id,
             tenant=tenant,
@@ -70,7 +70,7 @@ class JobTable:
         """Extend the lease; False when it was lost (expired and claimed by another)."""
         key = {"kind": self.kind, "chat_id": lease.chat_id, "owner": self.owner}
         async with self.storage.job_transaction("renewing a job lease") as conn:
-            result = await conn.execute(pg_sql.JOB_RENEW, {**key, "lease": self.lease})
+            result = await conn.execute(queries.JOB_RENEW, {**key, "lease": self.lease})
         return bool(result.rowcount)
 
     async def finish(self, lease: Lease, *, again: bool) -> None:
@@ -81,7 +81,7 @@ class JobTable:
         """
         async with self.storage.riding() as (channels, payloads):
             await self._first(
-                pg_sql.JOB_FINISH,
+                queries.JOB_FINISH,
                 kind=self.kind,
                 chat_id=lease.chat_id,
                 owner=self.owner,
@@ -94,7 +94,7 @@ class JobTable:
     async def fail(self, lease: Lease, error: str, *, retry_at: datetime | None) -> Failure:
         """The job failed: release it, due again at ``retry_at`` (the job path's backoff)."""
         row = await self._first(
-            pg_sql.JOB_FAIL,
+            queries.JOB_FAIL,
             kind=self.kind,
             chat_id=lease.chat_id,
             owner=self.owner,
@@ -109,28 +109,28 @@ class JobTable:
         """Release the job, due again at ``retry_at`` (the chat is backing off)."""
         key = {"kind": self.kind, "chat_id": lease.chat_id, "owner": self.owner}
         async with self.storage.job_transaction("deferring a job") as conn:
-            await conn.execute(pg_sql.JOB_DEFER, {**key, "due_at": retry_at})
+            await conn.execute(queries.JOB_DEFER, {**key, "due_at": retry_at})
 
     async def last_error(self, chat_id: str) -> str | None:
         """The chat's last recorded job error, if its job is failing."""
-        row = await self._first(pg_sql.JOB_ERROR, kind=self.kind, chat_id=chat_id)
+        row = await self._first(queries.JOB_ERROR, kind=self.kind, chat_id=chat_id)
         return None if row is None else row[0]
 
     async def status(self, chat_ids: Iterable[str]) -> dict[str, JobStatus]:
         """The job rows of these chats (a chat without a row has no work queued)."""
         params = {"kind": self.kind, "chat_ids": list(chat_ids)}
         async with self.storage.job_transaction(f"{self.kind} job states") as conn:
-            rows = (await conn.execute(pg_sql.JOB_STATUS, params)).all()
+            rows = (await conn.execute(queries.JOB_STATUS, params)).all()
         return {row[0]: JobStatus(bool(row[1]), row[2]) for row in rows}
 
     async def recover(self, tenants: Iterable[str]) -> int:
         """Queue every chat of ``tenants`` with unsummarized messages (idempotent)."""
-        row = await self._first(pg_sql.JOB_RECOVER, kind=self.kind, tenants=list(tenants))
+        row = await self._first(queries.JOB_RECOVER, kind=self.kind, tenants=list(tenants))
         return 0 if row is None else int(row[0])
 
     async def pending(self) -> int:
         """How many chats have work due or running (retries waiting out a backoff excepted)."""
-        row = await self._first(pg_sql.JOB_PENDING, kind=self.kind)
+        row = await self._first(queries.JOB_PENDING, kind=self.kind)
         return 0 if row is None else int(row[0])
 
     async def _first(self, statement: TextClause, **params: Any) -> tuple[Any, ...] | None:

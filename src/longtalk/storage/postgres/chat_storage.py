@@ -1,12 +1,12 @@
 """PostgreSQL chat storage (the ``postgres`` extra: asyncpg).
 
-The hot path is one statement per operation, run in autocommit (``pg_sql``): a chat read,
+The hot path is one statement per operation, run in autocommit (``queries``): a chat read,
 a smart load (with the user's memory when asked) and a whole turn each cost one round
 trip, and every other one-statement operation skips ``BEGIN``/``COMMIT``. A turn has one
 writer, that statement: it locks the chat row; when the snapshot it read from turns out
 older than the row it locked (another commit landed in between) it runs again, and after
 a few such races it runs after the chat row's lock in one transaction, where its snapshot
-cannot be stale. All of PostgreSQL's own statements are in ``pg_sql``. Operations of several
+cannot be stale. All of PostgreSQL's own statements are in ``queries``. Operations of several
 statements run in transactions (``REPEATABLE READ`` for reads); migrations hold a
 transaction-scoped advisory lock so that two processes starting on an empty database do
 not both create the schema.
@@ -34,7 +34,6 @@ from longtalk.errors import (
     StorageUnavailableError,
     UsageError,
 )
-from longtalk.storage import pg_sql
 from longtalk.storage.base import (
     DEFAULT_SMART_LOAD_TAIL,
     ChatRecord,
@@ -43,14 +42,15 @@ from longtalk.storage.base import (
     TurnCommit,
 )
 from longtalk.storage.config import DEFAULT_CONNECT_TIMEOUT_SECONDS
-from longtalk.storage.pg_codec import (
+from longtalk.storage.postgres import queries
+from longtalk.storage.postgres.codec import (
     commit_params,
     landed_turn,
     state_of,
     turn_answer,
 )
-from longtalk.storage.pg_outbox import NotifyOutbox
-from longtalk.storage.pg_pool import ping_when_idle
+from longtalk.storage.postgres.notify_outbox import NotifyOutbox
+from longtalk.storage.postgres.pool import ping_when_idle
 from longtalk.storage.sql import (
     DRIVER_ERRORS,
     AsyncEngineStorage,
@@ -181,7 +181,7 @@ class PostgresStorage(AsyncEngineStorage):
     async def get_chat(self, chat_id: str, *, tenant: str | None = None) -> ChatRecord | None:
         """The chat, or None (also when it belongs to another tenant)."""
         async with self.statement(f"get_chat({chat_id!r})", write=False) as db:
-            row = await db.fetchrow(pg_sql.GET_CHAT, chat_id, tenant)
+            row = await db.fetchrow(queries.GET_CHAT, chat_id, tenant)
         if row is None:
             return None
         return chat_record(row)
@@ -194,7 +194,7 @@ class PostgresStorage(AsyncEngineStorage):
         if tail < 0:
             raise UsageError(f"tail must be 0 or more, got {tail}")
         async with self.statement(f"load_state({chat_id!r})", write=False) as db:
-            row = await db.fetchrow(pg_sql.LOAD_STATE, chat_id, tail, with_user_memory)
+            row = await db.fetchrow(queries.LOAD_STATE, chat_id, tail, with_user_memory)
         if row is None:
             raise NotFoundError(f"no chat with id {chat_id!r}; create it first with create_chat()")
         state = state_of(row, users=with_user_memory)
@@ -240,10 +240,10 @@ class PostgresStorage(AsyncEngineStorage):
                 params = commit_params(commit, ids, now=now, notes=notes)
                 if locked:
                     async with db.transaction():
-                        await db.execute(pg_sql.LOCK_CHAT, commit.chat_id)
-                        row = await db.fetchrow(pg_sql.COMMIT_TURN, *params)
+                        await db.execute(queries.LOCK_CHAT, commit.chat_id)
+                        row = await db.fetchrow(queries.COMMIT_TURN, *params)
                 else:
-                    row = await db.fetchrow(pg_sql.COMMIT_TURN, *params)
+                    row = await db.fetchrow(queries.COMMIT_TURN, *params)
         except LongtalkError as exc:
             if isinstance(exc.__cause__, self._unique_violation):
                 return None  # an id or a chain row landed meanwhile: again
@@ -274,8 +274,8 @@ class PostgresStorage(AsyncEngineStorage):
 
     async def _stored_at(self, commit: TurnCommit, now: datetime) -> CommitResult | None:
         async with self.statement(f"commit_turn({commit.chat_id!r}) check", write=False) as db:
-            found = await db.fetchval(pg_sql.MESSAGES_AT, commit.chat_id, now)
-            chat = await db.fetchrow(pg_sql.GET_CHAT, commit.chat_id, None)
+            found = await db.fetchval(queries.MESSAGES_AT, commit.chat_id, now)
+            chat = await db.fetchrow(queries.GET_CHAT, commit.chat_id, None)
         return landed_turn(commit, chat, found)
 
     # -- bookkeeping ------------------------------------------------------------------------
@@ -290,10 +290,10 @@ class PostgresStorage(AsyncEngineStorage):
 
     @asynccontextmanager
     async def job_transaction(self, operation: str) -> AsyncIterator[AsyncConnection]:
-        """One statement for the job queue (``pg_jobs``), autocommit; errors as ``StorageError``."""
+        """One autocommit statement of the job table (``job_table``); errors as ``StorageError``."""
         await self.setup()
         async with self.async_transaction(Progress(operation, write=True), single=True) as conn:
             yield conn
 
     def _lock_schema(self, conn: Connection) -> None:
-        conn.execute(pg_sql.SCHEMA_LOCK, {"key": _SCHEMA_LOCK_KEY})
+        conn.execute(queries.SCHEMA_LOCK, {"key": _SCHEMA_LOCK_KEY})
