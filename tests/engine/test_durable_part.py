@@ -122,6 +122,22 @@ def test_names_are_put_as_they_for_the_comparison() -> None:
     assert without_names("Ana is here.", names_pattern(set())) == "Ana is here."
 
 
+def test_the_unnamed_user_is_put_as_they_with_the_article() -> None:
+    from longtalk.engine.durable import names_pattern, without_names
+
+    names = names_pattern({"user", "Tom"})
+    assert without_names("The user is Maya.", names) == "they is Maya."
+    assert (
+        without_names("The user's partner Tom is allergic.", names)
+        == "their partner they is allergic."
+    )
+    assert (
+        without_names("Which places are safe for the user?", names)
+        == "Which places are safe for they?"
+    )
+    assert without_names("The username is taken.", names) == "The username is taken."
+
+
 async def test_a_fact_naming_the_one_asked_about_goes_before_anothers_alike() -> None:
     # names are put as "they" before the comparison, so the two partners' facts read the
     # same in meaning: only that the question names Maya, and one of them names her, decides

@@ -35,6 +35,7 @@ import numpy.typing as npt
 
 from longtalk.config import MemoryConfig
 from longtalk.core.context import ContextPart
+from longtalk.core.messages import Role
 from longtalk.core.tokens import TokenCounter
 from longtalk.embed.semantic_shortener import TextEmbedder
 from longtalk.facts.durable_fact import DurableFact
@@ -170,12 +171,21 @@ def _asked_weight(fact: DurableFact, asked_about: set[str], names: re.Pattern[st
 def names_pattern(names: set[str]) -> re.Pattern[str]:
     """Any of ``names`` as a whole word (group ``name``, the longest first), with its ``'s``.
 
-    Without names, a pattern that matches nothing.
+    The unnamed user's facts say "the user": the article goes with the word, so "The user
+    is Maya." reads "they is Maya.", not "The they is Maya.". Without names, a pattern that
+    matches nothing.
     """
     if not names:
         return re.compile(r"(?!)(?P<name>)(?P<owner>)")
-    alternatives = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
+    alternatives = "|".join(
+        _UNNAMED_USER if name.casefold() == Role.USER.value else re.escape(name)
+        for name in sorted(names, key=len, reverse=True)
+    )
     return re.compile(rf"\b(?P<name>{alternatives})\b(?P<owner>'s|’s)?", re.IGNORECASE)
+
+
+_UNNAMED_USER = rf"(?:the\s+)?{Role.USER.value}"
+"""The unnamed user as their facts name them, with the article."""
 
 
 def without_names(text: str, names: re.Pattern[str]) -> str:
