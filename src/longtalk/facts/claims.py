@@ -45,6 +45,8 @@ def fact_of(statement: Statement) -> DurableFact | None:
     if _bare(statement) or _denies_the_unnamed(statement):
         return None
     kind = kind_of(statement)
+    if kind is not None and statement.reaction:
+        return _tentative(statement)  # "ooh fancy": kept only if it ends an earlier claim
     if _denies(statement) and (kind is None or not _denied_words(statement)):
         return _denial(statement)  # "I'm not training for anything": no claim, an undoing
     if kind is None and statement.ends:

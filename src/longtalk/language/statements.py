@@ -17,7 +17,7 @@ otherwise it is empty and the quote stands for the statement.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -48,6 +48,7 @@ from longtalk.language.speakers import (
     ASSISTANT,
     CHAT_EXCLAMATIONS,
     FIRST,
+    GROUP,
     Participants,
     Referent,
     a_participant,
@@ -157,7 +158,9 @@ class Statement:
     ``ends`` marks a clause that ends a habit or a role (``I quit smoking``, ``I gave up
     coffee``): said of a claim, it is that claim's end. ``asked`` is the question a
     fragment answers (``Durham, did history`` to ``which uni did you go to?``): the
-    statement means what it says only beside it.
+    statement means what it says only beside it. ``reaction`` marks a message that is one
+    fragment with no verb, naming no one and answering no question (``ooh fancy``,
+    ``PICKLE 😍``, ``legend.``): a reaction to what was just said, no claim by itself.
     """
 
     claim: Claim
@@ -180,6 +183,7 @@ class Statement:
     naming: bool = False
     ends: bool = False
     asked: str = ""
+    reaction: bool = False
 
     @property
     def holder(self) -> str:
@@ -237,12 +241,22 @@ def statements_of(item: Said, doc: Doc) -> Iterator[Statement]:
         elif not found:
             own = _of_speaker(sentence)
             if own or _subjectless(sentence):
-                yield _sentence_said(sentence, people, item, own=own)
+                alone = len(sentences) == 1 and not item.asked and not own
+                said = _sentence_said(sentence, people, item, own=own)
+                yield replace(said, reaction=True) if alone and _reacts(sentence) else said
 
 
 def _denies_itself(found: Sequence[Statement], people: Participants) -> bool:
     """``lol jk I don't have a hamster``: the take-back says what it takes back."""
     return any(not statement.polarity and statement.holder == people.speaker for statement in found)
+
+
+def _reacts(sentence: Span) -> bool:
+    """No verb, no word of the speaker's or their group's, no owner: ``ooh fancy``."""
+    return not any(
+        t.pos_ in ("VERB", "AUX") or t.lower_ in FIRST or t.lower_ in GROUP or t.dep_ == "poss"
+        for t in sentence
+    )
 
 
 def _of_speaker(sentence: Span) -> bool:
