@@ -241,7 +241,7 @@ def statements_of(item: Said, doc: Doc) -> Iterator[Statement]:
         elif not found:
             own = _of_speaker(sentence)
             if own or _subjectless(sentence):
-                alone = len(sentences) == 1 and not item.asked and not own
+                alone = len(sentences) == 1 and not item.asked
                 said = _sentence_said(sentence, people, item, own=own)
                 yield replace(said, reaction=True) if alone and _reacts(sentence) else said
 
