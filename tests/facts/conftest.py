@@ -16,6 +16,14 @@ def said_by_ines(text: str, at: datetime) -> Message:
     return Message(role="user", content=text, name="Ines", timestamp=at)
 
 
+def chat(*turns: tuple[str, str]) -> list[tuple[int, Message]]:
+    """``(speaker, text)`` turns as user messages of those speakers, one a minute."""
+    return [
+        (n, Message(role="user", content=text, name=who, timestamp=T0 + timedelta(minutes=n)))
+        for n, (who, text) in enumerate(turns, start=1)
+    ]
+
+
 def current_facts(*texts: str) -> list[str]:
     """The current facts' texts after Ines says ``texts``, one a day (no retraction is one)."""
     messages = [

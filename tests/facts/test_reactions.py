@@ -2,26 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
-from tests.facts.conftest import T0
+from tests.facts.conftest import T0, chat
 
-from longtalk.core.messages import Message
 from longtalk.facts import extract_facts
 from longtalk.language import Said, read_statements
 
 
-def _chat(*turns: tuple[str, str]) -> list[tuple[int, Message]]:
-    """Maya and Jordan talking, one message a minute."""
-    return [
-        (n, Message(role="user", content=text, name=who, timestamp=T0 + timedelta(minutes=n)))
-        for n, (who, text) in enumerate(turns, start=1)
-    ]
-
-
 def _texts(*turns: tuple[str, str]) -> list[str]:
-    return [fact.text for fact in extract_facts(_chat(*turns))]
+    return [fact.text for fact in extract_facts(chat(*turns))]
 
 
 @pytest.mark.parametrize("reaction", ["ooh fancy", "PICKLE 😍", "wise woman", "legend."])
