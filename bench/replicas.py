@@ -250,14 +250,18 @@ COMPARED = (
 async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     counts = [int(part) for part in args.replicas.split(",")]
     llm = ChatCompletionsServer(latency=args.llm_latency).start()
-    work = Path(tempfile.mkdtemp(prefix="longtalk-replicas-"))
     runs = []
-    with counting_server(work) as admin_dsn:
-        for count in counts:
-            run = await one_run(count, admin_dsn, llm, work, args)
-            runs.append(run)
-            print(_line(run, runs[0]), flush=True)
-    llm.stop()
+    try:
+        with (
+            tempfile.TemporaryDirectory(prefix="longtalk-replicas-") as tmp,
+            counting_server(Path(tmp)) as admin_dsn,
+        ):
+            for count in counts:
+                run = await one_run(count, admin_dsn, llm, Path(tmp), args)
+                runs.append(run)
+                print(_line(run, runs[0]), flush=True)
+    finally:
+        llm.stop()
     base = runs[0]
     for run in runs:
         run["vs_1"] = {
