@@ -21,7 +21,7 @@ from longtalk.embed.minilm import MiniLMEmbedder
 from longtalk.engine import MemoryEngine
 from longtalk.recall.retriever import HybridRetriever
 from longtalk.service import create_app
-from longtalk.service.index_pg import LeasedIndexPass
+from longtalk.service.leased_indexing import LeasedIndexPass
 from longtalk.storage.postgres import PostgresStorage
 from longtalk.storage.postgres.index_leases import IndexLeases
 from longtalk.storage.resolve import from_url

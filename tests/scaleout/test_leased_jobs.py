@@ -19,7 +19,7 @@ from longtalk.engine import MemoryEngine
 from longtalk.errors import LLMTransientError
 from longtalk.llm.base import LLMRequest
 from longtalk.service import create_app
-from longtalk.service.queue_pg import LeasedSummaryJobs
+from longtalk.service.leased_jobs import LeasedSummaryJobs
 from longtalk.storage.postgres import PostgresStorage
 from longtalk.storage.postgres.job_table import JobTable
 from longtalk.storage.resolve import from_url

@@ -9,7 +9,7 @@ import pytest
 
 from longtalk.config import ServiceConfig
 from longtalk.service.auth import Authenticator, AuthError, bind_host
-from longtalk.service.events import QUEUE_SIZE, ChatEvent, EventHub
+from longtalk.service.event_hub import QUEUE_SIZE, ChatEvent, EventHub
 
 
 async def test_subscribers_get_their_chat_only_with_heartbeats() -> None:

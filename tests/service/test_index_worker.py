@@ -10,8 +10,8 @@ import pytest
 
 from longtalk.engine import MemoryEngine
 from longtalk.recall.outbox import IndexRun
-from longtalk.service import indexing
-from longtalk.service.indexing import IndexWorker
+from longtalk.service import index_worker
+from longtalk.service.index_worker import IndexWorker
 from longtalk.service.metrics import ServiceMetrics
 
 
@@ -38,7 +38,7 @@ class BacklogEngine:
 async def test_a_backlog_is_indexed_run_after_run_without_gathering(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(indexing, "GATHER_SECONDS", 3600.0)  # a pause would never end here
+    monkeypatch.setattr(index_worker, "GATHER_SECONDS", 3600.0)  # a pause would never end here
     engine = BacklogEngine(batches=5)
     worker = IndexWorker(cast(MemoryEngine, engine), ServiceMetrics())
     engine.worker = worker
@@ -54,8 +54,8 @@ async def test_a_backlog_is_indexed_run_after_run_without_gathering(
 async def test_an_idle_worker_woken_by_an_append_lets_appends_gather(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(indexing, "GATHER_SECONDS", 0.05)
-    monkeypatch.setattr(indexing, "IDLE_SECONDS", 3600.0)
+    monkeypatch.setattr(index_worker, "GATHER_SECONDS", 0.05)
+    monkeypatch.setattr(index_worker, "IDLE_SECONDS", 3600.0)
     engine = BacklogEngine(batches=0)
     worker = IndexWorker(cast(MemoryEngine, engine), ServiceMetrics())
     engine.worker = worker
@@ -66,7 +66,7 @@ async def test_an_idle_worker_woken_by_an_append_lets_appends_gather(
         slept.append(seconds)
         await sleep(seconds)
 
-    monkeypatch.setattr(indexing.asyncio, "sleep", recording_sleep)
+    monkeypatch.setattr(index_worker.asyncio, "sleep", recording_sleep)
     worker.start()
     try:
         await asyncio.wait_for(worker.drain(), timeout=30)  # the start-up run: nothing to do

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from longtalk.service.events import ChatEvent, SummaryStates
+from longtalk.service.event_hub import ChatEvent, SummaryStates
 
 
 def test_a_late_event_of_the_former_chat_is_not_the_new_chats_state() -> None:

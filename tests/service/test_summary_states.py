@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from longtalk.service.events import ChatEvent, SummaryStates
+from longtalk.service.event_hub import ChatEvent, SummaryStates
 
 
 def test_a_check_settles_only_states_no_event_changed_since() -> None:

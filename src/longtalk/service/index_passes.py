@@ -1,7 +1,7 @@
 """Which chats one run of the background indexer takes: the seam between one node and many.
 
 A single node indexes the whole backlog (:class:`WholeBacklog`). Replicas on PostgreSQL
-lease the chats they index (``index_pg.LeasedIndexPass``), so every turn is embedded once
+lease the chats they index (``leased_indexing.LeasedIndexPass``), so every turn is embedded once
 across replicas.
 """
 

@@ -11,7 +11,7 @@ import logging
 import time
 
 from longtalk.jobs import JobResult
-from longtalk.service.events import ChatEvent, EventHub
+from longtalk.service.event_hub import ChatEvent, EventHub
 from longtalk.service.metrics import ServiceMetrics
 from longtalk.storage.base import ChatRecord
 

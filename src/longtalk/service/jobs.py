@@ -2,7 +2,7 @@
 
 :class:`SummaryQueue` is the seam the service talks to. Two queues implement it:
 :class:`SummaryJobs` here (in-process, one node: the library's :class:`LocalJobs` with the
-summary states the service reports) and ``queue_pg.LeasedSummaryJobs`` (PostgreSQL: jobs
+summary states the service reports) and ``leased_jobs.LeasedSummaryJobs`` (PostgreSQL: jobs
 are rows leased by one worker across every replica). Both run jobs through the engine's one
 job path, which also decides a failing chat's backoff.
 """
@@ -15,7 +15,7 @@ from typing import Protocol
 
 from longtalk.engine import MemoryEngine
 from longtalk.jobs import JobOutcome, JobResult, JobRunner, LocalJobs
-from longtalk.service.events import ChatEvent, EventHub, SummaryState, SummaryStates
+from longtalk.service.event_hub import ChatEvent, EventHub, SummaryState, SummaryStates
 from longtalk.service.job_reports import ServiceReporter
 from longtalk.service.metrics import ServiceMetrics
 

@@ -15,11 +15,11 @@ import uuid
 from longtalk.config import ServiceConfig
 from longtalk.engine import MemoryEngine
 from longtalk.errors import ConfigError
-from longtalk.service.events import EventHub
-from longtalk.service.events_pg import EVENTS_CHANNEL, PostgresEventRelay
-from longtalk.service.index_pg import LeasedIndexPass
+from longtalk.service.event_hub import EventHub
+from longtalk.service.event_relay import EVENTS_CHANNEL, PostgresEventRelay
+from longtalk.service.leased_indexing import LeasedIndexPass
+from longtalk.service.leased_jobs import SUMMARY_KIND, LeasedSummaryJobs
 from longtalk.service.metrics import ServiceMetrics
-from longtalk.service.queue_pg import SUMMARY_KIND, LeasedSummaryJobs
 from longtalk.storage.postgres import PostgresStorage
 from longtalk.storage.postgres.index_leases import IndexLeases
 from longtalk.storage.postgres.job_table import JobTable

@@ -18,8 +18,8 @@ from longtalk.engine import MemoryEngine
 from longtalk.errors import ConflictError, NotFoundError
 from longtalk.service import replicas
 from longtalk.service.auth import Authenticator
-from longtalk.service.events import ChatEvent, EventHub
-from longtalk.service.indexing import IndexWorker
+from longtalk.service.event_hub import ChatEvent, EventHub
+from longtalk.service.index_worker import IndexWorker
 from longtalk.service.jobs import SummaryJobs, SummaryQueue
 from longtalk.service.llm_watch import watch_llm
 from longtalk.service.metrics import ServiceMetrics

@@ -2,7 +2,7 @@
 
 Within one process :class:`EventHub` delivers an event to the chat's subscribers directly.
 Several replicas share events through an :class:`EventRelay` (PostgreSQL ``LISTEN/NOTIFY``,
-see ``events_pg``): a published event is also sent to the relay, and events relayed from
+see ``event_relay``): a published event is also sent to the relay, and events relayed from
 other replicas are delivered here as if published locally.
 
 Streams follow one incarnation of a chat (``ChatRecord.incarnation``): events of a chat

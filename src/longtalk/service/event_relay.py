@@ -21,7 +21,7 @@ from typing import Any
 
 from longtalk.errors import LongtalkError
 from longtalk.jobs.background import stop_tasks
-from longtalk.service.events import ChatEvent, EventHub
+from longtalk.service.event_hub import ChatEvent, EventHub
 from longtalk.storage.leases import JobBook
 from longtalk.storage.postgres import PostgresStorage
 from longtalk.storage.postgres.notify_channel import NotifyChannel

@@ -32,7 +32,7 @@ from longtalk.engine import MemoryEngine
 from longtalk.errors import LongtalkError
 from longtalk.jobs import JobResult, JobRunner
 from longtalk.jobs.background import stop_tasks, wait_event
-from longtalk.service.events import ChatEvent, EventHub, SummaryState, SummaryStates
+from longtalk.service.event_hub import ChatEvent, EventHub, SummaryState, SummaryStates
 from longtalk.service.job_reports import ServiceReporter
 from longtalk.service.metrics import ServiceMetrics
 from longtalk.storage.base import ChatState
