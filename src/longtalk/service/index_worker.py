@@ -5,8 +5,10 @@ worker, which runs the engine's outbox (``index_pending``: turns past each chat'
 watermark, many chats per embedder call) until nothing lags. A failing embedder or vector
 store is retried with backoff (``retry_seconds`` doubling up to ``max_retry_seconds``); the
 first run at start-up picks up whatever a previous process left. Recall simply lags; context
-assembly never waits for it. Which chats a run takes is the ``index_pass``'s choice (the
-whole backlog on a single node, leased chats across replicas: ``index_passes``).
+assembly never waits for it. Which chats a run takes is the ``index_pass``'s choice: a single
+node indexes the whole backlog (:class:`WholeBacklog`); replicas on PostgreSQL lease the chats
+they index (``leased_indexing.LeasedIndexPass``), so every turn is embedded once across
+replicas.
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from typing import Protocol
 
 from longtalk.engine import MemoryEngine
 from longtalk.jobs.background import stop_tasks, wait_event
-from longtalk.service.index_passes import IndexPass, WholeBacklog
+from longtalk.recall.outbox import IndexRun
 from longtalk.service.metrics import ServiceMetrics
 
 log = logging.getLogger(__name__)
@@ -25,6 +28,22 @@ IDLE_SECONDS = 5.0
 """How often an idle worker looks at the backlog anyway (writes by other processes)."""
 GATHER_SECONDS = 0.2
 """How long a woken worker lets appends gather, so one embedder call serves many."""
+
+
+class IndexPass(Protocol):
+    """One indexing run of a replica."""
+
+    async def index(self, engine: MemoryEngine) -> IndexRun:
+        """Index some of the turns past the chats' watermarks; what it did, or its error."""
+        ...
+
+
+class WholeBacklog:
+    """A single node: every run takes the storage's backlog, the longest waiting first."""
+
+    async def index(self, engine: MemoryEngine) -> IndexRun:
+        """Index the backlog (see ``RecallIndexer.index_pending``)."""
+        return await engine.index_pending()
 
 
 class IndexWorker:

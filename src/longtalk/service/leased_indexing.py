@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 
 
 class LeasedIndexPass:
-    """An ``IndexPass`` that indexes only the chats this replica leased."""
+    """An ``index_worker.IndexPass`` that indexes only the chats this replica leased."""
 
     def __init__(
         self,
