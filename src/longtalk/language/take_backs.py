@@ -77,10 +77,10 @@ def feature_names(doc: Doc) -> list[str]:
 
 
 def gate_features(doc: Doc) -> npt.NDArray[np.float64]:
-    """The gate's feature vector of one parsed message: hashed features, the parser's vector."""
+    """The gate's feature vector of one parsed message: hashed counts, the parser's vector."""
     vector = np.zeros(GATE_DIMENSION)
-    for name in set(feature_names(doc)):  # present or not: a word said again weighs no more
-        vector[zlib.crc32(name.encode()) % HASHED] = 1.0
+    for name in feature_names(doc):
+        vector[zlib.crc32(name.encode()) % HASHED] += 1.0
     rows = [t.i for t in doc if not (t.is_punct or t.is_space)]
     if rows and doc.tensor is not None and len(doc.tensor):
         mean = np.asarray(doc.tensor)[rows].mean(axis=0)
@@ -129,8 +129,4 @@ def takes_back(doc: Doc) -> bool:
 
 
 def _probability(score: float) -> float:
-    """The logistic of ``score``, for any size of it (``math.exp`` overflows past ~709)."""
-    if score >= 0:
-        return 1.0 / (1.0 + math.exp(-score))
-    near = math.exp(score)
-    return near / (1.0 + near)
+    return 1.0 / (1.0 + math.exp(-score))
