@@ -15,14 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from longtalk.language import kinds, succession, take_backs
+from longtalk.language import kinds, succession
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 DATA = Path("/work/shared/data/locomo/locomo_dev.json")
 MODELS = {  # weights file: the script that makes it
     kinds.WEIGHTS_FILE: "fit_statement_kinds",
     succession.WEIGHTS_FILE: "fit_succession",
-    take_backs.WEIGHTS_FILE: "fit_take_backs",
 }
 
 
@@ -44,15 +43,6 @@ def test_the_succession_weights_fit_the_model() -> None:
     model = shipped(succession.WEIGHTS_FILE)
     assert model["dimension"] == succession.DIMENSION
     assert len(model["weights"]) == succession.DIMENSION  # type: ignore[arg-type]
-    assert 0.3 <= float(model["threshold"]) <= 0.95  # type: ignore[arg-type]
-
-
-def test_the_take_back_weights_fit_the_model() -> None:
-    model = shipped(take_backs.WEIGHTS_FILE)
-    assert model["dimension"] == take_backs.DIMENSION
-    assert model["gate_dimension"] == take_backs.GATE_DIMENSION
-    assert len(model["full"]) == take_backs.DIMENSION  # type: ignore[arg-type]
-    assert len(model["gate"]) == take_backs.GATE_DIMENSION  # type: ignore[arg-type]
     assert 0.3 <= float(model["threshold"]) <= 0.95  # type: ignore[arg-type]
 
 

@@ -56,7 +56,6 @@ from longtalk.language.speakers import (
     owned,
     refer,
 )
-from longtalk.language.take_backs import takes_back
 from longtalk.language.times import statement_time
 from longtalk.language.withdrawal import (
     ceases,
@@ -217,32 +216,9 @@ def read_statements(messages: Iterable[Said]) -> list[Statement]:
 
 
 def statements_of(item: Said, doc: Doc) -> Iterator[Statement]:
-    """The statements of one parsed message.
-
-    A take-back of the speaker's last words is read two ways. The words of jesting, a
-    closed class (``jk``, ``I'm kidding``, ``I made that up``), are read from the parse
-    (:func:`~longtalk.language.withdrawal.recanting`), in the sentence that says them; a
-    correction in words of its own (``sorry typo, she's 8``, ``no idea why I said that``)
-    by a learned model of the whole message (:func:`takes_back`), which then opens with
-    the withdrawal. Either way, not when the message says itself what it takes back
-    (``lol jk I don't have a hamster``).
-    """
+    """The statements of one parsed message."""
     people = Participants(item.speaker, item.listener)
     sentences = list(doc.sents)
-    if not sentences:
-        return
-    read = list(_sentences_read(item, sentences, people))
-    jested = any(_recants(statement) for statement in read)
-    if not jested and takes_back(doc) and not _denies_itself(read, people):
-        opening = sentences[0]
-        withdrawal = _withdrawal(opening.root, [], opening, people, item, RECANTED)
-        yield replace(withdrawal, quote=doc.text.strip())  # the take-back, as said
-    yield from read
-
-
-def _sentences_read(
-    item: Said, sentences: Sequence[Span], people: Participants
-) -> Iterator[Statement]:
     answer = answer_of(sentences, people) if item.asked else None
     for index, sentence in enumerate(sentences):
         jest = recanting(sentence)
@@ -268,10 +244,6 @@ def _sentences_read(
                 alone = len(sentences) == 1 and not item.asked
                 said = _sentence_said(sentence, people, item, own=own)
                 yield replace(said, reaction=True) if alone and _reacts(sentence) else said
-
-
-def _recants(statement: Statement) -> bool:
-    return statement.claim.predicate.partition(":")[0] == RECANTED
 
 
 def _denies_itself(found: Sequence[Statement], people: Participants) -> bool:
