@@ -254,34 +254,24 @@ def _names_nothing(fact: DurableFact) -> bool:
 
 
 def _just_said_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
-    """The speaker's latest claim, said at most :data:`JUST_SAID_REACH` messages before.
+    """The holder's latest claim of their own, said at most :data:`JUST_SAID_REACH` messages before.
 
     ``I have a pet snake called Noodle`` then ``lol jk``; ``I'm a 20-a-day guy`` then
     ``I quit``: what names nothing undoes what its speaker said last, if they said it just
-    before. Of a message's claims it undoes the first, its main clause (``my cat Pudding
-    just turned 18``, not the name said in passing). An end undoes a claim of the
-    speaker's own; a take-back, whatever they said, of whomever (``sorry typo, she's 8``);
-    what another said of them is not theirs to take back. Without sequences, when it was
+    before; in the same message too (``I'm vegan lol jk``). Without sequences, when it was
     said is unknown: nothing.
     """
     if not fact.sequences:
         return None
     said = fact.sequences[0]
-    speaker = fact.holder.casefold()
-    recanted = fact.subject.partition(":")[0] == RECANTED
     near = [
         at
-        for at, claim in enumerate(kept)
-        if claim.sequences
-        and said - JUST_SAID_REACH <= claim.last_sequence <= said
-        and not (claim.retracts or claim.tentative)
-        and (
-            (claim.said_by or claim.holder).casefold() == speaker
-            if recanted
-            else claim.holder.casefold() == speaker and not claim.said_by
-        )
+        for at in _open_claims(kept, fact)
+        if kept[at].sequences
+        and said - JUST_SAID_REACH <= kept[at].last_sequence <= said
+        and not kept[at].said_by  # what another said of them is not theirs to take back
     ]
-    return max(near, key=lambda at: (kept[at].last_sequence, -at)) if near else None
+    return max(near, key=lambda at: (kept[at].last_sequence, at)) if near else None
 
 
 def _purposed_claim(kept: list[DurableFact], fact: DurableFact) -> int | None:
