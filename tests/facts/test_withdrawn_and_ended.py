@@ -130,3 +130,13 @@ def test_a_ceasing_verb_denied_goes_on_and_ends_nothing() -> None:
     habit = "I go running every morning before work."
     current = current_facts(habit, "I won't stop running, whatever my knee says.")
     assert any("every morning" in text for text in current), current
+
+
+def test_an_end_meets_the_claim_by_what_ended_not_by_its_own_verb() -> None:
+    current = current_facts(
+        "I drink black coffee every morning.",
+        "I love to give my dogs treats.",
+        "I gave up coffee.",
+    )
+    assert not any("coffee" in text for text in current)
+    assert any("treats" in text for text in current)

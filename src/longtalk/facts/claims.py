@@ -176,8 +176,15 @@ def _ending(statement: Statement) -> DurableFact:
 
 
 def _ended(statement: Statement) -> str:
-    """The ended topic an end is filed under: ``ended:give pipe``."""
-    words = content_words(f"{statement.claim.predicate.replace(':', ' ')} {statement.value}")
+    """The ended topic an end is filed under: ``ended:pipe`` for ``I gave up the pipe``.
+
+    The ending verb names the end, not what ended: kept in the topic, ``gave up coffee``
+    would meet any claim that gives (``I give each of them a treat``) as well as the coffee.
+    It stays only when nothing else is named (``I quit``).
+    """
+    said = content_words(f"{statement.claim.predicate.replace(':', ' ')} {statement.value}")
+    verb = set(content_words(statement.lemma))
+    words = [word for word in said if word not in verb] or said
     return f"{ENDED}:{' '.join(dict.fromkeys(words))}"
 
 
