@@ -11,7 +11,8 @@ only the clauses that could state something read it. Run later on the parsed doc
 exactly what it gives in the full pipeline.
 
 A sentence is never broken on a lowercase word that follows a word
-(:mod:`longtalk.language.sentence_breaks`).
+(:mod:`longtalk.language.sentence_breaks`), and a verb taken for an auxiliary before a
+gerund is made the clause's verb (:mod:`longtalk.language.main_verbs`).
 
 Parses are cached by text (the newest :data:`CACHE_SIZE`): a message read when it is
 appended is read again when the summary folds it, and the summary and the facts read the
@@ -26,7 +27,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from longtalk.core.recent import RecentCache
-from longtalk.language import sentence_breaks
+from longtalk.language import main_verbs, sentence_breaks
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -84,6 +85,7 @@ def _load() -> Language:
         ) from exc
     nlp: Language = package.load()
     sentence_breaks.add_to(nlp)
+    main_verbs.add_to(nlp)
     return nlp
 
 
