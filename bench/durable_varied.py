@@ -84,6 +84,24 @@ def shows_stale(text: str, item: Item) -> bool:
     )
 
 
+def tells_the_retraction(text: str, item: Item) -> bool:
+    """``text`` tells the item's retraction, not its claim: more of the words only the
+    retraction says (``quit``, ``March``) are in it than of those only the claim says.
+
+    ``I quit smoking cigarettes in March`` names the cigarettes in ending the claim; shown
+    as the claim's latest word it is the retraction followed, not the claim still standing.
+    """
+    said, taken_back = (
+        set(WORDS.findall(normal(item.say))),
+        set(WORDS.findall(normal(item.retract))),
+    )
+    words = set(WORDS.findall(normal(text)))
+    return len(words & (taken_back - said)) > len(words & (said - taken_back))
+
+
+WORDS = re.compile(r"[^\W\d_]{3,}")
+
+
 def speakers(conv: Conversation) -> tuple[str, str]:
     """(the user-role speaker, the other one)."""
     user = next((m.name for m in conv.messages if m.role == Role.USER and m.name), "User")
@@ -159,7 +177,9 @@ async def run_half(
             i.id
             for i in retracted
             if not any(
-                h.casefold() == (user if i.by == "user" else other).casefold() and holds(t, i.keys)
+                h.casefold() == (user if i.by == "user" else other).casefold()
+                and holds(t, i.keys)
+                and not tells_the_retraction(t, i)
                 for h, t in texts
             )
         ]

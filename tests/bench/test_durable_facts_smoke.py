@@ -79,3 +79,11 @@ def test_a_key_phrase_already_in_the_conversation_stops_the_run(tmp_path: Path) 
     data.write_text(json.dumps(conversation(20, extra="I ate shellfish.")), encoding="utf-8")
     with pytest.raises(ValueError, match="'shellfish' \\(allergy\\) is already in it"):
         bench.main(["--data", str(data), "--min-turns", "0"])
+
+
+def test_a_retraction_told_is_not_the_claim_still_standing() -> None:
+    varied = load_bench("durable_varied")
+    smoking = next(item for item in varied.load_set() if item.id == "smoking")
+    assert varied.tells_the_retraction("Audrey quit smoking cigarettes in March.", smoking)
+    assert not varied.tells_the_retraction("Audrey smokes five cigarettes a day.", smoking)
+    assert not varied.tells_the_retraction(f'Audrey said: "{smoking.say}"', smoking)
