@@ -470,3 +470,9 @@ def test_a_subordinate_clause_is_never_quoted_alone() -> None:
     assert {s.quote for s in read(said)} == {said}
     (wife,) = read("Dinner was tricky because my wife can't eat shellfish.")
     assert wife.text == "Ana's wife can't eat shellfish."
+
+
+def test_a_participle_without_a_subject_is_quoted_with_the_clause_it_hangs_on() -> None:
+    said = "Being a night owl, I never book anything before noon."
+    assert {s.quote for s in read(said)} == {said}
+    assert all(s.quote != "Being a night owl." for s in read(said))

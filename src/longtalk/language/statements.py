@@ -1138,10 +1138,13 @@ def _own_words(tokens: Sequence[Token], sentence: Span, head: Token | None = Non
 
 
 def _subordinate(head: Token) -> bool:
-    """A clause that hangs on another by a word of its own: ``when ...``, ``as we grow up``."""
+    """A clause that hangs on another: by a word of its own (``when ...``, ``as we grow
+    up``), or as a participle with no subject of its own (``Being a night owl,``), whose
+    subject is the other clause's."""
     if head.dep_ in ("relcl", "acl"):
         return True
-    return head.dep_ == "advcl" and any(c.dep_ == "mark" for c in head.children)
+    participle = head.tag_ in ("VBG", "VBN") and _subject(head) is None
+    return head.dep_ == "advcl" and (participle or any(c.dep_ == "mark" for c in head.children))
 
 
 def _cuts_a_word(tokens: Sequence[Token]) -> bool:
