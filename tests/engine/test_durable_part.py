@@ -155,3 +155,17 @@ async def test_a_fact_naming_the_one_asked_about_goes_before_anothers_alike() ->
     kept_last = await part.least_needed_first("What is Maya's partner allergic to?", facts)
     # equal needs keep the given order: without the bonus Tom's fact would go first
     assert kept_last.index(facts[0]) > kept_last.index(facts[1]), [f.text for f in kept_last]
+
+
+async def test_a_fact_the_one_asked_about_told_of_another_goes_before_anothers_alike() -> None:
+    facts = [
+        DurableFact(
+            "constraint", "allergic:peanut", "Tom", "Tom is allergic to peanuts.", said_by="Maya"
+        ),
+        DurableFact(
+            "constraint", "allergic:peanut", "Eli", "Eli is allergic to peanuts.", said_by="Sam"
+        ),
+    ]
+    part = DurablePart(MemoryConfig(), resolve_counter(), MiniLMEmbedder())
+    kept_last = await part.least_needed_first("What is Maya's partner allergic to?", facts)
+    assert kept_last.index(facts[0]) > kept_last.index(facts[1]), [f.text for f in kept_last]

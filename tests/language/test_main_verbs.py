@@ -1,5 +1,5 @@
-from longtalk.facts.offline import extract_facts
 from longtalk.core.messages import Message, Role
+from longtalk.facts.offline import extract_facts
 from longtalk.language.nlp import parse
 
 

@@ -14,7 +14,8 @@ embedding is dominated by a name it shares with the question ("In which city is 
 sibling based?" sat closer to "Maya is Catholic." than to "Maya's sister moved to
 Rotterdam."), so every fact of the person asked about looked alike. Whom the question names
 still counts, as a bonus for that person's facts, and half of it for a fact that names them
-though another holds it ("Maya's partner Tom is allergic to peanuts" for a question on Maya).
+though another holds it ("Maya's partner Tom is allergic to peanuts" for a question on Maya)
+or that they told of another ("Tom is allergic to peanuts", said by Maya: someone in her life).
 The bonuses come from LoCoMo's questions whose evidence turns gave a fact: a logistic fit
 on each half of the conversations, checked on the other, weighed naming the holder at 0.2
 to 0.3 of the cosine; a small grid over both halves chose these (``bench/fact_order.py``).
@@ -132,7 +133,9 @@ class DurablePart:
         Closeness in meaning decides, durability a little: a constraint edges out a taste
         that is about as close.
         """
-        names = names_pattern({fact.holder for fact in facts if fact.holder})
+        names = names_pattern(
+            {name for fact in facts for name in (fact.holder, fact.said_by) if name}
+        )
         texts = [without_names(fact.text, names) for fact in facts]
         scores = await asyncio.to_thread(self._scores, without_names(query, names), texts)
         asked_about = {m.group("name").casefold() for m in names.finditer(query)}
@@ -165,7 +168,8 @@ def _asked_weight(fact: DurableFact, asked_about: set[str], names: re.Pattern[st
     if fact.holder.casefold() in asked_about:
         return HOLDER_WEIGHT
     named = {m.group("name").casefold() for m in names.finditer(fact.text)}
-    return MENTION_WEIGHT if named & asked_about else 0.0
+    told_by = fact.said_by.casefold() if fact.hearsay else ""
+    return MENTION_WEIGHT if named & asked_about or told_by in asked_about else 0.0
 
 
 def names_pattern(names: set[str]) -> re.Pattern[str]:

@@ -1138,9 +1138,11 @@ def _own_words(tokens: Sequence[Token], sentence: Span, head: Token | None = Non
 
 
 def _subordinate(head: Token) -> bool:
-    """A clause that hangs on another: by a word of its own (``when ...``, ``as we grow
-    up``), or as a participle with no subject of its own (``Being a night owl,``), whose
-    subject is the other clause's."""
+    """A clause that hangs on another, so never a quote alone.
+
+    It hangs by a word of its own (``when ...``, ``as we grow up``), or as a participle
+    with no subject of its own (``Being a night owl,``): its subject is the other clause's.
+    """
     if head.dep_ in ("relcl", "acl"):
         return True
     participle = head.tag_ in ("VBG", "VBN") and _subject(head) is None
