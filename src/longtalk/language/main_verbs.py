@@ -25,14 +25,15 @@ COMPONENT = "longtalk_main_verbs"
 """The component's name in the pipeline."""
 AUXILIARIES = frozenset(
     """
-    be am is are was were been being 's 're 'm ’s ’re ’m
-    have has had having 've 'd ’ve ’d
+    be am is are was were been being
+    have has had having
     do does did
-    will would shall should can could may might must ought 'll ’ll wo ca sha
+    will would shall should can could may might must ought wo ca sha
     need needs dare get gets got gotten getting used going gon gotta
     """.split()
 )
-"""Word forms that are auxiliaries: everything else the parser calls one is mended."""
+"""Word forms that are auxiliaries: every other word of letters alone the parser calls one
+is mended (a contraction, ``'ll``, or a slip such as ``would't`` never is)."""
 _FINITE_OR_BARE = frozenset({"VB", "VBP", "VBZ", "VBD"})
 """Tags of a verb said as a clause's verb (not ``to``, not the ``na`` of ``gonna``)."""
 _CLAUSE_LINKS = frozenset({"ROOT", "ccomp", "xcomp", "conj", "advcl", "relcl"})
