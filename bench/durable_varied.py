@@ -84,6 +84,10 @@ def shows_stale(text: str, item: Item) -> bool:
     )
 
 
+WORDS = re.compile(r"[^\W\d_]{3,}")
+"""A word of three letters or more."""
+
+
 def tells_the_retraction(text: str, item: Item) -> bool:
     """``text`` tells the item's retraction, not its claim: more of the words only the
     retraction says (``quit``, ``March``) are in it than of those only the claim says.
@@ -97,9 +101,6 @@ def tells_the_retraction(text: str, item: Item) -> bool:
     )
     words = set(WORDS.findall(normal(text)))
     return len(words & (taken_back - said)) > len(words & (said - taken_back))
-
-
-WORDS = re.compile(r"[^\W\d_]{3,}")
 
 
 def speakers(conv: Conversation) -> tuple[str, str]:
