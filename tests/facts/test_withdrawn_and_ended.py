@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from tests.facts.conftest import T0, current_facts, said_by_ines
 
 from longtalk.facts.offline import extract_facts
@@ -30,14 +31,35 @@ def test_remembering_and_forgetting_things_are_not_withdrawals() -> None:
         assert not any(key.startswith(WITHDRAWN) for _, key, _, _ in _read(text)), text
 
 
-def test_a_withdrawn_topic_takes_the_claim_with_it_and_leaves_the_others() -> None:
-    current = current_facts(
-        "My brother lives in Bilbao.",
-        "I'm allergic to penicillin.",
-        "Forget what I told you about my brother.",
-    )
-    assert not any("Bilbao" in text for text in current)
-    assert any("penicillin" in text for text in current)
+@pytest.mark.parametrize(
+    ("said", "gone", "kept"),
+    [
+        (  # a withdrawal names its topic
+            (
+                "My brother lives in Bilbao.",
+                "I'm allergic to penicillin.",
+                "Forget what I told you about my brother.",
+            ),
+            "Bilbao",
+            "penicillin",
+        ),
+        (  # an end meets its claim by what ended, not by its own verb ("give")
+            (
+                "I drink black coffee every morning.",
+                "I love to give my dogs treats.",
+                "I gave up coffee.",
+            ),
+            "coffee",
+            "treats",
+        ),
+    ],
+)
+def test_an_undoing_takes_the_claim_it_names_and_leaves_the_others(
+    said: tuple[str, ...], gone: str, kept: str
+) -> None:
+    current = current_facts(*said)
+    assert not any(gone in text for text in current), current
+    assert any(kept in text for text in current), current
 
 
 def test_giving_up_a_habit_supersedes_it_with_its_end() -> None:
@@ -130,13 +152,3 @@ def test_a_ceasing_verb_denied_goes_on_and_ends_nothing() -> None:
     habit = "I go running every morning before work."
     current = current_facts(habit, "I won't stop running, whatever my knee says.")
     assert any("every morning" in text for text in current), current
-
-
-def test_an_end_meets_the_claim_by_what_ended_not_by_its_own_verb() -> None:
-    current = current_facts(
-        "I drink black coffee every morning.",
-        "I love to give my dogs treats.",
-        "I gave up coffee.",
-    )
-    assert not any("coffee" in text for text in current)
-    assert any("treats" in text for text in current)
