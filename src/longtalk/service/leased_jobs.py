@@ -1,7 +1,7 @@
 """The PostgreSQL job queue: summarization jobs leased per chat across every replica.
 
-Implements ``jobs.SummaryQueue`` on a ``storage.leases.JobQueue`` (PostgreSQL's ``longtalk_jobs``
-table, ``storage.postgres.job_table``). An
+Implements ``summary_queue.SummaryQueue`` on a ``storage.leases.JobQueue`` (PostgreSQL's
+``longtalk_jobs`` table, ``storage.postgres.job_table``). An
 append requests its chat's job in its own commit (the service sets ``NewMessages.enqueue``
 to :attr:`LeasedSummaryJobs.kind`), and a new job row is announced on a ``NOTIFY`` channel,
 so :meth:`LeasedSummaryJobs.notify` has nothing left to do. Each replica runs one

@@ -20,9 +20,9 @@ from longtalk.service import replicas
 from longtalk.service.auth import Authenticator
 from longtalk.service.event_hub import ChatEvent, EventHub
 from longtalk.service.index_worker import IndexWorker
-from longtalk.service.jobs import SummaryJobs, SummaryQueue
 from longtalk.service.llm_watch import watch_llm
 from longtalk.service.metrics import ServiceMetrics
+from longtalk.service.summary_queue import SummaryJobs, SummaryQueue
 from longtalk.storage.base import ChatRecord, StoredMessage, SummaryPatch, SummaryRow
 from longtalk.wire import (
     ChatOut,
