@@ -169,3 +169,47 @@ async def test_a_fact_the_one_asked_about_told_of_another_goes_before_anothers_a
     part = DurablePart(MemoryConfig(), resolve_counter(), MiniLMEmbedder())
     kept_last = await part.least_needed_first("What is Maya's partner allergic to?", facts)
     assert kept_last.index(facts[0]) > kept_last.index(facts[1]), [f.text for f in kept_last]
+
+
+def test_a_relation_the_question_names_by_its_owner_is_whom_it_asks_about() -> None:
+    from longtalk.engine.durable import HOLDER_WEIGHT, MENTION_WEIGHT, asked_about, names_pattern
+
+    own = DurableFact("constraint", "allergic:gluten", "Maya", "Maya avoids gluten.")
+    told = DurableFact(
+        "constraint", "allergic:peanut", "Tom", "Tom is allergic to peanuts.", said_by="Maya"
+    )
+    sams = DurableFact("constraint", "allergic:sesame", "Sam", "Sam is allergic to sesame.")
+    names = names_pattern({"Maya", "Tom", "Sam"})
+
+    partner = asked_about("What must Maya's partner keep away from?", names)
+    assert partner.weight(told, names) == partner.weight(own, names) == HOLDER_WEIGHT
+
+    friend = asked_about("What should Maya's friend Sam never eat?", names)
+    assert friend.weight(sams, names) == HOLDER_WEIGHT
+    assert friend.weight(own, names) == MENTION_WEIGHT
+
+    job = asked_about("What is Maya's job?", names)  # her own thing: the others are hers to tell
+    assert job.weight(own, names) == HOLDER_WEIGHT
+    assert job.weight(told, names) == MENTION_WEIGHT
+    assert job.weight(sams, names) == 0.0
+
+
+def test_the_unnamed_users_relation_is_asked_about_through_the_user() -> None:
+    from longtalk.engine.durable import HOLDER_WEIGHT, asked_about, names_pattern
+
+    told = DurableFact(
+        "constraint", "allergic:peanut", "Tom", "Tom is allergic to peanuts.", said_by="user"
+    )
+    names = names_pattern({"user", "Tom"})
+    asked = asked_about("What must the user's partner keep away from?", names)
+    assert asked.weight(told, names) == HOLDER_WEIGHT
+
+
+def test_the_relations_a_question_asks_about_are_read_from_its_parse() -> None:
+    from longtalk.language.questions import RelationAsked, relations_asked
+
+    assert relations_asked("What should Maya's friend Sam never eat?") == (
+        RelationAsked("Maya", "friend", "Sam"),
+    )
+    assert relations_asked("What do Melanie's kids like?") == (RelationAsked("Melanie", "kid", ""),)
+    assert relations_asked("What is Caroline's identity?") == ()

@@ -16,6 +16,10 @@ Rotterdam."), so every fact of the person asked about looked alike. Whom the que
 still counts, as a bonus for that person's facts, and half of it for a fact that names them
 though another holds it ("Maya's partner Tom is allergic to peanuts" for a question on Maya)
 or that they told of another ("Tom is allergic to peanuts", said by Maya: someone in her life).
+A question that names someone only as the owner of a relation asks about that relation
+(:mod:`longtalk.language.questions`): for "Maya's partner", what Maya told of others counts
+as much as her own facts; for "Maya's friend Sam", Sam is the one asked about, and Maya's own
+facts count as facts that name him.
 The bonuses come from LoCoMo's questions whose evidence turns gave a fact: a logistic fit
 on each half of the conversations, checked on the other, weighed naming the holder at 0.2
 to 0.3 of the cosine; a small grid over both halves chose these (``bench/fact_order.py``).
@@ -42,6 +46,7 @@ from longtalk.embed.semantic_shortener import TextEmbedder
 from longtalk.facts.durable_fact import DurableFact
 from longtalk.facts.keeper import stored_facts
 from longtalk.facts.render import RenderedFacts, render_facts
+from longtalk.language.questions import relations_asked
 from longtalk.storage.base import ChatState
 
 log = logging.getLogger(__name__)
@@ -138,11 +143,9 @@ class DurablePart:
         )
         texts = [without_names(fact.text, names) for fact in facts]
         scores = await asyncio.to_thread(self._scores, without_names(query, names), texts)
-        asked_about = {m.group("name").casefold() for m in names.finditer(query)}
+        asked = await asyncio.to_thread(asked_about, query, names)
         need = [
-            float(score)
-            + DURABILITY_WEIGHT * fact.durability
-            + _asked_weight(fact, asked_about, names)
+            float(score) + DURABILITY_WEIGHT * fact.durability + asked.weight(fact, names)
             for score, fact in zip(scores, facts, strict=True)
         ]
         return [facts[index] for index in np.argsort(need, kind="stable")]
@@ -163,13 +166,51 @@ class DurablePart:
         return scores
 
 
-def _asked_weight(fact: DurableFact, asked_about: set[str], names: re.Pattern[str]) -> float:
-    """The bonus for a fact of someone the question names (see the module docstring)."""
-    if fact.holder.casefold() in asked_about:
-        return HOLDER_WEIGHT
-    named = {m.group("name").casefold() for m in names.finditer(fact.text)}
-    told_by = fact.said_by.casefold() if fact.hearsay else ""
-    return MENTION_WEIGHT if named & asked_about or told_by in asked_about else 0.0
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """Whom a question asks about, by the names its facts give (see the module docstring).
+
+    ``people``: named and asked about. ``circles``: named as the owner of a relation the
+    question does not name ("Maya's partner"): what they told of others is asked about as
+    much as their own facts. ``pointers``: named only to point at a relation the question
+    names ("Maya's friend Sam"): their own facts count as facts that name the person asked.
+    """
+
+    people: frozenset[str]
+    circles: frozenset[str]
+    pointers: frozenset[str]
+
+    def weight(self, fact: DurableFact, names: re.Pattern[str]) -> float:
+        """The bonus of ``fact`` for this question."""
+        holder = _key(fact.holder)
+        told_by = _key(fact.said_by) if fact.hearsay else ""
+        if holder in self.people or told_by in self.circles:
+            return HOLDER_WEIGHT
+        named = {_key(m.group("name")) for m in names.finditer(fact.text)}
+        mentioned = named & (self.people | self.pointers) or told_by in self.people
+        return MENTION_WEIGHT if mentioned or holder in self.pointers else 0.0
+
+
+def asked_about(query: str, names: re.Pattern[str]) -> Asked:
+    """Whom ``query`` asks about among the people ``names`` knows."""
+    people = {_key(m.group("name")) for m in names.finditer(query)}
+    if not people:
+        return Asked(frozenset(), frozenset(), frozenset())
+    circles, pointers = set(), set()
+    for relation in relations_asked(query):
+        owner = _key(relation.owner)
+        if owner not in people:
+            continue
+        if _key(relation.name) in people:
+            pointers.add(owner)
+        else:
+            circles.add(owner)
+    return Asked(frozenset(people - pointers), frozenset(circles), frozenset(pointers))
+
+
+def _key(name: str) -> str:
+    """A name as it is compared: case folded, the unnamed user's article dropped."""
+    return name.casefold().removeprefix("the ").strip()
 
 
 def names_pattern(names: set[str]) -> re.Pattern[str]:
