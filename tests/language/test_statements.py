@@ -288,6 +288,18 @@ def test_a_condition_or_a_time_clause_states_nothing_of_its_own() -> None:
     assert [c for c in claims("I'll cook if Sam is hungry.") if c[0] == "Sam"] == []
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Basketball has been a part of my life ever since I was a kid.",
+        "I've loved turtles since I was a boy.",
+    ],
+)
+def test_since_naming_a_time_dates_its_clause_and_is_no_statement_alone(said: str) -> None:
+    assert all(s.text not in ("Ana was a kid.", "Ana was a boy.") for s in read(said))
+    assert ("Ana", "diet", True, "asserted") in claims("We skipped dessert since I'm vegan.")
+
+
 def test_a_past_or_perfect_verb_opening_the_sentence_is_the_speakers() -> None:
     (s,) = read("Been spending my Sundays at the climbing gym lately.")
     assert (s.holder, s.claim.key, s.text) == ("Ana", "spend:sunday", "")

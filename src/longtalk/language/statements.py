@@ -44,6 +44,7 @@ from longtalk.language.modality import (
 )
 from longtalk.language.naming import NAMED, Naming, namings
 from longtalk.language.nlp import entities, entity_type, owner_of, parse_many
+from longtalk.language.relations import PEOPLE_NOUNS
 from longtalk.language.speakers import (
     ASSISTANT,
     CHAT_EXCLAMATIONS,
@@ -405,7 +406,24 @@ def _asserted_subordinate(token: Token) -> bool:
     """A reason or concession clause with a subject of its own: a statement by itself."""
     if token.dep_ != "advcl" or token.pos_ not in ("VERB", "AUX") or _subject(token) is None:
         return False
-    return any(c.dep_ == "mark" and c.lower_ in _FACTIVE_MARKS for c in token.children)
+    marks = [c.lower_ for c in token.children if c.dep_ == "mark"]
+    if "since" in marks and _since_a_time(token):
+        return False
+    return any(mark in _FACTIVE_MARKS for mark in marks)
+
+
+def _since_a_time(clause: Token) -> bool:
+    """``since`` naming when, not why: ``ever since I was a kid``, or on a perfect.
+
+    A perfect (``I've played since I was ten``) is the tense ``since`` takes for a time.
+    Such a clause dates the statement it hangs on; alone it says ``John was a kid.``.
+    """
+    if any(c.lower_ == "ever" for c in clause.children):
+        return True
+    head = clause.head
+    return head.tag_ == "VBN" and any(
+        c.dep_ == "aux" and c.lemma_.lower() == "have" for c in head.children
+    )
 
 
 def _relative_of_own(token: Token) -> bool:
@@ -645,7 +663,7 @@ def _person(token: Token, people: Participants) -> Referent | None:
         return None
     owned_person = owner_of(token) is not None
     if owned_person and token.pos_ == "NOUN":  # "my dad"; "my partner Sam": Sam, named
-        return referent if token.lemma_.lower() in _PEOPLE_NOUNS else None
+        return referent if token.lemma_.lower() in PEOPLE_NOUNS else None
     named = token.pos_ == "PROPN" and entity_type(token) == "PERSON"
     speaking = (people.speaker.casefold(), people.listener.casefold())
     return referent if named and referent.holder.casefold() not in speaking else None
@@ -818,7 +836,7 @@ def _names_a_thing(head: Token, who: Referent | None, people: Participants) -> b
     if who is None or subject is None or subject.pos_ != "PROPN" or a_participant(subject, people):
         return False
     attribute = _attribute(head)
-    return attribute is not None and attribute.lemma_.lower() not in _PEOPLE_NOUNS
+    return attribute is not None and attribute.lemma_.lower() not in PEOPLE_NOUNS
 
 
 def _attribute(head: Token) -> Token | None:
@@ -1040,17 +1058,11 @@ def _copula(head: Token, who: Referent) -> tuple[Referent, str, str] | None:
 
 _FILLERS = frozenset({"anymore", "now", "either", "too", "also", "still", "really", "so"})
 _CONTENT = frozenset({"NOUN", "PROPN", "VERB", "ADJ"})
-_PEOPLE_NOUNS = frozenset(
-    """sister brother mother mom mum father dad parent son daughter kid child wife husband
-    partner boyfriend girlfriend fiance fiancee friend cousin aunt uncle grandma grandpa
-    grandmother grandfather niece nephew colleague boss roommate neighbour neighbor dog cat
-    puppy kitten pet""".split()
-)
 
 
 def _split_relation(relation: str) -> tuple[str, str]:
     """``sister`` stays a relation (a person); ``car budget`` is the holder's own claim."""
-    if relation.split()[-1] in _PEOPLE_NOUNS:
+    if relation.split()[-1] in PEOPLE_NOUNS:
         return relation, "is"
     return "", relation
 
