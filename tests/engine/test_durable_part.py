@@ -193,6 +193,9 @@ def test_a_relation_the_question_names_by_its_owner_is_whom_it_asks_about() -> N
     assert job.weight(told, names) == MENTION_WEIGHT
     assert job.weight(sams, names) == 0.0
 
+    plain = asked_about("Which restaurants are safe for Tom?", names)
+    assert (plain.people, plain.circles, plain.pointers) == ({"tom"}, set(), set())
+
 
 def test_the_unnamed_users_relation_is_asked_about_through_the_user() -> None:
     from longtalk.engine.durable import HOLDER_WEIGHT, asked_about, names_pattern

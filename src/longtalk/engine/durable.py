@@ -193,11 +193,12 @@ class Asked:
 
 def asked_about(query: str, names: re.Pattern[str]) -> Asked:
     """Whom ``query`` asks about among the people ``names`` knows."""
-    people = {_key(m.group("name")) for m in names.finditer(query)}
-    if not people:
-        return Asked(frozenset(), frozenset(), frozenset())
-    circles, pointers = set(), set()
-    for relation in relations_asked(query):
+    found = list(names.finditer(query))
+    people = {_key(m.group("name")) for m in found}
+    circles: set[str] = set()
+    pointers: set[str] = set()
+    owning = any(m.group("owner") for m in found)  # no "Maya's": nothing to parse for
+    for relation in relations_asked(query) if owning else ():
         owner = _key(relation.owner)
         if owner not in people:
             continue
