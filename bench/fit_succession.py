@@ -2,6 +2,9 @@
 
     python bench/fit_succession.py [--write src/longtalk/data/succession.json]
 
+The pairs' facts are read through the shipped kind model: when both models are written,
+write ``statement_kinds.json`` (``bench/fit_statement_kinds.py``) first, then this one.
+
 Training data, split before fitting: ``tests/facts/labelled_pairs.jsonl`` and
 ``labelled_pairs_2.jsonl`` to ``labelled_pairs_6.jsonl``, pairs
 of chat messages one person said some time apart, written by people who read none of
