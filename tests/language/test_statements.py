@@ -298,6 +298,8 @@ def test_a_condition_or_a_time_clause_states_nothing_of_its_own() -> None:
 def test_since_naming_a_time_dates_its_clause_and_is_no_statement_alone(said: str) -> None:
     assert all(s.text not in ("Ana was a kid.", "Ana was a boy.") for s in read(said))
     assert ("Ana", "diet", True, "asserted") in claims("We skipped dessert since I'm vegan.")
+    married = read("Devesh has done all the cooking since we got married.")
+    assert any(s.claim.key == "marry" for s in married)  # an event: it happened, and stays said
 
 
 def test_a_past_or_perfect_verb_opening_the_sentence_is_the_speakers() -> None:

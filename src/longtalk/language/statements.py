@@ -413,11 +413,14 @@ def _asserted_subordinate(token: Token) -> bool:
 
 
 def _since_a_time(clause: Token) -> bool:
-    """``since`` naming when, not why: ``ever since I was a kid``, or on a perfect.
+    """``since`` naming a bygone time, not why: ``ever since I was a kid``, or on a perfect.
 
-    A perfect (``I've played since I was ten``) is the tense ``since`` takes for a time.
-    Such a clause dates the statement it hangs on; alone it says ``John was a kid.``.
+    A perfect (``I've played since I was ten``) is the tense ``since`` takes for a time. A
+    state in it (``was``) only dates the statement it hangs on; alone it says ``John was a
+    kid.``. An event in it happened and stays a statement: ``since we got married``.
     """
+    if clause.lemma_.lower() != "be":
+        return False
     if any(c.lower_ == "ever" for c in clause.children):
         return True
     head = clause.head
