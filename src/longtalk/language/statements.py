@@ -406,27 +406,7 @@ def _asserted_subordinate(token: Token) -> bool:
     """A reason or concession clause with a subject of its own: a statement by itself."""
     if token.dep_ != "advcl" or token.pos_ not in ("VERB", "AUX") or _subject(token) is None:
         return False
-    marks = [c.lower_ for c in token.children if c.dep_ == "mark"]
-    if "since" in marks and _since_a_time(token):
-        return False
-    return any(mark in _FACTIVE_MARKS for mark in marks)
-
-
-def _since_a_time(clause: Token) -> bool:
-    """``since`` naming a bygone time, not why: ``ever since I was a kid``, or on a perfect.
-
-    A perfect (``I've played since I was ten``) is the tense ``since`` takes for a time. A
-    state in it (``was``) only dates the statement it hangs on; alone it says ``John was a
-    kid.``. An event in it happened and stays a statement: ``since we got married``.
-    """
-    if clause.lemma_.lower() != "be":
-        return False
-    if any(c.lower_ == "ever" for c in clause.children):
-        return True
-    head = clause.head
-    return head.tag_ == "VBN" and any(
-        c.dep_ == "aux" and c.lemma_.lower() == "have" for c in head.children
-    )
+    return any(c.dep_ == "mark" and c.lower_ in _FACTIVE_MARKS for c in token.children)
 
 
 def _relative_of_own(token: Token) -> bool:
