@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from longtalk.language.nlp import parse
+from longtalk.language.nlp import owner_of, parse
 from longtalk.language.relations import PEOPLE_NOUNS
 
 __all__ = ["RelationAsked", "relations_asked"]
@@ -30,11 +30,11 @@ def relations_asked(question: str) -> tuple[RelationAsked, ...]:
     """The people ``question`` asks about as someone's relation, in the order it names them."""
     doc = parse(question)
     found = []
-    for token in doc:
-        relation = token.head
-        if token.dep_ != "poss" or relation.lemma_.lower() not in PEOPLE_NOUNS:
+    for relation in doc:
+        owner = owner_of(relation)
+        if owner is None or relation.lemma_.lower() not in PEOPLE_NOUNS:
             continue
         after = doc[relation.i + 1] if relation.i + 1 < len(doc) else None
         name = after.text if after is not None and after.pos_ == "PROPN" else ""
-        found.append(RelationAsked(token.text, relation.lemma_.lower(), name))
+        found.append(RelationAsked(owner.text, relation.lemma_.lower(), name))
     return tuple(found)
